@@ -1,0 +1,18 @@
+find_package(Git QUIET)
+set(COMMIT "unknown")
+set(DIRTY "true")
+if(GIT_FOUND)
+  execute_process(COMMAND ${GIT_EXECUTABLE} -C ${SOURCE_DIR} rev-parse HEAD
+                  OUTPUT_VARIABLE COMMIT OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE rc ERROR_QUIET)
+  if(NOT rc EQUAL 0)
+    set(COMMIT "unknown")
+  else()
+    execute_process(COMMAND ${GIT_EXECUTABLE} -C ${SOURCE_DIR} status --porcelain --untracked-files=no
+                    OUTPUT_VARIABLE status OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+    if(status STREQUAL "")
+      set(DIRTY "false")
+    endif()
+  endif()
+endif()
+configure_file(${IN} ${OUT}.tmp @ONLY)
+file(COPY_FILE ${OUT}.tmp ${OUT} ONLY_IF_DIFFERENT)

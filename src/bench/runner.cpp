@@ -1,0 +1,235 @@
+#include "bench/runner.hpp"
+
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <set>
+
+#include "bench/arm.hpp"
+#include "bench/heater.hpp"
+#include "core/suite.hpp"
+#include "device/clocks.hpp"
+#include "device/machine.hpp"
+#include "kernels/random.h"
+#include "receipt/check.hpp"
+#include "receipt/derive.hpp"
+#include "tilewise_version.hpp"
+
+namespace tilewise::bench {
+
+namespace {
+
+using Interval = std::pair<double, double>;
+
+struct Case {
+  SuiteEntry entry;
+  DType dtype;
+  Layout layout;
+};
+
+std::vector<Case> plan_cases(const Options& o) {
+  std::vector<Case> cases;
+  std::set<std::string> wanted(o.only.begin(), o.only.end()), found;
+  for (const std::string& path : o.suites)
+    for (const SuiteEntry& e : load_suite(path).entries) {
+      if (!wanted.empty() && !wanted.count(e.name)) continue;
+      found.insert(e.name);
+      for (DType d : o.dtypes)
+        for (Layout l : o.layouts) cases.push_back({e, d, l});
+    }
+  for (const std::string& name : wanted)
+    if (!found.count(name)) throw Error(fmt::format("--only names '{}', which no given suite holds", name));
+  return cases;
+}
+
+void check_options(const Options& o) {
+  if (o.suites.empty()) throw Error("give at least one suite (--suite FILE)");
+  if (o.repeats < 1) throw Error(fmt::format("--repeats {} must be at least 1", o.repeats));
+  if (o.replays < 1) throw Error(fmt::format("--replays {} must be at least 1", o.replays));
+  if (o.pad < 0) throw Error(fmt::format("--pad {} must not be negative", o.pad));
+  if (o.arms.empty()) throw Error("give at least one arm (--arms)");
+  std::set<std::string> seen;
+  for (const std::string& a : o.arms) {
+    make_arm(a);  // throws for an unknown name
+    if (!seen.insert(a).second) throw Error(fmt::format("arm '{}' is given twice", a));
+  }
+  if (!o.baseline.empty() && !seen.count(o.baseline))
+    throw Error(fmt::format("baseline arm '{}' is not among the arms", o.baseline));
+  if (o.output.empty()) throw Error("give the receipt's path (-o FILE)");
+}
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", tm);
+}
+
+// Everything measured for one arm on one problem while its repeats run.
+struct ArmRun {
+  std::unique_ptr<Arm> arm;
+  receipt::ArmResult result;
+  std::unique_ptr<device::GraphTimer> timer;
+  std::vector<Interval> timed;
+};
+
+class Runner {
+ public:
+  Runner(const Options& o, const ProgressFn& progress) : o_(o), progress_(progress) {}
+
+  receipt::Receipt run() {
+    check_options(o_);
+    const std::vector<Case> cases = plan_cases(o_);
+    device::require_gpu();
+    TW_CUDA(cudaSetDevice(0));
+    stream_ = std::make_unique<device::Stream>();
+    device::Nvml nvml(device::pci_bus_id(0));
+    device::ClockSampler sampler(nvml, std::chrono::milliseconds(10));
+    sampler_ = &sampler;
+    start_receipt(nvml);
+    r_.clocks.before = sampler.sample_now();
+
+    Heater heater;
+    r_.protocol.warmup_s = heater.run(o_.warmup_s, stream_->get());
+    r_.machine.read_bw = device::measure_read_bandwidth(int64_t(4) << 30, 10, r_.machine.sm_count);
+    r_.machine.read_bw_gbps = receipt::read_bw_gbps(r_.machine.read_bw);
+
+    for (size_t i = 0; i < cases.size(); ++i) {
+      const Case& c = cases[i];
+      const Problem p = make_problem(c.entry.name, c.entry.M, c.entry.N, c.entry.K, c.dtype, c.layout, o_.pad);
+      std::string note;
+      try {
+        validate(p);
+      } catch (const Error& e) {
+        note = e.what();  // a combination nothing supports (fp8 NN): listed as skipped, not a fault of the run
+        r_.skipped.push_back({describe(p), note});
+      }
+      if (note.empty()) try {
+          r_.results.push_back(measure(p, kernels::splitmix64(r_.protocol.seed + i), heater));
+        } catch (const Error& e) {
+          note = e.what();
+          r_.skipped.push_back({describe(p), note});
+          failures_.push_back(fmt::format("{}: not measured: {}", describe(p), note));
+        }
+      r_.clocks.during = receipt::summarize(during_);
+      finish(i + 1 < cases.size() ? fmt::format("incomplete: {} of {} cases done", i + 1, cases.size()) : "");
+      if (progress_) progress_(i + 1, cases.size(), note.empty() ? &r_.results.back() : nullptr, note);
+    }
+    r_.clocks.after = sampler.sample_now();
+    finish("");
+    return r_;
+  }
+
+ private:
+  void start_receipt(const device::Nvml& nvml) {
+    r_.created = utc_now();
+    r_.command = o_.command;
+    r_.tool = {"tilewise", build::version, build::commit, build::dirty};
+    r_.machine = device::describe_machine(nvml);
+    r_.clocks.available = nvml.available();
+    r_.clocks.unavailable_reason = nvml.why_unavailable();
+    receipt::Protocol& p = r_.protocol;
+    p.repeats = o_.repeats;
+    p.cold = o_.cold;
+    p.working_set_bytes = o_.cold ? device::cold_working_set_bytes(r_.machine.l2_bytes) : 0;
+    p.arms = o_.arms;
+    p.baseline = o_.baseline;
+    p.seed = o_.seed;
+    p.graph_target_ms = o_.graph_target_ms;
+  }
+
+  receipt::Result measure(const Problem& p, uint64_t seed, Heater& heater) {
+    const cudaStream_t s = stream_->get();
+    receipt::Result res;
+    res.problem = p;
+    res.seed = seed;
+    res.rotation_sets = device::rotation_sets(p, o_.cold, r_.machine.l2_bytes);
+    device::Operands ops(p, res.rotation_sets, device::Reference::bytes(p));
+    res.working_set_bytes = ops.working_set_bytes();
+    ops.fill(seed, s);
+    const device::Reference ref(p, ops.set(0), s);
+    res.reference = ref.check_fp64(ops.set(0));
+    const Workbench wb{p, ops, ref, s, o_.graph_target_ms, o_.replays};
+
+    std::vector<ArmRun> runs;
+    for (const std::string& name : o_.arms) runs.push_back(prepare(make_arm(name), wb));
+    heater.run(o_.rewarm_ms / 1000.0, s);
+    for (int rep = 0; rep < o_.repeats; ++rep)
+      for (size_t k = 0; k < runs.size(); ++k) {
+        ArmRun& run = runs[(k + size_t(rep)) % runs.size()];  // rotate the order so drift hits every arm alike
+        if (!run.timer) continue;
+        const double t0 = sampler_->now();
+        run.result.us.push_back(run.timer->measure(o_.replays));
+        const device::Launch launch = [&](int set, cudaStream_t st) { run.arm->launch(set, st); };
+        run.result.host_us.push_back(device::time_host_loop(launch, run.result.host_launches, ops.count(), s));
+        run.timed.emplace_back(t0, sampler_->now());
+      }
+    for (ArmRun& run : runs) {
+      receipt::derive(run.result, p);
+      const std::vector<receipt::ClockSample> samples = sampler_->samples_within(run.timed);
+      run.result.clock = receipt::summarize(samples);
+      during_.insert(during_.end(), samples.begin(), samples.end());
+      res.arms.push_back(std::move(run.result));
+    }
+    const auto base = std::find_if(res.arms.begin(), res.arms.end(), [&](auto& a) { return a.arm == o_.baseline; });
+    if (base != res.arms.end() && base->us_median)
+      for (const receipt::ArmResult& a : res.arms)
+        if (a.arm != o_.baseline && a.us_median) res.comparisons.push_back(receipt::compare(a, *base));
+    r_.protocol.rotation_sets = std::max(r_.protocol.rotation_sets, res.rotation_sets);
+    return res;
+  }
+
+  ArmRun prepare(std::unique_ptr<Arm> arm, const Workbench& wb) {
+    ArmRun run{std::move(arm), {}, nullptr, {}};
+    receipt::ArmResult& r = run.result;
+    r.arm = run.arm->name();
+    r.bound = receipt::correctness_bound(wb.problem.dtype);
+    try {
+      run.arm->prepare(wb);
+      r.config = run.arm->config();
+      r.config_text = run.arm->config_text();
+      r.candidates = run.arm->candidates();
+      const device::Launch launch = [&a = *run.arm](int set, cudaStream_t st) { a.launch(set, st); };
+      const device::OutputError err = checked_run(wb, launch);
+      r.rel_err = err.rel_err;
+      r.max_abs_err = err.max_abs_err;
+      r.correct = receipt::is_correct(err.rel_err, r.bound);
+      if (!r.correct) return run;  // an incorrect arm is never timed
+      const int sets = wb.operands.count();
+      const double estimate = device::GraphTimer(launch, sets, sets, wb.stream).measure(1);
+      r.launches = r.host_launches = device::launches_for(estimate, o_.graph_target_ms, sets);
+      run.timer = std::make_unique<device::GraphTimer>(launch, r.launches, sets, wb.stream);
+    } catch (const Error& e) {
+      r.error = e.what();
+      r.correct = false;
+    }
+    return run;
+  }
+
+  // Fills in the checker's verdict and writes the receipt, so an interrupted run leaves a readable (invalid) one.
+  void finish(const std::string& incomplete) {
+    r_.problems = failures_;
+    if (!incomplete.empty()) r_.problems.push_back(incomplete);
+    r_.valid = r_.problems.empty();
+    for (std::string& p : receipt::check(nlohmann::json(r_))) r_.problems.push_back(std::move(p));
+    r_.valid = r_.problems.empty();
+    receipt::write_file(r_, o_.output);
+  }
+
+  const Options& o_;
+  const ProgressFn& progress_;
+  receipt::Receipt r_;
+  std::unique_ptr<device::Stream> stream_;
+  device::ClockSampler* sampler_ = nullptr;
+  std::vector<receipt::ClockSample> during_;  // every sample taken inside a timed region so far
+  std::vector<std::string> failures_;        // cases that could not be measured
+};
+
+}  // namespace
+
+receipt::Receipt run(const Options& options, const ProgressFn& progress) { return Runner(options, progress).run(); }
+
+}  // namespace tilewise::bench

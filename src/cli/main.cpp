@@ -1,0 +1,186 @@
+// tilewise: the command line. Every command is a thin client of the library layers below it.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+
+#include "bench/runner.hpp"
+#include "core/error.hpp"
+#include "core/suite.hpp"
+#include "device/clocks.hpp"
+#include "device/cuda.hpp"
+#include "device/machine.hpp"
+#include "receipt/check.hpp"
+#include "receipt/derive.hpp"
+#include "report/table.hpp"
+#include "tilewise_version.hpp"
+
+namespace tw = tilewise;
+
+namespace {
+
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while (pos <= s.size()) {
+    const size_t end = std::min(s.find(',', pos), s.size());
+    if (end > pos) out.push_back(s.substr(pos, end - pos));
+    pos = end + 1;
+  }
+  return out;
+}
+
+int cmd_info() {
+  const tw::receipt::Machine libs = tw::device::library_versions();
+  fmt::print("tilewise {} ({}{})\n", tw::build::version, tw::build::commit, tw::build::dirty ? ", dirty tree" : "");
+  fmt::print("CUDA runtime {}, cuBLASLt {}, NVRTC {}\n", libs.cuda_runtime, libs.cublaslt, libs.nvrtc);
+  tw::device::require_gpu();
+  tw::device::Nvml nvml(tw::device::pci_bus_id(0));
+  const tw::receipt::Machine m = tw::device::describe_machine(nvml);
+  fmt::print("GPU {}: compute capability {}, {} SMs, {:.0f} MB L2, {} KB shared memory per block (opt-in), {:.1f} GiB\n",
+             m.gpu, m.cc, m.sm_count, m.l2_bytes / 1e6, m.smem_per_block_optin / 1024, m.memory_bytes / 1073741824.0);
+  fmt::print("driver {}\n", m.driver);
+  if (!nvml.available()) {
+    fmt::print("clocks: unavailable ({})\n", nvml.why_unavailable());
+    return 0;
+  }
+  const tw::receipt::ClockSample s = nvml.sample(0);
+  fmt::print("clocks now: SM {} MHz (max {}), memory {} MHz (max {}), {:.0f} W of {:.0f} W, {} C", s.sm_mhz,
+             m.sm_clock_max_mhz, s.mem_mhz, m.mem_clock_max_mhz, s.power_w, m.power_limit_w, s.temp_c);
+  const auto reasons = tw::receipt::reason_names(s.reasons);
+  fmt::print("{}\n", reasons.empty() ? "" : fmt::format(", reasons: {}", fmt::join(reasons, " ")));
+  return 0;
+}
+
+int cmd_check(const std::vector<std::string>& files) {
+  int invalid = 0;
+  for (const std::string& f : files) {
+    const tw::receipt::FileVerdict v = tw::receipt::check_file(f);
+    if (v.valid) {
+      fmt::print("valid    {} ({} results)\n", f, v.results);
+      continue;
+    }
+    ++invalid;
+    fmt::print("INVALID  {}\n", f);
+    for (const std::string& p : v.problems) fmt::print("         - {}\n", p);
+  }
+  if (files.size() > 1) fmt::print("{} of {} receipts valid\n", files.size() - size_t(invalid), files.size());
+  return invalid ? 1 : 0;
+}
+
+int cmd_suite(const std::vector<std::string>& files, const std::vector<tw::DType>& dtypes,
+              const std::vector<tw::Layout>& layouts) {
+  for (const std::string& f : files) {
+    const tw::Suite suite = tw::load_suite(f);
+    fmt::print("{}: {} problems\n", f, suite.entries.size());
+    for (const tw::SuiteEntry& e : suite.entries)
+      for (tw::DType d : dtypes)
+        for (tw::Layout l : layouts) {
+          const tw::Problem p = tw::make_problem(e.name, e.M, e.N, e.K, d, l);
+          std::string status = "ok";
+          try {
+            tw::validate(p);
+          } catch (const tw::Error& err) {
+            status = err.what();
+          }
+          fmt::print("  {:<14} {:<5} {} {:>6} {:>6} {:>6}  {:>9.1f} MB  {}\n", e.name, tw::to_string(d), tw::to_string(l),
+                     e.M, e.N, e.K, tw::receipt::rotation_set_bytes(p) / 1e6, status);
+        }
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"tilewise: GEMM kernels, selection, tuning and receipts for one GPU"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string(tw::build::version));
+
+  auto* info = app.add_subcommand("info", "the device, its clocks and the library versions");
+
+  auto* check = app.add_subcommand("check", "validate receipts; exits non-zero if any is invalid");
+  std::vector<std::string> check_files;
+  check->add_option("receipts", check_files, "receipt JSON files")->required();
+
+  std::string dtypes_text = "bf16", layouts_text = "TN";
+  auto* suite = app.add_subcommand("suite", "parse suites and show each problem's validation (no GPU needed)");
+  std::vector<std::string> suite_files;
+  suite->add_option("suites", suite_files, "suite files")->required();
+  suite->add_option("--dtypes", dtypes_text, "comma-separated: bf16, fp16, fp8");
+  suite->add_option("--layouts", layouts_text, "comma-separated: TN, NN");
+
+  auto* bench = app.add_subcommand("bench", "measure arms on suites under the protocol and write a receipt");
+  tw::bench::Options o;
+  std::string arms_text = "cublaslt,cublaslt-default", only_text;
+  bool warm = false, overwrite = false;
+  bench->add_option("--suite", o.suites, "suite file (repeatable)")->required();
+  bench->add_option("--dtypes", dtypes_text, "comma-separated: bf16, fp16, fp8")->capture_default_str();
+  bench->add_option("--layouts", layouts_text, "comma-separated: TN, NN")->capture_default_str();
+  bench->add_option("--arms", arms_text, "comma-separated arms")->capture_default_str();
+  bench->add_option("--baseline", o.baseline, "the arm others are compared with")->capture_default_str();
+  bench->add_option("--only", only_text, "comma-separated problem names to keep");
+  auto* cold = bench->add_flag("--cold", o.cold, "rotate buffer sets so the working set is at least 4x the L2");
+  bench->add_flag("--warm", warm, "one buffer set (the default)")->excludes(cold);
+  bench->add_option("--repeats", o.repeats, "whole-measurement repeats, arms interleaved")->capture_default_str();
+  bench->add_option("--replays", o.replays, "timed graph replays per repeat (their median is the repeat's figure)")
+      ->capture_default_str();
+  bench->add_option("--warmup-s", o.warmup_s, "clock warm-up before the first timed region (receipts need >= 10)")
+      ->capture_default_str();
+  bench->add_option("--rewarm-ms", o.rewarm_ms, "GPU load before each problem's timed region")->capture_default_str();
+  bench->add_option("--graph-ms", o.graph_target_ms, "about how long one graph replay runs")->capture_default_str();
+  bench->add_option("--pad", o.pad, "extra elements on every leading dimension")->capture_default_str();
+  bench->add_option("--seed", o.seed, "random seed (default: from the clock; recorded in the receipt)");
+  bench->add_option("-o,--output", o.output, "receipt path")->required();
+  bench->add_flag("--overwrite", overwrite, "replace an existing receipt at the output path");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+
+  try {
+    auto dtypes = [&] {
+      std::vector<tw::DType> v;
+      for (const auto& s : split_list(dtypes_text)) v.push_back(tw::parse_dtype(s));
+      return v;
+    };
+    auto layouts = [&] {
+      std::vector<tw::Layout> v;
+      for (const auto& s : split_list(layouts_text)) v.push_back(tw::parse_layout(s));
+      return v;
+    };
+    if (*info) return cmd_info();
+    if (*check) return cmd_check(check_files);
+    if (*suite) return cmd_suite(suite_files, dtypes(), layouts());
+    if (*bench) {
+      o.dtypes = dtypes();
+      o.layouts = layouts();
+      o.arms = split_list(arms_text);
+      o.only = split_list(only_text);
+      if (bench->count("--seed") == 0)
+        o.seed = uint64_t(std::chrono::system_clock::now().time_since_epoch().count());
+      for (int i = 0; i < argc; ++i) o.command += (i ? " " : "") + std::string(argv[i]);
+      if (std::filesystem::exists(o.output) && !overwrite)
+        throw tw::Error(fmt::format("{} exists; a receipt is never overwritten without --overwrite", o.output));
+      const auto t0 = std::chrono::steady_clock::now();
+      const tw::bench::ProgressFn progress = [&](size_t done, size_t total, const tw::receipt::Result* r,
+                                                 const std::string& note) {
+        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        fmt::print(stderr, "[{:>4}/{}] {:>6.0f} s  {}\n", done, total, s,
+                   r ? tw::report::summary_line(*r) : "skipped: " + note);
+      };
+      const tw::receipt::Receipt r = tw::bench::run(o, progress);
+      tw::report::print_table(std::cout, r);
+      fmt::print("receipt: {}\n", o.output);
+      return r.valid ? 0 : 1;
+    }
+  } catch (const tw::Error& e) {
+    fmt::print(stderr, "tilewise: {}\n", e.what());
+    return 2;
+  }
+  return 0;
+}

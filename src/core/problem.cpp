@@ -1,0 +1,132 @@
+#include "core/problem.hpp"
+
+#include <fmt/format.h>
+
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+
+namespace tilewise {
+
+std::string_view to_string(DType d) {
+  switch (d) {
+    case DType::bf16: return "bf16";
+    case DType::fp16: return "fp16";
+    case DType::fp8_e4m3: return "fp8";
+  }
+  return "?";
+}
+
+std::string_view to_string(Layout l) { return l == Layout::TN ? "TN" : "NN"; }
+
+DType parse_dtype(std::string_view s) {
+  if (s == "bf16") return DType::bf16;
+  if (s == "fp16") return DType::fp16;
+  if (s == "fp8" || s == "e4m3") return DType::fp8_e4m3;
+  throw Error(fmt::format("unknown dtype '{}' (expected bf16, fp16 or fp8)", s));
+}
+
+Layout parse_layout(std::string_view s) {
+  if (s == "TN") return Layout::TN;
+  if (s == "NN") return Layout::NN;
+  throw Error(fmt::format("unknown layout '{}' (expected TN or NN)", s));
+}
+
+DType output_dtype(DType in) { return in == DType::fp8_e4m3 ? DType::bf16 : in; }
+
+int element_bytes(DType d) { return d == DType::fp8_e4m3 ? 1 : 2; }
+
+int64_t min_lda(const Problem& p) { return p.layout == Layout::TN ? p.K : p.M; }
+int64_t min_ldb(const Problem& p) { return p.K; }
+int64_t min_ldc(const Problem& p) { return p.M; }
+
+Problem make_problem(std::string name, int64_t M, int64_t N, int64_t K, DType dtype, Layout layout, int64_t pad) {
+  Problem p{std::move(name), M, N, K, dtype, layout, 0, 0, 0};
+  p.lda = min_lda(p) + pad;
+  p.ldb = min_ldb(p) + pad;
+  p.ldc = min_ldc(p) + pad;
+  return p;
+}
+
+namespace {
+
+// Stored columns of each operand (column-major): A is K x M (TN) or M x K (NN), B is K x N, C is M x N.
+int64_t a_columns(const Problem& p) { return p.layout == Layout::TN ? p.M : p.K; }
+
+int64_t checked_mul(int64_t a, int64_t b, const Problem& p, const char* what) {
+  int64_t r = 0;
+  if (__builtin_mul_overflow(a, b, &r)) throw Error(fmt::format("{}: {} overflows 64 bits", p.name, what));
+  return r;
+}
+
+}  // namespace
+
+int64_t a_bytes(const Problem& p) { return p.lda * a_columns(p) * element_bytes(p.dtype); }
+int64_t b_bytes(const Problem& p) { return p.ldb * p.N * element_bytes(p.dtype); }
+int64_t c_bytes(const Problem& p) { return p.ldc * p.N * element_bytes(output_dtype(p.dtype)); }
+
+int64_t min_traffic_bytes(const Problem& p) {
+  return (p.M * p.K + p.K * p.N) * element_bytes(p.dtype) + p.M * p.N * element_bytes(output_dtype(p.dtype));
+}
+
+double flops(const Problem& p) { return 2.0 * double(p.M) * double(p.N) * double(p.K); }
+
+void validate(const Problem& p) {
+  // Sizes are int32 inside kernels and cuBLASLt descriptors; anything larger is refused before it overflows.
+  constexpr int64_t max_dim = std::numeric_limits<int32_t>::max();
+  auto where = [&] { return p.name.empty() ? std::string("problem") : p.name; };
+  for (auto [v, n] : {std::pair{p.M, "M"}, {p.N, "N"}, {p.K, "K"}}) {
+    if (v <= 0) throw Error(fmt::format("{}: {} = {} must be positive", where(), n, v));
+    if (v > max_dim) throw Error(fmt::format("{}: {} = {} exceeds {}", where(), n, v, max_dim));
+  }
+  struct Ld { int64_t value, minimum; const char* name; const char* rule; };
+  const Ld lds[] = {
+      {p.lda, min_lda(p), "lda", p.layout == Layout::TN ? "K (A is K-major in TN)" : "M (A is M-major in NN)"},
+      {p.ldb, min_ldb(p), "ldb", "K (B is K-major)"},
+      {p.ldc, min_ldc(p), "ldc", "M (C is column-major)"},
+  };
+  for (const Ld& ld : lds) {
+    if (ld.value < ld.minimum)
+      throw Error(fmt::format("{}: {} = {} is under its minimum {} = {}", where(), ld.name, ld.value, ld.rule, ld.minimum));
+    if (ld.value > max_dim) throw Error(fmt::format("{}: {} = {} exceeds {}", where(), ld.name, ld.value, max_dim));
+  }
+  checked_mul(checked_mul(p.lda, a_columns(p), p, "A's size"), element_bytes(p.dtype), p, "A's size");
+  checked_mul(checked_mul(p.ldb, p.N, p, "B's size"), element_bytes(p.dtype), p, "B's size");
+  checked_mul(checked_mul(p.ldc, p.N, p, "C's size"), 2, p, "C's size");
+  if (p.dtype == DType::fp8_e4m3) {
+    if (p.layout != Layout::TN)
+      throw Error(fmt::format("{}: fp8 e4m3 needs layout TN (both operands K-major); {} is not supported",
+                              where(), to_string(p.layout)));
+    // cuBLASLt's fp8 kernels need 16-byte aligned columns.
+    if (p.lda % 16 || p.ldb % 16)
+      throw Error(fmt::format("{}: fp8 needs lda and ldb to be multiples of 16 elements (got lda={}, ldb={})",
+                              where(), p.lda, p.ldb));
+    if (p.ldc % 8)
+      throw Error(fmt::format("{}: fp8 writes bf16 C, whose ldc must be a multiple of 8 elements (got {})", where(), p.ldc));
+  }
+}
+
+std::string describe(const Problem& p) {
+  return fmt::format("{} {} {} {}x{}x{} lda={} ldb={} ldc={}", p.name, to_string(p.dtype), to_string(p.layout), p.M,
+                     p.N, p.K, p.lda, p.ldb, p.ldc);
+}
+
+void to_json(nlohmann::json& j, const Problem& p) {
+  j = {{"name", p.name}, {"M", p.M},     {"N", p.N},     {"K", p.K},     {"dtype", to_string(p.dtype)},
+       {"layout", to_string(p.layout)}, {"lda", p.lda}, {"ldb", p.ldb}, {"ldc", p.ldc}};
+}
+
+void from_json(const nlohmann::json& j, Problem& p) {
+  p.name = j.at("name").get<std::string>();
+  p.M = j.at("M").get<int64_t>();
+  p.N = j.at("N").get<int64_t>();
+  p.K = j.at("K").get<int64_t>();
+  p.dtype = parse_dtype(j.at("dtype").get<std::string>());
+  p.layout = parse_layout(j.at("layout").get<std::string>());
+  p.lda = j.at("lda").get<int64_t>();
+  p.ldb = j.at("ldb").get<int64_t>();
+  p.ldc = j.at("ldc").get<int64_t>();
+}
+
+}  // namespace tilewise

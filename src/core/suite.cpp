@@ -1,0 +1,64 @@
+#include "core/suite.hpp"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "core/error.hpp"
+
+namespace tilewise {
+
+namespace {
+
+bool valid_name(const std::string& s) {
+  for (char c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.')) return false;
+  return !s.empty();
+}
+
+int64_t parse_size(const std::string& text, const char* what, const std::string& where) {
+  int64_t v = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec == std::errc::result_out_of_range) throw Error(fmt::format("{}: {} '{}' is out of range", where, what, text));
+  if (ec != std::errc() || end != text.data() + text.size())
+    throw Error(fmt::format("{}: {} '{}' is not an integer", where, what, text));
+  if (v <= 0) throw Error(fmt::format("{}: {} = {} must be positive", where, what, v));
+  return v;
+}
+
+}  // namespace
+
+Suite parse_suite(std::istream& in, const std::string& path) {
+  Suite suite{path, {}};
+  std::set<std::string> names;
+  std::string raw;
+  for (int line_no = 1; std::getline(in, raw); ++line_no) {
+    const std::string line = raw.substr(0, raw.find('#'));
+    std::istringstream fields(line);
+    std::vector<std::string> words;
+    for (std::string w; fields >> w;) words.push_back(w);
+    if (words.empty()) continue;
+    const std::string where = fmt::format("{}:{}", path, line_no);
+    if (words.size() != 4)
+      throw Error(fmt::format("{}: expected 'name M N K', got {} field{}", where, words.size(), words.size() == 1 ? "" : "s"));
+    if (!valid_name(words[0]))
+      throw Error(fmt::format("{}: name '{}' may hold only letters, digits, '_', '-' and '.'", where, words[0]));
+    if (!names.insert(words[0]).second) throw Error(fmt::format("{}: duplicate problem name '{}'", where, words[0]));
+    suite.entries.push_back({words[0], parse_size(words[1], "M", where), parse_size(words[2], "N", where),
+                             parse_size(words[3], "K", where), line_no});
+  }
+  if (in.bad()) throw Error(fmt::format("{}: read error", path));
+  if (suite.entries.empty()) throw Error(fmt::format("{}: the suite holds no problems", path));
+  return suite;
+}
+
+Suite load_suite(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error(fmt::format("{}: cannot open suite file", path));
+  return parse_suite(in, path);
+}
+
+}  // namespace tilewise

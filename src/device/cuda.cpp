@@ -1,0 +1,48 @@
+#include "device/cuda.hpp"
+
+#include <fmt/format.h>
+
+namespace tilewise::device {
+
+void throw_cuda(cudaError_t err, const char* call, const char* file, int line) {
+  throw Error(fmt::format("CUDA error {} ({}) in {} at {}:{}", cudaGetErrorName(err), cudaGetErrorString(err), call,
+                          file, line));
+}
+
+int require_gpu() {
+  int count = 0;
+  const cudaError_t err = cudaGetDeviceCount(&count);
+  if (err != cudaSuccess || count == 0)
+    throw Error(fmt::format(
+        "no CUDA GPU is usable here ({}). Commands that work without a GPU: 'tilewise check', 'tilewise suite', "
+        "'tilewise info' (library versions only); 'tilewise bench' needs an sm_90a GPU.",
+        err != cudaSuccess ? cudaGetErrorString(err) : "no devices"));
+  return count;
+}
+
+Buffer::Buffer(size_t bytes) : bytes_(bytes) {
+  const cudaError_t err = cudaMalloc(&ptr_, bytes);
+  if (err != cudaSuccess) {
+    ptr_ = nullptr;
+    throw Error(fmt::format("cannot allocate {:.1f} MiB on the GPU: {}", bytes / 1048576.0, cudaGetErrorString(err)));
+  }
+}
+
+Buffer::~Buffer() {
+  if (ptr_) cudaFree(ptr_);
+}
+
+Buffer& Buffer::operator=(Buffer&& o) noexcept {
+  if (this != &o) {
+    if (ptr_) cudaFree(ptr_);
+    ptr_ = o.ptr_, bytes_ = o.bytes_;
+    o.ptr_ = nullptr, o.bytes_ = 0;
+  }
+  return *this;
+}
+
+Stream::Stream() { TW_CUDA(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
+Stream::~Stream() { cudaStreamDestroy(s_); }
+void Stream::sync() const { TW_CUDA(cudaStreamSynchronize(s_)); }
+
+}  // namespace tilewise::device

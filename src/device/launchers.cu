@@ -1,0 +1,66 @@
+#include "device/launchers.hpp"
+
+#include "kernels/fill.cuh"
+#include "kernels/reference_gemm.cuh"
+#include "kernels/stream_read.cuh"
+#include "device/cuda.hpp"
+
+namespace tilewise::device {
+
+namespace {
+
+template <typename F>
+void dispatch(DType dtype, F&& f) {
+  switch (dtype) {
+    case DType::bf16: return f(__nv_bfloat16{});
+    case DType::fp16: return f(__half{});
+    case DType::fp8_e4m3: return f(__nv_fp8_e4m3{});
+  }
+}
+
+int grid_for(uint64_t count, int threads) {
+  const uint64_t blocks = (count + threads - 1) / threads;
+  return int(blocks < 65535 * 16 ? blocks : 65535 * 16);
+}
+
+}  // namespace
+
+void launch_fill(DType dtype, void* data, uint64_t count, uint64_t seed, cudaStream_t stream) {
+  dispatch(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    kernels::fill_uniform<T><<<grid_for(count, 256), 256, 0, stream>>>(static_cast<T*>(data), count, seed);
+  });
+  TW_CUDA(cudaGetLastError());
+}
+
+void launch_reference(const Problem& p, const void* A, const void* B, float* ref, cudaStream_t stream) {
+  using kernels::reference::tile;
+  const long long a_i = p.layout == Layout::TN ? p.lda : 1;
+  const long long a_k = p.layout == Layout::TN ? 1 : p.lda;
+  const dim3 grid(unsigned((p.M + tile - 1) / tile), unsigned((p.N + tile - 1) / tile));
+  dispatch(p.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    kernels::reference_gemm<T><<<grid, kernels::reference::threads, 0, stream>>>(
+        int(p.M), int(p.N), int(p.K), static_cast<const T*>(A), a_i, a_k, static_cast<const T*>(B), p.ldb, ref);
+  });
+  TW_CUDA(cudaGetLastError());
+}
+
+void launch_compare(DType out_dtype, int M, int N, const void* C, int64_t ldc, const float* ref,
+                    kernels::ErrorSums* sums, cudaStream_t stream) {
+  TW_CUDA(cudaMemsetAsync(sums, 0, sizeof(kernels::ErrorSums), stream));
+  const int grid = grid_for(uint64_t(M) * N, 256) < 4096 ? grid_for(uint64_t(M) * N, 256) : 4096;
+  dispatch(out_dtype, [&](auto tag) {
+    using T = decltype(tag);
+    kernels::compare_to_reference<T><<<grid, 256, 0, stream>>>(M, N, static_cast<const T*>(C), ldc, ref, sums);
+  });
+  TW_CUDA(cudaGetLastError());
+}
+
+void launch_stream_read(const void* data, uint64_t bytes, unsigned* sink, int sm_count, cudaStream_t stream) {
+  // Four 512-thread blocks fill an SM's 2048 threads; eight per SM leave the scheduler a second wave to hide tails.
+  kernels::stream_read<<<sm_count * 8, 512, 0, stream>>>(static_cast<const uint4*>(data), bytes / 16, sink);
+  TW_CUDA(cudaGetLastError());
+}
+
+}  // namespace tilewise::device

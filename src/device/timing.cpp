@@ -1,0 +1,70 @@
+#include "device/timing.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <vector>
+
+#include "device/cuda.hpp"
+#include "receipt/derive.hpp"
+
+namespace tilewise::device {
+
+int launches_for(double estimate_us, double target_ms, int sets) {
+  const double want = std::ceil(target_ms * 1000.0 / std::max(estimate_us, 0.5));
+  int n = int(std::clamp(want, 1.0, 20000.0));
+  n = std::max(n, sets);
+  return (n + sets - 1) / sets * sets;
+}
+
+GraphTimer::GraphTimer(const Launch& launch, int launches, int sets, cudaStream_t stream)
+    : launches_(launches), stream_(stream) {
+  cudaGraph_t graph = nullptr;
+  TW_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  try {
+    for (int i = 0; i < launches; ++i) launch(i % sets, stream);
+  } catch (...) {
+    cudaStreamEndCapture(stream, &graph);
+    if (graph) cudaGraphDestroy(graph);
+    throw;
+  }
+  TW_CUDA(cudaStreamEndCapture(stream, &graph));
+  const cudaError_t err = cudaGraphInstantiate(&exec_, graph, 0);
+  cudaGraphDestroy(graph);
+  TW_CUDA(err);
+  TW_CUDA(cudaGraphUpload(exec_, stream));
+  TW_CUDA(cudaEventCreate(&start_));
+  TW_CUDA(cudaEventCreate(&stop_));
+}
+
+GraphTimer::~GraphTimer() {
+  if (exec_) cudaGraphExecDestroy(exec_);
+  if (start_) cudaEventDestroy(start_);
+  if (stop_) cudaEventDestroy(stop_);
+}
+
+double GraphTimer::measure(int replays) {
+  TW_CUDA(cudaGraphLaunch(exec_, stream_));
+  std::vector<double> us;
+  for (int r = 0; r < replays; ++r) {
+    TW_CUDA(cudaEventRecord(start_, stream_));
+    TW_CUDA(cudaGraphLaunch(exec_, stream_));
+    TW_CUDA(cudaEventRecord(stop_, stream_));
+    TW_CUDA(cudaEventSynchronize(stop_));
+    float ms = 0;
+    TW_CUDA(cudaEventElapsedTime(&ms, start_, stop_));
+    us.push_back(ms * 1000.0 / launches_);
+  }
+  return receipt::median(us);
+}
+
+double time_host_loop(const Launch& launch, int launches, int sets, cudaStream_t stream) {
+  TW_CUDA(cudaStreamSynchronize(stream));
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < launches; ++i) launch(i % sets, stream);
+  TW_CUDA(cudaStreamSynchronize(stream));
+  const auto t1 = std::chrono::steady_clock::now();
+  return std::chrono::duration<double, std::micro>(t1 - t0).count() / launches;
+}
+
+}  // namespace tilewise::device

@@ -1,0 +1,95 @@
+#include "families/cublaslt/matmul.hpp"
+
+#include <fmt/format.h>
+
+namespace tilewise::cublaslt {
+
+namespace {
+
+void check(cublasStatus_t s, const char* call) {
+  if (s != CUBLAS_STATUS_SUCCESS) throw Error(fmt::format("cuBLASLt: {} failed: {}", call, cublasLtGetStatusString(s)));
+}
+#define TW_LT(call) check((call), #call)
+
+cudaDataType_t cuda_type(DType d) {
+  switch (d) {
+    case DType::bf16: return CUDA_R_16BF;
+    case DType::fp16: return CUDA_R_16F;
+    case DType::fp8_e4m3: return CUDA_R_8F_E4M3;
+  }
+  return CUDA_R_32F;
+}
+
+template <typename T>
+T algo_attribute(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoConfigAttributes_t attr) {
+  T value{};
+  size_t written = 0;
+  TW_LT(cublasLtMatmulAlgoConfigGetAttribute(&algo, attr, &value, sizeof value, &written));
+  return value;
+}
+
+}  // namespace
+
+Context::Context(size_t workspace_bytes) : workspace_(workspace_bytes) { TW_LT(cublasLtCreate(&handle_)); }
+Context::~Context() { cublasLtDestroy(handle_); }
+
+Matmul::Matmul(const Context& ctx, const Problem& p) : ctx_(ctx), p_(p) {
+  validate(p);
+  TW_LT(cublasLtMatmulDescCreate(&desc_, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+  const cublasOperation_t op_a = p.layout == Layout::TN ? CUBLAS_OP_T : CUBLAS_OP_N, op_b = CUBLAS_OP_N;
+  TW_LT(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_TRANSA, &op_a, sizeof op_a));
+  TW_LT(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_TRANSB, &op_b, sizeof op_b));
+  // Matrices as stored, column-major: A is K x M (TN) or M x K (NN), B is K x N, C is M x N.
+  const bool tn = p.layout == Layout::TN;
+  TW_LT(cublasLtMatrixLayoutCreate(&a_, cuda_type(p.dtype), uint64_t(tn ? p.K : p.M), uint64_t(tn ? p.M : p.K), p.lda));
+  TW_LT(cublasLtMatrixLayoutCreate(&b_, cuda_type(p.dtype), uint64_t(p.K), uint64_t(p.N), p.ldb));
+  TW_LT(cublasLtMatrixLayoutCreate(&c_, cuda_type(output_dtype(p.dtype)), uint64_t(p.M), uint64_t(p.N), p.ldc));
+}
+
+Matmul::~Matmul() {
+  cublasLtMatrixLayoutDestroy(c_);
+  cublasLtMatrixLayoutDestroy(b_);
+  cublasLtMatrixLayoutDestroy(a_);
+  cublasLtMatmulDescDestroy(desc_);
+}
+
+std::vector<Candidate> Matmul::heuristic(int requested) const {
+  cublasLtMatmulPreference_t pref = nullptr;
+  TW_LT(cublasLtMatmulPreferenceCreate(&pref));
+  const size_t ws = ctx_.workspace_bytes();
+  std::vector<cublasLtMatmulHeuristicResult_t> results(static_cast<size_t>(requested));
+  int returned = 0;
+  cublasStatus_t s = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws);
+  if (s == CUBLAS_STATUS_SUCCESS)
+    s = cublasLtMatmulAlgoGetHeuristic(ctx_.handle(), desc_, a_, b_, c_, c_, pref, requested, results.data(), &returned);
+  cublasLtMatmulPreferenceDestroy(pref);
+  check(s, "cublasLtMatmulAlgoGetHeuristic");
+  std::vector<Candidate> out;
+  for (int i = 0; i < returned; ++i)
+    if (results[size_t(i)].state == CUBLAS_STATUS_SUCCESS)
+      out.push_back({results[size_t(i)].algo, decode(results[size_t(i)].algo), results[size_t(i)].workspaceSize});
+  if (out.empty()) throw Error(fmt::format("cuBLASLt offers no algorithm for {}", describe(p_)));
+  return out;
+}
+
+void Matmul::run(const Candidate& c, const void* A, const void* B, void* C, cudaStream_t stream) const {
+  const float alpha = 1.0f, beta = 0.0f;
+  TW_LT(cublasLtMatmul(ctx_.handle(), desc_, &alpha, A, a_, B, b_, &beta, C, c_, C, c_, &c.algo, ctx_.workspace(),
+                       ctx_.workspace_bytes(), stream));
+}
+
+Config decode(const cublasLtMatmulAlgo_t& algo) {
+  Config c;
+  c.algo_id = algo_attribute<int32_t>(algo, CUBLASLT_ALGO_CONFIG_ID);
+  c.tile = algo_attribute<uint32_t>(algo, CUBLASLT_ALGO_CONFIG_TILE_ID);
+  c.stages = algo_attribute<uint32_t>(algo, CUBLASLT_ALGO_CONFIG_STAGES_ID);
+  c.splitk = algo_attribute<uint32_t>(algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM);
+  c.reduction = algo_attribute<uint32_t>(algo, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME);
+  c.swizzle = algo_attribute<uint32_t>(algo, CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING);
+  c.custom = algo_attribute<uint32_t>(algo, CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION);
+  c.inner_shape = algo_attribute<uint16_t>(algo, CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID);
+  c.cluster = algo_attribute<uint16_t>(algo, CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID);
+  return c;
+}
+
+}  // namespace tilewise::cublaslt

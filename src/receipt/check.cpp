@@ -1,0 +1,211 @@
+#include "receipt/check.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "core/error.hpp"
+#include "receipt/derive.hpp"
+#include "receipt/receipt.hpp"
+
+namespace tilewise::receipt {
+
+namespace {
+
+bool same(const std::optional<double>& a, const std::optional<double>& b) {
+  if (a.has_value() != b.has_value()) return false;
+  if (!a) return true;
+  return std::fabs(*a - *b) <= 1e-9 * std::max(std::fabs(*a), std::fabs(*b)) + 1e-12;
+}
+
+std::string show(const std::optional<double>& v) { return v ? fmt::format("{:.6g}", *v) : "null"; }
+
+class Checker {
+ public:
+  explicit Checker(const Receipt& r) : r_(r) {}
+
+  std::vector<std::string> run() {
+    run_level();
+    for (size_t i = 0; i < r_.results.size(); ++i) result(r_.results[i], i);
+    if (r_.valid != r_.problems.empty())
+      add(fmt::format("'valid' is {} but 'problems' lists {} entr{}", r_.valid, r_.problems.size(),
+                      r_.problems.size() == 1 ? "y" : "ies"));
+    return found_;
+  }
+
+ private:
+  void add(std::string s) { found_.push_back(std::move(s)); }
+
+  void run_level() {
+    const Protocol& p = r_.protocol;
+    if (p.warmup_s < warmup_floor_s)
+      add(fmt::format("warm-up {:.2f} s is under the {:.0f} s floor", p.warmup_s, warmup_floor_s));
+    if (p.repeats < 1) add(fmt::format("protocol.repeats = {} must be at least 1", p.repeats));
+    if (p.arms.empty()) add("protocol.arms is empty");
+    if (!p.baseline.empty() && std::find(p.arms.begin(), p.arms.end(), p.baseline) == p.arms.end())
+      add(fmt::format("baseline arm '{}' is not among protocol.arms", p.baseline));
+    if (!r_.clocks.available) add(fmt::format("clocks were not sampled: {}", r_.clocks.unavailable_reason));
+    if (r_.machine.read_bw.us.empty()) add("the read bandwidth was not measured");
+    const double bw = read_bw_gbps(r_.machine.read_bw);
+    if (!same(bw, r_.machine.read_bw_gbps))
+      add(fmt::format("machine.read_bw_gbps {:.6g} does not match its samples ({:.6g})", r_.machine.read_bw_gbps, bw));
+    int most_sets = 0;
+    for (const Result& res : r_.results) most_sets = std::max(most_sets, res.rotation_sets);
+    if (!r_.results.empty() && most_sets != p.rotation_sets)
+      add(fmt::format("protocol.rotation_sets = {} but the results use at most {}", p.rotation_sets, most_sets));
+  }
+
+  void result(const Result& res, size_t i) {
+    const Problem& pb = res.problem;
+    const std::string where = fmt::format("results[{}] {} {} {}", i, pb.name, to_string(pb.dtype), to_string(pb.layout));
+    try {
+      validate(pb);
+    } catch (const Error& e) {
+      add(fmt::format("{}: invalid problem: {}", where, e.what()));
+      return;
+    }
+    const int64_t expect_ws = int64_t(res.rotation_sets) * rotation_set_bytes(pb);
+    if (res.rotation_sets < 1 || res.working_set_bytes != expect_ws)
+      add(fmt::format("{}: working_set_bytes {} is not rotation_sets x set bytes ({})", where, res.working_set_bytes, expect_ws));
+    if (r_.protocol.cold && res.working_set_bytes < r_.protocol.working_set_bytes)
+      add(fmt::format("{}: cold working set {} B is under the protocol's {} B", where, res.working_set_bytes,
+                      r_.protocol.working_set_bytes));
+    if (!r_.protocol.cold && res.rotation_sets != 1)
+      add(fmt::format("{}: a warm run uses one buffer set, not {}", where, res.rotation_sets));
+    reference(res.reference, where);
+
+    std::map<std::string, const ArmResult*> by_name;
+    for (const ArmResult& a : res.arms) {
+      if (!by_name.emplace(a.arm, &a).second) add(fmt::format("{}: arm '{}' appears twice", where, a.arm));
+      arm(a, pb, where);
+    }
+    for (const std::string& name : r_.protocol.arms)
+      if (!by_name.count(name)) add(fmt::format("{}: arm '{}' is missing", where, name));
+    comparisons(res, by_name, where);
+  }
+
+  void reference(const ReferenceCheck& ref, const std::string& where) {
+    if (ref.bound != reference_bound)
+      add(fmt::format("{}: reference bound {:.3g} is not the tool's {:.3g}", where, ref.bound, reference_bound));
+    const bool ok = ref.samples > 0 && std::isfinite(ref.max_err) && ref.max_err <= reference_bound;
+    if (ok != ref.ok) add(fmt::format("{}: reference.ok = {} does not match its error {:.3g}", where, ref.ok, ref.max_err));
+    if (!ok) add(fmt::format("{}: the GPU reference failed its fp64 check (error {:.3g})", where, ref.max_err));
+  }
+
+  void arm(const ArmResult& a, const Problem& pb, const std::string& res_where) {
+    const std::string where = fmt::format("{} [{}]", res_where, a.arm);
+    const double bound = correctness_bound(pb.dtype);
+    if (a.bound != bound)
+      add(fmt::format("{}: bound {:.3g} is not the tool's bound {:.3g} for {}", where, a.bound, bound, to_string(pb.dtype)));
+    if (a.correct != is_correct(a.rel_err, bound))
+      add(fmt::format("{}: 'correct' is {} but rel_err {} against bound {:.3g} says otherwise", where, a.correct,
+                      show(a.rel_err), bound));
+    if (!a.error.empty()) add(fmt::format("{}: did not run: {}", where, a.error));
+    else if (!a.correct) add(fmt::format("{}: incorrect (rel_err {} > {:.3g})", where, show(a.rel_err), bound));
+    if (!a.correct && (a.tflops || a.gbps || a.us_median))
+      add(fmt::format("{}: an incorrect arm carries a throughput", where));
+
+    if (a.correct) {
+      const size_t want = size_t(std::max(r_.protocol.repeats, 0));
+      if (a.us.size() != want || a.host_us.size() != want)
+        add(fmt::format("{}: {} graph and {} host samples for {} repeats", where, a.us.size(), a.host_us.size(), want));
+      if (a.launches < 1 || a.host_launches < 1) add(fmt::format("{}: launch counts are missing", where));
+    }
+    ArmResult again = a;
+    derive(again, pb);
+    const std::pair<const char*, std::pair<std::optional<double>, std::optional<double>>> fields[] = {
+        {"us_median", {a.us_median, again.us_median}}, {"us_min", {a.us_min, again.us_min}},
+        {"us_max", {a.us_max, again.us_max}},          {"host_us_median", {a.host_us_median, again.host_us_median}},
+        {"tflops", {a.tflops, again.tflops}},          {"gbps", {a.gbps, again.gbps}},
+    };
+    for (const auto& [name, values] : fields)
+      if (!same(values.first, values.second))
+        add(fmt::format("{}: {} {} does not match its samples ({})", where, name, show(values.first), show(values.second)));
+
+    if (again.us_median && again.host_us_median && *again.us_median >= long_kernel_us) {
+      const double gap = std::fabs(*again.host_us_median - *again.us_median) / *again.us_median;
+      if (gap > timing_paths_tolerance)
+        add(fmt::format("{}: timing paths disagree: graph replay {:.2f} us, host loop {:.2f} us ({:.0f}% apart)", where,
+                        *again.us_median, *again.host_us_median, 100 * gap));
+    }
+    const ClockSummary& run = r_.clocks.during;
+    if (r_.clocks.available && a.clock.samples > 0 && run.sm_mhz_median > 0 &&
+        a.clock.sm_mhz_median < clock_sag_fraction * run.sm_mhz_median)
+      add(fmt::format("{}: SM clock sagged to a median {} MHz against the run's {} MHz", where, a.clock.sm_mhz_median,
+                      run.sm_mhz_median));
+  }
+
+  void comparisons(const Result& res, const std::map<std::string, const ArmResult*>& arms, const std::string& where) {
+    const std::string& base = r_.protocol.baseline;
+    std::set<std::string> expected;
+    if (!base.empty() && arms.count(base))
+      for (const auto& [name, a] : arms)
+        if (name != base && a->us_median && arms.at(base)->us_median) expected.insert(name);
+    std::set<std::string> seen;
+    for (const Comparison& c : res.comparisons) {
+      if (c.baseline != base || !arms.count(c.arm) || !arms.count(c.baseline)) {
+        add(fmt::format("{}: comparison {} vs {} names an arm or baseline the receipt lacks", where, c.arm, c.baseline));
+        continue;
+      }
+      seen.insert(c.arm);
+      const Comparison again = compare(*arms.at(c.arm), *arms.at(c.baseline));
+      if (!same(c.speedup, again.speedup) || c.overlap != again.overlap || c.claim != again.claim)
+        add(fmt::format("{}: comparison {} vs {} says {:.4g}x '{}' but the samples say {:.4g}x '{}'", where, c.arm,
+                        c.baseline, c.speedup, c.claim, again.speedup, again.claim));
+    }
+    for (const std::string& name : expected)
+      if (!seen.count(name)) add(fmt::format("{}: comparison of {} against {} is missing", where, name, base));
+  }
+
+  const Receipt& r_;
+  std::vector<std::string> found_;
+};
+
+}  // namespace
+
+std::vector<std::string> check(const nlohmann::json& j) {
+  if (!j.is_object()) return {"not a JSON object"};
+  if (!j.contains("schema") || !j["schema"].is_string()) return {"missing field 'schema'"};
+  if (j["schema"] != schema) return {fmt::format("schema is '{}', expected '{}'", j["schema"].get<std::string>(), schema)};
+  Receipt r;
+  try {
+    r = j.get<Receipt>();
+  } catch (const nlohmann::json::exception& e) {
+    return {fmt::format("malformed receipt: {}", e.what())};
+  } catch (const Error& e) {
+    return {fmt::format("malformed receipt: {}", e.what())};
+  }
+  return Checker(r).run();
+}
+
+FileVerdict check_file(const std::string& path) {
+  FileVerdict v{path, false, {}, 0};
+  std::ifstream in(path);
+  if (!in) {
+    v.problems.push_back("cannot open file");
+    return v;
+  }
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    v.problems.push_back(fmt::format("not JSON: {}", e.what()));
+    return v;
+  }
+  std::vector<std::string> found = check(j);
+  std::set<std::string> listed;
+  if (j.is_object() && j.contains("problems") && j["problems"].is_array())
+    for (const auto& p : j["problems"])
+      if (p.is_string() && listed.insert(p.get<std::string>()).second) v.problems.push_back(p.get<std::string>());
+  for (std::string& f : found)
+    if (listed.insert(f).second) v.problems.push_back(std::move(f));
+  if (j.is_object() && j.contains("results") && j["results"].is_array()) v.results = j["results"].size();
+  v.valid = v.problems.empty();
+  return v;
+}
+
+}  // namespace tilewise::receipt

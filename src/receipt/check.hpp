@@ -1,0 +1,23 @@
+#pragma once
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace tilewise::receipt {
+
+// Everything wrong with a receipt's JSON, recomputing every derived figure from its samples: wrong schema,
+// malformed or missing fields, a warm-up under the floor, an incorrect arm (or one carrying a throughput anyway),
+// a missing arm, timing paths that disagree on a long kernel, sagging clocks, a tampered figure, a `valid` that
+// does not match `problems`. Empty means valid.
+std::vector<std::string> check(const nlohmann::json& receipt);
+
+struct FileVerdict {
+  std::string path;
+  bool valid = false;
+  std::vector<std::string> problems;  // recorded by the writer and found by the checker, without repeats
+  size_t results = 0;
+};
+FileVerdict check_file(const std::string& path);
+
+}  // namespace tilewise::receipt

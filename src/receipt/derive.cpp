@@ -1,0 +1,84 @@
+#include "receipt/derive.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+namespace tilewise::receipt {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double correctness_bound(DType input) { return output_dtype(input) == DType::fp16 ? 5e-3 : 1e-2; }
+
+bool is_correct(const std::optional<double>& rel_err, double bound) {
+  return rel_err.has_value() && std::isfinite(*rel_err) && *rel_err <= bound;
+}
+
+void derive(ArmResult& arm, const Problem& p) {
+  arm.us_median = arm.us_min = arm.us_max = arm.host_us_median = arm.tflops = arm.gbps = std::nullopt;
+  if (!arm.correct || arm.us.empty()) return;
+  const double med = median(arm.us);
+  arm.us_median = med;
+  arm.us_min = *std::min_element(arm.us.begin(), arm.us.end());
+  arm.us_max = *std::max_element(arm.us.begin(), arm.us.end());
+  if (!arm.host_us.empty()) arm.host_us_median = median(arm.host_us);
+  arm.tflops = flops(p) / med / 1e6;
+  arm.gbps = double(min_traffic_bytes(p)) / med / 1e3;
+}
+
+Comparison compare(const ArmResult& arm, const ArmResult& baseline) {
+  Comparison c{arm.arm, baseline.arm, 0, true, "none"};
+  if (!arm.us_median || !baseline.us_median) return c;
+  c.speedup = *baseline.us_median / *arm.us_median;
+  if (*arm.us_max < *baseline.us_min) c.claim = "faster";
+  else if (*arm.us_min > *baseline.us_max) c.claim = "slower";
+  c.overlap = c.claim == "none";
+  return c;
+}
+
+double read_bw_gbps(const ReadBandwidth& bw) {
+  if (bw.us.empty()) return 0;
+  return double(bw.bytes) / median(bw.us) / 1e3;
+}
+
+int64_t rotation_set_bytes(const Problem& p) { return a_bytes(p) + b_bytes(p) + c_bytes(p); }
+
+ClockSummary summarize(const std::vector<ClockSample>& samples) {
+  ClockSummary s;
+  s.samples = int(samples.size());
+  if (samples.empty()) return s;
+  std::vector<double> sm, power;
+  uint64_t reasons = 0;
+  for (const ClockSample& c : samples) {
+    sm.push_back(c.sm_mhz);
+    power.push_back(c.power_w);
+    s.temp_c_max = std::max(s.temp_c_max, c.temp_c);
+    reasons |= c.reasons;
+  }
+  s.sm_mhz_min = int(*std::min_element(sm.begin(), sm.end()));
+  s.sm_mhz_max = int(*std::max_element(sm.begin(), sm.end()));
+  s.sm_mhz_median = int(std::lround(median(sm)));
+  s.power_w_median = median(power);
+  s.power_w_max = *std::max_element(power.begin(), power.end());
+  s.reasons = reason_names(reasons);
+  return s;
+}
+
+std::vector<std::string> reason_names(uint64_t reasons) {
+  // NVML's clocks-event reason bits (nvmlClocksEventReason*).
+  static const std::pair<uint64_t, const char*> names[] = {
+      {0x1, "gpu_idle"},          {0x2, "applications_clocks"}, {0x4, "sw_power_cap"},
+      {0x8, "hw_slowdown"},       {0x10, "sync_boost"},         {0x20, "sw_thermal"},
+      {0x40, "hw_thermal"},       {0x80, "hw_power_brake"},     {0x100, "display_clocks"},
+  };
+  std::vector<std::string> out;
+  for (auto [bit, name] : names)
+    if (reasons & bit) out.emplace_back(name);
+  return out;
+}
+
+}  // namespace tilewise::receipt

@@ -1,0 +1,35 @@
+#pragma once
+// Every number a receipt derives from its samples is computed here, once: the bench calls these to write a
+// receipt and the checker calls them again to verify it, so the two cannot disagree on a definition.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "receipt/receipt.hpp"
+
+namespace tilewise::receipt {
+
+double median(std::vector<double> v);  // of a non-empty vector
+
+// Error bound on ||out - ref|| / ||ref|| for an output type: rounding the output dominates (bf16 keeps 8 bits,
+// fp16 11), with room for a split-K reduction done in the output type.
+double correctness_bound(DType input);
+bool is_correct(const std::optional<double>& rel_err, double bound);
+
+// Fills the summary fields of an arm from its samples; an incorrect arm or one without samples gets none.
+void derive(ArmResult& arm, const Problem& p);
+Comparison compare(const ArmResult& arm, const ArmResult& baseline);
+double read_bw_gbps(const ReadBandwidth& bw);
+int64_t rotation_set_bytes(const Problem& p);  // A + B + C as allocated
+
+ClockSummary summarize(const std::vector<ClockSample>& samples);
+std::vector<std::string> reason_names(uint64_t reasons);
+
+// The checker's fixed thresholds. They live in code, not in the receipt, so a receipt cannot loosen them.
+inline constexpr double warmup_floor_s = 10.0;
+inline constexpr double long_kernel_us = 50.0;        // timing paths must agree from here up...
+inline constexpr double timing_paths_tolerance = 0.10;  // ...within this fraction of the graph-replay time
+inline constexpr double clock_sag_fraction = 0.75;    // arm median SM clock under this x the run's median: sagged
+inline constexpr double reference_bound = 1e-4;       // |ref32 - ref64| / sum|a b| on sampled elements
+
+}  // namespace tilewise::receipt

@@ -1,0 +1,92 @@
+#include "receipt/receipt.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "core/error.hpp"
+
+// std::optional<T> <-> JSON null or value. nlohmann/json ships this itself from 3.12 on.
+#if NLOHMANN_JSON_VERSION_MAJOR == 3 && NLOHMANN_JSON_VERSION_MINOR < 12
+namespace nlohmann {
+template <typename T>
+struct adl_serializer<std::optional<T>> {
+  static void to_json(json& j, const std::optional<T>& v) { j = v ? json(*v) : json(nullptr); }
+  static void from_json(const json& j, std::optional<T>& v) {
+    v = j.is_null() ? std::nullopt : std::optional<T>(j.get<T>());
+  }
+};
+}  // namespace nlohmann
+#endif
+
+namespace tilewise::receipt {
+
+using nlohmann::json;
+
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Tool, name, version, commit, dirty)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ReadBandwidth, bytes, us)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Machine, gpu, sm_count, cc, l2_bytes, smem_per_block_optin, memory_bytes, driver,
+                                   cuda_runtime, cublaslt, nvrtc, sm_clock_max_mhz, mem_clock_max_mhz, power_limit_w,
+                                   read_bw_gbps, read_bw)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Protocol, warmup_s, repeats, cold, rotation_sets, working_set_bytes, timing, arms,
+                                   baseline, seed, graph_target_ms)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ClockSample, t_s, sm_mhz, mem_mhz, power_w, temp_c, reasons)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ClockSummary, samples, sm_mhz_min, sm_mhz_median, sm_mhz_max, power_w_median,
+                                   power_w_max, temp_c_max, reasons)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Clocks, available, unavailable_reason, before, during, after)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Candidate, config, correct, rel_err, us, error)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ArmResult, arm, config, config_text, error, correct, rel_err, max_abs_err, bound,
+                                   launches, host_launches, us, host_us, us_median, us_min, us_max, host_us_median,
+                                   tflops, gbps, clock, candidates)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ReferenceCheck, samples, max_err, bound, ok)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Comparison, arm, baseline, speedup, overlap, claim)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Result, problem, rotation_sets, working_set_bytes, seed, reference, arms,
+                                   comparisons)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Skipped, problem, reason)
+
+void to_json(json& j, const Receipt& r) {
+  j = json{{"schema", r.schema_id}, {"created", r.created}, {"command", r.command}, {"notes", r.notes},
+           {"tool", r.tool},        {"machine", r.machine}, {"protocol", r.protocol}, {"clocks", r.clocks},
+           {"results", r.results},  {"skipped", r.skipped}, {"problems", r.problems}, {"valid", r.valid}};
+}
+
+void from_json(const json& j, Receipt& r) {
+  r.schema_id = j.at("schema").get<std::string>();
+  r.created = j.at("created").get<std::string>();
+  r.command = j.at("command").get<std::string>();
+  r.notes = j.at("notes").get<std::vector<std::string>>();
+  r.tool = j.at("tool").get<Tool>();
+  r.machine = j.at("machine").get<Machine>();
+  r.protocol = j.at("protocol").get<Protocol>();
+  r.clocks = j.at("clocks").get<Clocks>();
+  r.results = j.at("results").get<std::vector<Result>>();
+  r.skipped = j.at("skipped").get<std::vector<Skipped>>();
+  r.problems = j.at("problems").get<std::vector<std::string>>();
+  r.valid = j.at("valid").get<bool>();
+}
+
+void write_file(const Receipt& r, const std::string& path) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    if (!out) throw Error(fmt::format("{}: cannot write receipt", tmp));
+    out << json(r).dump(1) << '\n';
+    if (!out.flush()) throw Error(fmt::format("{}: write failed", tmp));
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw Error(fmt::format("{}: cannot move receipt into place", path));
+}
+
+Receipt read_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error(fmt::format("{}: cannot open receipt", path));
+  json j;
+  try {
+    j = json::parse(in);
+    return j.get<Receipt>();
+  } catch (const json::exception& e) {
+    throw Error(fmt::format("{}: not a tilewise receipt: {}", path, e.what()));
+  }
+}
+
+}  // namespace tilewise::receipt

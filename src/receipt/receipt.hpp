@@ -1,0 +1,164 @@
+#pragma once
+// The receipt: everything a reader needs to recompute every figure the tool prints. Schema "tilewise.receipt/1".
+// The writer fills these structs; receipt/check.hpp validates the JSON they serialize to.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/problem.hpp"
+
+namespace tilewise::receipt {
+
+inline constexpr const char* schema = "tilewise.receipt/1";
+
+struct Tool {
+  std::string name = "tilewise";
+  std::string version, commit;
+  bool dirty = true;
+  bool operator==(const Tool&) const = default;
+};
+
+// A timed read of a large buffer, measured in the same run as the problems.
+struct ReadBandwidth {
+  int64_t bytes = 0;
+  std::vector<double> us;  // one per timed pass
+  bool operator==(const ReadBandwidth&) const = default;
+};
+
+struct Machine {
+  std::string gpu, cc, driver, cuda_runtime, cublaslt, nvrtc;
+  int sm_count = 0;
+  int64_t l2_bytes = 0, smem_per_block_optin = 0, memory_bytes = 0;
+  int sm_clock_max_mhz = 0, mem_clock_max_mhz = 0;
+  double power_limit_w = 0;
+  double read_bw_gbps = 0;  // bytes / median(us) of read_bw
+  ReadBandwidth read_bw;
+  bool operator==(const Machine&) const = default;
+};
+
+struct Protocol {
+  double warmup_s = 0;
+  int repeats = 0;
+  bool cold = false;
+  int rotation_sets = 0;          // the most any problem used; each result has its own
+  int64_t working_set_bytes = 0;  // the least each problem's rotation must cover (4x L2 cold, 0 warm)
+  std::string timing = "graph-replay+host-loop";
+  std::vector<std::string> arms;
+  std::string baseline;  // the arm every other arm is compared with
+  uint64_t seed = 0;
+  double graph_target_ms = 0;  // each graph replay spans about this long
+  bool operator==(const Protocol&) const = default;
+};
+
+struct ClockSample {
+  double t_s = 0;  // seconds since the run started
+  int sm_mhz = 0, mem_mhz = 0;
+  double power_w = 0;
+  int temp_c = 0;
+  uint64_t reasons = 0;  // NVML clock-event (throttle) reason bits
+  bool operator==(const ClockSample&) const = default;
+};
+
+struct ClockSummary {
+  int samples = 0;
+  int sm_mhz_min = 0, sm_mhz_median = 0, sm_mhz_max = 0;
+  double power_w_median = 0, power_w_max = 0;
+  int temp_c_max = 0;
+  std::vector<std::string> reasons;  // union of reasons seen
+  bool operator==(const ClockSummary&) const = default;
+};
+
+struct Clocks {
+  bool available = false;
+  std::string unavailable_reason;
+  ClockSample before, after;
+  ClockSummary during;  // over every sample taken inside a timed region
+  bool operator==(const Clocks&) const = default;
+};
+
+// One candidate the vendor heuristic offered, as checked and timed while choosing the `cublaslt` arm.
+struct Candidate {
+  nlohmann::json config;
+  bool correct = false;
+  std::optional<double> rel_err;
+  std::optional<double> us;  // graph-replay median while choosing; absent when incorrect or failed
+  std::string error;
+  bool operator==(const Candidate&) const = default;
+};
+
+struct ArmResult {
+  std::string arm;
+  nlohmann::json config;
+  std::string config_text;
+  std::string error;  // why the arm could not run, if it could not
+  bool correct = false;
+  std::optional<double> rel_err, max_abs_err;
+  double bound = 0;
+  int launches = 0, host_launches = 0;  // per graph replay / per host loop
+  std::vector<double> us, host_us;      // one median per repeat
+  std::optional<double> us_median, us_min, us_max, host_us_median, tflops, gbps;
+  ClockSummary clock;
+  std::vector<Candidate> candidates;
+  bool operator==(const ArmResult&) const = default;
+};
+
+struct ReferenceCheck {
+  int samples = 0;
+  double max_err = 0;  // max |ref32 - ref64| / sum|a_ik b_kj| over sampled elements
+  double bound = 0;
+  bool ok = false;
+  bool operator==(const ReferenceCheck&) const = default;
+};
+
+// Claim rule: a speedup is claimed only when the arms' ranges over the repeats do not overlap.
+struct Comparison {
+  std::string arm, baseline;
+  double speedup = 0;  // baseline us_median / arm us_median
+  bool overlap = true;
+  std::string claim;  // "faster", "slower" or "none"
+  bool operator==(const Comparison&) const = default;
+};
+
+struct Result {
+  Problem problem;
+  int rotation_sets = 1;
+  int64_t working_set_bytes = 0;
+  uint64_t seed = 0;
+  ReferenceCheck reference;
+  std::vector<ArmResult> arms;
+  std::vector<Comparison> comparisons;
+  bool operator==(const Result&) const = default;
+};
+
+struct Skipped {
+  std::string problem, reason;
+  bool operator==(const Skipped&) const = default;
+};
+
+struct Receipt {
+  std::string schema_id = schema;
+  std::string created;  // UTC, ISO 8601
+  std::string command;
+  std::vector<std::string> notes;
+  Tool tool;
+  Machine machine;
+  Protocol protocol;
+  Clocks clocks;
+  std::vector<Result> results;
+  std::vector<Skipped> skipped;
+  std::vector<std::string> problems;
+  bool valid = false;
+  bool operator==(const Receipt&) const = default;
+};
+
+void to_json(nlohmann::json& j, const Receipt& r);
+void from_json(const nlohmann::json& j, Receipt& r);
+
+// Writes atomically (temporary file, then rename), so a crash never leaves a half-written receipt behind.
+void write_file(const Receipt& r, const std::string& path);
+Receipt read_file(const std::string& path);
+
+}  // namespace tilewise::receipt
