@@ -199,7 +199,7 @@ class Runner {
       r.correct = receipt::is_correct(err.rel_err, r.bound);
       if (!r.correct) return run;  // an incorrect arm is never timed
       const int sets = wb.operands.count();
-      const double estimate = device::GraphTimer(launch, sets, sets, wb.stream).measure(1);
+      const double estimate = device::estimate_us(launch, sets, wb.stream);
       r.launches = r.host_launches = device::launches_for(estimate, o_.graph_target_ms, sets);
       run.timer = std::make_unique<device::GraphTimer>(launch, r.launches, sets, wb.stream);
     } catch (const Error& e) {

@@ -41,8 +41,7 @@ class VendorArm : public Arm {
         record.correct = receipt::is_correct(err.rel_err, receipt::correctness_bound(wb.problem.dtype));
         if (record.correct && search_) {
           const int sets = wb.operands.count();
-          device::GraphTimer probe(launch, sets, sets, wb.stream);
-          const double estimate = probe.measure(1);
+          const double estimate = device::estimate_us(launch, sets, wb.stream);
           device::GraphTimer timer(launch, device::launches_for(estimate, wb.graph_target_ms / 2, sets), sets, wb.stream);
           record.us = timer.measure(wb.replays);
           if (*record.us < best_us) best_us = *record.us, best_ = c;

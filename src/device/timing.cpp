@@ -58,6 +58,11 @@ double GraphTimer::measure(int replays) {
   return receipt::median(us);
 }
 
+double estimate_us(const Launch& launch, int sets, cudaStream_t stream) {
+  GraphTimer probe(launch, (std::max(sets, 16) + sets - 1) / sets * sets, sets, stream);
+  return probe.measure(1);
+}
+
 double time_host_loop(const Launch& launch, int launches, int sets, cudaStream_t stream) {
   TW_CUDA(cudaStreamSynchronize(stream));
   const auto t0 = std::chrono::steady_clock::now();

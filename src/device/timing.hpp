@@ -13,6 +13,9 @@ using Launch = std::function<void(int set, cudaStream_t stream)>;
 // Launches per measurement so one graph replay spans about target_ms, a whole number of rotations and >= 1.
 int launches_for(double estimate_us, double target_ms, int sets);
 
+// A quick per-launch estimate (one replay of at least 16 launches) to size a measurement with launches_for.
+double estimate_us(const Launch& launch, int sets, cudaStream_t stream);
+
 class GraphTimer {
  public:
   GraphTimer(const Launch& launch, int launches, int sets, cudaStream_t stream);

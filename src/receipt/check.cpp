@@ -48,6 +48,9 @@ class Checker {
     if (p.arms.empty()) add("protocol.arms is empty");
     if (!p.baseline.empty() && std::find(p.arms.begin(), p.arms.end(), p.baseline) == p.arms.end())
       add(fmt::format("baseline arm '{}' is not among protocol.arms", p.baseline));
+    if (p.cold && p.working_set_bytes < cold_l2_multiple * r_.machine.l2_bytes)
+      add(fmt::format("protocol.working_set_bytes {} B of a cold run is under {}x the L2 ({} B)", p.working_set_bytes,
+                      cold_l2_multiple, cold_l2_multiple * r_.machine.l2_bytes));
     if (!r_.clocks.available) add(fmt::format("clocks were not sampled: {}", r_.clocks.unavailable_reason));
     if (r_.machine.read_bw.us.empty()) add("the read bandwidth was not measured");
     const double bw = read_bw_gbps(r_.machine.read_bw);

@@ -31,5 +31,6 @@ inline constexpr double long_kernel_us = 50.0;        // timing paths must agree
 inline constexpr double timing_paths_tolerance = 0.10;  // ...within this fraction of the graph-replay time
 inline constexpr double clock_sag_fraction = 0.75;    // arm median SM clock under this x the run's median: sagged
 inline constexpr double reference_bound = 1e-4;       // |ref32 - ref64| / sum|a b| on sampled elements
+inline constexpr int64_t cold_l2_multiple = 4;        // a cold run's working set covers at least this x the L2
 
 }  // namespace tilewise::receipt

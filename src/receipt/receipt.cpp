@@ -86,6 +86,8 @@ Receipt read_file(const std::string& path) {
     return j.get<Receipt>();
   } catch (const json::exception& e) {
     throw Error(fmt::format("{}: not a tilewise receipt: {}", path, e.what()));
+  } catch (const Error& e) {  // a value the types refuse, e.g. an unknown dtype
+    throw Error(fmt::format("{}: not a tilewise receipt: {}", path, e.what()));
   }
 }
 

@@ -1,0 +1,65 @@
+#include "jit/nvrtc.hpp"
+
+#include <fmt/format.h>
+#include <nvrtc.h>
+
+#include <cstdlib>
+#include <memory>
+
+#include "core/error.hpp"
+
+namespace tilewise::jit {
+
+namespace {
+
+void check(nvrtcResult r, const char* call, const std::string& name) {
+  if (r != NVRTC_SUCCESS) throw Error(fmt::format("NVRTC {} failed for {}: {}", call, name, nvrtcGetErrorString(r)));
+}
+
+}  // namespace
+
+std::string kernels_dir() {
+  if (const char* env = std::getenv("TILEWISE_KERNELS_DIR")) return env;
+  return TILEWISE_BUILD_KERNELS_DIR;
+}
+
+std::string cuda_include_dir() {
+  if (const char* env = std::getenv("CUDA_HOME")) return std::string(env) + "/include";
+  return TILEWISE_BUILD_CUDA_INCLUDE_DIR;
+}
+
+Compiled compile(const CompileRequest& req) {
+  nvrtcProgram prog = nullptr;
+  check(nvrtcCreateProgram(&prog, req.source.c_str(), req.name.c_str(), 0, nullptr, nullptr), "create", req.name);
+  std::unique_ptr<nvrtcProgram, void (*)(nvrtcProgram*)> guard(&prog, [](nvrtcProgram* p) { nvrtcDestroyProgram(p); });
+  for (const std::string& e : req.name_expressions) check(nvrtcAddNameExpression(prog, e.c_str()), "add name", req.name);
+
+  std::vector<std::string> opts = {"--gpu-architecture=" + req.arch, "--std=c++20", "-I" + kernels_dir(),
+                                   "-I" + cuda_include_dir()};
+  opts.insert(opts.end(), req.options.begin(), req.options.end());
+  std::vector<const char*> argv;
+  for (const std::string& o : opts) argv.push_back(o.c_str());
+  const nvrtcResult result = nvrtcCompileProgram(prog, int(argv.size()), argv.data());
+
+  Compiled out;
+  size_t log_size = 0;
+  nvrtcGetProgramLogSize(prog, &log_size);
+  out.log.resize(log_size);
+  if (log_size) nvrtcGetProgramLog(prog, out.log.data());
+  while (!out.log.empty() && (out.log.back() == '\0' || out.log.back() == '\n')) out.log.pop_back();
+  if (result != NVRTC_SUCCESS)
+    throw Error(fmt::format("compiling {} for {} failed: {}\n{}", req.name, req.arch, nvrtcGetErrorString(result), out.log));
+
+  size_t cubin_size = 0;
+  check(nvrtcGetCUBINSize(prog, &cubin_size), "cubin size", req.name);
+  out.cubin.resize(cubin_size);
+  check(nvrtcGetCUBIN(prog, out.cubin.data()), "cubin", req.name);
+  for (const std::string& e : req.name_expressions) {
+    const char* lowered = nullptr;
+    check(nvrtcGetLoweredName(prog, e.c_str(), &lowered), "lowered name", req.name);
+    out.lowered_names.emplace_back(lowered);
+  }
+  return out;
+}
+
+}  // namespace tilewise::jit

@@ -1,0 +1,197 @@
+#include "core/suite.hpp"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+
+#include "core/error.hpp"
+#include "core/problem.hpp"
+
+namespace tilewise {
+namespace {
+
+Suite parse(const std::string& text) {
+  std::istringstream in(text);
+  return parse_suite(in, "my/suite.txt");
+}
+
+// The message parse_suite throws for `text`, or a test failure and "".
+std::string parse_error(const std::string& text) {
+  try {
+    parse(text);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "expected a tilewise::Error for:\n" << text;
+  return "";
+}
+
+testing::AssertionResult Contains(const std::string& text, const std::string& part) {
+  if (text.find(part) != std::string::npos) return testing::AssertionSuccess();
+  return testing::AssertionFailure() << "'" << text << "' does not contain '" << part << "'";
+}
+
+// Two good lines (1 comment, 1 problem, 1 blank), then `bad` on line 4.
+std::string on_line_4(const std::string& bad) { return "# header\nfirst 1 2 3\n\n" + bad + "\n"; }
+
+TEST(ParseSuite, ReadsProblemsSkippingCommentsAndBlankLines) {
+  const Suite s = parse(
+      "# name M N K\n"
+      "\n"
+      "sq256   256 256 256   # trailing comment\n"
+      "   \t  \n"
+      "\tdec_m1 1 12288 4096\n"
+      "  # indented comment\n"
+      "a.b-c_D9 7 8 9#comment with no space\n");
+  EXPECT_EQ(s.path, "my/suite.txt");
+  ASSERT_EQ(s.entries.size(), 3u);
+  EXPECT_EQ(s.entries[0].name, "sq256");
+  EXPECT_EQ(s.entries[0].M, 256);
+  EXPECT_EQ(s.entries[0].line, 3);
+  EXPECT_EQ(s.entries[1].name, "dec_m1");
+  EXPECT_EQ(s.entries[1].M, 1);
+  EXPECT_EQ(s.entries[1].N, 12288);
+  EXPECT_EQ(s.entries[1].K, 4096);
+  EXPECT_EQ(s.entries[1].line, 5);
+  EXPECT_EQ(s.entries[2].name, "a.b-c_D9");
+  EXPECT_EQ(s.entries[2].M, 7);
+  EXPECT_EQ(s.entries[2].N, 8);
+  EXPECT_EQ(s.entries[2].K, 9);
+  EXPECT_EQ(s.entries[2].line, 7);
+}
+
+TEST(ParseSuite, LastLineWithoutNewline) {
+  const Suite s = parse("x 1 2 3");
+  ASSERT_EQ(s.entries.size(), 1u);
+  EXPECT_EQ(s.entries[0].K, 3);
+}
+
+TEST(ParseSuite, TooFewFieldsNamesPathAndLine) {
+  const std::string msg = parse_error(on_line_4("sq 1 2"));
+  EXPECT_TRUE(Contains(msg, "my/suite.txt:4:"));
+  EXPECT_TRUE(Contains(msg, "expected 'name M N K', got 3 fields"));
+}
+
+TEST(ParseSuite, TooManyFieldsNamesPathAndLine) {
+  const std::string msg = parse_error(on_line_4("sq 1 2 3 4"));
+  EXPECT_TRUE(Contains(msg, "my/suite.txt:4:"));
+  EXPECT_TRUE(Contains(msg, "got 5 fields"));
+}
+
+TEST(ParseSuite, SingleFieldIsWrongCount) {
+  const std::string msg = parse_error(on_line_4("lonely"));
+  EXPECT_TRUE(Contains(msg, "my/suite.txt:4:"));
+  EXPECT_TRUE(Contains(msg, "got 1 field"));
+}
+
+TEST(ParseSuite, NonIntegerSizeNamesFieldAndText) {
+  std::string msg = parse_error(on_line_4("sq 1 x 3"));
+  EXPECT_TRUE(Contains(msg, "my/suite.txt:4:"));
+  EXPECT_TRUE(Contains(msg, "N 'x' is not an integer"));
+
+  msg = parse_error(on_line_4("sq 1 2 12abc"));
+  EXPECT_TRUE(Contains(msg, "my/suite.txt:4:"));
+  EXPECT_TRUE(Contains(msg, "K '12abc' is not an integer"));
+
+  msg = parse_error(on_line_4("sq 1.5 2 3"));
+  EXPECT_TRUE(Contains(msg, "M '1.5' is not an integer"));
+}
+
+TEST(ParseSuite, NegativeSizeIsRefused) {
+  const std::string msg = parse_error(on_line_4("sq -5 2 3"));
+  EXPECT_TRUE(Contains(msg, "my/suite.txt:4:"));
+  EXPECT_TRUE(Contains(msg, "M = -5 must be positive"));
+}
+
+TEST(ParseSuite, ZeroSizeIsRefused) {
+  const std::string msg = parse_error(on_line_4("sq 1 2 0"));
+  EXPECT_TRUE(Contains(msg, "my/suite.txt:4:"));
+  EXPECT_TRUE(Contains(msg, "K = 0 must be positive"));
+}
+
+TEST(ParseSuite, OutOfRangeIntegerIsRefused) {
+  const std::string msg = parse_error(on_line_4("sq 1 99999999999999999999 3"));
+  EXPECT_TRUE(Contains(msg, "my/suite.txt:4:"));
+  EXPECT_TRUE(Contains(msg, "N '99999999999999999999' is out of range"));
+}
+
+TEST(ParseSuite, BadNameCharactersAreRefused) {
+  for (const std::string bad : {"a/b", "sq*", "caf\xc3\xa9", "x,y"}) {
+    const std::string msg = parse_error(on_line_4(bad + " 1 2 3"));
+    EXPECT_TRUE(Contains(msg, "my/suite.txt:4:"));
+    EXPECT_TRUE(Contains(msg, "name '" + bad + "'"));
+  }
+}
+
+TEST(ParseSuite, DuplicateNameNamesTheSecondLine) {
+  const std::string msg = parse_error("a 1 2 3\nb 1 2 3\n# c\na 4 5 6\n");
+  EXPECT_TRUE(Contains(msg, "my/suite.txt:4:"));
+  EXPECT_TRUE(Contains(msg, "duplicate problem name 'a'"));
+}
+
+TEST(ParseSuite, OnlyCommentsIsAnEmptySuite) {
+  const std::string msg = parse_error("# nothing here\n\n   # still nothing\n");
+  EXPECT_TRUE(Contains(msg, "my/suite.txt:"));
+  EXPECT_TRUE(Contains(msg, "holds no problems"));
+  EXPECT_TRUE(Contains(parse_error(""), "holds no problems"));
+}
+
+TEST(LoadSuite, MissingFileNamesThePath) {
+  try {
+    load_suite("/nonexistent/dir/nosuch.txt");
+    FAIL() << "expected a tilewise::Error";
+  } catch (const Error& e) {
+    EXPECT_TRUE(Contains(e.what(), "/nonexistent/dir/nosuch.txt"));
+    EXPECT_TRUE(Contains(e.what(), "cannot open"));
+  }
+}
+
+// The suites that ship with the tool load, hold the documented number of problems, and every problem is a
+// valid bf16 problem in both layouts.
+struct Shipped {
+  const char* file;
+  size_t count;
+  const char* first;
+};
+
+class ShippedSuite : public testing::TestWithParam<Shipped> {};
+
+TEST_P(ShippedSuite, LoadsWithExpectedCount) {
+  const std::string path = std::string(TILEWISE_SOURCE_DIR) + "/suites/" + GetParam().file;
+  const Suite s = load_suite(path);
+  EXPECT_EQ(s.path, path);
+  ASSERT_EQ(s.entries.size(), GetParam().count);
+  EXPECT_EQ(s.entries.front().name, GetParam().first);
+  for (const SuiteEntry& e : s.entries)
+    for (Layout l : {Layout::TN, Layout::NN})
+      EXPECT_NO_THROW(validate(make_problem(e.name, e.M, e.N, e.K, DType::bf16, l))) << e.name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Suites, ShippedSuite,
+                         testing::Values(Shipped{"square.txt", 12, "sq256"}, Shipped{"llm24.txt", 24, "sqS"},
+                                         Shipped{"decode.txt", 7, "dec_m1_12288"}),
+                         [](const auto& info) {
+                           const std::string f = info.param.file;
+                           return f.substr(0, f.find('.'));
+                         });
+
+TEST(LoadSuite, SquareSuiteShapes) {
+  const Suite s = load_suite(std::string(TILEWISE_SOURCE_DIR) + "/suites/square.txt");
+  ASSERT_EQ(s.entries.size(), 12u);
+  EXPECT_EQ(s.entries.back().name, "sq16384");
+  EXPECT_EQ(s.entries.back().M, 16384);
+  EXPECT_EQ(s.entries.back().N, 16384);
+  EXPECT_EQ(s.entries.back().K, 16384);
+}
+
+TEST(LoadSuite, DecodeSuiteShapes) {
+  const Suite s = load_suite(std::string(TILEWISE_SOURCE_DIR) + "/suites/decode.txt");
+  ASSERT_FALSE(s.entries.empty());
+  EXPECT_EQ(s.entries[0].M, 1);
+  EXPECT_EQ(s.entries[0].N, 12288);
+  EXPECT_EQ(s.entries[0].K, 4096);
+}
+
+}  // namespace
+}  // namespace tilewise

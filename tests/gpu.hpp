@@ -1,0 +1,14 @@
+#pragma once
+// GPU tests are labelled `gpu` in CTest so CI skips them; run alone without a GPU they skip instead of failing.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+namespace tilewise::testing {
+inline bool has_gpu() {
+  int n = 0;
+  return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
+}
+}  // namespace tilewise::testing
+
+#define TW_REQUIRE_GPU() \
+  if (!::tilewise::testing::has_gpu()) GTEST_SKIP() << "needs a CUDA GPU"

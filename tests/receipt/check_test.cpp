@@ -1,0 +1,465 @@
+#include "receipt/check.hpp"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "receipt/derive.hpp"
+#include "receipt/receipt.hpp"
+#include "receipt/sample_receipt.hpp"
+
+namespace tilewise::receipt {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string out;
+  for (const std::string& s : v) out += "\n  " + s;
+  return out.empty() ? " (none)" : out;
+}
+
+// Success when one of `problems` contains every one of `parts`.
+testing::AssertionResult Reports(const std::vector<std::string>& problems, std::initializer_list<std::string> parts) {
+  for (const std::string& p : problems) {
+    bool all = true;
+    for (const std::string& part : parts) all = all && p.find(part) != std::string::npos;
+    if (all) return testing::AssertionSuccess();
+  }
+  std::string want;
+  for (const std::string& part : parts) want += " '" + part + "'";
+  return testing::AssertionFailure() << "no problem contains" << want << "; found:" << joined(problems);
+}
+
+json sample() { return sample_receipt(); }
+
+json& arm0(json& j) { return j["results"][0]["arms"][0]; }  // sq2048 [cublaslt]
+
+TEST(Check, SampleReceiptHasNoProblems) {
+  const std::vector<std::string> found = check(sample());
+  EXPECT_TRUE(found.empty()) << joined(found);
+}
+
+TEST(Check, NotAnObject) { EXPECT_TRUE(Reports(check(json::array()), {"not a JSON object"})); }
+
+TEST(Check, WrongSchema) {
+  json j = sample();
+  j["schema"] = "tilewise.receipt/0";
+  EXPECT_TRUE(Reports(check(j), {"schema is 'tilewise.receipt/0'", "expected 'tilewise.receipt/1'"}));
+}
+
+TEST(Check, MissingSchema) {
+  json j = sample();
+  j.erase("schema");
+  EXPECT_TRUE(Reports(check(j), {"missing field 'schema'"}));
+}
+
+TEST(Check, MissingFieldIsMalformed) {
+  json j = sample();
+  arm0(j).erase("us_median");
+  EXPECT_TRUE(Reports(check(j), {"malformed", "us_median"}));
+}
+
+TEST(Check, BadEnumInsideIsMalformed) {
+  json j = sample();
+  j["results"][1]["problem"]["dtype"] = "fp64";
+  EXPECT_TRUE(Reports(check(j), {"malformed", "fp64"}));
+}
+
+TEST(Check, ChangedTflops) {
+  json j = sample();
+  arm0(j)["tflops"] = arm0(j)["tflops"].get<double>() * 1.05;
+  EXPECT_TRUE(Reports(check(j), {"results[0] sq2048", "[cublaslt]", "tflops", "does not match its samples"}));
+}
+
+TEST(Check, ChangedUsMedian) {
+  json j = sample();
+  arm0(j)["us_median"] = 25.0;
+  EXPECT_TRUE(Reports(check(j), {"[cublaslt]", "us_median 25 does not match its samples (26)"}));
+}
+
+TEST(Check, ChangedGbps) {
+  json j = sample();
+  j["results"][1]["arms"][1]["gbps"] = 5000.0;
+  EXPECT_TRUE(Reports(check(j), {"results[1] dec_m16_12288", "[cublaslt-default]", "gbps 5000 does not match"}));
+}
+
+TEST(Check, ChangedSpeedupRatio) {
+  json j = sample();
+  j["results"][0]["comparisons"][0]["speedup"] = 1.5;
+  EXPECT_TRUE(Reports(check(j), {"comparison cublaslt vs cublaslt-default says 1.5x", "but the samples say 1.058x"}));
+}
+
+TEST(Check, FlippedClaim) {
+  json j = sample();
+  j["results"][0]["comparisons"][0]["claim"] = "slower";
+  EXPECT_TRUE(Reports(check(j), {"results[0]", "comparison cublaslt vs cublaslt-default", "'slower'", "'faster'"}));
+
+  json k = sample();  // an overlapping pair claimed as a win
+  k["results"][1]["comparisons"][0]["claim"] = "faster";
+  k["results"][1]["comparisons"][0]["overlap"] = false;
+  EXPECT_TRUE(Reports(check(k), {"results[1]", "'faster'", "the samples say", "'none'"}));
+}
+
+TEST(Check, MissingComparison) {
+  json j = sample();
+  j["results"][0]["comparisons"] = json::array();
+  EXPECT_TRUE(Reports(check(j), {"comparison of cublaslt against cublaslt-default is missing"}));
+}
+
+TEST(Check, ValidTrueWhileProblemsListed) {
+  json j = sample();
+  j["problems"] = {"something went wrong"};
+  EXPECT_TRUE(Reports(check(j), {"'valid' is true but 'problems' lists 1 entry"}));
+}
+
+TEST(Check, ValidFalseWhileNoProblems) {
+  json j = sample();
+  j["valid"] = false;
+  EXPECT_TRUE(Reports(check(j), {"'valid' is false but 'problems' lists 0 entries"}));
+}
+
+TEST(Check, InvalidReceiptThatSaysSoIsConsistent) {
+  // An honest invalid receipt: what it lists is for check_file to report; check() finds nothing more.
+  json j = sample();
+  j["problems"] = {"something went wrong"};
+  j["valid"] = false;
+  const std::vector<std::string> found = check(j);
+  EXPECT_TRUE(found.empty()) << joined(found);
+}
+
+TEST(Check, WarmupUnderTheFloor) {
+  json j = sample();
+  j["protocol"]["warmup_s"] = 5.0;
+  EXPECT_TRUE(Reports(check(j), {"warm-up 5.00 s is under the 10 s floor"}));
+  j["protocol"]["warmup_s"] = 9.99;
+  EXPECT_TRUE(Reports(check(j), {"warm-up 9.99 s"}));
+  j["protocol"]["warmup_s"] = 10.0;
+  EXPECT_TRUE(check(j).empty()) << joined(check(j));
+}
+
+TEST(Check, ArmMarkedCorrectButOverItsBound) {
+  json j = sample();
+  arm0(j)["rel_err"] = 0.05;  // bf16 bound is 1e-2
+  EXPECT_TRUE(Reports(check(j), {"[cublaslt]", "'correct' is true but rel_err 0.05 against bound 0.01"}));
+}
+
+TEST(Check, ArmMarkedCorrectWithoutAnError) {
+  json j = sample();
+  arm0(j)["rel_err"] = nullptr;
+  EXPECT_TRUE(Reports(check(j), {"[cublaslt]", "'correct' is true but rel_err null"}));
+}
+
+TEST(Check, IncorrectArmStillCarryingThroughput) {
+  json j = sample();
+  arm0(j)["correct"] = false;
+  arm0(j)["rel_err"] = 0.05;
+  const std::vector<std::string> found = check(j);
+  EXPECT_TRUE(Reports(found, {"results[0] sq2048", "[cublaslt]", "an incorrect arm carries a throughput"}));
+  EXPECT_TRUE(Reports(found, {"[cublaslt]", "incorrect (rel_err 0.05 > 0.01)"}));
+}
+
+TEST(Check, IncorrectArmWithoutThroughputIsStillReported) {
+  // The writer did everything right (no throughput, no comparison); the receipt is still not valid.
+  Receipt r = sample_receipt();
+  r.results[0].arms[0].correct = false;
+  r.results[0].arms[0].rel_err = 0.05;
+  refresh_derived(r);
+  const std::vector<std::string> found = check(json(r));
+  EXPECT_TRUE(Reports(found, {"[cublaslt]", "incorrect (rel_err 0.05 > 0.01)"}));
+  EXPECT_FALSE(Reports(found, {"carries a throughput"}));
+}
+
+TEST(Check, ArmThatDidNotRun) {
+  Receipt r = sample_receipt();
+  ArmResult& a = r.results[1].arms[0];
+  a.error = "CUBLAS_STATUS_NOT_SUPPORTED";
+  a.correct = false;
+  a.rel_err.reset();
+  refresh_derived(r);
+  EXPECT_TRUE(Reports(check(json(r)), {"results[1]", "[cublaslt]", "did not run: CUBLAS_STATUS_NOT_SUPPORTED"}));
+}
+
+TEST(Check, ArmMissingFromAResult) {
+  json j = sample();
+  j["results"][1]["arms"].erase(1);
+  EXPECT_TRUE(Reports(check(j), {"results[1] dec_m16_12288", "arm 'cublaslt-default' is missing"}));
+}
+
+TEST(Check, ArmAppearingTwice) {
+  json j = sample();
+  j["results"][0]["arms"].push_back(j["results"][0]["arms"][0]);
+  EXPECT_TRUE(Reports(check(j), {"arm 'cublaslt' appears twice"}));
+}
+
+TEST(Check, LoosenedBound) {
+  json j = sample();
+  arm0(j)["bound"] = 0.05;
+  EXPECT_TRUE(Reports(check(j), {"[cublaslt]", "bound 0.05 is not the tool's bound 0.01 for bf16"}));
+  // fp16's bound is tighter; recording bf16's for it is a loosening too.
+  json k = sample();
+  k["results"][1]["arms"][0]["bound"] = 1e-2;
+  EXPECT_TRUE(Reports(check(k), {"dec_m16_12288", "bound 0.01 is not the tool's bound 0.005 for fp16"}));
+}
+
+TEST(Check, TimingPathsDisagreeOnALongKernel) {
+  Receipt r = sample_receipt();
+  ArmResult& a = r.results[0].arms[1];  // the baseline, so the comparison stays a clean "faster"
+  a.us = {100, 100, 100};
+  a.host_us = {130, 130, 130};
+  refresh_derived(r);
+  const std::vector<std::string> found = check(json(r));
+  ASSERT_EQ(found.size(), 1u) << joined(found);
+  EXPECT_TRUE(Reports(found, {"results[0] sq2048", "[cublaslt-default]", "timing paths disagree",
+                              "graph replay 100.00 us, host loop 130.00 us (30% apart)"}));
+}
+
+TEST(Check, TimingPathsMayDisagreeOnAShortKernel) {
+  // Under long_kernel_us launch cost dominates the host loop; a gap there is expected, not a problem.
+  Receipt r = sample_receipt();
+  ArmResult& a = r.results[0].arms[1];
+  a.us = {40, 40, 40};
+  a.host_us = {60, 60, 60};
+  refresh_derived(r);
+  const std::vector<std::string> found = check(json(r));
+  EXPECT_TRUE(found.empty()) << joined(found);
+}
+
+TEST(Check, TimingPathsWithinToleranceAgree) {
+  Receipt r = sample_receipt();
+  ArmResult& a = r.results[0].arms[1];
+  a.us = {100, 100, 100};
+  a.host_us = {109, 109, 109};
+  refresh_derived(r);
+  const std::vector<std::string> found = check(json(r));
+  EXPECT_TRUE(found.empty()) << joined(found);
+}
+
+TEST(Check, ClockSag) {
+  json j = sample();
+  arm0(j)["clock"]["sm_mhz_median"] = 900;
+  EXPECT_TRUE(Reports(check(j), {"[cublaslt]", "SM clock sagged to a median 900 MHz against the run's 1700 MHz"}));
+}
+
+TEST(Check, ModestClockDipIsNotASag) {
+  json j = sample();
+  arm0(j)["clock"]["sm_mhz_median"] = 1300;  // above 0.75 x 1700 = 1275
+  const std::vector<std::string> found = check(j);
+  EXPECT_TRUE(found.empty()) << joined(found);
+}
+
+TEST(Check, ClocksNotSampled) {
+  json j = sample();
+  j["clocks"]["available"] = false;
+  j["clocks"]["unavailable_reason"] = "NVML not found";
+  EXPECT_TRUE(Reports(check(j), {"clocks were not sampled: NVML not found"}));
+}
+
+TEST(Check, WrongNumberOfSamplesForRepeats) {
+  json j = sample();
+  j["protocol"]["repeats"] = 4;
+  EXPECT_TRUE(Reports(check(j), {"[cublaslt]", "3 graph and 3 host samples for 4 repeats"}));
+}
+
+TEST(Check, ReadBandwidthNotMatchingItsSamples) {
+  json j = sample();
+  j["machine"]["read_bw_gbps"] = 4800.0;
+  EXPECT_TRUE(Reports(check(j), {"machine.read_bw_gbps 4800 does not match its samples (4227.33)"}));
+}
+
+TEST(Check, ReadBandwidthNotMeasured) {
+  json j = sample();
+  j["machine"]["read_bw"]["us"] = json::array();
+  j["machine"]["read_bw_gbps"] = 0.0;
+  EXPECT_TRUE(Reports(check(j), {"the read bandwidth was not measured"}));
+}
+
+TEST(Check, ColdRunUnderTheProtocolsWorkingSet) {
+  json j = sample();
+  j["protocol"]["cold"] = true;
+  j["protocol"]["working_set_bytes"] = 4 * j["machine"]["l2_bytes"].get<int64_t>();  // 200 MiB
+  const std::vector<std::string> found = check(j);
+  // sq2048's one buffer set is 24 MiB.
+  EXPECT_TRUE(Reports(found, {"results[0] sq2048", "cold working set 25165824 B is under the protocol's 209715200 B"}));
+}
+
+// A cold run done right: every problem rotates enough buffer sets to cover 4x the L2.
+Receipt cold_sample() {
+  Receipt r = sample_receipt();
+  r.protocol.cold = true;
+  r.protocol.working_set_bytes = 4 * r.machine.l2_bytes;
+  r.protocol.rotation_sets = 0;
+  for (Result& res : r.results) {
+    const int64_t set = rotation_set_bytes(res.problem);
+    res.rotation_sets = int((r.protocol.working_set_bytes + set - 1) / set);
+    res.working_set_bytes = res.rotation_sets * set;
+    r.protocol.rotation_sets = std::max(r.protocol.rotation_sets, res.rotation_sets);
+  }
+  return r;
+}
+
+TEST(Check, ColdRunCoveringItsWorkingSetIsValid) {
+  const Receipt r = cold_sample();
+  EXPECT_EQ(r.results[0].rotation_sets, 9);  // 200 MiB / 24 MiB sets
+  const std::vector<std::string> found = check(json(r));
+  EXPECT_TRUE(found.empty()) << joined(found);
+}
+
+TEST(Check, ColdRunCannotLowerTheProtocolsWorkingSet) {
+  // The 4x-L2 floor is the tool's, not the receipt's: a cold receipt that records a smaller target is caught.
+  Receipt r = cold_sample();
+  r.protocol.working_set_bytes = 1 << 20;
+  for (Result& res : r.results) {
+    res.rotation_sets = 1;
+    res.working_set_bytes = rotation_set_bytes(res.problem);
+  }
+  r.protocol.rotation_sets = 1;
+  EXPECT_TRUE(Reports(check(json(r)), {"cold", "protocol.working_set_bytes 1048576", "4x the L2 (209715200 B)"}));
+}
+
+TEST(Check, NullRangeWithAMedianIsReported) {
+  json j = sample();
+  arm0(j)["us_max"] = nullptr;
+  const std::vector<std::string> found = check(j);
+  EXPECT_TRUE(Reports(found, {"[cublaslt]", "us_max null does not match its samples (26.1)"}));
+  EXPECT_TRUE(Reports(found, {"comparison cublaslt vs cublaslt-default", "'faster'", "the samples say", "'none'"}));
+}
+
+TEST(Check, NegativeErrorIsNotCorrect) {
+  json j = sample();
+  arm0(j)["rel_err"] = -1e-3;
+  EXPECT_TRUE(Reports(check(j), {"[cublaslt]", "'correct' is true but rel_err -0.001"}));
+}
+
+TEST(Check, WarmRunWithRotation) {
+  json j = sample();
+  const int64_t set_bytes = j["results"][0]["working_set_bytes"].get<int64_t>();
+  j["results"][0]["rotation_sets"] = 3;
+  j["results"][0]["working_set_bytes"] = 3 * set_bytes;
+  j["protocol"]["rotation_sets"] = 3;
+  EXPECT_TRUE(Reports(check(j), {"results[0] sq2048", "a warm run uses one buffer set, not 3"}));
+}
+
+TEST(Check, WorkingSetNotMatchingRotation) {
+  json j = sample();
+  j["results"][1]["working_set_bytes"] = 12345;
+  EXPECT_TRUE(Reports(check(j), {"results[1]", "working_set_bytes 12345 is not rotation_sets x set bytes"}));
+}
+
+TEST(Check, ReferenceCheckFailing) {
+  json j = sample();
+  j["results"][1]["reference"]["max_err"] = 3e-3;
+  j["results"][1]["reference"]["ok"] = false;
+  const std::vector<std::string> found = check(j);
+  EXPECT_TRUE(Reports(found, {"results[1] dec_m16_12288", "the GPU reference failed its fp64 check (error 0.003)"}));
+  EXPECT_FALSE(Reports(found, {"does not match its error"}));
+}
+
+TEST(Check, ReferenceClaimingOkOverItsBound) {
+  json j = sample();
+  j["results"][1]["reference"]["max_err"] = 3e-3;  // still ok = true
+  EXPECT_TRUE(Reports(check(j), {"results[1]", "reference.ok = true does not match its error 0.003"}));
+}
+
+TEST(Check, InvalidProblemIsReported) {
+  json j = sample();
+  j["results"][0]["problem"]["lda"] = 100;
+  EXPECT_TRUE(Reports(check(j), {"results[0] sq2048", "invalid problem", "lda = 100"}));
+}
+
+TEST(Check, BaselineNotAmongArms) {
+  json j = sample();
+  j["protocol"]["baseline"] = "torch";
+  EXPECT_TRUE(Reports(check(j), {"baseline arm 'torch' is not among protocol.arms"}));
+}
+
+// ---- check_file ----------------------------------------------------------------------------------------------
+
+class CheckFile : public testing::Test {
+ protected:
+  void SetUp() override {
+    std::string tmpl = (fs::temp_directory_path() / "tilewise_check_XXXXXX").string();
+    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  std::string write(const std::string& name, const std::string& text) {
+    const std::string path = (dir_ / name).string();
+    std::ofstream(path) << text;
+    return path;
+  }
+  fs::path dir_;
+};
+
+TEST_F(CheckFile, ValidReceipt) {
+  const std::string path = (dir_ / "ok.json").string();
+  write_file(sample_receipt(), path);
+  const FileVerdict v = check_file(path);
+  EXPECT_EQ(v.path, path);
+  EXPECT_TRUE(v.valid) << joined(v.problems);
+  EXPECT_TRUE(v.problems.empty());
+  EXPECT_EQ(v.results, 2u);
+}
+
+TEST_F(CheckFile, NonJsonFile) {
+  const FileVerdict v = check_file(write("bad.json", "{ \"schema\": "));
+  EXPECT_FALSE(v.valid);
+  EXPECT_TRUE(Reports(v.problems, {"not JSON"}));
+}
+
+TEST_F(CheckFile, MissingFile) {
+  const FileVerdict v = check_file((dir_ / "absent.json").string());
+  EXPECT_FALSE(v.valid);
+  EXPECT_TRUE(Reports(v.problems, {"cannot open file"}));
+}
+
+TEST_F(CheckFile, ReportsProblemsRecordedInTheFile) {
+  Receipt r = sample_receipt();
+  r.problems = {"results[0] sq2048 bf16 TN [cublaslt]: SM clock sagged", "another recorded problem"};
+  r.valid = false;
+  const std::string path = (dir_ / "recorded.json").string();
+  write_file(r, path);
+  const FileVerdict v = check_file(path);
+  EXPECT_FALSE(v.valid);
+  EXPECT_EQ(v.problems, r.problems);
+  EXPECT_EQ(v.results, 2u);
+}
+
+TEST_F(CheckFile, RecordedAndFoundProblemsAreListedOnce) {
+  Receipt r = sample_receipt();
+  r.protocol.warmup_s = 5;
+  r.problems = check(json(r));  // what an honest writer records: the checker's own findings
+  r.valid = false;
+  ASSERT_TRUE(Reports(r.problems, {"warm-up 5.00 s"}));
+  const std::string path = (dir_ / "warm.json").string();
+  write_file(r, path);
+  const FileVerdict v = check_file(path);
+  EXPECT_FALSE(v.valid);
+  EXPECT_EQ(v.problems, r.problems);
+}
+
+TEST_F(CheckFile, FoundProblemsAreAddedToRecordedOnes) {
+  Receipt r = sample_receipt();
+  r.problems = {"recorded"};
+  r.valid = false;
+  r.protocol.warmup_s = 5;
+  const std::string path = (dir_ / "both.json").string();
+  write_file(r, path);
+  const FileVerdict v = check_file(path);
+  EXPECT_FALSE(v.valid);
+  ASSERT_EQ(v.problems.size(), 2u) << joined(v.problems);
+  EXPECT_EQ(v.problems[0], "recorded");
+  EXPECT_TRUE(Reports(v.problems, {"warm-up 5.00 s is under the 10 s floor"}));
+}
+
+}  // namespace
+}  // namespace tilewise::receipt

@@ -1,0 +1,181 @@
+#include "receipt/receipt.hpp"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "core/error.hpp"
+#include "receipt/sample_receipt.hpp"
+
+namespace tilewise::receipt {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A fresh directory under the system temp dir, removed with everything in it at the end of the test.
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (fs::temp_directory_path() / "tilewise_receipt_XXXXXX").string();
+    if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
+    path_ = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+void write_text(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+
+template <typename F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "expected a tilewise::Error";
+  return "";
+}
+
+testing::AssertionResult Contains(const std::string& text, const std::string& part) {
+  if (text.find(part) != std::string::npos) return testing::AssertionSuccess();
+  return testing::AssertionFailure() << "'" << text << "' does not contain '" << part << "'";
+}
+
+TEST(SampleReceipt, IsValidAndComplete) {
+  const Receipt r = sample_receipt();
+  EXPECT_TRUE(r.valid);
+  EXPECT_TRUE(r.problems.empty());
+  ASSERT_EQ(r.results.size(), 2u);
+  for (const Result& res : r.results) {
+    ASSERT_EQ(res.arms.size(), 2u);
+    for (const ArmResult& a : res.arms) {
+      EXPECT_TRUE(a.tflops.has_value()) << a.arm;
+      EXPECT_EQ(a.us.size(), 3u);
+    }
+    ASSERT_EQ(res.comparisons.size(), 1u);
+  }
+  // 2048^3 bf16 in ~26 us is about 660 TFLOPS; the tuned arm's range lies under the default's.
+  EXPECT_NEAR(*r.results[0].arms[0].tflops, 660.8, 0.1);
+  EXPECT_EQ(r.results[0].comparisons[0].claim, "faster");
+  EXPECT_EQ(r.results[1].comparisons[0].claim, "none");
+  EXPECT_NEAR(r.machine.read_bw_gbps, 4227.4, 0.1);  // 2 GiB / 508 us
+  EXPECT_EQ(r.clocks.during.sm_mhz_median, 1700);
+}
+
+TEST(ReceiptJson, HasSchemaAndTopLevelFields) {
+  const nlohmann::json j = sample_receipt();
+  EXPECT_EQ(j.at("schema"), "tilewise.receipt/1");
+  for (const char* key : {"created", "command", "notes", "tool", "machine", "protocol", "clocks", "results", "skipped",
+                          "problems", "valid"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  EXPECT_TRUE(j.at("results")[0].at("arms")[0].at("candidates")[2].at("us").is_null());
+}
+
+TEST(ReceiptJson, WholeReceiptRoundTrips) {
+  const Receipt r = sample_receipt();
+  const nlohmann::json j = r;
+  EXPECT_EQ(j.get<Receipt>(), r);
+  // Also through text, where doubles must survive printing.
+  EXPECT_EQ(nlohmann::json::parse(j.dump()).get<Receipt>(), r);
+}
+
+TEST(ReceiptJson, RoundTripKeepsDifferences) {
+  // Equality is not vacuous: a changed field survives the trip and compares unequal.
+  Receipt r = sample_receipt();
+  r.results[1].arms[0].us[2] = 32.5;
+  const Receipt back = nlohmann::json(r).get<Receipt>();
+  EXPECT_EQ(back, r);
+  EXPECT_NE(back, sample_receipt());
+}
+
+TEST(ReceiptJson, MissingFieldThrows) {
+  nlohmann::json j = sample_receipt();
+  j.erase("protocol");
+  EXPECT_THROW(j.get<Receipt>(), nlohmann::json::exception);
+}
+
+TEST(ReceiptFile, WriteThenReadRoundTrips) {
+  TempDir dir;
+  const std::string path = dir.file("run.json");
+  const Receipt r = sample_receipt();
+  write_file(r, path);
+  EXPECT_EQ(read_file(path), r);
+}
+
+TEST(ReceiptFile, WriteReplacesAnExistingFile) {
+  TempDir dir;
+  const std::string path = dir.file("run.json");
+  write_text(path, "old contents");
+  Receipt r = sample_receipt();
+  r.notes = {"second"};
+  write_file(r, path);
+  EXPECT_EQ(read_file(path).notes, std::vector<std::string>{"second"});
+}
+
+TEST(ReceiptFile, WriteLeavesNoTemporaryFile) {
+  TempDir dir;
+  const std::string path = dir.file("run.json");
+  write_file(sample_receipt(), path);
+  EXPECT_TRUE(fs::exists(path));
+  EXPECT_FALSE(fs::exists(path + ".tmp"));
+  int entries = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir.path())) ++entries;
+  EXPECT_EQ(entries, 1);
+}
+
+TEST(ReceiptFile, WriteIntoMissingDirectoryThrowsNamingIt) {
+  TempDir dir;
+  const std::string path = dir.file("no/such/dir/run.json");
+  EXPECT_TRUE(Contains(error_of([&] { write_file(sample_receipt(), path); }), dir.file("no/such/dir/run.json")));
+}
+
+TEST(ReceiptFile, ReadMissingFileThrowsNamingPath) {
+  TempDir dir;
+  const std::string path = dir.file("absent.json");
+  const std::string msg = error_of([&] { read_file(path); });
+  EXPECT_TRUE(Contains(msg, path));
+  EXPECT_TRUE(Contains(msg, "cannot open"));
+}
+
+TEST(ReceiptFile, ReadNonJsonThrowsNamingPath) {
+  TempDir dir;
+  const std::string path = dir.file("garbage.json");
+  write_text(path, "this is { not json");
+  const std::string msg = error_of([&] { read_file(path); });
+  EXPECT_TRUE(Contains(msg, path));
+  EXPECT_TRUE(Contains(msg, "not a tilewise receipt"));
+}
+
+TEST(ReceiptFile, ReadJsonThatIsNotAReceiptThrowsNamingPath) {
+  TempDir dir;
+  const std::string path = dir.file("other.json");
+  write_text(path, R"({"schema": "tilewise.receipt/1", "results": []})");
+  const std::string msg = error_of([&] { read_file(path); });
+  EXPECT_TRUE(Contains(msg, path));
+  EXPECT_TRUE(Contains(msg, "not a tilewise receipt"));
+}
+
+TEST(ReceiptFile, ReadReceiptWithBadValueThrowsNamingPath) {
+  TempDir dir;
+  const std::string path = dir.file("bad_dtype.json");
+  nlohmann::json j = sample_receipt();
+  j["results"][0]["problem"]["dtype"] = "fp64";
+  write_text(path, j.dump());
+  const std::string msg = error_of([&] { read_file(path); });
+  EXPECT_TRUE(Contains(msg, path));
+  EXPECT_TRUE(Contains(msg, "'fp64'"));
+}
+
+}  // namespace
+}  // namespace tilewise::receipt
