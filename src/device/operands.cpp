@@ -7,7 +7,7 @@
 
 namespace tilewise::device {
 
-int64_t cold_working_set_bytes(int64_t l2_bytes) { return 4 * l2_bytes; }
+int64_t cold_working_set_bytes(int64_t l2_bytes) { return receipt::cold_l2_multiple * l2_bytes; }
 
 int rotation_sets(const Problem& p, bool cold, int64_t l2_bytes) {
   if (!cold) return 1;

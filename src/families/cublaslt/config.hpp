@@ -25,7 +25,7 @@ struct Config {
 // "algo=66,tile=28,stages=18,splitk=1,reduction=0,swizzle=0,custom=0,inner=0,cluster=2"
 std::string to_string(const Config& c);
 Config parse_config(std::string_view text);  // throws Error naming the bad field
-// "algo 66 tile 128x256x64 stages 64x4 split-K 1 reduction none swizzle 0 custom 0 cluster 1x2x1"
+// "algo 66 tile 128x256 stages 64x4 split-K 1 reduction none swizzle 0 custom 0 cluster 1x2x1"
 std::string describe(const Config& c);
 
 // Names from the linked cublasLt.h: kind is "MATMUL_TILE", "MATMUL_STAGES" or "CLUSTER_SHAPE".
