@@ -41,11 +41,20 @@ int64_t min_lda(const Problem& p) { return p.layout == Layout::TN ? p.K : p.M; }
 int64_t min_ldb(const Problem& p) { return p.K; }
 int64_t min_ldc(const Problem& p) { return p.M; }
 
+namespace {
+int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
+}  // namespace
+
 Problem make_problem(std::string name, int64_t M, int64_t N, int64_t K, DType dtype, Layout layout, int64_t pad) {
   Problem p{std::move(name), M, N, K, dtype, layout, 0, 0, 0};
   p.lda = min_lda(p) + pad;
   p.ldb = min_ldb(p) + pad;
   p.ldc = min_ldc(p) + pad;
+  if (dtype == DType::fp8_e4m3) {  // the tightest leading dimensions cuBLASLt's fp8 kernels take (see validate)
+    p.lda = round_up(p.lda, 16);
+    p.ldb = round_up(p.ldb, 16);
+    if (M > 1) p.ldc = round_up(p.ldc, 8);
+  }
   return p;
 }
 
@@ -98,10 +107,14 @@ void validate(const Problem& p) {
     if (p.layout != Layout::TN)
       throw Error(fmt::format("{}: fp8 e4m3 needs layout TN (both operands K-major); {} is not supported",
                               where(), to_string(p.layout)));
-    // cuBLASLt's fp8 kernels need 16-byte aligned columns.
+    // cuBLASLt's fp8 kernels need 16-byte aligned columns: of A and B always, of C (bf16) once it has more than
+    // one row (measured on cuBLASLt 13.1: M=4 with ldc=4 is refused, M=1 with ldc=1 runs).
     if (p.lda % 16 || p.ldb % 16)
       throw Error(fmt::format("{}: fp8 needs lda and ldb to be multiples of 16 elements (got lda={}, ldb={})",
                               where(), p.lda, p.ldb));
+    if (p.M > 1 && p.ldc % 8)
+      throw Error(fmt::format("{}: fp8 writes bf16 C, whose ldc must be a multiple of 8 elements when M > 1 (got {})",
+                              where(), p.ldc));
   }
 }
 

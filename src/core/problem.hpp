@@ -32,7 +32,8 @@ struct Problem {
   bool operator==(const Problem&) const = default;
 };
 
-// A problem with the tightest legal leading dimensions plus `pad` elements on each.
+// A problem with the tightest leading dimensions plus `pad` elements on each, rounded up where the dtype needs it
+// (fp8: lda and ldb to 16 elements, ldc to 8 when M > 1).
 Problem make_problem(std::string name, int64_t M, int64_t N, int64_t K, DType dtype, Layout layout, int64_t pad = 0);
 
 // Throws Error naming the problem and the rule it breaks: non-positive or overflowing sizes, a leading dimension

@@ -202,9 +202,24 @@ TEST(Validate, Fp8NeedsLdaAndLdbMultipleOf16) {
   EXPECT_NO_THROW(validate(b));
 }
 
-TEST(Validate, Fp8TakesAnyLdcForItsBf16Output) {
-  // Decode shapes have M = 1, so C's leading dimension is 1; only A and B carry the 16-byte rule.
+TEST(Validate, Fp8NeedsLdcMultipleOf8WhenMIsAboveOne) {
+  Problem p = make_problem("f8ldc", 100, 64, 256, DType::fp8_e4m3, Layout::TN);
+  EXPECT_EQ(p.ldc, 104);  // make_problem rounds up to the tightest legal value
+  p.ldc = 100;
+  const std::string msg = error_of([&] { validate(p); });
+  EXPECT_TRUE(Contains(msg, "f8ldc"));
+  EXPECT_TRUE(Contains(msg, "multiple of 8"));
+  EXPECT_TRUE(Contains(msg, "got 100"));
+  // Decode shapes have M = 1: C is one column and its leading dimension does not matter.
   EXPECT_NO_THROW(validate(make_problem("dec", 1, 12288, 4096, DType::fp8_e4m3, Layout::TN)));
+}
+
+TEST(MakeProblem, Fp8RoundsLeadingDimensionsUp) {
+  const Problem p = make_problem("f8", 4, 300, 100, DType::fp8_e4m3, Layout::TN, 1);
+  EXPECT_EQ(p.lda, 112);  // K + 1 = 101 -> 112
+  EXPECT_EQ(p.ldb, 112);
+  EXPECT_EQ(p.ldc, 8);    // M + 1 = 5 -> 8
+  EXPECT_NO_THROW(validate(p));
 }
 
 // ---- parsing and names ---------------------------------------------------------------------------------------

@@ -14,18 +14,13 @@ TEST(CublasltArms, CorrectOnEveryDtypeLayoutAndPadding) {
   struct Shape {
     int64_t M, N, K;
   };
-  const Shape shapes[] = {{512, 512, 512}, {100, 200, 304}, {1, 4096, 4096}, {16, 16, 4096}};
+  const Shape shapes[] = {{512, 512, 512}, {100, 200, 300}, {1, 4096, 4096}, {4, 4096, 4096}, {16, 16, 4096}};
   for (DType d : {DType::bf16, DType::fp16, DType::fp8_e4m3})
     for (Layout l : {Layout::TN, Layout::NN})
       for (int64_t pad : {0, 16})
         for (const Shape& sh : shapes) {
           if (d == DType::fp8_e4m3 && l == Layout::NN) continue;
           const Problem p = make_problem("arm", sh.M, sh.N, sh.K, d, l, pad);
-          try {
-            validate(p);
-          } catch (const Error&) {
-            continue;  // fp8 leading dimensions that are not multiples of 16 are refused by design
-          }
           SCOPED_TRACE(describe(p));
           device::Operands ops(p, 2, device::Reference::bytes(p));
           ops.fill(11, s.get());

@@ -63,7 +63,8 @@ std::vector<Candidate> Matmul::heuristic(int requested) const {
   if (s == CUBLAS_STATUS_SUCCESS)
     s = cublasLtMatmulAlgoGetHeuristic(ctx_.handle(), desc_, a_, b_, c_, c_, pref, requested, results.data(), &returned);
   cublasLtMatmulPreferenceDestroy(pref);
-  check(s, "cublasLtMatmulAlgoGetHeuristic");
+  if (s != CUBLAS_STATUS_SUCCESS)
+    throw Error(fmt::format("cuBLASLt's heuristic refuses {}: {}", describe(p_), cublasLtGetStatusString(s)));
   std::vector<Candidate> out;
   for (int i = 0; i < returned; ++i)
     if (results[size_t(i)].state == CUBLAS_STATUS_SUCCESS)
