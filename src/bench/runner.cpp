@@ -109,6 +109,9 @@ class Runner {
       }
       if (note.empty()) try {
           r_.results.push_back(measure(p, kernels::splitmix64(r_.protocol.seed + i), heater));
+        } catch (const Unsupported& e) {
+          note = e.what();  // an arm's family declines the problem: skipped, as above
+          r_.skipped.push_back({describe(p), note});
         } catch (const Error& e) {
           note = e.what();
           r_.skipped.push_back({describe(p), note});
@@ -202,6 +205,8 @@ class Runner {
       const double estimate = device::estimate_us(launch, sets, wb.stream);
       r.launches = r.host_launches = device::launches_for(estimate, o_.graph_target_ms, sets);
       run.timer = std::make_unique<device::GraphTimer>(launch, r.launches, sets, wb.stream);
+    } catch (const Unsupported&) {
+      throw;
     } catch (const Error& e) {
       r.error = e.what();
       r.correct = false;

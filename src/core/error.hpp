@@ -11,4 +11,11 @@ class Error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A valid problem that a kernel family declines (cuBLASLt has no fp8 kernel for M = 4, say): a fact about the
+// family, reported as a skipped case rather than a failed measurement.
+class Unsupported : public Error {
+ public:
+  using Error::Error;
+};
+
 }  // namespace tilewise

@@ -14,6 +14,7 @@ TEST(CublasltArms, CorrectOnEveryDtypeLayoutAndPadding) {
   struct Shape {
     int64_t M, N, K;
   };
+  int declined = 0;
   const Shape shapes[] = {{512, 512, 512}, {100, 200, 300}, {1, 4096, 4096}, {4, 4096, 4096}, {16, 16, 4096}};
   for (DType d : {DType::bf16, DType::fp16, DType::fp8_e4m3})
     for (Layout l : {Layout::TN, Layout::NN})
@@ -29,7 +30,14 @@ TEST(CublasltArms, CorrectOnEveryDtypeLayoutAndPadding) {
           for (const std::string& name : known_arms()) {
             SCOPED_TRACE(name);
             auto arm = make_arm(name);
-            arm->prepare(wb);
+            try {
+              arm->prepare(wb);
+            } catch (const Unsupported& e) {
+              // cuBLASLt 13.1 declines some fp8 shapes (M = 4, K = 300); 16-bit types must run everywhere.
+              EXPECT_EQ(d, DType::fp8_e4m3) << e.what();
+              ++declined;
+              continue;
+            }
             const device::Launch launch = [&](int set, cudaStream_t st) { arm->launch(set, st); };
             const device::OutputError e = checked_run(wb, launch);
             EXPECT_TRUE(receipt::is_correct(e.rel_err, receipt::correctness_bound(d)))
@@ -38,6 +46,7 @@ TEST(CublasltArms, CorrectOnEveryDtypeLayoutAndPadding) {
             if (name == "cublaslt") EXPECT_GE(arm->candidates().size(), 1u);
           }
         }
+  EXPECT_LT(declined, 16) << "cuBLASLt declined most fp8 cases";
 }
 
 }  // namespace

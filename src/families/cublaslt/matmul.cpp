@@ -63,13 +63,14 @@ std::vector<Candidate> Matmul::heuristic(int requested) const {
   if (s == CUBLAS_STATUS_SUCCESS)
     s = cublasLtMatmulAlgoGetHeuristic(ctx_.handle(), desc_, a_, b_, c_, c_, pref, requested, results.data(), &returned);
   cublasLtMatmulPreferenceDestroy(pref);
-  if (s != CUBLAS_STATUS_SUCCESS)
-    throw Error(fmt::format("cuBLASLt's heuristic refuses {}: {}", describe(p_), cublasLtGetStatusString(s)));
+  if (s == CUBLAS_STATUS_NOT_SUPPORTED)
+    throw Unsupported(fmt::format("cuBLASLt {} does not support {}", cublasLtGetVersion(), describe(p_)));
+  check(s, "cublasLtMatmulAlgoGetHeuristic");
   std::vector<Candidate> out;
   for (int i = 0; i < returned; ++i)
     if (results[size_t(i)].state == CUBLAS_STATUS_SUCCESS)
       out.push_back({results[size_t(i)].algo, decode(results[size_t(i)].algo), results[size_t(i)].workspaceSize});
-  if (out.empty()) throw Error(fmt::format("cuBLASLt offers no algorithm for {}", describe(p_)));
+  if (out.empty()) throw Unsupported(fmt::format("cuBLASLt offers no algorithm for {}", describe(p_)));
   return out;
 }
 
