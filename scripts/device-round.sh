@@ -44,7 +44,7 @@ for step in "$@"; do
         decode) args=(--suite suites/decode.txt --dtypes bf16,fp16,fp8 --layouts TN --cold) ;;
         llm24) args=(--suite suites/llm24.txt --dtypes bf16,fp16,fp8 --layouts TN,NN --cold) ;;
       esac
-      "$bin" bench "${args[@]}" -o "$work/$step.json" --overwrite 2>"$work/$step.log" | tee "$work/$step-table.txt" | tail -n 12
+      timeout "${BENCH_TIMEOUT:-540}" "$bin" bench "${args[@]}" -o "$work/$step.json" --overwrite 2>"$work/$step.log" | tee "$work/$step-table.txt" | tail -n 12
       ;;
     *) echo "unknown step $step" >&2 ;;
   esac
