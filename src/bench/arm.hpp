@@ -22,6 +22,7 @@ struct Workbench {
   cudaStream_t stream;
   double graph_target_ms;
   int replays;
+  int selection_rounds;  // interleaved timing rounds when an arm chooses among candidates
 };
 
 // Poisons C of set 0, launches once, and judges the output against the reference: the one correctness gate.

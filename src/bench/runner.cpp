@@ -49,6 +49,8 @@ void check_options(const Options& o) {
   if (o.suites.empty()) throw Error("give at least one suite (--suite FILE)");
   if (o.repeats < 1) throw Error(fmt::format("--repeats {} must be at least 1", o.repeats));
   if (o.replays < 1) throw Error(fmt::format("--replays {} must be at least 1", o.replays));
+  if (o.selection_rounds < 1)
+    throw Error(fmt::format("--selection-rounds {} must be at least 1", o.selection_rounds));
   if (o.pad < 0) throw Error(fmt::format("--pad {} must not be negative", o.pad));
   if (o.arms.empty()) throw Error("give at least one arm (--arms)");
   std::set<std::string> seen;
@@ -142,6 +144,9 @@ class Runner {
     p.baseline = o_.baseline;
     p.seed = o_.seed;
     p.graph_target_ms = o_.graph_target_ms;
+    p.replays = o_.replays;
+    p.selection_rounds = o_.selection_rounds;
+    p.rewarm_ms = o_.rewarm_ms;
   }
 
   receipt::Result measure(const Problem& p, uint64_t seed, Heater& heater) {
@@ -155,11 +160,11 @@ class Runner {
     ops.fill(seed, s);
     const device::Reference ref(p, ops.set(0), s);
     res.reference = ref.check_fp64(ops.set(0));
-    const Workbench wb{p, ops, ref, s, o_.graph_target_ms, o_.replays};
+    const Workbench wb{p, ops, ref, s, o_.graph_target_ms, o_.replays, o_.selection_rounds};
 
+    heater.run(o_.rewarm_ms / 1000.0, s);  // arms choose among candidates at the clocks they are timed at
     std::vector<ArmRun> runs;
     for (const std::string& name : o_.arms) runs.push_back(prepare(make_arm(name), wb));
-    heater.run(o_.rewarm_ms / 1000.0, s);
     for (int rep = 0; rep < o_.repeats; ++rep)
       for (size_t k = 0; k < runs.size(); ++k) {
         ArmRun& run = runs[(k + size_t(rep)) % runs.size()];  // rotate the order so drift hits every arm alike

@@ -21,6 +21,7 @@ struct Options {
   bool cold = false;
   int repeats = 10;
   int replays = 3;
+  int selection_rounds = 5;
   double warmup_s = 10.0;
   double rewarm_ms = 100.0;
   double graph_target_ms = 2.0;

@@ -127,6 +127,8 @@ int main(int argc, char** argv) {
   bench->add_option("--repeats", o.repeats, "whole-measurement repeats, arms interleaved")->capture_default_str();
   bench->add_option("--replays", o.replays, "timed graph replays per repeat (their median is the repeat's figure)")
       ->capture_default_str();
+  bench->add_option("--selection-rounds", o.selection_rounds, "interleaved rounds for timing an arm's candidates")
+      ->capture_default_str();
   bench->add_option("--warmup-s", o.warmup_s, "clock warm-up before the first timed region (receipts need >= 10)")
       ->capture_default_str();
   bench->add_option("--rewarm-ms", o.rewarm_ms, "GPU load before each problem's timed region")->capture_default_str();

@@ -45,6 +45,7 @@ class Checker {
     if (p.warmup_s < warmup_floor_s)
       add(fmt::format("warm-up {:.2f} s is under the {:.0f} s floor", p.warmup_s, warmup_floor_s));
     if (p.repeats < 1) add(fmt::format("protocol.repeats = {} must be at least 1", p.repeats));
+    if (p.replays < 1) add(fmt::format("protocol.replays = {} must be at least 1", p.replays));
     if (p.arms.empty()) add("protocol.arms is empty");
     if (!p.baseline.empty() && std::find(p.arms.begin(), p.arms.end(), p.baseline) == p.arms.end())
       add(fmt::format("baseline arm '{}' is not among protocol.arms", p.baseline));

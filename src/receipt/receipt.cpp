@@ -30,7 +30,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Machine, gpu, sm_count, cc, l2_bytes, smem_pe
                                    cuda_runtime, cublaslt, nvrtc, sm_clock_max_mhz, mem_clock_max_mhz, power_limit_w,
                                    read_bw_gbps, read_bw)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Protocol, warmup_s, repeats, cold, rotation_sets, working_set_bytes, timing, arms,
-                                   baseline, seed, graph_target_ms)
+                                   baseline, seed, graph_target_ms, replays, selection_rounds, rewarm_ms)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ClockSample, t_s, sm_mhz, mem_mhz, power_w, temp_c, reasons)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ClockSummary, samples, sm_mhz_min, sm_mhz_median, sm_mhz_max, power_w_median,
                                    power_w_max, temp_c_max, reasons)

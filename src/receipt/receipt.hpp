@@ -50,6 +50,9 @@ struct Protocol {
   std::string baseline;  // the arm every other arm is compared with
   uint64_t seed = 0;
   double graph_target_ms = 0;  // each graph replay spans about this long
+  int replays = 0;             // timed graph replays per repeat; the repeat's figure is their median
+  int selection_rounds = 0;    // interleaved rounds in which an arm times its candidates
+  double rewarm_ms = 0;        // GPU load before each problem
   bool operator==(const Protocol&) const = default;
 };
 

@@ -26,7 +26,7 @@ TEST(CublasltArms, CorrectOnEveryDtypeLayoutAndPadding) {
           device::Operands ops(p, 2, device::Reference::bytes(p));
           ops.fill(11, s.get());
           const device::Reference ref(p, ops.set(0), s.get());
-          const Workbench wb{p, ops, ref, s.get(), 0.5, 1};
+          const Workbench wb{p, ops, ref, s.get(), 0.5, 1, 2};
           for (const std::string& name : known_arms()) {
             SCOPED_TRACE(name);
             auto arm = make_arm(name);

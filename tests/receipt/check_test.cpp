@@ -107,6 +107,12 @@ TEST(Check, FlippedClaim) {
   EXPECT_TRUE(Reports(check(k), {"results[1]", "'faster'", "the samples say", "'none'"}));
 }
 
+TEST(Check, NoTimedReplays) {
+  json j = sample();
+  j["protocol"]["replays"] = 0;
+  EXPECT_TRUE(Reports(check(j), {"protocol.replays = 0 must be at least 1"}));
+}
+
 TEST(Check, MissingComparison) {
   json j = sample();
   j["results"][0]["comparisons"] = json::array();

@@ -82,6 +82,9 @@ inline Receipt sample_receipt() {
   pr.baseline = "cublaslt-default";
   pr.seed = 42;
   pr.graph_target_ms = 20;
+  pr.replays = 3;
+  pr.selection_rounds = 5;
+  pr.rewarm_ms = 100;
 
   r.clocks.available = true;
   r.clocks.before = clock_sample(0.0, 1980, 95, 31);
