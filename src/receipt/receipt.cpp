@@ -44,11 +44,15 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Comparison, arm, baseline, speedup, overlap, 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Result, problem, rotation_sets, working_set_bytes, seed, reference, arms,
                                    comparisons)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Skipped, problem, reason)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Prediction, id, problem, dtype, layout, metric, arm, baseline, low, high, falsifier,
+                                   measured, verdict, reason, claim)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Preregistration, path, commit, question, predictions)
 
 void to_json(json& j, const Receipt& r) {
   j = json{{"schema", r.schema_id}, {"created", r.created}, {"command", r.command}, {"notes", r.notes},
            {"tool", r.tool},        {"machine", r.machine}, {"protocol", r.protocol}, {"clocks", r.clocks},
-           {"results", r.results},  {"skipped", r.skipped}, {"problems", r.problems}, {"valid", r.valid}};
+           {"results", r.results},  {"skipped", r.skipped}, {"preregistration", r.preregistration},
+           {"problems", r.problems}, {"valid", r.valid}};
 }
 
 void from_json(const json& j, Receipt& r) {
@@ -62,6 +66,9 @@ void from_json(const json& j, Receipt& r) {
   r.clocks = j.at("clocks").get<Clocks>();
   r.results = j.at("results").get<std::vector<Result>>();
   r.skipped = j.at("skipped").get<std::vector<Skipped>>();
+  // Receipts written before protocols existed have no such field.
+  r.preregistration = j.contains("preregistration") ? j.at("preregistration").get<std::optional<Preregistration>>()
+                                                     : std::nullopt;
   r.problems = j.at("problems").get<std::vector<std::string>>();
   r.valid = j.at("valid").get<bool>();
 }

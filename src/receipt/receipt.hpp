@@ -141,6 +141,28 @@ struct Skipped {
   bool operator==(const Skipped&) const = default;
 };
 
+// A preregistered prediction (protocols/*.toml) and the verdict the tool reached on it.
+struct Prediction {
+  std::string id;
+  std::string problem, dtype, layout;  // which result it is about
+  std::string metric;                  // us_median, tflops, gbps, bandwidth_fraction, or speedup
+  std::string arm, baseline;           // baseline only for speedup (baseline us_median / arm us_median)
+  double low = 0, high = 0;            // the predicted range, inclusive
+  std::string falsifier;
+  std::optional<double> measured;
+  std::string verdict;  // "held", "missed high", "missed low" or "not measured"
+  std::string reason;   // why not measured
+  std::string claim;    // speedup only: "faster", "slower" or "none" by the claim rule
+  bool operator==(const Prediction&) const = default;
+};
+
+struct Preregistration {
+  std::string path, commit;  // the protocol file and the commit that froze it
+  std::string question;
+  std::vector<Prediction> predictions;
+  bool operator==(const Preregistration&) const = default;
+};
+
 struct Receipt {
   std::string schema_id = schema;
   std::string created;  // UTC, ISO 8601
@@ -152,6 +174,7 @@ struct Receipt {
   Clocks clocks;
   std::vector<Result> results;
   std::vector<Skipped> skipped;
+  std::optional<Preregistration> preregistration;  // present when the run followed a protocol file
   std::vector<std::string> problems;
   bool valid = false;
   bool operator==(const Receipt&) const = default;
