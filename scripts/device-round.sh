@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One round on the GPU machine: use the carried build if it runs there (else build), run the GPU tests and the
 # benchmarks named on the command line, and leave receipts and logs in $OUT/round.tar.gz.
-#   scripts/device-round.sh [smoke] [tests] [sanitize] [square] [decode] [llm24]
+#   scripts/device-round.sh [smoke] [tests] [sanitize] [square] [decode] [llm24] [protocol-decode]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # Everything goes to $work and is packed into one archive at the end (the device tool returns at most 8 files).
@@ -37,6 +37,10 @@ for step in "$@"; do
         echo "compute-sanitizer $tool: exit $? ($(grep -c 'ERROR SUMMARY: 0 errors' "$work/sanitizer-$tool.log") clean summaries)"
         tail -n 3 "$work/sanitizer-$tool.log"
       done
+      ;;
+    protocol-decode)
+      timeout "${BENCH_TIMEOUT:-540}" "$bin" bench --protocol protocols/decode-m1-vendor.toml -o "$work/$step.json" \
+        --overwrite 2>"$work/$step.log" | tee "$work/$step-table.txt" | tail -n 12
       ;;
     square|decode|llm24)
       case "$step" in

@@ -16,6 +16,7 @@
 #include "kernels/random.h"
 #include "receipt/check.hpp"
 #include "receipt/derive.hpp"
+#include "receipt/verdict.hpp"
 #include "tilewise_version.hpp"
 
 namespace tilewise::bench {
@@ -221,6 +222,9 @@ class Runner {
 
   // Fills in the checker's verdict and writes the receipt, so an interrupted run leaves a readable (invalid) one.
   void finish(const std::string& incomplete) {
+    r_.preregistration = o_.preregistration;
+    if (r_.preregistration)
+      for (receipt::Prediction& p : r_.preregistration->predictions) receipt::judge(p, r_);
     r_.problems = failures_;
     if (!incomplete.empty()) r_.problems.push_back(incomplete);
     r_.valid = r_.problems.empty();

@@ -3,6 +3,7 @@
 // arms interleaved within each repeat, clocks sampled while timing, and a receipt written after every problem.
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,8 @@ struct Options {
   uint64_t seed = 0;
   std::string output;
   std::string command;
+  // From a protocol file: its predictions are judged into the receipt (receipt/verdict.hpp).
+  std::optional<receipt::Preregistration> preregistration;
 };
 
 // Called once a problem's measurement is done (or skipped), for progress on the terminal.

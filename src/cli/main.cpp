@@ -12,8 +12,10 @@
 #include "device/clocks.hpp"
 #include "device/cuda.hpp"
 #include "device/machine.hpp"
+#include "protocol/protocol.hpp"
 #include "receipt/check.hpp"
 #include "receipt/derive.hpp"
+#include "report/page.hpp"
 #include "report/table.hpp"
 #include "tilewise_version.hpp"
 
@@ -116,7 +118,10 @@ int main(int argc, char** argv) {
   tw::bench::Options o;
   std::string arms_text = "cublaslt,cublaslt-default", only_text;
   bool warm = false, overwrite = false;
-  bench->add_option("--suite", o.suites, "suite file (repeatable)")->required();
+  std::string protocol_path;
+  bench->add_option("--protocol", protocol_path,
+                    "a committed protocol file: it sets the instrument and its predictions are judged in the receipt");
+  bench->add_option("--suite", o.suites, "suite file (repeatable)");
   bench->add_option("--dtypes", dtypes_text, "comma-separated: bf16, fp16, fp8")->capture_default_str();
   bench->add_option("--layouts", layouts_text, "comma-separated: TN, NN")->capture_default_str();
   bench->add_option("--arms", arms_text, "comma-separated arms")->capture_default_str();
@@ -138,6 +143,12 @@ int main(int argc, char** argv) {
   bench->add_option("-o,--output", o.output, "receipt path")->required();
   bench->add_flag("--overwrite", overwrite, "replace an existing receipt at the output path");
 
+  auto* report = app.add_subcommand("report", "write a static page (HTML, inline SVG) from receipts");
+  std::vector<std::string> report_files;
+  std::string report_dir;
+  report->add_option("receipts", report_files, "receipt JSON files")->required();
+  report->add_option("-o,--output", report_dir, "output folder (index.html and copies of the receipts)")->required();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -158,11 +169,28 @@ int main(int argc, char** argv) {
     if (*info) return cmd_info();
     if (*check) return cmd_check(check_files);
     if (*suite) return cmd_suite(suite_files, dtypes(), layouts());
+    if (*report) {
+      tw::report::write_page(report_files, report_dir);
+      fmt::print("report: {}/index.html\n", report_dir);
+      return 0;
+    }
     if (*bench) {
       o.dtypes = dtypes();
       o.layouts = layouts();
       o.arms = split_list(arms_text);
       o.only = split_list(only_text);
+      if (!protocol_path.empty()) {
+        for (const char* flag : {"--suite", "--dtypes", "--layouts", "--arms", "--baseline", "--only", "--cold", "--warm",
+                                 "--repeats"})
+          if (bench->count(flag))
+            throw tw::Error(fmt::format("--protocol sets the instrument; {} cannot be given with it", flag));
+        const tw::protocol::ProtocolFile pf = tw::protocol::load_protocol(protocol_path);
+        const std::string commit = tw::protocol::frozen_commit(protocol_path);
+        const tw::bench::Options& in = pf.instrument;
+        o.suites = in.suites, o.only = in.only, o.dtypes = in.dtypes, o.layouts = in.layouts;
+        o.arms = in.arms, o.baseline = in.baseline, o.cold = in.cold, o.repeats = in.repeats;
+        o.preregistration = tw::receipt::Preregistration{protocol_path, commit, pf.question, pf.predictions};
+      }
       if (bench->count("--seed") == 0)
         o.seed = uint64_t(std::chrono::system_clock::now().time_since_epoch().count());
       for (int i = 0; i < argc; ++i) o.command += (i ? " " : "") + std::string(argv[i]);

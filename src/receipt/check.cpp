@@ -11,6 +11,7 @@
 #include "core/error.hpp"
 #include "receipt/derive.hpp"
 #include "receipt/receipt.hpp"
+#include "receipt/verdict.hpp"
 
 namespace tilewise::receipt {
 
@@ -31,6 +32,7 @@ class Checker {
   std::vector<std::string> run() {
     run_level();
     for (size_t i = 0; i < r_.results.size(); ++i) result(r_.results[i], i);
+    if (r_.preregistration) preregistration(*r_.preregistration);
     if (r_.valid != r_.problems.empty())
       add(fmt::format("'valid' is {} but 'problems' lists {} entr{}", r_.valid, r_.problems.size(),
                       r_.problems.size() == 1 ? "y" : "ies"));
@@ -163,6 +165,18 @@ class Checker {
     }
     for (const std::string& name : expected)
       if (!seen.count(name)) add(fmt::format("{}: comparison of {} against {} is missing", where, name, base));
+  }
+
+  void preregistration(const Preregistration& pre) {
+    if (pre.path.empty() || pre.commit.empty()) add("preregistration lacks its protocol file or the commit that froze it");
+    for (const Prediction& p : pre.predictions) {
+      Prediction again = p;
+      judge(again, r_);
+      if (!same(p.measured, again.measured) || p.verdict != again.verdict || p.claim != again.claim)
+        add(fmt::format("prediction {}: the receipt says {} '{}' but its results say {} '{}'", p.id, show(p.measured),
+                        p.verdict, show(again.measured), again.verdict));
+      if (p.low > p.high) add(fmt::format("prediction {}: range [{}, {}] is inverted", p.id, p.low, p.high));
+    }
   }
 
   const Receipt& r_;

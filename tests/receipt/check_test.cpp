@@ -12,6 +12,7 @@
 #include "receipt/derive.hpp"
 #include "receipt/receipt.hpp"
 #include "receipt/sample_receipt.hpp"
+#include "receipt/verdict.hpp"
 
 namespace tilewise::receipt {
 namespace {
@@ -105,6 +106,30 @@ TEST(Check, FlippedClaim) {
   k["results"][1]["comparisons"][0]["claim"] = "faster";
   k["results"][1]["comparisons"][0]["overlap"] = false;
   EXPECT_TRUE(Reports(check(k), {"results[1]", "'faster'", "the samples say", "'none'"}));
+}
+
+TEST(Check, TamperedVerdict) {
+  Receipt r = sample_receipt();
+  Prediction p;
+  p.id = "P1";
+  p.problem = "sq2048";
+  p.dtype = "bf16";
+  p.layout = "TN";
+  p.metric = "us_median";
+  p.arm = "cublaslt";
+  p.low = 20;
+  p.high = 25;
+  r.preregistration = Preregistration{"protocols/x.toml", "abc123", "how fast?", {p}};
+  judge(r.preregistration->predictions[0], r);
+  ASSERT_EQ(r.preregistration->predictions[0].verdict, "missed high");
+  EXPECT_TRUE(check(json(r)).empty()) << joined(check(json(r)));
+
+  json j = r;
+  j["preregistration"]["predictions"][0]["verdict"] = "held";  // a missed prediction reported as held
+  EXPECT_TRUE(Reports(check(j), {"prediction P1", "'held'", "'missed high'"}));
+  json k = r;
+  k["preregistration"]["commit"] = "";
+  EXPECT_TRUE(Reports(check(k), {"preregistration lacks"}));
 }
 
 TEST(Check, NoTimedReplays) {

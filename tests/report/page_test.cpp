@@ -1,1 +1,297 @@
+#include "report/page.hpp"
+
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <functional>
+#include <fstream>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "receipt/sample_receipt.hpp"
+#include "report/svg.hpp"
+
+namespace tilewise::report {
+namespace {
+
+namespace fs = std::filesystem;
+using receipt::Receipt;
+
+// The page's formats, written out here again so that a change on the page is a change the tests notice.
+std::string us(double v) { return fmt::format("{:.2f}", v); }
+std::string tflops(double v) { return fmt::format("{:.1f}", v); }
+std::string gbps(double v) { return fmt::format("{:.0f}", v); }
+std::string speedup(double v) { return fmt::format("{:.3f}", v); }
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The markup of the element with this id, from its opening tag to its closing one (rows and results do not nest).
+std::string element(const std::string& html, const std::string& tag, const std::string& id) {
+  const size_t start = html.find(fmt::format(R"(<{} id="{}")", tag, id));
+  if (start == std::string::npos) return "";
+  return html.substr(start, html.find(fmt::format("</{}>", tag), start) - start);
+}
+
+testing::AssertionResult Contains(const std::string& html, const std::string& part) {
+  if (html.find(part) != std::string::npos) return testing::AssertionSuccess();
+  return testing::AssertionFailure() << "'" << part << "' not found in:\n" << html.substr(0, 2000);
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no Error thrown)";
+}
+
+// Each arm's median, TFLOP/s, GB/s and speedup appear in that arm's own row, and the row links to its source.
+void expect_every_arm_figure(const std::string& html, const Receipt& r, const std::string& stem) {
+  for (size_t i = 0; i < r.results.size(); ++i) {
+    const auto& res = r.results[i];
+    const std::string result = element(html, "tbody", fmt::format("{}-r{}", stem, i));
+    EXPECT_TRUE(Contains(result, fmt::format(R"(href="receipts/{}.json")", stem)));
+    EXPECT_TRUE(Contains(result, fmt::format("results[{}]", i)));
+    for (const auto& a : res.arms) {
+      const std::string row = element(html, "tr", fmt::format("{}-r{}-{}", stem, i, a.arm));
+      ASSERT_FALSE(row.empty()) << "no row for " << res.problem.name << " " << a.arm;
+      if (!a.us_median) continue;
+      EXPECT_TRUE(Contains(row, ">" + us(*a.us_median) + "<"));
+      EXPECT_TRUE(Contains(row, ">" + tflops(*a.tflops) + "<"));
+      EXPECT_TRUE(Contains(row, ">" + gbps(*a.gbps) + "<"));
+      EXPECT_TRUE(Contains(row, a.config_text));
+    }
+    for (const auto& c : res.comparisons) {
+      const std::string row = element(html, "tr", fmt::format("{}-r{}-{}", stem, i, c.arm));
+      EXPECT_TRUE(Contains(row, ">" + speedup(c.speedup)));
+      EXPECT_TRUE(Contains(row, c.claim == "faster" ? "faster" : c.claim == "slower" ? "slower" : "ranges overlap"));
+    }
+  }
+}
+
+// Named in lower case so that `ctest -R report` selects it with the browser check.
+class report_page : public testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           fmt::format("tw-page-{}-{}", getpid(), testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string save(const Receipt& r, const std::string& name) {
+    const std::string path = (dir_ / name).string();
+    receipt::write_file(r, path);
+    return path;
+  }
+  std::string committed(const std::string& name) {
+    const fs::path to = dir_ / name;
+    fs::copy_file(fs::path(TILEWISE_SOURCE_DIR) / "results" / name, to);
+    return to.string();
+  }
+  static std::string render(const std::vector<std::string>& paths) { return render_page(load_receipts(paths)); }
+
+  fs::path dir_;
+};
+
+TEST_F(report_page, ShowsEveryArmsFiguresInItsRow) {
+  const Receipt r = receipt::sample_receipt();
+  const std::string html = render({save(r, "sample.json")});
+  expect_every_arm_figure(html, r, "sample");
+  EXPECT_TRUE(Contains(html, R"(<section id="sample" class="receipt">)"));
+  EXPECT_TRUE(Contains(html, "Valid:"));
+  EXPECT_EQ(html.find("INVALID"), std::string::npos);
+}
+
+TEST_F(report_page, ShowsTheMachineAndProtocol) {
+  const Receipt r = receipt::sample_receipt();
+  const std::string html = render({save(r, "sample.json")});
+  for (const std::string& part :
+       {std::string("NVIDIA H200"), std::string("<dd>132</dd>"), std::string("50 MiB"), std::string("median 1700 MHz"),
+        std::string("sw_power_cap"), std::string("570.124.06"), std::string("12.8.4"), std::string("8459607"),
+        std::string("<dd>clean</dd>"), std::string("10.50 s"), fmt::format("<b>{} GB/s</b>", gbps(r.machine.read_bw_gbps)),
+        std::string("sq16384"), std::string("skipped by --max-size")})
+    EXPECT_TRUE(Contains(html, part));
+}
+
+TEST_F(report_page, CommittedReceiptsShowEveryFigure) {
+  for (const std::string stem : {"square-warm", "llm24-cold", "decode-cold"}) {
+    SCOPED_TRACE(stem);
+    const std::string path = committed(stem + ".json");
+    const Receipt r = receipt::read_file(path);
+    const std::string html = render({path});
+    expect_every_arm_figure(html, r, stem);
+    EXPECT_TRUE(Contains(html, fmt::format("<b>{} GB/s</b>", gbps(r.machine.read_bw_gbps))));
+    for (const auto& s : r.skipped) EXPECT_TRUE(Contains(html, s.problem));
+  }
+}
+
+TEST_F(report_page, MatrixReceiptGetsAHeatMapLinkedToItsRows) {
+  const std::string path = committed("llm24-cold.json");
+  const Receipt r = receipt::read_file(path);
+  const std::string html = render({path});
+  const size_t start = html.find(R"(<svg class="heatmap")");
+  ASSERT_NE(start, std::string::npos);
+  const std::string svg = html.substr(start, html.find("</svg>", start) - start);
+  for (const std::string column : {"bf16 TN", "bf16 NN", "fp16 TN", "fp16 NN", "fp8 TN"}) EXPECT_TRUE(Contains(svg, column));
+  for (size_t i = 0; i < r.results.size(); ++i)
+    for (const auto& c : r.results[i].comparisons) {
+      const std::string link = fmt::format(R"(<a href="#llm24-cold-r{}">)", i);
+      ASSERT_TRUE(Contains(svg, link));
+      EXPECT_TRUE(Contains(svg.substr(svg.find(link), 600), ">" + speedup(c.speedup)));
+    }
+}
+
+TEST_F(report_page, DecodeReceiptScalesBarsByBandwidthAndDrawsTheMeasuredLine) {
+  const std::string path = committed("decode-cold.json");
+  const Receipt r = receipt::read_file(path);
+  const std::string html = render({path});
+  EXPECT_TRUE(Contains(html, "bars: GB/s against the largest"));
+  EXPECT_TRUE(Contains(html, R"(<svg class="barchart")"));
+  EXPECT_TRUE(Contains(html, fmt::format("measured read bandwidth {} GB/s", gbps(r.machine.read_bw_gbps))));
+  for (const auto& a : r.results[0].arms)
+    EXPECT_TRUE(Contains(html, fmt::format("{} ({:.0f}%)", gbps(*a.gbps), 100 * *a.gbps / r.machine.read_bw_gbps)));
+
+  const std::string warm = render({committed("square-warm.json")});
+  EXPECT_TRUE(Contains(warm, "bars: TFLOP/s against the largest"));
+  EXPECT_EQ(warm.find(R"(<svg class="barchart")"), std::string::npos);  // a warm receipt has no decode chart
+}
+
+TEST_F(report_page, InvalidReceiptIsBannedAndListsItsProblems) {
+  Receipt r = receipt::sample_receipt();
+  r.problems = {"warm-up 2.00 s is under the 10 s floor", "results[1] dec_m16_12288 fp16 TN [cublaslt]: <odd> problem"};
+  r.valid = false;
+  const std::string html = render({save(r, "bad.json")});
+  EXPECT_TRUE(Contains(html, R"(<section id="bad" class="receipt invalid">)"));
+  EXPECT_TRUE(Contains(html, "<strong>INVALID receipt</strong>: 2 problems"));
+  EXPECT_TRUE(Contains(html, "<li>warm-up 2.00 s is under the 10 s floor</li>"));
+  EXPECT_TRUE(Contains(html, "<li>results[1] dec_m16_12288 fp16 TN [cublaslt]: &lt;odd&gt; problem</li>"));
+  EXPECT_TRUE(Contains(html, "INVALID (2)"));  // the overview says so too
+  EXPECT_EQ(html.find("Valid:"), std::string::npos);
+  expect_every_arm_figure(html, r, "bad");  // shown for inspection, not dropped
+}
+
+TEST_F(report_page, TamperedReceiptThatClaimsValidIsShownInvalid) {
+  Receipt r = receipt::sample_receipt();
+  *r.results[0].arms[0].us_median *= 0.5;  // `valid` still says true; the checker knows better
+  const std::string html = render({save(r, "tampered.json")});
+  EXPECT_TRUE(Contains(html, "INVALID receipt"));
+  EXPECT_TRUE(Contains(html, "us_median"));
+  EXPECT_TRUE(Contains(html, "does not match its samples"));
+}
+
+TEST_F(report_page, EscapesEveryStringFromTheReceipt) {
+  Receipt r = receipt::sample_receipt();
+  r.results[0].problem.name = "<script>alert('x')</script>&sq";
+  r.results[0].arms[0].config_text = "tile=\"<128x256>\"";
+  r.notes = {"a <b>bold</b> note"};
+  r.skipped = {{"<sk>", "reason & <why>"}};
+  const std::string html = render({save(r, "escaped.json")});
+  EXPECT_EQ(html.find("<script>"), std::string::npos);
+  EXPECT_EQ(html.find("<b>bold"), std::string::npos);
+  EXPECT_EQ(html.find("<sk>"), std::string::npos);
+  EXPECT_TRUE(Contains(html, "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;sq"));
+  EXPECT_TRUE(Contains(html, "tile=&quot;&lt;128x256&gt;&quot;"));
+  EXPECT_TRUE(Contains(html, "a &lt;b&gt;bold&lt;/b&gt; note"));
+  EXPECT_TRUE(Contains(html, "reason &amp; &lt;why&gt;"));
+  EXPECT_EQ(escape(R"(<a href="x">'&'</a>)"), "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
+}
+
+TEST_F(report_page, ShowsPreregisteredPredictionsAndVerdicts) {
+  Receipt r = receipt::sample_receipt();
+  receipt::Preregistration pre{"protocols/sq2048.toml", "0123abc", "Does the tuned vendor arm beat the default?", {}};
+  const auto& sq = r.results[0];
+  const double sp = sq.comparisons[0].speedup;
+  pre.predictions = {
+      {"tuned-wins", "sq2048", "bf16", "TN", "speedup", "cublaslt", "cublaslt-default", 1.02, 1.10,
+       "speedup under 1.02", sp, "held", "", "faster"},
+      {"tflops-high", "sq2048", "bf16", "TN", "tflops", "cublaslt", "", 700, 800, "under 700 TFLOP/s",
+       *sq.arms[0].tflops, "missed low", "", ""},
+      {"decode-us", "dec_m16_12288", "fp16", "TN", "us_median", "cublaslt", "", 20, 25, "over 25 us",
+       *r.results[1].arms[0].us_median, "missed high", "", ""},
+      {"fp8-bw", "dec_m16_12288", "fp8", "TN", "gbps", "cublaslt", "", 3000, 4000, "under 3000 GB/s", std::nullopt,
+       "not measured", "no such result", ""},
+  };
+  r.preregistration = pre;
+  const std::string html = render({save(r, "prereg.json")});
+  EXPECT_TRUE(Contains(html, "Does the tuned vendor arm beat the default?"));
+  EXPECT_TRUE(Contains(html, "<code>protocols/sq2048.toml</code>"));
+  EXPECT_TRUE(Contains(html, "<code>0123abc</code>"));
+
+  const std::string held = element(html, "tr", "prereg-p-tuned-wins");
+  EXPECT_TRUE(Contains(held, R"(<a href="#prereg-r0">sq2048 bf16 TN</a>)"));
+  EXPECT_TRUE(Contains(held, "1.020 &ndash; 1.100"));
+  EXPECT_TRUE(Contains(held, ">" + speedup(sp) + "<"));
+  EXPECT_TRUE(Contains(held, R"(class="verdict v-held">held<)"));
+  EXPECT_TRUE(Contains(held, "cublaslt / cublaslt-default"));
+  EXPECT_TRUE(Contains(held, "faster"));
+  EXPECT_TRUE(Contains(held, "speedup under 1.02"));
+
+  const std::string low = element(html, "tr", "prereg-p-tflops-high");
+  EXPECT_TRUE(Contains(low, "700.0 &ndash; 800.0"));
+  EXPECT_TRUE(Contains(low, ">" + tflops(*sq.arms[0].tflops) + "<"));
+  EXPECT_TRUE(Contains(low, R"(class="verdict v-missed_low">missed low<)"));
+
+  const std::string high = element(html, "tr", "prereg-p-decode-us");
+  EXPECT_TRUE(Contains(high, ">" + us(*r.results[1].arms[0].us_median) + "<"));
+  EXPECT_TRUE(Contains(high, R"(class="verdict v-missed_high">missed high<)"));
+
+  const std::string none = element(html, "tr", "prereg-p-fp8-bw");
+  EXPECT_TRUE(Contains(none, "dec_m16_12288 fp8 TN"));
+  EXPECT_TRUE(Contains(none, R"(class="verdict v-not_measured">not measured: no such result<)"));
+}
+
+TEST_F(report_page, UnreadableOrForeignFilesThrowNamingThem) {
+  const std::string missing = (dir_ / "missing.json").string();
+  EXPECT_TRUE(Contains(error_of([&] { render({missing}); }), missing));
+
+  nlohmann::json foreign = receipt::sample_receipt();
+  foreign["schema"] = "someone.else/3";
+  const std::pair<std::string, std::string> bad[] = {
+      {"garbage.json", "not json at all"}, {"empty-object.json", "{}"}, {"other-schema.json", foreign.dump()}};
+  for (const auto& [name, text] : bad) {
+    const fs::path path = dir_ / name;
+    std::ofstream(path) << text;
+    EXPECT_TRUE(Contains(error_of([&] { render({path.string()}); }), path.string()));
+  }
+
+  const fs::path out = dir_ / "out";
+  const std::string good = save(receipt::sample_receipt(), "good.json");
+  EXPECT_TRUE(Contains(error_of([&] { write_page({good, missing}, out.string()); }), missing));
+  EXPECT_FALSE(fs::exists(out / "index.html"));  // nothing half-written
+}
+
+TEST_F(report_page, WritesThePageAndCopiesEveryReceipt) {
+  fs::create_directories(dir_ / "a");
+  fs::create_directories(dir_ / "b");
+  const std::string one = save(receipt::sample_receipt(), "a/run.json");
+  Receipt other = receipt::sample_receipt();
+  other.notes = {"the second run"};
+  const std::string two = save(other, "b/run.json");  // same file name: the copies must not collide
+  const fs::path out = dir_ / "site";
+  write_page({one, two}, out.string());
+
+  const std::string html = slurp(out / "index.html");
+  EXPECT_TRUE(Contains(html, "<!doctype html>"));
+  EXPECT_TRUE(Contains(html, "default-src 'none'"));  // nothing is fetched
+  EXPECT_EQ(slurp(out / "receipts" / "run.json"), slurp(one));
+  EXPECT_EQ(slurp(out / "receipts" / "run-2.json"), slurp(two));
+  EXPECT_TRUE(Contains(html, R"(href="receipts/run.json")"));
+  EXPECT_TRUE(Contains(html, R"(href="receipts/run-2.json")"));
+  EXPECT_TRUE(Contains(element(html, "section", "run-2"), "the second run"));
+
+  write_page({one}, out.string());  // rebuilding over an existing page replaces it
+  EXPECT_EQ(slurp(out / "index.html").find("run-2.json"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tilewise::report

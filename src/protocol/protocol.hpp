@@ -1,0 +1,30 @@
+#pragma once
+// Preregistration: a protocol file (TOML) states the question, the instrument that answers it, and numeric
+// predictions with falsifiers. It is committed before the run; the run records that commit and the tool judges
+// every prediction into the receipt, missed or not.
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bench/runner.hpp"
+#include "receipt/receipt.hpp"
+
+namespace tilewise::protocol {
+
+struct ProtocolFile {
+  std::string path;
+  std::string question;
+  bench::Options instrument;                       // suites, only, dtypes, layouts, arms, baseline, cold, repeats
+  std::vector<receipt::Prediction> predictions;    // without measured values or verdicts
+};
+
+// Throws Error "path:line: what is wrong" for TOML syntax errors, missing fields, an unknown arm, metric, dtype or
+// layout, an inverted range, a speedup without a baseline, a duplicate prediction id.
+ProtocolFile parse_protocol(std::string_view text, const std::string& path);
+ProtocolFile load_protocol(const std::string& path);
+
+// The commit that froze the file: throws Error naming the file when it is not committed or has uncommitted
+// changes, or when git cannot say.
+std::string frozen_commit(const std::string& path);
+
+}  // namespace tilewise::protocol

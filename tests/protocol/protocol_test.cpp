@@ -1,0 +1,203 @@
+// Protocol files: a good one parses into the instrument and predictions; every bad one is refused with an error
+// that names the file and line. And a protocol must be committed, unchanged, before it can freeze a run.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "core/error.hpp"
+#include "protocol/protocol.hpp"
+
+namespace tilewise::protocol {
+namespace {
+
+const std::string decode_suite = std::string(TILEWISE_SOURCE_DIR) + "/suites/decode.txt";
+
+std::string good() {
+  return "question = \"How close does cuBLASLt come to the read bandwidth at M=1?\"\n"  // line 1
+         "\n"
+         "[instrument]\n"
+         "suites = [\"" + decode_suite + "\"]\n"
+         "only = [\"dec_m1_12288\"]\n"
+         "dtypes = [\"bf16\", \"fp8\"]\n"
+         "layouts = [\"TN\"]\n"
+         "arms = [\"cublaslt\", \"cublaslt-default\"]\n"
+         "cold = true\n"
+         "repeats = 7\n"
+         "\n"
+         "[[prediction]]\n"                                           // line 12
+         "id = \"bw\"\n"
+         "problem = \"dec_m1_12288\"\n"
+         "dtype = \"bf16\"\n"
+         "layout = \"TN\"\n"
+         "metric = \"bandwidth_fraction\"\n"
+         "arm = \"cublaslt\"\n"
+         "range = [0.8, 0.92]\n"                                      // line 19
+         "falsifier = \"under 80% or over 92% of the measured read bandwidth\"\n"
+         "\n"
+         "[[prediction]]\n"                                           // line 22
+         "id = \"best-vs-default\"\n"
+         "problem = \"dec_m1_12288\"\n"
+         "dtype = \"fp8\"\n"
+         "layout = \"TN\"\n"
+         "metric = \"speedup\"\n"
+         "arm = \"cublaslt\"\n"
+         "baseline = \"cublaslt-default\"\n"
+         "range = [1.0, 1.1]\n"
+         "falsifier = \"the best candidate is slower than the default, or more than 10% faster\"\n";
+}
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return at == std::string::npos ? text : text.replace(at, from.size(), to);
+}
+
+std::string error_of(const std::string& text) {
+  try {
+    parse_protocol(text, "protocols/p.toml");
+  } catch (const Error& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no error";
+  return {};
+}
+
+TEST(Protocol, ParsesInstrumentAndPredictions) {
+  const ProtocolFile pf = parse_protocol(good(), "protocols/p.toml");
+  EXPECT_EQ(pf.question, "How close does cuBLASLt come to the read bandwidth at M=1?");
+  EXPECT_EQ(pf.instrument.suites, std::vector<std::string>{decode_suite});
+  EXPECT_EQ(pf.instrument.only, std::vector<std::string>{"dec_m1_12288"});
+  EXPECT_EQ(pf.instrument.dtypes, (std::vector<DType>{DType::bf16, DType::fp8_e4m3}));
+  EXPECT_TRUE(pf.instrument.cold);
+  EXPECT_EQ(pf.instrument.repeats, 7);
+  ASSERT_EQ(pf.predictions.size(), 2u);
+  EXPECT_EQ(pf.predictions[0].metric, "bandwidth_fraction");
+  EXPECT_DOUBLE_EQ(pf.predictions[0].low, 0.8);
+  EXPECT_DOUBLE_EQ(pf.predictions[0].high, 0.92);
+  EXPECT_EQ(pf.predictions[1].baseline, "cublaslt-default");
+  EXPECT_EQ(pf.predictions[1].dtype, "fp8");
+}
+
+TEST(Protocol, SyntaxErrorNamesTheLine) {
+  EXPECT_NE(error_of(replaced(good(), "cold = true", "cold = = true")).find("protocols/p.toml:9:"), std::string::npos);
+}
+
+TEST(Protocol, MissingFields) {
+  EXPECT_NE(error_of(replaced(good(), "question = ", "title = ")).find("unknown key 'title'"), std::string::npos);
+  const std::string no_falsifier = replaced(good(), "falsifier = \"under 80% or over 92% of the measured read bandwidth\"\n", "");
+  const std::string e = error_of(no_falsifier);
+  EXPECT_NE(e.find("needs 'falsifier'"), std::string::npos) << e;
+  EXPECT_NE(error_of(replaced(good(), "[instrument]", "[setup]")).find("unknown key 'setup'"), std::string::npos);
+  EXPECT_NE(error_of(good().substr(0, good().find("[[prediction]]"))).find("at least one [[prediction]]"),
+            std::string::npos);
+}
+
+TEST(Protocol, UnknownArmOrMetricNamesTheLine) {
+  std::string e = error_of(replaced(good(), "arm = \"cublaslt\"\nrange = [0.8", "arm = \"sm90\"\nrange = [0.8"));
+  EXPECT_NE(e.find("protocols/p.toml:18: arm 'sm90' is not among the instrument's arms"), std::string::npos) << e;
+  e = error_of(replaced(good(), "metric = \"bandwidth_fraction\"", "metric = \"latency\""));
+  EXPECT_NE(e.find("protocols/p.toml:17: unknown metric 'latency'"), std::string::npos) << e;
+  e = error_of(replaced(good(), "arms = [\"cublaslt\", \"cublaslt-default\"]", "arms = [\"cublaslt\", \"magic\"]"));
+  EXPECT_NE(e.find("unknown arm 'magic'"), std::string::npos) << e;
+}
+
+TEST(Protocol, InvertedRangeNamesTheLine) {
+  const std::string e = error_of(replaced(good(), "range = [0.8, 0.92]", "range = [0.92, 0.8]"));
+  EXPECT_NE(e.find("protocols/p.toml:19: range [0.92, 0.8] is inverted"), std::string::npos) << e;
+  EXPECT_NE(error_of(replaced(good(), "range = [0.8, 0.92]", "range = [0.8]")).find("'range' must be [low, high]"),
+            std::string::npos);
+}
+
+TEST(Protocol, BaselineRules) {
+  EXPECT_NE(error_of(replaced(good(), "baseline = \"cublaslt-default\"\n", "")).find("needs 'baseline'"),
+            std::string::npos);
+  EXPECT_NE(error_of(replaced(good(), "baseline = \"cublaslt-default\"", "baseline = \"cublaslt\""))
+                .find("must be another of the instrument's arms"),
+            std::string::npos);
+  EXPECT_NE(error_of(replaced(good(), "arm = \"cublaslt\"\nrange = [0.8",
+                              "arm = \"cublaslt\"\nbaseline = \"cublaslt-default\"\nrange = [0.8"))
+                .find("'baseline' belongs only to a speedup prediction"),
+            std::string::npos);
+}
+
+TEST(Protocol, PredictionsMustBeAboutTheInstrument) {
+  EXPECT_NE(error_of(replaced(good(), "problem = \"dec_m1_12288\"\ndtype = \"bf16\"", "problem = \"dec_m1_4096\"\ndtype = \"bf16\""))
+                .find("problem 'dec_m1_4096' is not in the instrument"),
+            std::string::npos);
+  EXPECT_NE(error_of(replaced(good(), "dtype = \"bf16\"\nlayout", "dtype = \"fp16\"\nlayout"))
+                .find("dtype 'fp16' is not among the instrument's"),
+            std::string::npos);
+  EXPECT_NE(error_of(replaced(good(), "id = \"best-vs-default\"", "id = \"bw\"")).find("duplicate prediction id 'bw'"),
+            std::string::npos);
+  EXPECT_NE(error_of(replaced(good(), "repeats = 7", "repeats = 0")).find("'repeats' must be a positive integer"),
+            std::string::npos);
+}
+
+TEST(Protocol, MissingFileNamesIt) {
+  try {
+    load_protocol("/nonexistent/protocol.toml");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/protocol.toml"), std::string::npos);
+  }
+}
+
+TEST(Protocol, EveryCommittedProtocolParses) {
+  // Protocol files name suites relative to the repository root, where the bench runs.
+  const auto old = std::filesystem::current_path();
+  std::filesystem::current_path(TILEWISE_SOURCE_DIR);
+  int parsed = 0;
+  for (const auto& entry : std::filesystem::directory_iterator("protocols"))
+    if (entry.path().extension() == ".toml") {
+      SCOPED_TRACE(entry.path().string());
+      EXPECT_NO_THROW(load_protocol(entry.path().string()));
+      ++parsed;
+    }
+  std::filesystem::current_path(old);
+  EXPECT_GE(parsed, 1);
+}
+
+// A scratch git repository as the working directory for the freeze checks.
+class Frozen : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    old_ = std::filesystem::current_path();
+    dir_ = std::filesystem::temp_directory_path() / ("tilewise-freeze-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+    std::filesystem::current_path(dir_);
+    ASSERT_EQ(std::system("git init -q . && git -c user.name=t -c user.email=t commit -q --allow-empty -m root"), 0);
+    write("p.toml", "question = \"q\"\n");
+  }
+  void TearDown() override {
+    std::filesystem::current_path(old_);
+    std::filesystem::remove_all(dir_);
+  }
+  static void write(const char* name, const char* text) { std::ofstream(name) << text; }
+  static std::string error_of_freeze(const char* path) {
+    try {
+      frozen_commit(path);
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "no error";
+  }
+  std::filesystem::path old_, dir_;
+};
+
+TEST_F(Frozen, RefusesAnUncommittedFile) {
+  EXPECT_NE(error_of_freeze("p.toml").find("p.toml: the protocol file is not committed"), std::string::npos);
+}
+
+TEST_F(Frozen, RecordsTheCommitAndRefusesLaterChanges) {
+  ASSERT_EQ(std::system("git add p.toml && git -c user.name=t -c user.email=t commit -q -m freeze"), 0);
+  const std::string commit = frozen_commit("p.toml");
+  EXPECT_EQ(commit.size(), 40u);
+  write("p.toml", "question = \"changed after the freeze\"\n");
+  EXPECT_NE(error_of_freeze("p.toml").find("p.toml: the protocol file has uncommitted changes"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tilewise::protocol

@@ -1,0 +1,97 @@
+// Judging preregistered predictions on a scripted receipt: held, missed high, missed low, not measured, and the
+// claim rule on speedups.
+#include <gtest/gtest.h>
+
+#include "receipt/sample_receipt.hpp"
+#include "receipt/verdict.hpp"
+
+namespace tilewise::receipt {
+namespace {
+
+Prediction predict(const char* metric, double low, double high, const char* problem = "sq2048",
+                   const char* dtype = "bf16", const char* arm = "cublaslt", const char* baseline = "") {
+  Prediction p;
+  p.id = "P";
+  p.problem = problem;
+  p.dtype = dtype;
+  p.layout = "TN";
+  p.metric = metric;
+  p.arm = arm;
+  p.baseline = baseline;
+  p.low = low;
+  p.high = high;
+  return p;
+}
+
+Prediction judged(Prediction p, const Receipt& r = sample_receipt()) {
+  judge(p, r);
+  return p;
+}
+
+TEST(Verdict, HeldMissedHighMissedLow) {
+  // sq2048 cublaslt: samples 25.9, 26.1, 26.0 -> median 26.0 us
+  EXPECT_EQ(judged(predict("us_median", 25, 27)).verdict, "held");
+  EXPECT_EQ(judged(predict("us_median", 26, 26)).verdict, "held");  // the range is inclusive
+  EXPECT_EQ(judged(predict("us_median", 20, 25)).verdict, "missed high");
+  EXPECT_EQ(judged(predict("us_median", 27, 30)).verdict, "missed low");
+  EXPECT_DOUBLE_EQ(*judged(predict("us_median", 25, 27)).measured, 26.0);
+}
+
+TEST(Verdict, ThroughputAndBandwidthFraction) {
+  const Receipt r = sample_receipt();
+  const ArmResult& arm = r.results[0].arms[0];
+  EXPECT_DOUBLE_EQ(*judged(predict("tflops", 0, 1e9)).measured, *arm.tflops);
+  EXPECT_DOUBLE_EQ(*judged(predict("gbps", 0, 1e9)).measured, *arm.gbps);
+  EXPECT_DOUBLE_EQ(*judged(predict("bandwidth_fraction", 0, 1)).measured, *arm.gbps / r.machine.read_bw_gbps);
+}
+
+TEST(Verdict, SpeedupCarriesTheClaimRule) {
+  // sq2048: cublaslt 25.9-26.1 against the default's 27.4-27.6: no overlap, a claimed win.
+  const Prediction sq = judged(predict("speedup", 1.0, 1.1, "sq2048", "bf16", "cublaslt", "cublaslt-default"));
+  EXPECT_NEAR(*sq.measured, 27.5 / 26.0, 1e-12);
+  EXPECT_EQ(sq.verdict, "held");
+  EXPECT_EQ(sq.claim, "faster");
+  // dec_m16_12288: the ranges overlap, so whatever the ratio, nothing is claimed.
+  const Prediction dec = judged(predict("speedup", 1.0, 1.1, "dec_m16_12288", "fp16", "cublaslt", "cublaslt-default"));
+  EXPECT_EQ(dec.claim, "none");
+  EXPECT_EQ(dec.verdict, "held");
+}
+
+TEST(Verdict, NotMeasuredSaysWhy) {
+  const Prediction absent = judged(predict("us_median", 0, 1, "sq4096"));
+  EXPECT_EQ(absent.verdict, "not measured");
+  EXPECT_FALSE(absent.measured);
+  EXPECT_NE(absent.reason.find("sq4096 bf16 TN is not among the results"), std::string::npos) << absent.reason;
+
+  Receipt skipped = sample_receipt();
+  skipped.skipped.push_back({"sq4096 bf16 TN 4096x4096x4096 lda=4096 ldb=4096 ldc=4096", "out of memory"});
+  EXPECT_NE(judged(predict("us_median", 0, 1, "sq4096"), skipped).reason.find("was skipped: out of memory"),
+            std::string::npos);
+
+  EXPECT_NE(judged(predict("us_median", 0, 1, "sq2048", "bf16", "sm90")).reason.find("arm sm90 is not in the result"),
+            std::string::npos);
+
+  Receipt wrong = sample_receipt();
+  wrong.results[0].arms[0].correct = false;
+  wrong.results[0].arms[0].rel_err = 0.5;
+  derive(wrong.results[0].arms[0], wrong.results[0].problem);
+  const Prediction incorrect = judged(predict("us_median", 0, 100), wrong);
+  EXPECT_EQ(incorrect.verdict, "not measured");
+  EXPECT_NE(incorrect.reason.find("arm cublaslt was incorrect"), std::string::npos) << incorrect.reason;
+
+  const Prediction no_base = judged(predict("speedup", 0, 2, "sq2048", "bf16", "cublaslt", "torch"));
+  EXPECT_NE(no_base.reason.find("arm torch is not in the result"), std::string::npos) << no_base.reason;
+
+  Receipt no_bw = sample_receipt();
+  no_bw.machine.read_bw_gbps = 0;
+  EXPECT_NE(judged(predict("bandwidth_fraction", 0, 1), no_bw).reason.find("read bandwidth was not measured"),
+            std::string::npos);
+}
+
+TEST(Verdict, MetricsAreTheDocumentedFive) {
+  EXPECT_EQ(prediction_metrics(),
+            (std::vector<std::string>{"us_median", "tflops", "gbps", "bandwidth_fraction", "speedup"}));
+}
+
+}  // namespace
+}  // namespace tilewise::receipt
