@@ -170,11 +170,11 @@ class Runner {
       for (size_t k = 0; k < runs.size(); ++k) {
         ArmRun& run = runs[(k + size_t(rep)) % runs.size()];  // rotate the order so drift hits every arm alike
         if (!run.timer) continue;
-        const double t0 = sampler_->now();
+        const double t0 = sampler_->mark();
         run.result.us.push_back(run.timer->measure(o_.replays));
         const device::Launch launch = [&](int set, cudaStream_t st) { run.arm->launch(set, st); };
         run.result.host_us.push_back(device::time_host_loop(launch, run.result.host_launches, ops.count(), s));
-        run.timed.emplace_back(t0, sampler_->now());
+        run.timed.emplace_back(t0, sampler_->mark());
       }
     for (ArmRun& run : runs) {
       receipt::derive(run.result, p);

@@ -123,6 +123,15 @@ double ClockSampler::now() const {
 
 receipt::ClockSample ClockSampler::sample_now() const { return nvml_.sample(now()); }
 
+double ClockSampler::mark() {
+  const receipt::ClockSample s = sample_now();
+  if (nvml_.available()) {
+    std::lock_guard lock(mutex_);
+    samples_.push_back(s);
+  }
+  return s.t_s;
+}
+
 void ClockSampler::loop() {
   auto next = std::chrono::steady_clock::now();
   while (!stop_) {

@@ -46,6 +46,9 @@ class ClockSampler {
 
   double now() const;  // seconds since the sampler started
   receipt::ClockSample sample_now() const;
+  // Takes a sample now and keeps it with the periodic ones, so a timed region shorter than the period still has
+  // samples at its edges; returns its time.
+  double mark();
   // Samples taken inside any of the [begin, end] intervals (seconds, as from now()).
   std::vector<receipt::ClockSample> samples_within(const std::vector<std::pair<double, double>>& intervals) const;
 

@@ -153,6 +153,10 @@ class Checker {
         if (name != base && a->us_median && arms.at(base)->us_median) expected.insert(name);
     std::set<std::string> seen;
     for (const Comparison& c : res.comparisons) {
+      if (c.arm == c.baseline || seen.count(c.arm)) {
+        add(fmt::format("{}: comparison {} vs {} is repeated or compares an arm with itself", where, c.arm, c.baseline));
+        continue;
+      }
       if (c.baseline != base || !arms.count(c.arm) || !arms.count(c.baseline)) {
         add(fmt::format("{}: comparison {} vs {} names an arm or baseline the receipt lacks", where, c.arm, c.baseline));
         continue;

@@ -1,5 +1,7 @@
 #include "receipt/derive.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <set>
@@ -78,8 +80,12 @@ std::vector<std::string> reason_names(uint64_t reasons) {
       {0x40, "hw_thermal"},       {0x80, "hw_power_brake"},     {0x100, "display_clocks"},
   };
   std::vector<std::string> out;
-  for (auto [bit, name] : names)
+  uint64_t known = 0;
+  for (auto [bit, name] : names) {
+    known |= bit;
     if (reasons & bit) out.emplace_back(name);
+  }
+  if (reasons & ~known) out.push_back(fmt::format("other(0x{:x})", reasons & ~known));
   return out;
 }
 

@@ -75,13 +75,18 @@ void from_json(const json& j, Receipt& r) {
 
 void write_file(const Receipt& r, const std::string& path) {
   const std::string tmp = path + ".tmp";
+  bool written = false;
   {
     std::ofstream out(tmp, std::ios::trunc);
-    if (!out) throw Error(fmt::format("{}: cannot write receipt", tmp));
-    out << json(r).dump(1) << '\n';
-    if (!out.flush()) throw Error(fmt::format("{}: write failed", tmp));
+    if (out) {
+      out << json(r).dump(1) << '\n';
+      written = bool(out.flush());
+    }
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw Error(fmt::format("{}: cannot move receipt into place", path));
+  if (!written || std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());  // the previous receipt at `path`, if any, is left as it was
+    throw Error(fmt::format("{}: cannot write the receipt", path));
+  }
 }
 
 Receipt read_file(const std::string& path) {

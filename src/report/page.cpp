@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 
 #include "core/error.hpp"
@@ -135,15 +137,15 @@ std::string clocks_block(const receipt::Clocks& c) {
   };
   std::string reasons;
   for (const auto& r : d.reasons) reasons += (reasons.empty() ? "" : ", ") + escape(r);
-  return definition_list("Clocks during timed regions",
-                         {{"samples", std::to_string(d.samples)},
-                          {"SM clock", fmt::format("median {} MHz (min {}, max {})", d.sm_mhz_median, d.sm_mhz_min,
-                                                   d.sm_mhz_max)},
-                          {"power", fmt::format("median {:.0f} W, max {:.0f} W", d.power_w_median, d.power_w_max)},
-                          {"temperature", fmt::format("max {} &deg;C", d.temp_c_max)},
-                          {"clock-event reasons", reasons.empty() ? "none" : reasons},
-                          {"before the run", sample(c.before)},
-                          {"after the run", sample(c.after)}});
+  return definition_list(
+      "Clocks during timed regions",
+      {{"samples", std::to_string(d.samples)},
+       {"SM clock", fmt::format("median {} MHz (min {}, max {})", d.sm_mhz_median, d.sm_mhz_min, d.sm_mhz_max)},
+       {"power", fmt::format("median {:.0f} W, max {:.0f} W", d.power_w_median, d.power_w_max)},
+       {"temperature", fmt::format("max {} &deg;C", d.temp_c_max)},
+       {"clock-event reasons", reasons.empty() ? "none" : reasons},
+       {"before the run", sample(c.before)},
+       {"after the run", sample(c.after)}});
 }
 
 std::string machine_block(const Receipt& r) {
@@ -164,14 +166,14 @@ std::string machine_block(const Receipt& r) {
                fmt::format("<b>{} GB/s</b> ({} stream, {} passes, median)", gbps_text(m.read_bw_gbps),
                            bytes_text(m.read_bw.bytes), m.read_bw.us.size())}}) +
          clocks_block(r.clocks) +
-         definition_list("Software", {{"driver", escape(m.driver)},
-                                      {"CUDA runtime", escape(m.cuda_runtime)},
-                                      {"cuBLASLt", escape(m.cublaslt)},
-                                      {"NVRTC", escape(m.nvrtc)},
-                                      {"tool", escape(r.tool.name + " " + r.tool.version)},
-                                      {"commit", fmt::format("<code>{}</code>", escape(r.tool.commit))},
-                                      {"tree", r.tool.dirty ? "<b class=\"slower\">dirty</b> (uncommitted changes)"
-                                                            : "clean"}}) +
+         definition_list("Software",
+                         {{"driver", escape(m.driver)},
+                          {"CUDA runtime", escape(m.cuda_runtime)},
+                          {"cuBLASLt", escape(m.cublaslt)},
+                          {"NVRTC", escape(m.nvrtc)},
+                          {"tool", escape(r.tool.name + " " + r.tool.version)},
+                          {"commit", fmt::format("<code>{}</code>", escape(r.tool.commit))},
+                          {"tree", r.tool.dirty ? "<b class=\"slower\">dirty</b> (uncommitted changes)" : "clean"}}) +
          definition_list(
              "Protocol",
              {{"warm-up", fmt::format("{:.2f} s", p.warmup_s)},
@@ -200,10 +202,11 @@ std::string arm_figures(const ArmResult& a, const Receipt& r, bool by_gbps, doub
                      R"(<td class="num">{}</td><td class="num">{}</td><td>{}</td>)",
                      or_dash(a.us_median, us_text), range, or_dash(a.host_us_median, us_text),
                      or_dash(a.tflops, tflops_text), or_dash(a.gbps, gbps_text),
-                     bar_value ? inline_bar(*bar_value, bar_max, series_colour(arm_index(r, a.arm)),
-                                            fmt::format("{} {}", by_gbps ? gbps_text(*bar_value) : tflops_text(*bar_value),
-                                                        by_gbps ? "GB/s" : "TFLOP/s"))
-                               : "");
+                     bar_value
+                         ? inline_bar(*bar_value, bar_max, series_colour(arm_index(r, a.arm)),
+                                      fmt::format("{} {}", by_gbps ? gbps_text(*bar_value) : tflops_text(*bar_value),
+                                                  by_gbps ? "GB/s" : "TFLOP/s"))
+                         : "");
 }
 
 std::string comparison_cell(const Result& res, const ArmResult& a, const Receipt& r) {
@@ -226,7 +229,8 @@ std::string results_table(const PageReceipt& p) {
   const char* unit = by_gbps ? "GB/s" : "TFLOP/s";
   std::string html = fmt::format(
       R"(<div class="scroll"><table class="results"><caption>{} results; bars: {} against the largest in this table )"
-      R"(({}); speedup = {} median / arm median, claimed only where the ranges over the repeats do not overlap</caption>)"
+      R"(({}); speedup = {} median / arm median, claimed only where the ranges over the repeats do not )"
+      R"(overlap</caption>)"
       R"(<thead><tr><th>problem</th><th>dtype</th><th>layout</th><th>M&times;N&times;K</th><th>arm</th>)"
       R"(<th>median &micro;s<br>(range)</th><th>host &micro;s</th><th>TFLOP/s</th><th>GB/s</th><th>{}</th>)"
       R"(<th>vs baseline</th><th>rel_err</th><th>configuration</th></tr></thead>)",
@@ -238,11 +242,14 @@ std::string results_table(const PageReceipt& p) {
       const ArmResult& a = res.arms[j];
       html += fmt::format(R"(<tr id="{}-{}">)", result_id(p, i), safe_name(a.arm));
       if (j == 0)
-        html += fmt::format(R"(<td rowspan="{0}" class="problem">{2}<br><small>{1}</small></td>)"
-                            R"(<td rowspan="{0}">{3}</td><td rowspan="{0}">{4}</td><td rowspan="{0}" class="num">{5}</td>)",
-                            res.arms.size(), source_link(p, i), escape(res.problem.name), to_string(res.problem.dtype),
-                            to_string(res.problem.layout), shape(res.problem));
-      html += fmt::format(R"(<td class="arm"><span class="swatch" style="background:{}"></span>{}</td>)",
+        html +=
+            fmt::format(R"(<td rowspan="{0}" class="problem">{2}<br><small>{1}</small></td>)"
+                        R"(<td rowspan="{0}">{3}</td><td rowspan="{0}">{4}</td><td rowspan="{0}" class="num">{5}</td>)",
+                        res.arms.size(), source_link(p, i), escape(res.problem.name), to_string(res.problem.dtype),
+                        to_string(res.problem.layout), shape(res.problem));
+      html += fmt::format(R"(<td class="arm" title="SM clock while timed: median {} MHz (min {}, max {}), {} samples">)"
+                          R"(<span class="swatch" style="background:{}"></span>{}</td>)",
+                          a.clock.sm_mhz_median, a.clock.sm_mhz_min, a.clock.sm_mhz_max, a.clock.samples,
                           series_colour(arm_index(r, a.arm)), escape(a.arm));
       html += arm_figures(a, r, by_gbps, bar_max) + comparison_cell(res, a, r);
       html += fmt::format(R"(<td class="num">{}</td><td class="config">{}</td></tr>)", err_text(a.rel_err),
@@ -266,23 +273,25 @@ std::string heat_maps(const PageReceipt& p) {
       notes.push_back(shape(res.problem));
     }
   }
-  if (columns.size() < 2) return "";
+  if (columns.size() < 2 || rows.size() < 2) return "";  // a single row or column is already a line of the table
   std::sort(columns.begin(), columns.end());
   std::string html;
   for (const std::string& arm : r.protocol.arms) {
     if (arm == r.protocol.baseline) continue;
     HeatMap map{rows, notes, {}, std::vector(rows.size(), std::vector<std::optional<HeatCell>>(columns.size()))};
-    for (const auto& [dtype, layout] : columns) map.columns.push_back(fmt::format("{} {}", to_string(dtype), to_string(layout)));
+    for (const auto& [dtype, layout] : columns)
+      map.columns.push_back(fmt::format("{} {}", to_string(dtype), to_string(layout)));
     for (size_t i = 0; i < r.results.size(); ++i) {
       const Problem& pb = r.results[i].problem;
       const auto* c = comparison_of(r.results[i], arm);
       if (!c) continue;
       const size_t row = size_t(std::find(rows.begin(), rows.end(), pb.name) - rows.begin());
-      const size_t col = size_t(std::find(columns.begin(), columns.end(), std::pair{pb.dtype, pb.layout}) - columns.begin());
-      map.cells[row][col] = HeatCell{c->speedup, speedup_text(c->speedup) + claim_mark(c->claim), c->claim != "none",
-                                     "#" + result_id(p, i),
-                                     fmt::format("{} {}: {} is {}x {} ({}), results[{}]", case_name(pb), shape(pb), arm,
-                                                 speedup_text(c->speedup), r.protocol.baseline, claim_word(c->claim), i)};
+      const size_t col =
+          size_t(std::find(columns.begin(), columns.end(), std::pair{pb.dtype, pb.layout}) - columns.begin());
+      map.cells[row][col] = HeatCell{
+          c->speedup, speedup_text(c->speedup) + claim_mark(c->claim), c->claim != "none", "#" + result_id(p, i),
+          fmt::format("{} {}: {} over {} {}x ({}), results[{}]", case_name(pb), shape(pb), arm, r.protocol.baseline,
+                      speedup_text(c->speedup), claim_word(c->claim), i)};
     }
     html += fmt::format(R"(<figure><figcaption>Speedup of <b>{}</b> over <b>{}</b> per problem (rows) and dtype x )"
                         R"(layout (columns); + faster, - slower, ~ ranges overlap (drawn faint). Each cell links to )"
@@ -297,14 +306,19 @@ std::string decode_chart(const PageReceipt& p) {
   const Receipt& r = p.receipt;
   if (!r.protocol.cold) return "";
   const double read_bw = r.machine.read_bw_gbps;
-  BarChart chart{r.protocol.arms, {}, "GB/s", read_bw,
-                 read_bw > 0 ? fmt::format("measured read bandwidth {} GB/s", gbps_text(read_bw))
-                             : "read bandwidth not measured"};
+  BarChart chart{
+      r.protocol.arms,
+      {},
+      "GB/s",
+      read_bw,
+      read_bw > 0 ? fmt::format("measured read bandwidth {} GB/s", gbps_text(read_bw)) : "read bandwidth not measured"};
   for (size_t i = 0; i < r.results.size(); ++i) {
     const Result& res = r.results[i];
     if (!is_decode(res.problem)) continue;
-    BarGroup group{case_name(res.problem), "#" + result_id(p, i),
-                   fmt::format("{} {}: results[{}]", case_name(res.problem), shape(res.problem), i), {}};
+    BarGroup group{case_name(res.problem),
+                   "#" + result_id(p, i),
+                   fmt::format("{} {}: results[{}]", case_name(res.problem), shape(res.problem), i),
+                   {}};
     for (const ArmResult& a : res.arms)
       if (a.gbps)
         group.bars.push_back({arm_index(r, a.arm), *a.gbps,
@@ -313,23 +327,28 @@ std::string decode_chart(const PageReceipt& p) {
     chart.groups.push_back(std::move(group));
   }
   if (chart.groups.empty()) return "";
-  return fmt::format(R"(<h3 id="{}-decode">Decode shapes against the measured read bandwidth</h3><figure><figcaption>Each arm's )"
-                     R"(GB/s (least traffic / median time) on the shapes with M &le; 16; the dashed line is the )"
-                     R"(read bandwidth measured in the same run; percentages are of it.</figcaption>)"
-                     R"(<div class="scroll">{}</div></figure>)",
-                     stem(p), bar_chart(chart));
+  return fmt::format(
+      R"(<h3 id="{}-decode">Decode shapes against the measured read bandwidth</h3><figure><figcaption>Each arm's )"
+      R"(GB/s (least traffic / median time) on the shapes with M &le; 16; the dashed line is the )"
+      R"(read bandwidth measured in the same run; percentages are of it.</figcaption>)"
+      R"(<div class="scroll">{}</div></figure>)",
+      stem(p), bar_chart(chart));
 }
 
 std::string preregistration(const PageReceipt& p) {
   const Receipt& r = p.receipt;
   if (!r.preregistration) return "";
   const auto& pre = *r.preregistration;
+  std::map<std::string, int> verdicts;
+  for (const auto& pr : pre.predictions) ++verdicts[pr.verdict];
+  std::string tally;
+  for (const auto& [verdict, n] : verdicts) tally += fmt::format("{}{} {}", tally.empty() ? "" : ", ", n, escape(verdict));
   std::string html = fmt::format(
       R"(<h3>Preregistration</h3><blockquote>{}</blockquote><p>Protocol <code>{}</code>, frozen at commit )"
-      R"(<code>{}</code>. {} predictions, judged by the tool.</p><div class="scroll"><table class="predictions">)"
+      R"(<code>{}</code>. {} predictions, judged by the tool: {}.</p><div class="scroll"><table class="predictions">)"
       R"(<thead><tr><th>id</th><th>problem</th><th>metric</th><th>arm / baseline</th><th>predicted</th>)"
       R"(<th>measured</th><th>verdict</th><th>claim</th><th>falsifier</th></tr></thead><tbody>)",
-      escape(pre.question), escape(pre.path), escape(pre.commit), pre.predictions.size());
+      escape(pre.question), escape(pre.path), escape(pre.commit), pre.predictions.size(), tally);
   for (const auto& pr : pre.predictions) {
     std::string problem = escape(fmt::format("{} {} {}", pr.problem, pr.dtype, pr.layout));
     for (size_t i = 0; i < r.results.size(); ++i) {
@@ -338,13 +357,13 @@ std::string preregistration(const PageReceipt& p) {
         problem = fmt::format(R"(<a href="#{}">{}</a>)", result_id(p, i), problem);
     }
     const std::string verdict = pr.reason.empty() ? escape(pr.verdict) : escape(pr.verdict + ": " + pr.reason);
-    html += fmt::format(
-        R"(<tr id="{}-p-{}"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class="num">{} &ndash; {}</td>)"
-        R"(<td class="num">{}</td><td class="verdict v-{}">{}</td><td>{}</td><td>{}</td></tr>)",
-        stem(p), safe_name(pr.id), escape(pr.id), problem, escape(pr.metric),
-        escape(pr.baseline.empty() ? pr.arm : pr.arm + " / " + pr.baseline), metric_text(pr.metric, pr.low),
-        metric_text(pr.metric, pr.high), pr.measured ? metric_text(pr.metric, *pr.measured) : "-",
-        safe_name(pr.verdict), verdict, pr.claim.empty() ? "" : claim_word(pr.claim), escape(pr.falsifier));
+    html +=
+        fmt::format(R"(<tr id="{}-p-{}"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class="num">{} &ndash; {}</td>)"
+                    R"(<td class="num">{}</td><td class="verdict v-{}">{}</td><td>{}</td><td>{}</td></tr>)",
+                    stem(p), safe_name(pr.id), escape(pr.id), problem, escape(pr.metric),
+                    escape(pr.baseline.empty() ? pr.arm : pr.arm + " / " + pr.baseline), metric_text(pr.metric, pr.low),
+                    metric_text(pr.metric, pr.high), pr.measured ? metric_text(pr.metric, *pr.measured) : "-",
+                    safe_name(pr.verdict), verdict, pr.claim.empty() ? "" : claim_word(pr.claim), escape(pr.falsifier));
   }
   return html + "</tbody></table></div>";
 }
@@ -354,14 +373,16 @@ std::string skipped(const Receipt& r) {
   std::string html = fmt::format(R"(<h3>Skipped ({})</h3><table class="skipped"><thead><tr><th>case</th>)"
                                  R"(<th>reason</th></tr></thead><tbody>)",
                                  r.skipped.size());
-  for (const auto& s : r.skipped) html += fmt::format("<tr><td>{}</td><td>{}</td></tr>", escape(s.problem), escape(s.reason));
+  for (const auto& s : r.skipped)
+    html += fmt::format("<tr><td>{}</td><td>{}</td></tr>", escape(s.problem), escape(s.reason));
   return html + "</tbody></table>";
 }
 
 std::string verdict_banner(const PageReceipt& p) {
   if (p.verdict.valid)
-    return fmt::format(R"(<p class="valid">Valid: <code>tilewise check</code> finds no problems in its {} results.</p>)",
-                       p.verdict.results);
+    return fmt::format(
+        R"(<p class="valid">Valid: <code>tilewise check</code> finds no problems in its {} results.</p>)",
+        p.verdict.results);
   std::string html = fmt::format(
       R"(<div class="invalid-banner"><strong>INVALID receipt</strong>: {} problem{}. Its figures are shown for )"
       R"(inspection only and are not results.<ul>)",
@@ -400,46 +421,65 @@ std::string overview(const std::vector<PageReceipt>& receipts) {
   return html + "</tbody></table>";
 }
 
+// Inline, and only the browser's own fonts: the page opens from disk with nothing to fetch.
 constexpr const char* css = R"(
 :root { --ink: #1d2330; --muted: #5b6475; --line: #dde2ea; --faster: #2166ac; --slower: #b2182b; --overlap: #6b7280; }
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
        color: var(--ink); margin: 24px 32px; }
-h1 { font-size: 24px; margin: 0 0 4px; } h2 { font-size: 20px; margin: 0 0 8px; } h3 { font-size: 16px; margin: 26px 0 8px; }
+h1 { font-size: 24px; margin: 0 0 4px; }
+h2 { font-size: 20px; margin: 0 0 8px; }
+h3 { font-size: 16px; margin: 26px 0 8px; }
 h4 { margin: 0 0 4px; font-size: 12px; text-transform: uppercase; letter-spacing: .06em; color: var(--muted); }
-a { color: #1f5fa8; } code { font: 12px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
+a { color: #1f5fa8; }
+code { font: 12px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
 section.receipt { border-top: 3px solid var(--line); margin-top: 36px; padding-top: 14px; }
 section.invalid { border-top-color: var(--slower); }
 a.source { font-size: 13px; font-weight: normal; margin-left: 8px; }
-.invalid-banner { background: #fdecee; border: 2px solid var(--slower); color: #7a0f1f; padding: 10px 16px; border-radius: 4px; }
+.invalid-banner { background: #fdecee; border: 2px solid var(--slower); color: #7a0f1f; padding: 10px 16px; }
 .invalid-banner strong { font-size: 18px; letter-spacing: .04em; }
-.valid { color: #1b6e3a; } .invalid-cell { color: var(--slower); font-weight: 700; }
+.valid { color: #1b6e3a; }
+.invalid-cell { color: var(--slower); font-weight: 700; }
 .meta, .note, figcaption, caption { color: var(--muted); font-size: 13px; }
 caption { text-align: left; padding-bottom: 6px; }
 blockquote { margin: 0 0 8px; padding: 6px 14px; border-left: 4px solid var(--line); font-style: italic; }
-.machine { display: grid; grid-template-columns: repeat(auto-fill, minmax(300px, 1fr)); gap: 14px 24px; margin: 12px 0; }
-.machine dl { display: grid; grid-template-columns: max-content 1fr; gap: 2px 14px; margin: 0; align-content: start; }
-dt { color: var(--muted); } dd { margin: 0; overflow-wrap: anywhere; }
+.machine { display: grid; grid-template-columns: repeat(auto-fill, minmax(300px, 1fr)); gap: 14px 24px; }
+.machine dl { display: grid; grid-template-columns: max-content 1fr; gap: 2px 14px; margin: 0; }
+dt { color: var(--muted); }
+dd { margin: 0; overflow-wrap: anywhere; }
 table { border-collapse: collapse; font-variant-numeric: tabular-nums; font-size: 13px; }
 th, td { padding: 3px 7px; border-bottom: 1px solid var(--line); text-align: left; vertical-align: middle; }
-th { font-size: 12px; color: var(--muted); font-weight: 600; border-bottom: 2px solid var(--line); white-space: nowrap; }
-td.num { text-align: right; white-space: nowrap; } td.problem, td.arm { white-space: nowrap; }
-table.overview td:not(:last-child) { white-space: nowrap; } table.results { width: 100%; } table.results tbody:nth-of-type(even) td { background: #f6f8fb; }
+th { font-size: 12px; color: var(--muted); font-weight: 600; border-bottom: 2px solid var(--line); }
+th, td.num, td.problem, td.arm, table.overview td:not(:last-child) { white-space: nowrap; }
+td.num { text-align: right; }
+table.results { width: 100%; }
+table.results tbody:nth-of-type(even) td { background: #f6f8fb; }
 tbody:target td, tr:target td { background: #fff3b0 !important; }
-td.config { font: 11px/1.3 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; color: var(--muted); min-width: 220px; }
+td.config { font: 11px/1.3 ui-monospace, Menlo, Consolas, monospace; color: var(--muted); min-width: 220px; }
 small { color: var(--muted); font-size: 11px; }
-td.fail { color: var(--slower); font-weight: 600; } td.muted { color: var(--muted); }
-.faster { color: var(--faster); } .slower { color: var(--slower); } .overlap { color: var(--overlap); }
+td.fail { color: var(--slower); font-weight: 600; }
+td.muted { color: var(--muted); }
+.faster { color: var(--faster); }
+.slower { color: var(--slower); }
+.overlap { color: var(--overlap); }
 .claim { font-size: 11px; font-weight: 600; }
 .swatch { display: inline-block; width: 10px; height: 10px; margin-right: 6px; border-radius: 2px; }
 td.verdict { font-weight: 600; white-space: nowrap; }
-.v-held { background: #dcf2e3; color: #14532d; } .v-missed_high { background: #fde2e1; color: #7f1d1d; }
-.v-missed_low { background: #fde9d0; color: #7c2d12; } .v-not_measured { background: #eceff3; color: #4b5563; }
-figure { margin: 8px 0 16px; } .scroll { overflow-x: auto; }
-svg { font: 12px system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif; } svg.bar { vertical-align: middle; }
+table.predictions td:nth-child(-n+4) { white-space: nowrap; }
+.v-held { background: #dcf2e3; color: #14532d; }
+.v-missed_high { background: #fde2e1; color: #7f1d1d; }
+.v-missed_low { background: #fde9d0; color: #7c2d12; }
+.v-not_measured { background: #eceff3; color: #4b5563; }
+figure { margin: 8px 0 16px; }
+.scroll { overflow-x: auto; }
+svg { font: 12px system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif; }
+svg.bar { vertical-align: middle; }
 svg .note, svg .value { fill: var(--muted); font-size: 11px; }
-svg .value { paint-order: stroke; stroke: #fff; stroke-width: 3px; } /* keeps figures legible across the reference line */ svg .head { font-weight: 600; }
-svg .grid { stroke: #e3e7ee; } svg .empty { fill: #f1f3f6; }
-svg line.reference { stroke: #111; stroke-width: 1.5; stroke-dasharray: 5 3; } svg text.reference { font-weight: 600; }
+svg .value { paint-order: stroke; stroke: #fff; stroke-width: 3px; } /* legible where it crosses the reference line */
+svg .head { font-weight: 600; }
+svg .grid { stroke: #e3e7ee; }
+svg .empty { fill: #f1f3f6; }
+svg line.reference { stroke: #111; stroke-width: 1.5; stroke-dasharray: 5 3; }
+svg text.reference { font-weight: 600; }
 )";
 
 // The copy's name is also the receipt's anchor and part of every link to it, so it must be unique on the page.

@@ -33,7 +33,8 @@ std::string heat_colour(double speedup) {
   const Rgb& end = t >= 0 ? faster : slower;
   const double a = std::fabs(t);
   return fmt::format("#{:02x}{:02x}{:02x}", int(std::lround(white.r + a * (end.r - white.r))),
-                     int(std::lround(white.g + a * (end.g - white.g))), int(std::lround(white.b + a * (end.b - white.b))));
+                     int(std::lround(white.g + a * (end.g - white.g))),
+                     int(std::lround(white.b + a * (end.b - white.b))));
 }
 
 // Dark text on pale cells, white on saturated ones.
@@ -57,12 +58,23 @@ std::string escape(std::string_view text) {
   out.reserve(text.size());
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -89,8 +101,9 @@ std::string heat_map(const HeatMap& map) {
   const double label_w = label_width(labels);
   const double width = label_w + cell_w * double(map.columns.size()) + 2;
   const double height = head_h + cell_h * double(map.rows.size()) + 2;
-  std::string svg = fmt::format(
-      R"(<svg class="heatmap" width="{0:.0f}" height="{1:.0f}" viewBox="0 0 {0:.0f} {1:.0f}" role="img">)", width, height);
+  std::string svg =
+      fmt::format(R"(<svg class="heatmap" width="{0:.0f}" height="{1:.0f}" viewBox="0 0 {0:.0f} {1:.0f}" role="img">)",
+                  width, height);
   for (size_t c = 0; c < map.columns.size(); ++c)
     svg += fmt::format(R"(<text x="{:.1f}" y="16" text-anchor="middle" class="head">{}</text>)",
                        label_w + cell_w * (double(c) + 0.5), escape(map.columns[c]));
@@ -108,7 +121,8 @@ std::string heat_map(const HeatMap& map) {
         continue;
       }
       svg += fmt::format(
-          R"(<a href="{}"><title>{}</title><rect x="{:.1f}" y="{:.1f}" width="{}" height="{}" fill="{}" fill-opacity="{}"/>)"
+          R"(<a href="{}"><title>{}</title>)"
+          R"(<rect x="{:.1f}" y="{:.1f}" width="{}" height="{}" fill="{}" fill-opacity="{}"/>)"
           R"(<text x="{:.1f}" y="{:.1f}" text-anchor="middle" fill="{}">{}</text></a>)",
           escape(cell->href), escape(cell->tooltip), x, y, cell_w - 2, cell_h - 2, heat_colour(cell->speedup),
           cell->claimed ? "1" : "0.35", x + cell_w / 2 - 1, y + 15, heat_text_colour(cell->speedup, cell->claimed),
@@ -152,8 +166,9 @@ std::string bar_chart(const BarChart& chart) {
   for (const auto& g : chart.groups) plot_h += bar_h * double(std::max<size_t>(g.bars.size(), 1)) + group_gap;
   const double legend_y = head_h + plot_h + 14;
   const double width = label_w + plot_w + text_w, height = legend_y + 12;
-  std::string svg = fmt::format(
-      R"(<svg class="barchart" width="{0:.0f}" height="{1:.0f}" viewBox="0 0 {0:.0f} {1:.0f}" role="img">)", width, height);
+  std::string svg =
+      fmt::format(R"(<svg class="barchart" width="{0:.0f}" height="{1:.0f}" viewBox="0 0 {0:.0f} {1:.0f}" role="img">)",
+                  width, height);
   for (double v = 0; v <= axis_max + step / 2; v += step)
     svg += fmt::format(R"(<line x1="{0:.1f}" x2="{0:.1f}" y1="{1:.0f}" y2="{2:.1f}" class="grid"/>)"
                        R"(<text x="{0:.1f}" y="{3:.0f}" text-anchor="middle" class="note">{4:.0f}</text>)",
@@ -183,8 +198,9 @@ std::string bar_chart(const BarChart& chart) {
                      ref_x, head_h - 14, head_h + plot_h, escape(chart.reference_label));
   double lx = label_w;
   for (size_t s = 0; s < chart.series.size(); ++s) {
-    svg += fmt::format(R"(<rect x="{:.1f}" y="{:.1f}" width="10" height="10" fill="{}"/><text x="{:.1f}" y="{:.1f}">{}</text>)",
-                       lx, legend_y - 9, series_colour(s), lx + 14, legend_y, escape(chart.series[s]));
+    svg += fmt::format(
+        R"(<rect x="{:.1f}" y="{:.1f}" width="10" height="10" fill="{}"/><text x="{:.1f}" y="{:.1f}">{}</text>)", lx,
+        legend_y - 9, series_colour(s), lx + 14, legend_y, escape(chart.series[s]));
     lx += 28 + char_w * double(chart.series[s].size());
   }
   return svg + "</svg>";

@@ -107,6 +107,11 @@ TEST(CublasltConfig, ItemWithoutEqualsIsNamed) {
   EXPECT_TRUE(Contains(msg, "'tile' is not key=value"));
 }
 
+TEST(CublasltConfig, EmptyFieldIsRefused) {
+  EXPECT_TRUE(Contains(error_of([] { parse_config("algo=66,"); }), "an empty field"));
+  EXPECT_TRUE(Contains(error_of([] { parse_config("algo=66,,tile=3"); }), "an empty field"));
+}
+
 TEST(CublasltConfig, JsonRoundTripsThroughCanonical) {
   const nlohmann::json j = known();
   EXPECT_EQ(j.at("family"), "cublaslt");

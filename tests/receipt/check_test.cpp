@@ -138,6 +138,12 @@ TEST(Check, NoTimedReplays) {
   EXPECT_TRUE(Reports(check(j), {"protocol.replays = 0 must be at least 1"}));
 }
 
+TEST(Check, RepeatedComparison) {
+  json j = sample();
+  j["results"][0]["comparisons"].push_back(j["results"][0]["comparisons"][0]);
+  EXPECT_TRUE(Reports(check(j), {"is repeated or compares an arm with itself"}));
+}
+
 TEST(Check, MissingComparison) {
   json j = sample();
   j["results"][0]["comparisons"] = json::array();

@@ -218,6 +218,7 @@ TEST(ReasonNames, NvmlBits) {
   EXPECT_EQ(reason_names(0x80), strings{"hw_power_brake"});
   EXPECT_EQ(reason_names(0x100), strings{"display_clocks"});
   EXPECT_EQ(reason_names(0x8 | 0x40 | 0x80), (strings{"hw_slowdown", "hw_thermal", "hw_power_brake"}));
+  EXPECT_EQ(reason_names(0x4 | 0x1000), (strings{"sw_power_cap", "other(0x1000)"}));  // unknown bits are not dropped
 }
 
 }  // namespace

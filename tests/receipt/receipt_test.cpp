@@ -140,6 +140,16 @@ TEST(ReceiptFile, WriteIntoMissingDirectoryThrowsNamingIt) {
   EXPECT_TRUE(Contains(error_of([&] { write_file(sample_receipt(), path); }), dir.file("no/such/dir/run.json")));
 }
 
+TEST(ReceiptFile, FailedWriteKeepsThePreviousReceiptAndNoTemporary) {
+  TempDir dir;
+  const std::string path = dir.file("run.json");
+  write_file(sample_receipt(), path);
+  const auto before = read_file(path);
+  fs::create_directory(path + ".tmp");  // the temporary cannot be written
+  EXPECT_TRUE(Contains(error_of([&] { write_file(Receipt{}, path); }), path));
+  EXPECT_EQ(read_file(path), before);
+}
+
 TEST(ReceiptFile, ReadMissingFileThrowsNamingPath) {
   TempDir dir;
   const std::string path = dir.file("absent.json");

@@ -25,7 +25,7 @@ timeout 120 python3 - "$out/dom.html" "${receipts[@]}" <<'EOF'
 import html.parser, json, os, re, sys
 
 class ById(html.parser.HTMLParser):
-    """The text of every element that has an id, chunks separated by ' | '."""
+    """The visible text of every element that has an id (tooltips left out), chunks separated by ' | '."""
     void = {"br", "meta", "img", "hr", "input", "link", "col", "wbr"}
     def __init__(self):
         super().__init__()
@@ -36,6 +36,7 @@ class ById(html.parser.HTMLParser):
     def handle_endtag(self, tag):
         while self.open and self.open.pop()[0] != tag: pass
     def handle_data(self, data):
+        if any(tag == "title" for tag, _ in self.open): return
         for _, id in self.open:
             if id: self.text[id] = self.text.get(id, "") + data + " | "
 
@@ -43,6 +44,7 @@ dom = ById()
 dom.feed(open(sys.argv[1], encoding="utf-8").read())
 failures, checked = [], 0
 MARK = {"faster": "+", "slower": "-"}  # the claim rule's marks; "~" where the ranges overlap
+FORMAT = {"us_median": "{:.2f}", "tflops": "{:.1f}", "gbps": "{:.0f}"}  # ratios get three decimals
 
 def expect(where, text, figure):
     global checked
@@ -73,6 +75,12 @@ for path in sys.argv[2:]:
             first = "; ".join(f"{a['arm']} {a['us_median']:.2f} us {a['tflops']:.1f} TFLOP/s {a['gbps']:.0f} GB/s"
                               for a in res["arms"] if a["us_median"] is not None)
             print(f"  e.g. {stem} results[0] {p['name']} {p['dtype']} {p['layout']}: {first}")
+    for pr in (r.get("preregistration") or {}).get("predictions", []):
+        where = f"{stem} prediction {pr['id']}"
+        row = dom.text.get(f"{stem}-p-" + re.sub(r"[^A-Za-z0-9._-]", "_", pr["id"]))
+        expect(where, row, pr["verdict"])
+        if pr["measured"] is not None:
+            expect(where, row, FORMAT.get(pr["metric"], "{:.3f}").format(pr["measured"]))
     expect(f"{stem} machine", section, f"{r['machine']['read_bw_gbps']:.0f} GB/s")
     expect(f"{stem} clocks", section, f"median {r['clocks']['during']['sm_mhz_median']} MHz")
     expect(f"{stem} verdict", section, "Valid:" if r["valid"] else "INVALID receipt")

@@ -5,8 +5,8 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <functional>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 #include "core/error.hpp"
@@ -67,7 +67,7 @@ void expect_every_arm_figure(const std::string& html, const Receipt& r, const st
       EXPECT_TRUE(Contains(row, ">" + us(*a.us_median) + "<"));
       EXPECT_TRUE(Contains(row, ">" + tflops(*a.tflops) + "<"));
       EXPECT_TRUE(Contains(row, ">" + gbps(*a.gbps) + "<"));
-      EXPECT_TRUE(Contains(row, a.config_text));
+      EXPECT_TRUE(Contains(row, escape(a.config_text)));
     }
     for (const auto& c : res.comparisons) {
       const std::string row = element(html, "tr", fmt::format("{}-r{}-{}", stem, i, c.arm));
@@ -118,8 +118,9 @@ TEST_F(report_page, ShowsTheMachineAndProtocol) {
   for (const std::string& part :
        {std::string("NVIDIA H200"), std::string("<dd>132</dd>"), std::string("50 MiB"), std::string("median 1700 MHz"),
         std::string("sw_power_cap"), std::string("570.124.06"), std::string("12.8.4"), std::string("8459607"),
-        std::string("<dd>clean</dd>"), std::string("10.50 s"), fmt::format("<b>{} GB/s</b>", gbps(r.machine.read_bw_gbps)),
-        std::string("sq16384"), std::string("skipped by --max-size")})
+        std::string("<dd>clean</dd>"), std::string("10.50 s"),
+        fmt::format("<b>{} GB/s</b>", gbps(r.machine.read_bw_gbps)), std::string("sq16384"),
+        std::string("skipped by --max-size")})
     EXPECT_TRUE(Contains(html, part));
 }
 
@@ -142,7 +143,8 @@ TEST_F(report_page, MatrixReceiptGetsAHeatMapLinkedToItsRows) {
   const size_t start = html.find(R"(<svg class="heatmap")");
   ASSERT_NE(start, std::string::npos);
   const std::string svg = html.substr(start, html.find("</svg>", start) - start);
-  for (const std::string column : {"bf16 TN", "bf16 NN", "fp16 TN", "fp16 NN", "fp8 TN"}) EXPECT_TRUE(Contains(svg, column));
+  for (const std::string column : {"bf16 TN", "bf16 NN", "fp16 TN", "fp16 NN", "fp8 TN"})
+    EXPECT_TRUE(Contains(svg, column));
   for (size_t i = 0; i < r.results.size(); ++i)
     for (const auto& c : r.results[i].comparisons) {
       const std::string link = fmt::format(R"(<a href="#llm24-cold-r{}">)", i);
@@ -178,6 +180,17 @@ TEST_F(report_page, InvalidReceiptIsBannedAndListsItsProblems) {
   EXPECT_TRUE(Contains(html, "INVALID (2)"));  // the overview says so too
   EXPECT_EQ(html.find("Valid:"), std::string::npos);
   expect_every_arm_figure(html, r, "bad");  // shown for inspection, not dropped
+}
+
+TEST_F(report_page, IncorrectArmShowsWhyAndNoThroughput) {
+  Receipt r = receipt::sample_receipt();
+  auto& wrong = r.results[0].arms[1];
+  wrong.correct = false;
+  wrong.rel_err = 0.5;
+  receipt::refresh_derived(r);
+  const std::string row = element(render({save(r, "wrong.json")}), "tr", "wrong-r0-cublaslt-default");
+  EXPECT_TRUE(Contains(row, "incorrect: rel_err 5.00e-01 over the bound 1e-02; not timed"));
+  EXPECT_EQ(row.find(us(receipt::median(wrong.us))), std::string::npos);  // its samples are not summarized
 }
 
 TEST_F(report_page, TamperedReceiptThatClaimsValidIsShownInvalid) {
@@ -226,6 +239,7 @@ TEST_F(report_page, ShowsPreregisteredPredictionsAndVerdicts) {
   EXPECT_TRUE(Contains(html, "Does the tuned vendor arm beat the default?"));
   EXPECT_TRUE(Contains(html, "<code>protocols/sq2048.toml</code>"));
   EXPECT_TRUE(Contains(html, "<code>0123abc</code>"));
+  EXPECT_TRUE(Contains(html, "4 predictions, judged by the tool: 1 held, 1 missed high, 1 missed low, 1 not measured."));
 
   const std::string held = element(html, "tr", "prereg-p-tuned-wins");
   EXPECT_TRUE(Contains(held, R"(<a href="#prereg-r0">sq2048 bf16 TN</a>)"));

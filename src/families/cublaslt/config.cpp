@@ -69,6 +69,7 @@ Config parse_config(std::string_view text) {
   while (pos < text.size()) {
     const size_t end = std::min(text.find(',', pos), text.size());
     const std::string_view item = text.substr(pos, end - pos);
+    if (item.empty()) throw Error(fmt::format("cuBLASLt config '{}': an empty field", text));
     const size_t eq = item.find('=');
     if (eq == std::string_view::npos)
       throw Error(fmt::format("cuBLASLt config '{}': '{}' is not key=value", text, item));
@@ -89,6 +90,7 @@ Config parse_config(std::string_view text) {
     if (!known) throw Error(fmt::format("cuBLASLt config '{}': unknown field '{}'", text, key));
     if (!seen.insert(key).second) throw Error(fmt::format("cuBLASLt config '{}': '{}' given twice", text, key));
     pos = end + 1;
+    if (end + 1 == text.size()) throw Error(fmt::format("cuBLASLt config '{}': an empty field", text));
   }
   if (!seen.count("algo")) throw Error(fmt::format("cuBLASLt config '{}': 'algo' is required", text));
   return c;
