@@ -20,6 +20,7 @@ struct PageReceipt {
 // Throws Error naming the file for one that cannot be read or is not a tilewise receipt. An invalid receipt loads.
 std::vector<PageReceipt> load_receipts(const std::vector<std::string>& receipt_paths);
 
+// The whole page, as write_page writes it to index.html.
 std::string render_page(const std::vector<PageReceipt>& receipts);
 
 // Writes out_dir/index.html and copies each receipt into out_dir/receipts/.
