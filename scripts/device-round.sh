@@ -2,6 +2,7 @@
 # One round on the GPU machine: use the carried build if it runs there (else build), run the GPU tests and the
 # benchmarks named on the command line, and leave receipts and logs in $OUT/round.tar.gz.
 #   scripts/device-round.sh [smoke] [tests] [sanitize] [square] [decode] [llm24] [protocol-decode]
+#                          [peers-smoke] [peers-torch] [peers-triton]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # Everything goes to $work and is packed into one archive at the end (the device tool returns at most 8 files).
@@ -41,6 +42,22 @@ for step in "$@"; do
     protocol-decode)
       timeout "${BENCH_TIMEOUT:-540}" "$bin" bench --protocol protocols/decode-m1-vendor.toml -o "$work/$step.json" \
         --overwrite 2>"$work/$step.log" | tee "$work/$step-table.txt" | tail -n 12
+      ;;
+    peers-smoke)
+      python3 bench/peers/run.py --suite suites/llm24.txt --only sqS,d4k_qkv_dec --dtypes bf16 --layouts TN,NN \
+        --warmup-s 2 --repeats 3 -o "$work/$step.json" 2>&1 | tail -n 8
+      ;;
+    peers-torch)
+      timeout "${BENCH_TIMEOUT:-540}" python3 bench/peers/run.py --suite suites/square.txt --dtypes bf16 \
+        --layouts TN,NN --arms torch -o "$work/peers-square-torch.json" 2>"$work/peers-square-torch.log" | tail -n 2
+      timeout "${BENCH_TIMEOUT:-540}" python3 bench/peers/run.py --suite suites/llm24.txt --dtypes bf16,fp16 \
+        --layouts TN --cold --arms torch -o "$work/peers-llm24-torch.json" 2>"$work/peers-llm24-torch.log" | tail -n 2
+      ;;
+    peers-triton)
+      timeout "${BENCH_TIMEOUT:-540}" python3 bench/peers/run.py --suite suites/square.txt \
+        --only "${TRITON_ONLY:-sq512,sq1024,sq2048,sq4096}" --dtypes bf16 --layouts TN --arms torch,triton \
+        -o "$work/peers-square-triton.json" 2>"$work/peers-square-triton.log" | tail -n 2
+      tail -n 6 "$work/peers-square-triton.log"
       ;;
     square|decode|llm24)
       case "$step" in

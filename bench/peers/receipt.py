@@ -1,0 +1,152 @@
+"""Receipts for the peer runner, in tilewise's schema (tilewise.receipt/1).
+
+Every derived figure is computed exactly as src/receipt/derive.cpp computes it, so `tilewise check` -- the
+authority on receipts -- accepts what this module writes. Pure standard library: CI tests it without a GPU.
+"""
+import json
+import math
+import os
+import statistics
+import subprocess
+
+SCHEMA = "tilewise.receipt/1"
+REFERENCE_BOUND = 1e-4
+COLD_L2_MULTIPLE = 4
+ELEMENT_BYTES = {"bf16": 2, "fp16": 2}
+NVML_REASONS = [(0x1, "gpu_idle"), (0x2, "applications_clocks"), (0x4, "sw_power_cap"), (0x8, "hw_slowdown"),
+                (0x10, "sync_boost"), (0x20, "sw_thermal"), (0x40, "hw_thermal"), (0x80, "hw_power_brake"),
+                (0x100, "display_clocks")]
+
+
+def problem(name, m, n, k, dtype, layout):
+    """A problem with the tightest leading dimensions (column-major BLAS naming, as in core/problem.hpp)."""
+    if dtype not in ELEMENT_BYTES:
+        raise ValueError(f"{name}: the peer runner measures bf16 and fp16, not {dtype}")
+    if layout not in ("TN", "NN"):
+        raise ValueError(f"{name}: unknown layout {layout}")
+    return {"name": name, "M": m, "N": n, "K": k, "dtype": dtype, "layout": layout,
+            "lda": k if layout == "TN" else m, "ldb": k, "ldc": m}
+
+
+def rotation_set_bytes(p):
+    es = ELEMENT_BYTES[p["dtype"]]
+    a_columns = p["M"] if p["layout"] == "TN" else p["K"]
+    return (p["lda"] * a_columns + p["ldb"] * p["N"] + p["ldc"] * p["N"]) * es
+
+
+def min_traffic_bytes(p):
+    es = ELEMENT_BYTES[p["dtype"]]
+    return (p["M"] * p["K"] + p["K"] * p["N"] + p["M"] * p["N"]) * es
+
+
+def flops(p):
+    return 2.0 * p["M"] * p["N"] * p["K"]
+
+
+def rotation_sets(p, cold, l2_bytes):
+    if not cold:
+        return 1
+    need = COLD_L2_MULTIPLE * l2_bytes
+    return max(1, -(-need // rotation_set_bytes(p)))
+
+
+def launches_for(estimate_us, target_ms, sets):
+    """Launches per measurement, as device/timing.cpp chooses them."""
+    n = int(min(max(math.ceil(target_ms * 1000.0 / max(estimate_us, 0.5)), 1), 20000))
+    n = max(n, sets)
+    return -(-n // sets) * sets
+
+
+def correctness_bound(dtype):
+    return 5e-3 if dtype == "fp16" else 1e-2
+
+
+def is_correct(rel_err, bound):
+    return rel_err is not None and math.isfinite(rel_err) and 0 <= rel_err <= bound
+
+
+def derive(arm, p):
+    for key in ("us_median", "us_min", "us_max", "host_us_median", "tflops", "gbps"):
+        arm[key] = None
+    if not arm["correct"] or not arm["us"]:
+        return arm
+    med = statistics.median(arm["us"])
+    arm.update(us_median=med, us_min=min(arm["us"]), us_max=max(arm["us"]),
+               host_us_median=statistics.median(arm["host_us"]) if arm["host_us"] else None,
+               tflops=flops(p) / med / 1e6, gbps=min_traffic_bytes(p) / med / 1e3)
+    return arm
+
+
+def compare(arm, base):
+    c = {"arm": arm["arm"], "baseline": base["arm"], "speedup": 0.0, "overlap": True, "claim": "none"}
+    if None in (arm["us_median"], base["us_median"]):
+        return c
+    c["speedup"] = base["us_median"] / arm["us_median"]
+    if arm["us_max"] < base["us_min"]:
+        c["claim"] = "faster"
+    elif arm["us_min"] > base["us_max"]:
+        c["claim"] = "slower"
+    c["overlap"] = c["claim"] == "none"
+    return c
+
+
+def read_bw_gbps(read_bw):
+    return read_bw["bytes"] / statistics.median(read_bw["us"]) / 1e3 if read_bw["us"] else 0.0
+
+
+def reason_names(bits):
+    names = [name for bit, name in NVML_REASONS if bits & bit]
+    unknown = bits & ~sum(bit for bit, _ in NVML_REASONS)
+    return names + ([f"other(0x{unknown:x})"] if unknown else [])
+
+
+def summarize(samples):
+    s = {"samples": len(samples), "sm_mhz_min": 0, "sm_mhz_median": 0, "sm_mhz_max": 0, "power_w_median": 0.0,
+         "power_w_max": 0.0, "temp_c_max": 0, "reasons": []}
+    if not samples:
+        return s
+    sm = [x["sm_mhz"] for x in samples]
+    power = [x["power_w"] for x in samples]
+    bits = 0
+    for x in samples:
+        bits |= x["reasons"]
+    s.update(sm_mhz_min=min(sm), sm_mhz_max=max(sm), sm_mhz_median=int(math.floor(statistics.median(sm) + 0.5)),
+             power_w_median=statistics.median(power), power_w_max=max(power),
+             temp_c_max=max(x["temp_c"] for x in samples), reasons=reason_names(bits))
+    return s
+
+
+def arm_result(name, p, config, config_text):
+    return {"arm": name, "config": config, "config_text": config_text, "error": "", "correct": False,
+            "rel_err": None, "max_abs_err": None, "bound": correctness_bound(p["dtype"]), "launches": 0,
+            "host_launches": 0, "us": [], "host_us": [], "us_median": None, "us_min": None, "us_max": None,
+            "host_us_median": None, "tflops": None, "gbps": None, "clock": summarize([]), "candidates": []}
+
+
+def finish_result(result, baseline):
+    """Derives every arm's summary and the comparisons against the baseline arm."""
+    for arm in result["arms"]:
+        derive(arm, result["problem"])
+    base = next((a for a in result["arms"] if a["arm"] == baseline), None)
+    result["comparisons"] = [compare(a, base) for a in result["arms"]
+                             if base and base["us_median"] is not None and a is not base
+                             and a["us_median"] is not None]
+    return result
+
+
+def write(receipt, path):
+    """Atomic write, as receipt::write_file does."""
+    receipt["valid"] = not receipt["problems"]
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(receipt, f, indent=1)
+        f.write("\n")
+    os.replace(tmp, path)
+
+
+def check_with_tilewise(path, tilewise_bin):
+    """Problems `tilewise check` finds in a written receipt (empty when valid), or None without the binary."""
+    if not tilewise_bin or not os.access(tilewise_bin, os.X_OK):
+        return None
+    out = subprocess.run([tilewise_bin, "check", path], capture_output=True, text=True).stdout
+    return [line.strip()[2:] for line in out.splitlines() if line.strip().startswith("- ")]

@@ -1,0 +1,341 @@
+"""Peers in tilewise's receipts: torch.mm (cuBLAS's default route) and Triton (torch.compile max-autotune, Triton
+GEMM backend only), measured under tilewise's protocol on the GPU machine's own torch and triton.
+
+    python3 bench/peers/run.py --suite suites/square.txt --dtypes bf16 --layouts TN,NN -o results/peers.json
+
+Problems use column-major BLAS naming (DESIGN.md): C[MxN] column-major is, in torch's row-major terms, the
+N x M matrix Ct = B_rows @ op(A), with B_rows the N x K view of B, op(A) the K x M view (NN) or the transpose of
+the M x K view (TN). Both arms compute exactly that memory layout, as tilewise's arms do.
+"""
+import argparse
+import math
+import os
+import random
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from datetime import datetime, timezone
+
+import receipt as rc
+
+import torch
+
+
+def parse_args():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--suite", action="append", required=True)
+    ap.add_argument("--only", default="")
+    ap.add_argument("--dtypes", default="bf16")
+    ap.add_argument("--layouts", default="TN")
+    ap.add_argument("--arms", default="torch,triton")
+    ap.add_argument("--baseline", default="torch")
+    ap.add_argument("--cold", action="store_true")
+    ap.add_argument("--repeats", type=int, default=10)
+    ap.add_argument("--replays", type=int, default=3)
+    ap.add_argument("--warmup-s", type=float, default=10.0)
+    ap.add_argument("--rewarm-ms", type=float, default=100.0)
+    ap.add_argument("--graph-ms", type=float, default=2.0)
+    ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--tilewise", default="build/release/tilewise", help="binary whose checker judges the receipt")
+    ap.add_argument("-o", "--output", required=True)
+    return ap.parse_args()
+
+
+def load_suite(path):
+    out = []
+    for number, line in enumerate(open(path), 1):
+        words = line.split("#", 1)[0].split()
+        if not words:
+            continue
+        if len(words) != 4:
+            raise SystemExit(f"{path}:{number}: expected 'name M N K'")
+        out.append((words[0], int(words[1]), int(words[2]), int(words[3])))
+    return out
+
+
+class Clocks:
+    """NVML sampling every 10 ms in a thread, plus samples at the edges of every timed region."""
+
+    def __init__(self):
+        import pynvml as nvml
+        self.nvml = nvml
+        nvml.nvmlInit()
+        self.dev = nvml.nvmlDeviceGetHandleByIndex(torch.cuda.current_device())
+        self.reasons = getattr(nvml, "nvmlDeviceGetCurrentClocksEventReasons", None) or \
+            nvml.nvmlDeviceGetCurrentClocksThrottleReasons
+        self.start = time.perf_counter()
+        self.samples, self.lock, self.stop = [], threading.Lock(), False
+        self.thread = threading.Thread(target=self._loop, daemon=True)
+        self.thread.start()
+
+    def now(self):
+        return time.perf_counter() - self.start
+
+    def sample(self):
+        n = self.nvml
+        return {"t_s": self.now(), "sm_mhz": n.nvmlDeviceGetClockInfo(self.dev, n.NVML_CLOCK_SM),
+                "mem_mhz": n.nvmlDeviceGetClockInfo(self.dev, n.NVML_CLOCK_MEM),
+                "power_w": n.nvmlDeviceGetPowerUsage(self.dev) / 1000.0,
+                "temp_c": n.nvmlDeviceGetTemperature(self.dev, n.NVML_TEMPERATURE_GPU),
+                "reasons": int(self.reasons(self.dev))}
+
+    def mark(self):
+        s = self.sample()
+        with self.lock:
+            self.samples.append(s)
+        return s["t_s"]
+
+    def _loop(self):
+        while not self.stop:
+            self.mark()
+            time.sleep(0.01)
+
+    def within(self, intervals):
+        with self.lock:
+            return [s for s in self.samples if any(a <= s["t_s"] <= b for a, b in intervals)]
+
+    def machine(self):
+        n = self.nvml
+        driver = n.nvmlSystemGetDriverVersion()
+        return {"driver": (driver.decode() if isinstance(driver, bytes) else driver) + f" (CUDA {torch.version.cuda})",
+                "sm_clock_max_mhz": n.nvmlDeviceGetMaxClockInfo(self.dev, n.NVML_CLOCK_SM),
+                "mem_clock_max_mhz": n.nvmlDeviceGetMaxClockInfo(self.dev, n.NVML_CLOCK_MEM),
+                "power_limit_w": n.nvmlDeviceGetEnforcedPowerLimit(self.dev) / 1000.0}
+
+
+def time_graph(fn, launches, sets, replays):
+    """Median microseconds per launch over `replays` replays of a graph of `launches` launches."""
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        for i in range(launches):
+            fn(i % sets)
+    graph.replay()
+    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+
+    def measure(count):
+        us = []
+        for _ in range(count):
+            start.record()
+            graph.replay()
+            stop.record()
+            stop.synchronize()
+            us.append(start.elapsed_time(stop) * 1000.0 / launches)
+        return statistics.median(us)
+    return graph, measure
+
+
+def time_host_loop(fn, launches, sets):
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for i in range(launches):
+        fn(i % sets)
+    torch.cuda.synchronize()
+    return (time.perf_counter() - t0) * 1e6 / launches
+
+
+def heat(seconds):
+    """A sustained bf16 GEMM, as tilewise's heater: clocks settle before timing and stay up between problems."""
+    a = torch.rand(8192, 8192, device="cuda", dtype=torch.bfloat16)
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        for _ in range(4):
+            torch.mm(a, a)
+        torch.cuda.synchronize()
+    return time.perf_counter() - t0
+
+
+def read_bandwidth(sm_count):
+    data = torch.empty(4 << 30, dtype=torch.uint8, device="cuda").fill_(0x5A).view(torch.int64)
+    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    us = []
+    for i in range(11):
+        start.record()
+        data.sum()
+        stop.record()
+        stop.synchronize()
+        if i:
+            us.append(start.elapsed_time(stop) * 1000.0)
+    return {"bytes": 4 << 30, "us": us}
+
+
+class Problem:
+    """One problem's operand sets as torch views, its fp32 reference and the fp64 check of that reference."""
+
+    def __init__(self, p, sets, seed):
+        self.p, self.sets, self.seed = p, sets, seed
+        dtype = torch.bfloat16 if p["dtype"] == "bf16" else torch.float16
+        m, n, k = p["M"], p["N"], p["K"]
+        gen = torch.Generator(device="cuda").manual_seed(seed)
+        self.b_rows, self.op_a, self.c = [], [], []
+        for _ in range(sets):
+            a = (torch.rand(m * k, device="cuda", generator=gen) * 2 - 1).to(dtype)
+            b = (torch.rand(n * k, device="cuda", generator=gen) * 2 - 1).to(dtype)
+            self.op_a.append(a.view(m, k).t() if p["layout"] == "TN" else a.view(k, m))
+            self.b_rows.append(b.view(n, k))
+            self.c.append(torch.full((n, m), float("nan"), device="cuda", dtype=dtype))
+        torch.backends.cuda.matmul.allow_tf32 = False
+        self.ref = self.b_rows[0].float() @ self.op_a[0].float()  # Ct, fp32 accumulate
+
+    def check_reference(self, side=16):
+        p = self.p
+        rows = sorted({(p["M"] - 1) * r // max(side - 1, 1) for r in range(min(side, p["M"]))})
+        cols = sorted({(p["N"] - 1) * c // max(side - 1, 1) for c in range(min(side, p["N"]))})
+        a = self.op_a[0][:, rows].double().cpu()
+        b = self.b_rows[0][cols, :].double().cpu()
+        got = self.ref[cols][:, rows].double().cpu()
+        exact = b @ a
+        magnitude = b.abs() @ a.abs()
+        err = ((got - exact).abs() / magnitude.clamp_min(1e-30)).max().item()
+        return {"samples": len(rows) * len(cols), "max_err": err if math.isfinite(err) else 1e300,  # JSON has no inf
+                "bound": rc.REFERENCE_BOUND, "ok": math.isfinite(err) and err <= rc.REFERENCE_BOUND}
+
+    def judge(self, out):
+        d = out.double() - self.ref.double()
+        if not torch.isfinite(out).all():
+            return None, None
+        return (d.norm() / self.ref.double().norm()).item(), d.abs().max().item()
+
+
+def make_arm(name, prob):
+    """(launch(set), config, config_text) for an arm on a problem."""
+    if name == "torch":
+        def launch(s):
+            torch.mm(prob.b_rows[s], prob.op_a[s], out=prob.c[s])
+            return prob.c[s]
+        return launch, {"family": "torch", "op": "torch.mm(out=)", "torch": torch.__version__}, "torch.mm"
+    if name == "triton":
+        import torch._inductor.config as inductor
+        inductor.max_autotune_gemm_backends = "TRITON"
+        t0 = time.perf_counter()
+        fn = torch.compile(lambda b, a: torch.mm(b, a), mode="max-autotune-no-cudagraphs", dynamic=False)
+        fn(prob.b_rows[0], prob.op_a[0])
+        torch.cuda.synchronize()
+        compile_s = time.perf_counter() - t0
+        import triton
+
+        def launch(s):
+            return fn(prob.b_rows[s], prob.op_a[s])
+        return launch, {"family": "triton", "mode": "max-autotune-no-cudagraphs", "backends": "TRITON",
+                        "compile_s": compile_s, "triton": triton.__version__}, \
+            f"torch.compile max-autotune (Triton GEMMs), compiled in {compile_s:.1f} s"
+    raise SystemExit(f"unknown arm '{name}' (known: torch, triton)")
+
+
+def measure(prob, arms, a, clocks, during):
+    """One problem: every arm checked, then timed on both paths with the arms interleaved."""
+    result = {"problem": prob.p, "rotation_sets": prob.sets, "working_set_bytes": prob.sets * rc.rotation_set_bytes(prob.p),
+              "seed": prob.seed, "reference": prob.check_reference(), "arms": [], "comparisons": []}
+    runs = []
+    for name in arms:
+        arm = rc.arm_result(name, prob.p, {}, "")
+        run = {"arm": arm, "timed": [], "measure": None}
+        try:
+            launch, arm["config"], arm["config_text"] = make_arm(name, prob)
+            out = launch(0)
+            torch.cuda.synchronize()
+            arm["rel_err"], arm["max_abs_err"] = prob.judge(out)
+            arm["correct"] = rc.is_correct(arm["rel_err"], arm["bound"])
+            if arm["correct"]:
+                est = max(prob.sets, 16)
+                est = -(-est // prob.sets) * prob.sets
+                _, probe = time_graph(launch, est, prob.sets, 1)
+                n = rc.launches_for(probe(1), a.graph_ms, prob.sets)
+                arm["launches"] = arm["host_launches"] = n
+                run["graph"], run["measure"] = time_graph(launch, n, prob.sets, a.replays)
+                run["launch"] = launch
+        except Exception as e:  # an arm that cannot run is recorded, never hidden
+            arm["error"] = f"{type(e).__name__}: {e}".splitlines()[0][:300]
+            arm["correct"] = False
+        runs.append(run)
+    heat(a.rewarm_ms / 1000.0)  # after any compile, so the repeats start at settled clocks
+    for rep in range(a.repeats):
+        for k in range(len(runs)):
+            run = runs[(k + rep) % len(runs)]
+            if not run["measure"]:
+                continue
+            t0 = clocks.mark()
+            run["arm"]["us"].append(run["measure"](a.replays))
+            run["arm"]["host_us"].append(time_host_loop(run["launch"], run["arm"]["host_launches"], prob.sets))
+            run["timed"].append((t0, clocks.mark()))
+    for run in runs:
+        samples = clocks.within(run["timed"])
+        run["arm"]["clock"] = rc.summarize(samples)
+        during.extend(samples)
+        result["arms"].append(run["arm"])
+    return rc.finish_result(result, a.baseline)
+
+
+def main():
+    a = parse_args()
+    arms = a.arms.split(",")
+    only = set(filter(None, a.only.split(",")))
+    if a.baseline not in arms:
+        raise SystemExit(f"baseline '{a.baseline}' is not among the arms")
+    if not torch.cuda.is_available():
+        raise SystemExit("no CUDA GPU is usable here; the peer runner measures on the GPU machine")
+    seed = a.seed if a.seed is not None else random.SystemRandom().randrange(1 << 62)
+    props = torch.cuda.get_device_properties(0)
+    clocks = Clocks()
+    import triton
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip() or "unknown"
+    dirty = bool(subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True,
+                                text=True).stdout.strip()) or commit == "unknown"
+    r = {"schema": rc.SCHEMA, "created": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+         "command": " ".join(sys.argv), "notes": ["peer runner: torch and triton under tilewise's protocol"],
+         "tool": {"name": "tilewise-peers", "version": f"torch {torch.__version__}, triton {triton.__version__}",
+                  "commit": commit, "dirty": dirty},
+         "machine": {"gpu": props.name, "sm_count": props.multi_processor_count, "cc": f"{props.major}.{props.minor}",
+                     "l2_bytes": props.L2_cache_size, "smem_per_block_optin": props.shared_memory_per_block_optin,
+                     "memory_bytes": props.total_memory, "cuda_runtime": torch.version.cuda,
+                     "cublaslt": "torch's bundled cuBLAS", "nvrtc": "n/a", **clocks.machine()},
+         "protocol": {"warmup_s": 0.0, "repeats": a.repeats, "cold": a.cold, "rotation_sets": 0,
+                      "working_set_bytes": rc.COLD_L2_MULTIPLE * props.L2_cache_size if a.cold else 0,
+                      "timing": "graph-replay+host-loop", "arms": arms, "baseline": a.baseline, "seed": seed,
+                      "graph_target_ms": a.graph_ms, "replays": a.replays, "selection_rounds": 1,
+                      "rewarm_ms": a.rewarm_ms},
+         "clocks": {"available": True, "unavailable_reason": "", "before": clocks.sample(), "during": rc.summarize([]),
+                    "after": clocks.sample()},
+         "results": [], "skipped": [], "preregistration": None, "problems": [], "valid": False}
+    r["protocol"]["warmup_s"] = heat(a.warmup_s)
+    r["machine"]["read_bw"] = read_bandwidth(props.multi_processor_count)
+    r["machine"]["read_bw_gbps"] = rc.read_bw_gbps(r["machine"]["read_bw"])
+    cases = [(e, d, l) for s in a.suite for e in load_suite(s) if not only or e[0] in only
+             for d in a.dtypes.split(",") for l in a.layouts.split(",")]
+    during, failures = [], []
+    for i, ((name, m, n, k), dtype, layout) in enumerate(cases):
+        p = rc.problem(name, m, n, k, dtype, layout)
+        t0 = time.perf_counter()
+        prob = None
+        try:
+            sets = rc.rotation_sets(p, a.cold, props.L2_cache_size)
+            prob = Problem(p, sets, seed + i)
+            r["results"].append(measure(prob, arms, a, clocks, during))
+            r["protocol"]["rotation_sets"] = max(r["protocol"]["rotation_sets"], sets)
+            line = "  ".join(f"{x['arm']} {x['us_median']:.2f} us" if x["us_median"] else f"{x['arm']} FAILED"
+                             for x in r["results"][-1]["arms"])
+        except torch.cuda.OutOfMemoryError as e:
+            r["skipped"].append({"problem": f"{name} {dtype} {layout}", "reason": str(e).splitlines()[0]})
+            failures.append(f"{name} {dtype} {layout}: not measured: out of memory")
+            line = "skipped: out of memory"
+        del prob
+        torch.cuda.empty_cache()
+        r["clocks"]["during"] = rc.summarize(during)
+        r["problems"] = failures + ([f"incomplete: {i + 1} of {len(cases)} cases done"] if i + 1 < len(cases) else [])
+        rc.write(r, a.output)
+        print(f"[{i + 1:>4}/{len(cases)}] {time.perf_counter() - t0:6.1f} s  {name} {dtype} {layout}  {line}",
+              file=sys.stderr, flush=True)
+    r["clocks"]["after"] = clocks.sample()
+    clocks.stop = True
+    rc.write(r, a.output)
+    found = rc.check_with_tilewise(a.output, a.tilewise)
+    if found:
+        r["problems"] = sorted(set(r["problems"]) | set(found))
+        rc.write(r, a.output)
+    print(f"receipt {a.output}: {'valid' if not r['problems'] else 'INVALID: ' + '; '.join(r['problems'][:5])}")
+    return 0 if not r["problems"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
