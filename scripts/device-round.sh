@@ -53,6 +53,13 @@ for step in "$@"; do
       timeout "${BENCH_TIMEOUT:-540}" python3 bench/peers/run.py --suite suites/llm24.txt --dtypes bf16,fp16 \
         --layouts TN --cold --arms torch -o "$work/peers-llm24-torch.json" 2>"$work/peers-llm24-torch.log" | tail -n 2
       ;;
+    crosscheck-square)
+      # tilewise's vendor arms and the peers on the same machine, back to back: the closest runs there can be.
+      timeout "${BENCH_TIMEOUT:-540}" "$bin" bench --suite suites/square.txt --dtypes bf16 --layouts TN,NN \
+        -o "$work/square-bf16-warm.json" 2>"$work/square-bf16-warm.log" | tee "$work/square-bf16-warm-table.txt" | tail -n 3
+      timeout "${BENCH_TIMEOUT:-540}" python3 bench/peers/run.py --suite suites/square.txt --dtypes bf16 \
+        --layouts TN,NN --arms torch,triton -o "$work/peers-square.json" 2>"$work/peers-square.log" | tail -n 2
+      ;;
     peers-triton)
       timeout "${BENCH_TIMEOUT:-540}" python3 bench/peers/run.py --suite suites/square.txt \
         --only "${TRITON_ONLY:-sq512,sq1024,sq2048,sq4096}" --dtypes bf16 --layouts TN --arms torch,triton \
