@@ -62,7 +62,7 @@ for step in "$@"; do
       ;;
     peers-triton)
       timeout "${BENCH_TIMEOUT:-540}" python3 bench/peers/run.py --suite suites/square.txt \
-        --only "${TRITON_ONLY:-sq512,sq1024,sq2048,sq4096}" --dtypes bf16 --layouts TN --arms torch,triton \
+        --only "${TRITON_ONLY:-sq512,sq1024,sq2048,sq4096}" --dtypes bf16 --layouts "${TRITON_LAYOUTS:-TN}" --arms torch,triton \
         -o "$work/peers-square-triton.json" 2>"$work/peers-square-triton.log" | tail -n 2
       tail -n 6 "$work/peers-square-triton.log"
       ;;

@@ -206,8 +206,13 @@ def make_arm(name, prob):
             return prob.c[s]
         return launch, {"family": "torch", "op": "torch.mm(out=)", "torch": torch.__version__}, "torch.mm"
     if name == "triton":
+        import torch._dynamo
         import torch._inductor.config as inductor
         inductor.max_autotune_gemm_backends = "TRITON"
+        inductor.autotune_fallback_to_aten = False  # a Triton arm that cannot use Triton fails, never runs cuBLAS
+        # Every problem compiles afresh: past dynamo's recompile limit a compiled function silently runs eager
+        # (cuBLAS), which once made this arm report torch's times as Triton's.
+        torch._dynamo.reset()
         t0 = time.perf_counter()
         fn = torch.compile(lambda b, a: torch.mm(b, a), mode="max-autotune-no-cudagraphs", dynamic=False)
         fn(prob.b_rows[0], prob.op_a[0])
