@@ -21,6 +21,7 @@ from datetime import datetime, timezone
 import receipt as rc
 
 import torch
+import torch._dynamo
 
 
 def parse_args():
@@ -206,7 +207,6 @@ def make_arm(name, prob):
             return prob.c[s]
         return launch, {"family": "torch", "op": "torch.mm(out=)", "torch": torch.__version__}, "torch.mm"
     if name == "triton":
-        import torch._dynamo
         import torch._inductor.config as inductor
         inductor.max_autotune_gemm_backends = "TRITON"
         inductor.autotune_fallback_to_aten = False  # a Triton arm that cannot use Triton fails, never runs cuBLAS
