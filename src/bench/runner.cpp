@@ -101,28 +101,10 @@ class Runner {
     r_.machine.read_bw_gbps = receipt::read_bw_gbps(r_.machine.read_bw);
 
     for (size_t i = 0; i < cases.size(); ++i) {
-      const Case& c = cases[i];
-      const Problem p = make_problem(c.entry.name, c.entry.M, c.entry.N, c.entry.K, c.dtype, c.layout, o_.pad);
-      std::string note;
-      try {
-        validate(p);
-      } catch (const Error& e) {
-        note = e.what();  // a combination nothing supports (fp8 NN): listed as skipped, not a fault of the run
-        r_.skipped.push_back({describe(p), note});
-      }
-      if (note.empty()) try {
-          r_.results.push_back(measure(p, kernels::splitmix64(r_.protocol.seed + i), heater));
-        } catch (const Unsupported& e) {
-          note = e.what();  // an arm's family declines the problem: skipped, as above
-          r_.skipped.push_back({describe(p), note});
-        } catch (const Error& e) {
-          note = e.what();
-          r_.skipped.push_back({describe(p), note});
-          failures_.push_back(fmt::format("{}: not measured: {}", describe(p), note));
-        }
+      const std::string skipped = run_case(i, cases[i], heater);
       r_.clocks.during = receipt::summarize(during_);
       finish(i + 1 < cases.size() ? fmt::format("incomplete: {} of {} cases done", i + 1, cases.size()) : "");
-      if (progress_) progress_(i + 1, cases.size(), note.empty() ? &r_.results.back() : nullptr, note);
+      if (progress_) progress_(i + 1, cases.size(), skipped.empty() ? &r_.results.back() : nullptr, skipped);
     }
     r_.clocks.after = sampler.sample_now();
     finish("");
@@ -130,6 +112,30 @@ class Runner {
   }
 
  private:
+  // Measures one case into the receipt; returns why it was skipped, or "" when it was measured.
+  std::string run_case(size_t i, const Case& c, Heater& heater) {
+    const Problem p = make_problem(c.entry.name, c.entry.M, c.entry.N, c.entry.K, c.dtype, c.layout, o_.pad);
+    try {
+      validate(p);
+    } catch (const Error& e) {
+      return skip(p, e.what(), false);  // a combination nothing supports (fp8 NN): not a fault of the run
+    }
+    try {
+      r_.results.push_back(measure(p, kernels::splitmix64(r_.protocol.seed + i), heater));
+      return "";
+    } catch (const Unsupported& e) {
+      return skip(p, e.what(), false);  // a family declines the problem (cuBLASLt has no fp8 kernel for M = 4)
+    } catch (const Error& e) {
+      return skip(p, e.what(), true);
+    }
+  }
+
+  std::string skip(const Problem& p, const std::string& reason, bool fault) {
+    r_.skipped.push_back({describe(p), reason});
+    if (fault) failures_.push_back(fmt::format("{}: not measured: {}", describe(p), reason));
+    return reason;
+  }
+
   void start_receipt(const device::Nvml& nvml) {
     r_.created = utc_now();
     r_.command = o_.command;
