@@ -3,12 +3,12 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
-namespace tilewise::testing {
+namespace tilewise::testkit {
 inline bool has_gpu() {
   int n = 0;
   return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
 }
-}  // namespace tilewise::testing
+}  // namespace tilewise::testkit
 
 #define TW_REQUIRE_GPU() \
-  if (!::tilewise::testing::has_gpu()) GTEST_SKIP() << "needs a CUDA GPU"
+  if (!::tilewise::testkit::has_gpu()) GTEST_SKIP() << "needs a CUDA GPU"

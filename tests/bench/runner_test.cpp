@@ -65,7 +65,7 @@ TEST(BenchOptions, ArmGivenTwice) {
 }
 
 TEST(BenchWithoutGpu, SaysWhichCommandsWorkOffline) {
-  if (testing::has_gpu()) GTEST_SKIP() << "a GPU is present";
+  if (testkit::has_gpu()) GTEST_SKIP() << "a GPU is present";
   const Options o = valid_options();
   expect_error(o, "no CUDA GPU");
   expect_error(o, "tilewise check");

@@ -8,26 +8,13 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "expect_error.hpp"
 
 namespace tilewise {
 namespace {
 
-// The message of the Error `f` throws, or a test failure and "" when it throws none.
-template <typename F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected a tilewise::Error";
-  return "";
-}
-
-testing::AssertionResult Contains(const std::string& text, const std::string& part) {
-  if (text.find(part) != std::string::npos) return testing::AssertionSuccess();
-  return testing::AssertionFailure() << "'" << text << "' does not contain '" << part << "'";
-}
+using tilewise::testkit::Contains;
+using tilewise::testkit::error_of;
 
 constexpr int64_t int32_max = std::numeric_limits<int32_t>::max();
 

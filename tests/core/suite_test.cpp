@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "core/problem.hpp"
+#include "expect_error.hpp"
 
 namespace tilewise {
 namespace {
@@ -16,20 +17,11 @@ Suite parse(const std::string& text) {
   return parse_suite(in, "my/suite.txt");
 }
 
+using tilewise::testkit::Contains;
+
 // The message parse_suite throws for `text`, or a test failure and "".
 std::string parse_error(const std::string& text) {
-  try {
-    parse(text);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected a tilewise::Error for:\n" << text;
-  return "";
-}
-
-testing::AssertionResult Contains(const std::string& text, const std::string& part) {
-  if (text.find(part) != std::string::npos) return testing::AssertionSuccess();
-  return testing::AssertionFailure() << "'" << text << "' does not contain '" << part << "'";
+  return tilewise::testkit::error_of([&] { parse(text); });
 }
 
 // Two good lines (1 comment, 1 problem, 1 blank), then `bad` on line 4.

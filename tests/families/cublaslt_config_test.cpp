@@ -9,25 +9,13 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "expect_error.hpp"
 
 namespace tilewise::cublaslt {
 namespace {
 
-template <typename F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected a tilewise::Error";
-  return "";
-}
-
-testing::AssertionResult Contains(const std::string& text, const std::string& part) {
-  if (text.find(part) != std::string::npos) return testing::AssertionSuccess();
-  return testing::AssertionFailure() << "'" << text << "' does not contain '" << part << "'";
-}
+using tilewise::testkit::Contains;
+using tilewise::testkit::error_of;
 
 // algo 66, tile 128x256, stages 64x4, cluster 1x2x1, every other knob away from its default.
 Config known() {

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "expect_error.hpp"
 #include "receipt/sample_receipt.hpp"
 
 namespace tilewise::receipt {
@@ -36,21 +37,8 @@ class TempDir {
 
 void write_text(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 
-template <typename F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected a tilewise::Error";
-  return "";
-}
-
-testing::AssertionResult Contains(const std::string& text, const std::string& part) {
-  if (text.find(part) != std::string::npos) return testing::AssertionSuccess();
-  return testing::AssertionFailure() << "'" << text << "' does not contain '" << part << "'";
-}
+using tilewise::testkit::Contains;
+using tilewise::testkit::error_of;
 
 TEST(SampleReceipt, IsValidAndComplete) {
   const Receipt r = sample_receipt();
