@@ -11,6 +11,7 @@
 #include <set>
 
 #include "core/error.hpp"
+#include "report/compare.hpp"
 #include "report/svg.hpp"
 
 namespace tilewise::report {
@@ -65,6 +66,10 @@ std::string result_id(const PageReceipt& p, size_t i) { return fmt::format("{}-r
 std::string shape(const Problem& p) { return fmt::format("{}x{}x{}", p.M, p.N, p.K); }
 std::string case_name(const Problem& p) {
   return fmt::format("{} {} {}", p.name, to_string(p.dtype), to_string(p.layout));
+}
+
+std::string arm_row_id(const PageReceipt& p, size_t i, const std::string& arm) {
+  return fmt::format("{}-{}", result_id(p, i), safe_name(arm));
 }
 
 std::string source_link(const PageReceipt& p, size_t i) {
@@ -240,7 +245,7 @@ std::string results_table(const PageReceipt& p) {
     html += fmt::format(R"(<tbody id="{}">)", result_id(p, i));
     for (size_t j = 0; j < res.arms.size(); ++j) {
       const ArmResult& a = res.arms[j];
-      html += fmt::format(R"(<tr id="{}-{}">)", result_id(p, i), safe_name(a.arm));
+      html += fmt::format(R"(<tr id="{}">)", arm_row_id(p, i, a.arm));
       if (j == 0)
         html +=
             fmt::format(R"(<td rowspan="{0}" class="problem">{2}<br><small>{1}</small></td>)"
@@ -421,6 +426,191 @@ std::string overview(const std::vector<PageReceipt>& receipts) {
   return html + "</tbody></table>";
 }
 
+// --- the receipts joined by problem (report/compare.hpp) ---
+
+std::string key_case(const ProblemKey& k) {
+  return fmt::format("{} {} {}", k.name, to_string(k.dtype), to_string(k.layout));
+}
+std::string key_shape(const ProblemKey& k) { return fmt::format("{}x{}x{}", k.M, k.N, k.K); }
+std::string key_id(const ProblemKey& k) {
+  return fmt::format("{}-{}-{}", safe_name(k.name), to_string(k.dtype), to_string(k.layout));
+}
+std::string problem_cells(const ProblemKey& k) {
+  return fmt::format(R"(<td class="problem">{}</td><td>{}</td><td>{}</td><td class="num">{}</td>)", escape(k.name),
+                     to_string(k.dtype), to_string(k.layout), key_shape(k));
+}
+const char* buffers_word(bool cold) { return cold ? "cold" : "warm"; }
+
+// The arm's row in its receipt's section, which links on to the receipt copy.
+std::string row_href(const Source& s) { return "#" + arm_row_id(*s.receipt, s.result, s.arm->arm); }
+
+// Plain text, for titles: escaped where it is used.
+std::string source_text(const Source& s) {
+  return fmt::format("{} results[{}] (created {}{})", s.receipt->file, s.result, s.receipt->receipt.created,
+                     s.receipt->verdict.valid ? "" : ", INVALID receipt");
+}
+
+std::string receipt_link(const Source& s) {
+  return fmt::format(R"(<a href="receipts/{0}" title="{0} results[{1}]">{2}</a> [{1}])", s.receipt->file, s.result,
+                     escape(stem(*s.receipt)));
+}
+
+std::string receipt_list(const std::vector<const PageReceipt*>& receipts) {
+  std::string html;
+  for (const PageReceipt* p : receipts)
+    html += fmt::format(R"({}<a href="#{}">{}</a>{})", html.empty() ? "" : ", ", stem(*p), escape(p->file),
+                        p->verdict.valid ? "" : R"( <b class="slower">INVALID</b>)");
+  return html;
+}
+
+std::string side_title(const ProblemKey& k, const std::string& arm, const SideCell& c) {
+  std::string title = fmt::format("{} on {} {}: {}", arm, key_case(k), key_shape(k), source_text(c.shown));
+  if (!c.older.empty()) {
+    title += fmt::format("; the most recent of {} receipts that ran this arm on this problem; the others: ",
+                         c.older.size() + 1);
+    for (size_t i = 0; i < c.older.size(); ++i) title += (i ? ", " : "") + source_text(c.older[i]);
+  }
+  if (!c.shown.receipt->verdict.valid)
+    title = fmt::format("The receipt {} is INVALID: these figures are not results. {}", c.shown.receipt->file, title);
+  return escape(title);
+}
+
+std::string side_figures(const Source& s) {
+  const ArmResult& a = *s.arm;
+  if (!a.error.empty()) return fmt::format(R"(<a href="{}">did not run</a>)", row_href(s));
+  if (!a.correct) return fmt::format(R"(<a href="{}">incorrect</a>)", row_href(s));
+  return fmt::format(R"(<a href="{}">{}</a> <small>{} TFLOP/s</small>)", row_href(s), or_dash(a.us_median, us_text),
+                     or_dash(a.tflops, tflops_text));
+}
+
+std::string side_cell(const std::string& id, const ProblemKey& k, const std::string& arm,
+                      const std::optional<SideCell>& cell) {
+  if (!cell) return R"(<td class="num muted">-</td>)";
+  const Source& s = cell->shown;
+  std::string figures = side_figures(s);
+  if (!s.receipt->verdict.valid)
+    figures = "<s>" + figures + R"(</s><br><small class="invalid-cell">INVALID receipt</small>)";
+  return fmt::format(R"(<td id="{}" class="num{}{}" title="{}">{}<br><small>{}{}</small></td>)", id,
+                     s.arm->error.empty() && s.arm->correct ? "" : " fail", cell->older.empty() ? "" : " several",
+                     side_title(k, arm, *cell), figures, receipt_link(s),
+                     cell->older.empty() ? "" : fmt::format(" &middot; newest of {}", cell->older.size() + 1));
+}
+
+std::string side_heading(const SideTable& t, const std::string& id) {
+  return fmt::format(R"(<h3 id="{}">{} <small>{} &middot; {} buffers</small></h3>)", id, escape(t.suite), escape(t.gpu),
+                     buffers_word(t.cold));
+}
+
+std::string side_table_html(const SideTable& t, const std::string& id) {
+  if (t.rows.empty())
+    return side_heading(t, id) +
+           fmt::format("<p>No problem that two arms measured, in {}.</p>", receipt_list(t.receipts));
+  std::string html =
+      side_heading(t, id) +
+      fmt::format(
+          R"(<div class="scroll"><table class="side"><caption>{} problem{} measured by at least two arms, from {})"
+          R"(</caption><thead><tr><th>problem</th><th>dtype</th><th>layout</th><th>M&times;N&times;K</th>)",
+          t.rows.size(), t.rows.size() == 1 ? "" : "s", receipt_list(t.receipts));
+  for (const std::string& arm : t.arms)
+    html += fmt::format("<th>{}<br><small>&micro;s, TFLOP/s</small></th>", escape(arm));
+  html += "</tr></thead><tbody>";
+  for (const SideRow& row : t.rows) {
+    const std::string row_id = fmt::format("{}-{}", id, key_id(row.problem));
+    html += fmt::format(R"(<tr id="{}">{})", row_id, problem_cells(row.problem));
+    for (size_t c = 0; c < t.arms.size(); ++c)
+      html += side_cell(fmt::format("{}-{}", row_id, safe_name(t.arms[c])), row.problem, t.arms[c], row.cells[c]);
+    html += "</tr>";
+  }
+  return html + "</tbody></table></div>";
+}
+
+std::string side_by_side_section(const std::vector<PageReceipt>& receipts) {
+  std::string tables, contents;
+  std::map<std::string, int> seen;  // a suite split over GPUs or buffer modes gets numbered ids
+  for (const SideTable& t : side_by_side(receipts)) {
+    const int n = ++seen[t.suite];
+    const std::string id = n == 1 ? "sbs-" + safe_name(t.suite) : fmt::format("sbs-{}-{}", safe_name(t.suite), n);
+    contents += fmt::format(R"(<a href="#{}">{}</a> ({} rows) &middot; )", id,
+                            escape(n == 1 ? t.suite : fmt::format("{} {}", t.suite, n)), t.rows.size());
+    tables += side_table_html(t, id);
+  }
+  return R"(<section id="side-by-side" class="compare"><h2>Side by side</h2><p class="meta">One table per suite (the )"
+         R"(<code>--suite</code> files in each receipt's command; none: <i>other</i>), GPU and buffer mode; rows are )"
+         R"(the problems that at least two different arms measured across those receipts. Each cell is the arm's )"
+         R"(median &micro;s, linked to its row on this page, its TFLOP/s, and the receipt copy and result it came )"
+         R"(from. Where several receipts ran the arm on a problem the most recent (by <code>created</code>) is shown; )"
+         R"(the cell says so and its tooltip names the others. Figures from a receipt that )"
+         R"(<code>tilewise check</code> rejects are struck through.</p><p>Tables: )" +
+         contents + R"(<a href="#cross-check">cross-check</a></p>)" + tables + "</section>";
+}
+
+std::string cross_counts(const CrossCheck& c) {
+  return fmt::format(
+      R"(<p class="counts">On {}: {} problem{} paired; <b>{}</b> long kernel{} (cublaslt-default median &ge; {:.0f} )"
+      R"(&micro;s) compared, <b>{}</b> within 5% (ratio in [{:.2f}, {:.2f}]), <b class="{}">{}</b> outside.</p>)",
+      escape(c.gpu), c.rows.size(), c.rows.size() == 1 ? "" : "s", c.long_kernels, c.long_kernels == 1 ? "" : "s",
+      long_kernel_us, c.within, agree_low, agree_high, c.outside ? "slower" : "", c.outside);
+}
+
+std::string cross_source(const Source& s) {
+  return fmt::format("{}<br><small>{}</small>", receipt_link(s), escape(s.receipt->receipt.created));
+}
+
+std::string linked_cell(const Source& s, const std::string& text) {
+  return fmt::format(R"(<td class="num"><a href="{}">{}</a></td>)", row_href(s), text);
+}
+
+std::string cross_row_html(const CrossRow& row, const std::string& id) {
+  const ArmResult &t = *row.torch.arm, &v = *row.vendor.arm;
+  const std::string flag = row.flagged
+                               ? R"(<td class="flag">outside &plusmn;5%</td>)"
+                               : fmt::format(R"(<td class="muted">{}</td>)", row.long_kernel ? "within" : "short");
+  return fmt::format(R"(<tr id="{}"{}>{}<td>{}</td>)", id, row.flagged ? R"( class="flagged")" : "",
+                     problem_cells(row.problem), buffers_word(row.vendor.receipt->receipt.protocol.cold)) +
+         linked_cell(row.torch, us_text(*t.us_median)) + linked_cell(row.vendor, us_text(*v.us_median)) +
+         fmt::format(R"(<td class="num" title="torch {} / cublaslt-default {}">{}</td>)", us_text(*t.us_median),
+                     us_text(*v.us_median), speedup_text(row.ratio)) +
+         linked_cell(row.torch, std::to_string(t.clock.sm_mhz_median)) +
+         linked_cell(row.vendor, std::to_string(v.clock.sm_mhz_median)) +
+         fmt::format("<td>{}</td><td>{}</td>{}</tr>", cross_source(row.torch), cross_source(row.vendor), flag);
+}
+
+std::string cross_table(const CrossCheck& c, size_t g) {
+  std::string html =
+      cross_counts(c) +
+      R"(<div class="scroll"><table class="cross"><thead><tr><th>problem</th><th>dtype</th>)"
+      R"(<th>layout</th><th>M&times;N&times;K</th><th>buffers</th><th>torch<br>median &micro;s</th>)"
+      R"(<th>cublaslt-default<br>median &micro;s</th><th>torch /<br>default</th><th>torch<br>SM MHz</th>)"
+      R"(<th>default<br>SM MHz</th><th>torch receipt</th><th>cublaslt-default receipt</th><th>flag</th>)"
+      R"(</tr></thead><tbody>)";
+  for (const CrossRow& row : c.rows)
+    html += cross_row_html(row, fmt::format("xc{}-{}-{}", g, key_id(row.problem),
+                                            buffers_word(row.vendor.receipt->receipt.protocol.cold)));
+  return html + "</tbody></table></div>";
+}
+
+std::string cross_check_section(const std::vector<PageReceipt>& receipts) {
+  const CrossChecks checks = cross_check(receipts);
+  std::string html = fmt::format(
+      R"(<section id="cross-check" class="compare"><h2>Cross-check: torch.mm against cublaslt-default</h2>)"
+      R"(<p class="meta">torch.mm runs cuBLASLt's first heuristic candidate, so the peer runner's <code>torch</code> )"
+      R"(arm and tilewise's <code>cublaslt-default</code> should time the same kernel. One row per problem both )"
+      R"(measured correctly, in valid receipts on the same GPU with the same buffer mode, from the pair of receipts )"
+      R"(closest in <code>created</code>. Ratio = torch median / cublaslt-default median (under 1: torch faster); )"
+      R"(flagged where cublaslt-default runs {:.0f} &micro;s or longer and the ratio is outside [{:.2f}, {:.2f}]. )"
+      R"(Medians and clocks link to the arms' rows.</p>)",
+      long_kernel_us, agree_low, agree_high);
+  if (!checks.left_out.empty())
+    html +=
+        "<p class=\"slower\">Left out, as the checker finds them INVALID: " + receipt_list(checks.left_out) + ".</p>";
+  if (checks.gpus.empty()) html += "<p>No problem was measured by both arms on the same GPU.</p>";
+  for (size_t g = 0; g < checks.gpus.size(); ++g) {
+    if (checks.gpus.size() > 1) html += fmt::format("<h3>{}</h3>", escape(checks.gpus[g].gpu));
+    html += cross_table(checks.gpus[g], g);
+  }
+  return html + "</section>";
+}
+
 // Inline, and only the browser's own fonts: the page opens from disk with nothing to fetch.
 constexpr const char* css = R"(
 :root { --ink: #1d2330; --muted: #5b6475; --line: #dde2ea; --faster: #2166ac; --slower: #b2182b; --overlap: #6b7280; }
@@ -480,6 +670,12 @@ svg .grid { stroke: #e3e7ee; }
 svg .empty { fill: #f1f3f6; }
 svg line.reference { stroke: #111; stroke-width: 1.5; stroke-dasharray: 5 3; }
 svg text.reference { font-weight: 600; }
+section.compare { border-top: 3px solid var(--line); margin-top: 36px; padding-top: 14px; }
+table.side td.num, table.cross td.num { white-space: nowrap; }
+s { color: var(--slower); text-decoration-thickness: 2px; }
+.counts { font-size: 15px; }
+tr.flagged td { background: #fdecee; }
+td.flag { color: var(--slower); font-weight: 700; white-space: nowrap; }
 )";
 
 // The copy's name is also the receipt's anchor and part of every link to it, so it must be unique on the page.
@@ -519,7 +715,7 @@ std::string render_page(const std::vector<PageReceipt>& receipts) {
       R"(and names the entry (<code>results[i]</code>) it came from.</p>)",
       css, receipts.size(), receipts.size() == 1 ? "" : "s",
       invalid ? fmt::format(R"(, <b class="slower">{} INVALID</b>)", invalid) : "");
-  html += overview(receipts) + "</header>";
+  html += overview(receipts) + "</header>" + side_by_side_section(receipts) + cross_check_section(receipts);
   for (const auto& p : receipts) html += section(p);
   return html + "</body></html>\n";
 }

@@ -88,6 +88,97 @@ for path in sys.argv[2:]:
         expect(f"{stem} decode chart", section, f"measured read bandwidth {r['machine']['read_bw_gbps']:.0f} GB/s")
     print(f"{stem}: {len(r['results'])} results, {rows} arm rows, {checked - before} figures checked in the DOM")
 
+# The receipts joined by problem, recomputed here from the JSON: the side-by-side tables and the torch.mm against
+# cublaslt-default cross-check.
+from datetime import datetime
+safe = lambda s: re.sub(r"[^A-Za-z0-9._-]", "_", s)
+flat = lambda text: text and re.sub(r"\s*\|\s*", " ", text)  # element boundaries read as one space
+def created(r):
+    try: return datetime.strptime(r["created"], "%Y-%m-%dT%H:%M:%SZ").timestamp()
+    except ValueError: return float("-inf")
+def suites(command):
+    out, tokens = [], command.split()
+    for i, t in enumerate(tokens):
+        found = [t[len("--suite="):]] if t.startswith("--suite=") else []
+        if t == "--suite":
+            for u in tokens[i + 1:]:
+                if u.startswith("-"): break
+                found.append(u)
+        out += [os.path.splitext(os.path.basename(f))[0] for f in found if os.path.splitext(os.path.basename(f))[0] not in out]
+    return out or ["other"]
+key = lambda p: (p["name"], p["M"], p["N"], p["K"], p["dtype"], p["layout"])
+receipts = [(n, os.path.splitext(os.path.basename(path))[0], json.load(open(path))) for n, path in enumerate(sys.argv[2:])]
+
+groups, suite_order = {}, []
+for n, stem, r in receipts:
+    for suite in suites(r["command"]):
+        suite_order += [suite] if suite not in suite_order else []
+        groups.setdefault((suite, r["machine"]["gpu"], r["protocol"]["cold"]), []).append((n, stem, r))
+numbered, side_checked = {}, checked
+for (suite, gpu, cold), members in sorted(groups.items(), key=lambda g: suite_order.index(g[0][0])):
+    numbered[suite] = numbered.get(suite, 0) + 1
+    table = f"sbs-{safe(suite)}" + (f"-{numbered[suite]}" if numbered[suite] > 1 else "")
+    arms = {}
+    for n, stem, r in members:
+        for i, res in enumerate(r["results"]):
+            for a in res["arms"]:
+                arms.setdefault(key(res["problem"]), {}).setdefault(a["arm"], []).append((created(r), n, stem, i, a, r))
+    for k, by_arm in arms.items():
+        if len(by_arm) < 2: continue
+        for arm, entries in by_arm.items():
+            _, _, stem, i, a, r = max(entries, key=lambda e: (e[0], e[1]))
+            where = f"side by side {table} {k[0]} {k[4]} {k[5]} [{arm}] from {stem}"
+            cell = dom.text.get(f"{table}-{safe(k[0])}-{k[4]}-{k[5]}-{safe(arm)}")
+            if a["error"] or not a["correct"]:
+                expect(where, cell, "did not run" if a["error"] else "incorrect")
+            else:
+                expect(where, cell, f"{a['us_median']:.2f}")
+                expect(where, cell, f"{a['tflops']:.1f} TFLOP/s")
+            expect(where, flat(cell), f"{stem} [{i}]")
+            expect(where, cell, "INVALID receipt" if not r["valid"] else f"newest of {len(entries)}" if len(entries) > 1 else stem)
+        if k[0] == "sq4096" and k[4] == "bf16" and k[5] == "TN":
+            print(f"  e.g. {table} sq4096 bf16 TN: " + "; ".join(
+                f"{arm} {max(e, key=lambda x: (x[0], x[1]))[4]['us_median']:.2f} us ({max(e, key=lambda x: (x[0], x[1]))[2]})"
+                for arm, e in by_arm.items()))
+print(f"side by side: {checked - side_checked} figures checked in the DOM")
+
+torch, vendor = {}, {}
+for n, stem, r in receipts:
+    if not r["valid"]: continue
+    for i, res in enumerate(r["results"]):
+        for a in res["arms"]:
+            if not a["correct"] or a["error"] or not a["us_median"]: continue
+            k = (r["machine"]["gpu"], r["protocol"]["cold"], key(res["problem"]))
+            if r["tool"]["name"] == "tilewise-peers" and a["arm"] == "torch": torch.setdefault(k, []).append((n, stem, i, a, r))
+            if r["tool"]["name"] == "tilewise" and a["arm"] == "cublaslt-default": vendor.setdefault(k, []).append((n, stem, i, a, r))
+gpus, cross_checked = {}, checked
+for k in sorted(set(torch) & set(vendor), key=lambda k: min((v[0], v[2]) for v in vendor[k])):
+    pairs = [(abs(created(t[4]) - created(v[4])), -t[0], -v[0], t, v) for t in torch[k] for v in vendor[k]]
+    _, _, _, t, v = min(pairs, key=lambda p: p[:3])
+    ratio = t[3]["us_median"] / v[3]["us_median"]
+    long, flagged = v[3]["us_median"] >= 50, v[3]["us_median"] >= 50 and not 0.95 <= ratio <= 1.05
+    g = gpus.setdefault(k[0], {"index": len(gpus), "rows": 0, "long": 0, "outside": 0})
+    g["rows"] += 1; g["long"] += long; g["outside"] += flagged
+    name, dtype, layout = k[2][0], k[2][4], k[2][5]
+    row = dom.text.get(f"xc{g['index']}-{safe(name)}-{dtype}-{layout}-{'cold' if k[1] else 'warm'}")
+    where = f"cross-check {name} {dtype} {layout} ({t[1]} / {v[1]})"
+    for figure in (f"{t[3]['us_median']:.2f}", f"{v[3]['us_median']:.2f}", f"{ratio:.3f}",
+                   str(t[3]["clock"]["sm_mhz_median"]), str(v[3]["clock"]["sm_mhz_median"]),
+                   f"{t[1]} [{t[2]}]", f"{v[1]} [{v[2]}]", t[4]["created"], v[4]["created"],
+                   "outside" if flagged else "within" if long else "short"):
+        expect(where, flat(row), figure)
+    if flagged and g["outside"] == 1:
+        print(f"  e.g. flagged {where}: torch {t[3]['us_median']:.2f} us at {t[3]['clock']['sm_mhz_median']} MHz, "
+              f"cublaslt-default {v[3]['us_median']:.2f} us at {v[3]['clock']['sm_mhz_median']} MHz, ratio {ratio:.3f}")
+section = flat(dom.text.get("cross-check", ""))
+for gpu, g in gpus.items():
+    sentence = (f"On {gpu}: {g['rows']} problem{'' if g['rows'] == 1 else 's'} paired; {g['long']} long kernel"
+                f"{'' if g['long'] == 1 else 's'} (cublaslt-default median \u2265 50 \u00b5s) compared, "
+                f"{g['long'] - g['outside']} within 5% (ratio in [0.95, 1.05]), {g['outside']} outside.")
+    expect(f"cross-check counts on {gpu}", section, sentence)
+    print(f"cross-check: {sentence}")
+print(f"cross-check: {checked - cross_checked} figures checked in the DOM")
+
 if failures:
     print(f"browser_check: {len(failures)} of {checked} checks failed:", *failures[:20], sep="\n  ")
     sys.exit(1)
