@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "report/html.hpp"
+
 #include <filesystem>
 
 #include "receipt/sample_receipt.hpp"
@@ -284,16 +286,8 @@ TEST(report_compare, CommittedCrossCheckReceiptsPairOnSquareBf16) {
 
 // --- the two sections as the page renders them ---
 
-std::string element(const std::string& html, const std::string& tag, const std::string& id) {
-  const size_t start = html.find(fmt::format(R"(<{} id="{}")", tag, id));
-  if (start == std::string::npos) return "";
-  return html.substr(start, html.find(fmt::format("</{}>", tag), start) - start);
-}
-
-testing::AssertionResult Contains(const std::string& html, const std::string& part) {
-  if (html.find(part) != std::string::npos) return testing::AssertionSuccess();
-  return testing::AssertionFailure() << "'" << part << "' not found in:\n" << html.substr(0, 3000);
-}
+using testkit::element;
+using testkit::HtmlContains;
 
 std::string us(double v) { return fmt::format("{:.2f}", v); }
 std::string tflops(double v) { return fmt::format("{:.1f}", v); }
@@ -321,18 +315,18 @@ TEST(report_compare, SideBySideCellsLinkTheirFiguresAndNameTheOthers) {
   const std::string html = render_page(receipts);
   const auto& a = newer.results[0].arms[0];
   const std::string c = element(html, "td", "sbs-square-sq2048-bf16-TN-cublaslt");
-  EXPECT_TRUE(Contains(c, fmt::format(R"(<a href="#new-r0-cublaslt">{}</a>)", us(*a.us_median))));
-  EXPECT_TRUE(Contains(c, tflops(*a.tflops) + " TFLOP/s"));
-  EXPECT_TRUE(Contains(c, R"(<a href="receipts/new.json" title="new.json results[0]">new</a> [0])"));
-  EXPECT_TRUE(Contains(c, "newest of 2"));
-  EXPECT_TRUE(Contains(c,
+  EXPECT_TRUE(HtmlContains(c, fmt::format(R"(<a href="#new-r0-cublaslt">{}</a>)", us(*a.us_median))));
+  EXPECT_TRUE(HtmlContains(c, tflops(*a.tflops) + " TFLOP/s"));
+  EXPECT_TRUE(HtmlContains(c, R"(<a href="receipts/new.json" title="new.json results[0]">new</a> [0])"));
+  EXPECT_TRUE(HtmlContains(c, "newest of 2"));
+  EXPECT_TRUE(HtmlContains(c,
                        "the most recent of 2 receipts that ran this arm on this problem; the others: old.json "
                        "results[0] (created 2026-11-30T10:09:53Z)"));
   EXPECT_EQ(c.find("<s>"), std::string::npos);
-  EXPECT_TRUE(Contains(element(html, "td", "sbs-square-sq2048-bf16-TN-torch"), R"(href="#t-r0-torch")"));
-  EXPECT_TRUE(Contains(element(html, "td", "sbs-square-dec_m16_12288-fp16-TN-torch"), ">incorrect</a>"));
+  EXPECT_TRUE(HtmlContains(element(html, "td", "sbs-square-sq2048-bf16-TN-torch"), R"(href="#t-r0-torch")"));
+  EXPECT_TRUE(HtmlContains(element(html, "td", "sbs-square-dec_m16_12288-fp16-TN-torch"), ">incorrect</a>"));
   // The newer receipt ran cublaslt on the decode shape; the older one's failure is only named in the tooltip.
-  EXPECT_TRUE(Contains(element(html, "td", "sbs-square-dec_m16_12288-fp16-TN-cublaslt"), R"(href="#new-r1-cublaslt")"));
+  EXPECT_TRUE(HtmlContains(element(html, "td", "sbs-square-dec_m16_12288-fp16-TN-cublaslt"), R"(href="#new-r1-cublaslt")"));
   const std::string side = element(html, "section", "side-by-side");  // the columns in the fixed order
   EXPECT_LT(side.find("<th>cublaslt<br>"), side.find("<th>cublaslt-default<br>"));
   EXPECT_LT(side.find("<th>cublaslt-default<br>"), side.find("<th>torch<br>"));
@@ -344,8 +338,8 @@ TEST(report_compare, FailedArmShowsAsSuch) {
   r.results[1].arms[0].error = "CUBLAS_STATUS_NOT_SUPPORTED";
   const std::vector<PageReceipt> receipts = {page(r, "r.json")};
   const std::string c = element(render_page(receipts), "td", "sbs-square-dec_m16_12288-fp16-TN-cublaslt");
-  EXPECT_TRUE(Contains(c, R"(<td id="sbs-square-dec_m16_12288-fp16-TN-cublaslt" class="num fail")"));
-  EXPECT_TRUE(Contains(c, R"(<a href="#r-r1-cublaslt">did not run</a>)"));
+  EXPECT_TRUE(HtmlContains(c, R"(<td id="sbs-square-dec_m16_12288-fp16-TN-cublaslt" class="num fail")"));
+  EXPECT_TRUE(HtmlContains(c, R"(<a href="#r-r1-cublaslt">did not run</a>)"));
 }
 
 TEST(report_compare, InvalidReceiptsFiguresAreStruckThrough) {
@@ -354,11 +348,11 @@ TEST(report_compare, InvalidReceiptsFiguresAreStruckThrough) {
   const std::string html = render_page(receipts);
   const std::string c = element(html, "td", "sbs-square-sq2048-bf16-TN-cublaslt");
   EXPECT_TRUE(
-      Contains(c, fmt::format(R"(<s><a href="#bad-r0-cublaslt">{}</a>)", us(*invalid.results[0].arms[0].us_median))));
-  EXPECT_TRUE(Contains(c, R"(</s><br><small class="invalid-cell">INVALID receipt</small>)"));
-  EXPECT_TRUE(Contains(c, R"(title="The receipt bad.json is INVALID: these figures are not results. )"));
-  EXPECT_TRUE(Contains(c, "ok.json results[0] (created 2026-11-30T10:00:00Z)"));                // the valid one, named
-  EXPECT_TRUE(Contains(html, R"(<a href="#bad">bad.json</a> <b class="slower">INVALID</b>)"));  // in the caption
+      HtmlContains(c, fmt::format(R"(<s><a href="#bad-r0-cublaslt">{}</a>)", us(*invalid.results[0].arms[0].us_median))));
+  EXPECT_TRUE(HtmlContains(c, R"(</s><br><small class="invalid-cell">INVALID receipt</small>)"));
+  EXPECT_TRUE(HtmlContains(c, R"(title="The receipt bad.json is INVALID: these figures are not results. )"));
+  EXPECT_TRUE(HtmlContains(c, "ok.json results[0] (created 2026-11-30T10:00:00Z)"));                // the valid one, named
+  EXPECT_TRUE(HtmlContains(html, R"(<a href="#bad">bad.json</a> <b class="slower">INVALID</b>)"));  // in the caption
 }
 
 TEST(report_compare, CrossCheckRowsCarryRatioClocksReceiptsAndFlag) {
@@ -372,30 +366,30 @@ TEST(report_compare, CrossCheckRowsCarryRatioClocksReceiptsAndFlag) {
                                              page(bad, "bad.json", false)};
   const std::string html = render_page(receipts);
   const std::string section = element(html, "section", "cross-check");
-  EXPECT_TRUE(Contains(section,
+  EXPECT_TRUE(HtmlContains(section,
                        "On NVIDIA H200: 2 problems paired; <b>1</b> long kernel (cublaslt-default median "
                        "&ge; 50 &micro;s) compared, <b>0</b> within 5% (ratio in [0.95, 1.05]), "
                        R"(<b class="slower">1</b> outside.)"));
-  EXPECT_TRUE(Contains(section, R"(Left out, as the checker finds them INVALID: <a href="#bad">bad.json</a>)"));
+  EXPECT_TRUE(HtmlContains(section, R"(Left out, as the checker finds them INVALID: <a href="#bad">bad.json</a>)"));
 
   const std::string row = element(html, "tr", "xc0-sq2048-bf16-TN-warm");
-  EXPECT_TRUE(Contains(row, R"(<tr id="xc0-sq2048-bf16-TN-warm" class="flagged">)"));
-  EXPECT_TRUE(Contains(row, R"(<a href="#t-r0-torch">180.00</a>)"));
-  EXPECT_TRUE(Contains(row, R"(<a href="#v-r0-cublaslt-default">200.00</a>)"));
-  EXPECT_TRUE(Contains(row, ">0.900<"));
+  EXPECT_TRUE(HtmlContains(row, R"(<tr id="xc0-sq2048-bf16-TN-warm" class="flagged">)"));
+  EXPECT_TRUE(HtmlContains(row, R"(<a href="#t-r0-torch">180.00</a>)"));
+  EXPECT_TRUE(HtmlContains(row, R"(<a href="#v-r0-cublaslt-default">200.00</a>)"));
+  EXPECT_TRUE(HtmlContains(row, ">0.900<"));
   EXPECT_TRUE(
-      Contains(row, fmt::format(R"(<a href="#t-r0-torch">{}</a>)", torch.results[0].arms[0].clock.sm_mhz_median)));
-  EXPECT_TRUE(Contains(
+      HtmlContains(row, fmt::format(R"(<a href="#t-r0-torch">{}</a>)", torch.results[0].arms[0].clock.sm_mhz_median)));
+  EXPECT_TRUE(HtmlContains(
       row, fmt::format(R"(<a href="#v-r0-cublaslt-default">{}</a>)", vendor.results[0].arms[1].clock.sm_mhz_median)));
   EXPECT_TRUE(
-      Contains(row, R"(<a href="receipts/t.json" title="t.json results[0]">t</a> [0]<br><small>2026-11-30T10:33:53Z)"));
+      HtmlContains(row, R"(<a href="receipts/t.json" title="t.json results[0]">t</a> [0]<br><small>2026-11-30T10:33:53Z)"));
   EXPECT_TRUE(
-      Contains(row, R"(<a href="receipts/v.json" title="v.json results[0]">v</a> [0]<br><small>2026-11-30T10:35:43Z)"));
-  EXPECT_TRUE(Contains(row, "outside &plusmn;5%"));
+      HtmlContains(row, R"(<a href="receipts/v.json" title="v.json results[0]">v</a> [0]<br><small>2026-11-30T10:35:43Z)"));
+  EXPECT_TRUE(HtmlContains(row, "outside &plusmn;5%"));
 
   const std::string short_row = element(html, "tr", "xc0-dec_m16_12288-fp16-TN-warm");
-  EXPECT_TRUE(Contains(short_row, ">0.750<"));
-  EXPECT_TRUE(Contains(short_row, ">short<"));
+  EXPECT_TRUE(HtmlContains(short_row, ">0.750<"));
+  EXPECT_TRUE(HtmlContains(short_row, ">short<"));
   EXPECT_EQ(short_row.find("flagged"), std::string::npos);
 }
 
@@ -405,8 +399,8 @@ TEST(report_compare, SuiteNamesAreEscaped) {
   const std::vector<PageReceipt> receipts = {page(r, "r.json")};
   const std::string html = render_page(receipts);
   EXPECT_EQ(html.find("<b>odd"), std::string::npos);
-  EXPECT_TRUE(Contains(html, R"(<h3 id="sbs-_b_odd_">&lt;b&gt;odd&amp; <small>)"));
-  EXPECT_TRUE(Contains(html, R"(<td id="sbs-_b_odd_-sq2048-bf16-TN-cublaslt")"));
+  EXPECT_TRUE(HtmlContains(html, R"(<h3 id="sbs-_b_odd_">&lt;b&gt;odd&amp; <small>)"));
+  EXPECT_TRUE(HtmlContains(html, R"(<td id="sbs-_b_odd_-sq2048-bf16-TN-cublaslt")"));
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include "report/html.hpp"
 #include <unistd.h>
 
 #include <filesystem>
@@ -32,17 +34,8 @@ std::string slurp(const fs::path& p) {
   return s.str();
 }
 
-// The markup of the element with this id, from its opening tag to its closing one (rows and results do not nest).
-std::string element(const std::string& html, const std::string& tag, const std::string& id) {
-  const size_t start = html.find(fmt::format(R"(<{} id="{}")", tag, id));
-  if (start == std::string::npos) return "";
-  return html.substr(start, html.find(fmt::format("</{}>", tag), start) - start);
-}
-
-testing::AssertionResult Contains(const std::string& html, const std::string& part) {
-  if (html.find(part) != std::string::npos) return testing::AssertionSuccess();
-  return testing::AssertionFailure() << "'" << part << "' not found in:\n" << html.substr(0, 2000);
-}
+using testkit::element;
+using testkit::HtmlContains;
 
 std::string error_of(const std::function<void()>& f) {
   try {
@@ -58,21 +51,21 @@ void expect_every_arm_figure(const std::string& html, const Receipt& r, const st
   for (size_t i = 0; i < r.results.size(); ++i) {
     const auto& res = r.results[i];
     const std::string result = element(html, "tbody", fmt::format("{}-r{}", stem, i));
-    EXPECT_TRUE(Contains(result, fmt::format(R"(href="receipts/{}.json")", stem)));
-    EXPECT_TRUE(Contains(result, fmt::format("results[{}]", i)));
+    EXPECT_TRUE(HtmlContains(result, fmt::format(R"(href="receipts/{}.json")", stem)));
+    EXPECT_TRUE(HtmlContains(result, fmt::format("results[{}]", i)));
     for (const auto& a : res.arms) {
       const std::string row = element(html, "tr", fmt::format("{}-r{}-{}", stem, i, a.arm));
       ASSERT_FALSE(row.empty()) << "no row for " << res.problem.name << " " << a.arm;
       if (!a.us_median) continue;
-      EXPECT_TRUE(Contains(row, ">" + us(*a.us_median) + "<"));
-      EXPECT_TRUE(Contains(row, ">" + tflops(*a.tflops) + "<"));
-      EXPECT_TRUE(Contains(row, ">" + gbps(*a.gbps) + "<"));
-      EXPECT_TRUE(Contains(row, escape(a.config_text)));
+      EXPECT_TRUE(HtmlContains(row, ">" + us(*a.us_median) + "<"));
+      EXPECT_TRUE(HtmlContains(row, ">" + tflops(*a.tflops) + "<"));
+      EXPECT_TRUE(HtmlContains(row, ">" + gbps(*a.gbps) + "<"));
+      EXPECT_TRUE(HtmlContains(row, escape(a.config_text)));
     }
     for (const auto& c : res.comparisons) {
       const std::string row = element(html, "tr", fmt::format("{}-r{}-{}", stem, i, c.arm));
-      EXPECT_TRUE(Contains(row, ">" + speedup(c.speedup)));
-      EXPECT_TRUE(Contains(row, c.claim == "faster" ? "faster" : c.claim == "slower" ? "slower" : "ranges overlap"));
+      EXPECT_TRUE(HtmlContains(row, ">" + speedup(c.speedup)));
+      EXPECT_TRUE(HtmlContains(row, c.claim == "faster" ? "faster" : c.claim == "slower" ? "slower" : "ranges overlap"));
     }
   }
 }
@@ -107,8 +100,8 @@ TEST_F(report_page, ShowsEveryArmsFiguresInItsRow) {
   const Receipt r = receipt::sample_receipt();
   const std::string html = render({save(r, "sample.json")});
   expect_every_arm_figure(html, r, "sample");
-  EXPECT_TRUE(Contains(html, R"(<section id="sample" class="receipt">)"));
-  EXPECT_TRUE(Contains(html, "Valid:"));
+  EXPECT_TRUE(HtmlContains(html, R"(<section id="sample" class="receipt">)"));
+  EXPECT_TRUE(HtmlContains(html, "Valid:"));
   EXPECT_EQ(html.find("INVALID"), std::string::npos);
 }
 
@@ -121,7 +114,7 @@ TEST_F(report_page, ShowsTheMachineAndProtocol) {
         std::string("<dd>clean</dd>"), std::string("10.50 s"),
         fmt::format("<b>{} GB/s</b>", gbps(r.machine.read_bw_gbps)), std::string("sq16384"),
         std::string("skipped by --max-size")})
-    EXPECT_TRUE(Contains(html, part));
+    EXPECT_TRUE(HtmlContains(html, part));
 }
 
 TEST_F(report_page, CommittedReceiptsShowEveryFigure) {
@@ -131,8 +124,8 @@ TEST_F(report_page, CommittedReceiptsShowEveryFigure) {
     const Receipt r = receipt::read_file(path);
     const std::string html = render({path});
     expect_every_arm_figure(html, r, stem);
-    EXPECT_TRUE(Contains(html, fmt::format("<b>{} GB/s</b>", gbps(r.machine.read_bw_gbps))));
-    for (const auto& s : r.skipped) EXPECT_TRUE(Contains(html, s.problem));
+    EXPECT_TRUE(HtmlContains(html, fmt::format("<b>{} GB/s</b>", gbps(r.machine.read_bw_gbps))));
+    for (const auto& s : r.skipped) EXPECT_TRUE(HtmlContains(html, s.problem));
   }
 }
 
@@ -144,12 +137,12 @@ TEST_F(report_page, MatrixReceiptGetsAHeatMapLinkedToItsRows) {
   ASSERT_NE(start, std::string::npos);
   const std::string svg = html.substr(start, html.find("</svg>", start) - start);
   for (const std::string column : {"bf16 TN", "bf16 NN", "fp16 TN", "fp16 NN", "fp8 TN"})
-    EXPECT_TRUE(Contains(svg, column));
+    EXPECT_TRUE(HtmlContains(svg, column));
   for (size_t i = 0; i < r.results.size(); ++i)
     for (const auto& c : r.results[i].comparisons) {
       const std::string link = fmt::format(R"(<a href="#llm24-cold-r{}">)", i);
-      ASSERT_TRUE(Contains(svg, link));
-      EXPECT_TRUE(Contains(svg.substr(svg.find(link), 600), ">" + speedup(c.speedup)));
+      ASSERT_TRUE(HtmlContains(svg, link));
+      EXPECT_TRUE(HtmlContains(svg.substr(svg.find(link), 600), ">" + speedup(c.speedup)));
     }
 }
 
@@ -157,14 +150,14 @@ TEST_F(report_page, DecodeReceiptScalesBarsByBandwidthAndDrawsTheMeasuredLine) {
   const std::string path = committed("decode-cold.json");
   const Receipt r = receipt::read_file(path);
   const std::string html = render({path});
-  EXPECT_TRUE(Contains(html, "bars: GB/s against the largest"));
-  EXPECT_TRUE(Contains(html, R"(<svg class="barchart")"));
-  EXPECT_TRUE(Contains(html, fmt::format("measured read bandwidth {} GB/s", gbps(r.machine.read_bw_gbps))));
+  EXPECT_TRUE(HtmlContains(html, "bars: GB/s against the largest"));
+  EXPECT_TRUE(HtmlContains(html, R"(<svg class="barchart")"));
+  EXPECT_TRUE(HtmlContains(html, fmt::format("measured read bandwidth {} GB/s", gbps(r.machine.read_bw_gbps))));
   for (const auto& a : r.results[0].arms)
-    EXPECT_TRUE(Contains(html, fmt::format("{} ({:.0f}%)", gbps(*a.gbps), 100 * *a.gbps / r.machine.read_bw_gbps)));
+    EXPECT_TRUE(HtmlContains(html, fmt::format("{} ({:.0f}%)", gbps(*a.gbps), 100 * *a.gbps / r.machine.read_bw_gbps)));
 
   const std::string warm = render({committed("square-warm.json")});
-  EXPECT_TRUE(Contains(warm, "bars: TFLOP/s against the largest"));
+  EXPECT_TRUE(HtmlContains(warm, "bars: TFLOP/s against the largest"));
   EXPECT_EQ(warm.find(R"(<svg class="barchart")"), std::string::npos);  // a warm receipt has no decode chart
 }
 
@@ -173,11 +166,11 @@ TEST_F(report_page, InvalidReceiptIsBannedAndListsItsProblems) {
   r.problems = {"warm-up 2.00 s is under the 10 s floor", "results[1] dec_m16_12288 fp16 TN [cublaslt]: <odd> problem"};
   r.valid = false;
   const std::string html = render({save(r, "bad.json")});
-  EXPECT_TRUE(Contains(html, R"(<section id="bad" class="receipt invalid">)"));
-  EXPECT_TRUE(Contains(html, "<strong>INVALID receipt</strong>: 2 problems"));
-  EXPECT_TRUE(Contains(html, "<li>warm-up 2.00 s is under the 10 s floor</li>"));
-  EXPECT_TRUE(Contains(html, "<li>results[1] dec_m16_12288 fp16 TN [cublaslt]: &lt;odd&gt; problem</li>"));
-  EXPECT_TRUE(Contains(html, "INVALID (2)"));  // the overview says so too
+  EXPECT_TRUE(HtmlContains(html, R"(<section id="bad" class="receipt invalid">)"));
+  EXPECT_TRUE(HtmlContains(html, "<strong>INVALID receipt</strong>: 2 problems"));
+  EXPECT_TRUE(HtmlContains(html, "<li>warm-up 2.00 s is under the 10 s floor</li>"));
+  EXPECT_TRUE(HtmlContains(html, "<li>results[1] dec_m16_12288 fp16 TN [cublaslt]: &lt;odd&gt; problem</li>"));
+  EXPECT_TRUE(HtmlContains(html, "INVALID (2)"));  // the overview says so too
   EXPECT_EQ(html.find("Valid:"), std::string::npos);
   expect_every_arm_figure(html, r, "bad");  // shown for inspection, not dropped
 }
@@ -189,7 +182,7 @@ TEST_F(report_page, IncorrectArmShowsWhyAndNoThroughput) {
   wrong.rel_err = 0.5;
   receipt::refresh_derived(r);
   const std::string row = element(render({save(r, "wrong.json")}), "tr", "wrong-r0-cublaslt-default");
-  EXPECT_TRUE(Contains(row, "incorrect: rel_err 5.00e-01 over the bound 1e-02; not timed"));
+  EXPECT_TRUE(HtmlContains(row, "incorrect: rel_err 5.00e-01 over the bound 1e-02; not timed"));
   EXPECT_EQ(row.find(us(receipt::median(wrong.us))), std::string::npos);  // its samples are not summarized
 }
 
@@ -197,9 +190,9 @@ TEST_F(report_page, TamperedReceiptThatClaimsValidIsShownInvalid) {
   Receipt r = receipt::sample_receipt();
   *r.results[0].arms[0].us_median *= 0.5;  // `valid` still says true; the checker knows better
   const std::string html = render({save(r, "tampered.json")});
-  EXPECT_TRUE(Contains(html, "INVALID receipt"));
-  EXPECT_TRUE(Contains(html, "us_median"));
-  EXPECT_TRUE(Contains(html, "does not match its samples"));
+  EXPECT_TRUE(HtmlContains(html, "INVALID receipt"));
+  EXPECT_TRUE(HtmlContains(html, "us_median"));
+  EXPECT_TRUE(HtmlContains(html, "does not match its samples"));
 }
 
 TEST_F(report_page, EscapesEveryStringFromTheReceipt) {
@@ -212,10 +205,10 @@ TEST_F(report_page, EscapesEveryStringFromTheReceipt) {
   EXPECT_EQ(html.find("<script>"), std::string::npos);
   EXPECT_EQ(html.find("<b>bold"), std::string::npos);
   EXPECT_EQ(html.find("<sk>"), std::string::npos);
-  EXPECT_TRUE(Contains(html, "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;sq"));
-  EXPECT_TRUE(Contains(html, "tile=&quot;&lt;128x256&gt;&quot;"));
-  EXPECT_TRUE(Contains(html, "a &lt;b&gt;bold&lt;/b&gt; note"));
-  EXPECT_TRUE(Contains(html, "reason &amp; &lt;why&gt;"));
+  EXPECT_TRUE(HtmlContains(html, "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;sq"));
+  EXPECT_TRUE(HtmlContains(html, "tile=&quot;&lt;128x256&gt;&quot;"));
+  EXPECT_TRUE(HtmlContains(html, "a &lt;b&gt;bold&lt;/b&gt; note"));
+  EXPECT_TRUE(HtmlContains(html, "reason &amp; &lt;why&gt;"));
   EXPECT_EQ(escape(R"(<a href="x">'&'</a>)"), "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
 }
 
@@ -236,37 +229,37 @@ TEST_F(report_page, ShowsPreregisteredPredictionsAndVerdicts) {
   };
   r.preregistration = pre;
   const std::string html = render({save(r, "prereg.json")});
-  EXPECT_TRUE(Contains(html, "Does the tuned vendor arm beat the default?"));
-  EXPECT_TRUE(Contains(html, "<code>protocols/sq2048.toml</code>"));
-  EXPECT_TRUE(Contains(html, "<code>0123abc</code>"));
-  EXPECT_TRUE(Contains(html, "4 predictions, judged by the tool: 1 held, 1 missed high, 1 missed low, 1 not measured."));
+  EXPECT_TRUE(HtmlContains(html, "Does the tuned vendor arm beat the default?"));
+  EXPECT_TRUE(HtmlContains(html, "<code>protocols/sq2048.toml</code>"));
+  EXPECT_TRUE(HtmlContains(html, "<code>0123abc</code>"));
+  EXPECT_TRUE(HtmlContains(html, "4 predictions, judged by the tool: 1 held, 1 missed high, 1 missed low, 1 not measured."));
 
   const std::string held = element(html, "tr", "prereg-p-tuned-wins");
-  EXPECT_TRUE(Contains(held, R"(<a href="#prereg-r0">sq2048 bf16 TN</a>)"));
-  EXPECT_TRUE(Contains(held, "1.020 &ndash; 1.100"));
-  EXPECT_TRUE(Contains(held, ">" + speedup(sp) + "<"));
-  EXPECT_TRUE(Contains(held, R"(class="verdict v-held">held<)"));
-  EXPECT_TRUE(Contains(held, "cublaslt / cublaslt-default"));
-  EXPECT_TRUE(Contains(held, "faster"));
-  EXPECT_TRUE(Contains(held, "speedup under 1.02"));
+  EXPECT_TRUE(HtmlContains(held, R"(<a href="#prereg-r0">sq2048 bf16 TN</a>)"));
+  EXPECT_TRUE(HtmlContains(held, "1.020 &ndash; 1.100"));
+  EXPECT_TRUE(HtmlContains(held, ">" + speedup(sp) + "<"));
+  EXPECT_TRUE(HtmlContains(held, R"(class="verdict v-held">held<)"));
+  EXPECT_TRUE(HtmlContains(held, "cublaslt / cublaslt-default"));
+  EXPECT_TRUE(HtmlContains(held, "faster"));
+  EXPECT_TRUE(HtmlContains(held, "speedup under 1.02"));
 
   const std::string low = element(html, "tr", "prereg-p-tflops-high");
-  EXPECT_TRUE(Contains(low, "700.0 &ndash; 800.0"));
-  EXPECT_TRUE(Contains(low, ">" + tflops(*sq.arms[0].tflops) + "<"));
-  EXPECT_TRUE(Contains(low, R"(class="verdict v-missed_low">missed low<)"));
+  EXPECT_TRUE(HtmlContains(low, "700.0 &ndash; 800.0"));
+  EXPECT_TRUE(HtmlContains(low, ">" + tflops(*sq.arms[0].tflops) + "<"));
+  EXPECT_TRUE(HtmlContains(low, R"(class="verdict v-missed_low">missed low<)"));
 
   const std::string high = element(html, "tr", "prereg-p-decode-us");
-  EXPECT_TRUE(Contains(high, ">" + us(*r.results[1].arms[0].us_median) + "<"));
-  EXPECT_TRUE(Contains(high, R"(class="verdict v-missed_high">missed high<)"));
+  EXPECT_TRUE(HtmlContains(high, ">" + us(*r.results[1].arms[0].us_median) + "<"));
+  EXPECT_TRUE(HtmlContains(high, R"(class="verdict v-missed_high">missed high<)"));
 
   const std::string none = element(html, "tr", "prereg-p-fp8-bw");
-  EXPECT_TRUE(Contains(none, "dec_m16_12288 fp8 TN"));
-  EXPECT_TRUE(Contains(none, R"(class="verdict v-not_measured">not measured: no such result<)"));
+  EXPECT_TRUE(HtmlContains(none, "dec_m16_12288 fp8 TN"));
+  EXPECT_TRUE(HtmlContains(none, R"(class="verdict v-not_measured">not measured: no such result<)"));
 }
 
 TEST_F(report_page, UnreadableOrForeignFilesThrowNamingThem) {
   const std::string missing = (dir_ / "missing.json").string();
-  EXPECT_TRUE(Contains(error_of([&] { render({missing}); }), missing));
+  EXPECT_TRUE(HtmlContains(error_of([&] { render({missing}); }), missing));
 
   nlohmann::json foreign = receipt::sample_receipt();
   foreign["schema"] = "someone.else/3";
@@ -275,12 +268,12 @@ TEST_F(report_page, UnreadableOrForeignFilesThrowNamingThem) {
   for (const auto& [name, text] : bad) {
     const fs::path path = dir_ / name;
     std::ofstream(path) << text;
-    EXPECT_TRUE(Contains(error_of([&] { render({path.string()}); }), path.string()));
+    EXPECT_TRUE(HtmlContains(error_of([&] { render({path.string()}); }), path.string()));
   }
 
   const fs::path out = dir_ / "out";
   const std::string good = save(receipt::sample_receipt(), "good.json");
-  EXPECT_TRUE(Contains(error_of([&] { write_page({good, missing}, out.string()); }), missing));
+  EXPECT_TRUE(HtmlContains(error_of([&] { write_page({good, missing}, out.string()); }), missing));
   EXPECT_FALSE(fs::exists(out / "index.html"));  // nothing half-written
 }
 
@@ -295,13 +288,13 @@ TEST_F(report_page, WritesThePageAndCopiesEveryReceipt) {
   write_page({one, two}, out.string());
 
   const std::string html = slurp(out / "index.html");
-  EXPECT_TRUE(Contains(html, "<!doctype html>"));
-  EXPECT_TRUE(Contains(html, "default-src 'none'"));  // nothing is fetched
+  EXPECT_TRUE(HtmlContains(html, "<!doctype html>"));
+  EXPECT_TRUE(HtmlContains(html, "default-src 'none'"));  // nothing is fetched
   EXPECT_EQ(slurp(out / "receipts" / "run.json"), slurp(one));
   EXPECT_EQ(slurp(out / "receipts" / "run-2.json"), slurp(two));
-  EXPECT_TRUE(Contains(html, R"(href="receipts/run.json")"));
-  EXPECT_TRUE(Contains(html, R"(href="receipts/run-2.json")"));
-  EXPECT_TRUE(Contains(element(html, "section", "run-2"), "the second run"));
+  EXPECT_TRUE(HtmlContains(html, R"(href="receipts/run.json")"));
+  EXPECT_TRUE(HtmlContains(html, R"(href="receipts/run-2.json")"));
+  EXPECT_TRUE(HtmlContains(element(html, "section", "run-2"), "the second run"));
 
   write_page({one}, out.string());  // rebuilding over an existing page replaces it
   EXPECT_EQ(slurp(out / "index.html").find("run-2.json"), std::string::npos);
