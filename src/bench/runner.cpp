@@ -213,10 +213,8 @@ class Runner {
       r.max_abs_err = err.max_abs_err;
       r.correct = receipt::is_correct(err.rel_err, r.bound);
       if (!r.correct) return run;  // an incorrect arm is never timed
-      const int sets = wb.operands.count();
-      const double estimate = device::estimate_us(launch, sets, wb.stream);
-      r.launches = r.host_launches = device::launches_for(estimate, o_.graph_target_ms, sets);
-      run.timer = std::make_unique<device::GraphTimer>(launch, r.launches, sets, wb.stream);
+      run.timer = device::sized_graph_timer(launch, wb.operands.count(), o_.graph_target_ms, wb.stream);
+      r.launches = r.host_launches = run.timer->launches();
     } catch (const Unsupported&) {
       throw;
     } catch (const Error& e) {

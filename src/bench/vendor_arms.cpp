@@ -39,12 +39,8 @@ class VendorArm : public Arm {
         const device::OutputError err = checked_run(wb, launch);
         record.rel_err = err.rel_err;
         record.correct = receipt::is_correct(err.rel_err, receipt::correctness_bound(wb.problem.dtype));
-        if (record.correct && search_) {
-          const int sets = wb.operands.count();
-          const double estimate = device::estimate_us(launch, sets, wb.stream);
-          timers[i] = std::make_unique<device::GraphTimer>(
-              launch, device::launches_for(estimate, wb.graph_target_ms / 2, sets), sets, wb.stream);
-        }
+        if (record.correct && search_)
+          timers[i] = device::sized_graph_timer(launch, wb.operands.count(), wb.graph_target_ms / 2, wb.stream);
       } catch (const Error& e) {
         record.error = e.what();
       }

@@ -58,9 +58,9 @@ double GraphTimer::measure(int replays) {
   return receipt::median(us);
 }
 
-double estimate_us(const Launch& launch, int sets, cudaStream_t stream) {
-  GraphTimer probe(launch, (std::max(sets, 16) + sets - 1) / sets * sets, sets, stream);
-  return probe.measure(1);
+std::unique_ptr<GraphTimer> sized_graph_timer(const Launch& launch, int sets, double target_ms, cudaStream_t stream) {
+  const double estimate = GraphTimer(launch, (std::max(sets, 16) + sets - 1) / sets * sets, sets, stream).measure(1);
+  return std::make_unique<GraphTimer>(launch, launches_for(estimate, target_ms, sets), sets, stream);
 }
 
 double time_host_loop(const Launch& launch, int launches, int sets, cudaStream_t stream) {

@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include <functional>
+#include <memory>
 
 namespace tilewise::device {
 
@@ -13,8 +14,11 @@ using Launch = std::function<void(int set, cudaStream_t stream)>;
 // Launches per measurement so one graph replay spans about target_ms, a whole number of rotations and >= 1.
 int launches_for(double estimate_us, double target_ms, int sets);
 
-// A quick per-launch estimate (one replay of at least 16 launches) to size a measurement with launches_for.
-double estimate_us(const Launch& launch, int sets, cudaStream_t stream);
+class GraphTimer;
+
+// A graph timer sized so one replay spans about target_ms: a quick estimate (one replay of at least 16 launches)
+// sets the launch count through launches_for.
+std::unique_ptr<GraphTimer> sized_graph_timer(const Launch& launch, int sets, double target_ms, cudaStream_t stream);
 
 class GraphTimer {
  public:
