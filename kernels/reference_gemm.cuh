@@ -12,6 +12,7 @@ namespace tilewise::kernels {
 __device__ inline float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
 __device__ inline float to_float(__half v) { return __half2float(v); }
 __device__ inline float to_float(__nv_fp8_e4m3 v) { return float(v); }
+__device__ inline float to_float(float v) { return v; }
 
 namespace reference {
 constexpr int tile = 64;        // C tile per block (tile x tile)
@@ -19,10 +20,11 @@ constexpr int depth = 16;       // K step per shared-memory stage
 constexpr int threads = 256;    // 16 x 16 threads, 4 x 4 outputs each
 }  // namespace reference
 
-// ref[i + j*M] = sum_k opA(i,k) * opB(k,j), with opA(i,k) = A[i*a_i + k*a_k] and opB(k,j) = B[k + j*ldb].
-template <typename T>
+// ref[i + j*M] = sum_k opA(i,k) * opB(k,j), with opA(i,k) = A[i*a_i + k*a_k] and opB(k,j) = B[k + j*ldb]. B may be
+// fp32 (TB = float): the dequantized weights a quantized decode GEMV computes with.
+template <typename T, typename TB = T>
 __global__ void __launch_bounds__(reference::threads)
-    reference_gemm(int M, int N, int K, const T* A, long long a_i, long long a_k, const T* B, long long ldb, float* ref) {
+    reference_gemm(int M, int N, int K, const T* A, long long a_i, long long a_k, const TB* B, long long ldb, float* ref) {
   using namespace reference;
   __shared__ float As[depth][tile + 1];
   __shared__ float Bs[depth][tile + 1];

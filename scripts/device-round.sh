@@ -28,6 +28,18 @@ for step in "$@"; do
       "$bin" bench --suite suites/decode.txt --only dec_m1_12288 --dtypes bf16 --cold --pad 8 \
         --warmup-s 2 --repeats 3 -o "$work/smoke-cold.json" --overwrite 2>&1 | tail -n 20
       ;;
+    sm90-tests)
+      # One process per configuration (ctest), so a fault is pinned on its configuration.
+      ctest --test-dir build/release -R 'Sm90' --output-on-failure -j 2 2>&1 | tee "$work/sm90-tests.log" | tail -n 25
+      ;;
+    sm90-explore)
+      # Configurations side by side with the vendor on a few squares (warm, short): where the kernel stands.
+      IFS=' ' read -r -a explore_arms <<<"${SM90_ARMS:-sm90 cublaslt}"
+      timeout "${BENCH_TIMEOUT:-300}" "$bin" bench --suite suites/square.txt --only "${SM90_ONLY:-sq2048,sq4096,sq8192}" \
+        --dtypes "${SM90_DTYPES:-bf16}" --layouts "${SM90_LAYOUTS:-TN}" --arms "$(IFS=,; echo "${explore_arms[*]}")" \
+        --baseline cublaslt --warmup-s 3 --repeats 3 -o "$work/sm90-explore.json" --overwrite 2>"$work/sm90-explore.log" \
+        | tee "$work/sm90-explore-table.txt" | tail -n 40
+      ;;
     tests)
       ctest --test-dir build/release -L gpu --output-on-failure 2>&1 | tee "$work/gpu-tests.log" | tail -n 30
       ;;

@@ -6,6 +6,7 @@ authority on receipts -- accepts what this module writes. Pure standard library:
 import json
 import math
 import os
+import re
 import statistics
 import subprocess
 
@@ -55,6 +56,52 @@ def launches_for(estimate_us, target_ms, sets):
     n = int(min(max(math.ceil(target_ms * 1000.0 / max(estimate_us, 0.5)), 1), 20000))
     n = max(n, sets)
     return -(-n // sets) * sets
+
+
+# What one launch of the host loop is, per arm. tilewise's own host loop calls the library directly, one kernel a
+# launch (device/timing.hpp); the peers call their own entry points.
+HOST_LOOP = {
+    "torch": "torch.mm(out=) called",
+    "triton": "the torch.compile max-autotune function called, one replay of Inductor's CUDA graph on static inputs "
+              "(cold: one captured single-launch CUDA graph per rotation set replayed)",
+}
+
+
+def timing(arms):
+    """protocol.timing: the two timing paths, and what a host-loop launch is for each peer arm."""
+    launches = "; ".join(f"{a}: {HOST_LOOP[a]}" for a in arms if a in HOST_LOOP)
+    return "graph-replay+host-loop" + (f" (host-loop launch: {launches})" if launches else "")
+
+
+def rewarm_note(baseline, rewarm_ms):
+    """The receipt note that says what the per-problem re-warm is, worded as tilewise's runner words it."""
+    return (f"re-warm: the baseline arm's own graph ({baseline}), replayed for {rewarm_ms:g} ms before each problem's "
+            "other arms are prepared and again before its timed repeats; the 8192^3 bf16 heater runs only for the "
+            "initial warm-up")
+
+
+# Inductor names a Triton template kernel triton_tem_<fused name>_<n> (other kernels triton_poi_, triton_red_,
+# triton_per_), writes its tile as `BLOCK_M : tl.constexpr = 128` lines and its launch shape as num_stages= and
+# num_warps= in the template decorator, and calls ATen (cuBLAS for mm) as extern_kernels.<op>.
+TRITON_TEMPLATE = re.compile(r"\btriton_tem_\w+")
+TRITON_OTHER = re.compile(r"\btriton_(?:poi|red|per)_\w+")
+ATEN_CALL = re.compile(r"\bextern_kernels\.(\w+)")
+TEMPLATE_PARAM = re.compile(r"\b(BLOCK_[MNK]|GROUP_M|num_stages|num_warps)\s*(?::\s*tl\.constexpr\s*)?=\s*(\d+)")
+
+
+def triton_kernel(codes):
+    """What the code Inductor generated for one compile (a string per compiled graph) runs the GEMM in:
+    {"templates": [kernel names], tile parameter: value, ..., "other_kernels": [...] where there are any (a layout
+    copy, say)}. Raises ValueError unless the GEMM is a Triton template and nothing else: no generated code, no
+    template kernel, or any ATen call (which for mm is cuBLAS)."""
+    code = "\n".join(codes)
+    templates, aten = sorted(set(TRITON_TEMPLATE.findall(code))), sorted(set(ATEN_CALL.findall(code)))
+    if not templates or aten:
+        raise ValueError(f"the compile did not run the GEMM in a Triton template: {len(codes)} generated modules, "
+                         f"templates {templates}, ATen calls {aten}")
+    other = sorted(set(TRITON_OTHER.findall(code)))
+    return {"templates": templates, **{k: int(v) for k, v in TEMPLATE_PARAM.findall(code)},
+            **({"other_kernels": other} if other else {})}
 
 
 def correctness_bound(dtype):

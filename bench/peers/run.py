@@ -22,6 +22,7 @@ import receipt as rc
 
 import torch
 import torch._dynamo
+from unittest import mock
 
 
 def parse_args():
@@ -137,12 +138,26 @@ def time_host_loop(fn, launches, sets):
 
 
 def heat(seconds):
-    """A sustained bf16 GEMM, as tilewise's heater: clocks settle before timing and stay up between problems."""
+    """A sustained bf16 GEMM, as tilewise's heater, for the initial warm-up only: each problem re-warms on its own
+    work (rewarm), because this, the most power-hungry load there is, run right before timing left the power-capped
+    clock under what the problem itself sustains (src/bench/heater.hpp)."""
     a = torch.rand(8192, 8192, device="cuda", dtype=torch.bfloat16)
     t0 = time.perf_counter()
     while time.perf_counter() - t0 < seconds:
         for _ in range(4):
             torch.mm(a, a)
+        torch.cuda.synchronize()
+    return time.perf_counter() - t0
+
+
+def rewarm(runs, first, seconds):
+    """The per-problem re-warm: replays the baseline arm's timing graph (the first arm's that has one, if the
+    baseline failed) back to back for about `seconds`, as tilewise's runner does."""
+    graph = next((r["graph"] for r in [runs[first]] + runs if r and r.get("graph")), None)
+    t0 = time.perf_counter()
+    while graph is not None and time.perf_counter() - t0 < seconds:
+        graph.replay()
+        graph.replay()
         torch.cuda.synchronize()
     return time.perf_counter() - t0
 
@@ -199,62 +214,158 @@ class Problem:
         return (d.norm() / self.ref.double().norm()).item(), d.abs().max().item()
 
 
+# Two functions of the same body: dynamo keeps compiled code per code object, so the Triton arm's two compiles
+# (graph path and host path) each need their own.
+def _mm_graph_path(b, a):
+    return torch.mm(b, a)
+
+
+def _mm_host_path(b, a):
+    return torch.mm(b, a)
+
+
+def compile_checked(fn, *args):
+    """The first call of a torch.compile'd function, which compiles it, with a look at the code Inductor generated:
+    (output, seconds, kernel), kernel naming the Triton GEMM template kernels and their tile (rc.triton_kernel,
+    which raises unless the GEMM runs in a Triton template and nowhere else)."""
+    from torch._inductor.graph import GraphLowering
+    codes = []
+    t0 = time.perf_counter()
+    with mock.patch.object(GraphLowering, "save_output_code", codes.append):  # called on fresh compiles and cache hits
+        out = fn(*args)
+        torch.cuda.synchronize()
+    return out, time.perf_counter() - t0, rc.triton_kernel(codes)
+
+
+def replay_per_set(launch, sets):
+    """One CUDA graph of a single launch per rotation set, captured from `launch`: replay(set) replays set's graph."""
+    for s in range(sets):  # every set called once outside a capture first
+        launch(s)
+    torch.cuda.synchronize()
+    pool, graphs = torch.cuda.graph_pool_handle(), []
+    for s in range(sets):
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph, pool=pool):
+            launch(s)
+        graphs.append(graph)
+    return lambda s: graphs[s].replay()
+
+
+def triton_arm(prob):
+    """The Triton arm: torch.compile max-autotune with the Triton GEMM backend only, compiled afresh for the problem.
+
+    Graph path: compiled without Inductor's CUDA graphs, so time_graph captures the Triton kernel itself, as for
+    every arm. Host path: tilewise's host loop times back-to-back launches through an arm's own entry point, one
+    kernel a launch, what an application sees; called in a plain Python loop, the compiled function cost tens of
+    microseconds of Python and launcher work a call, and the checker flagged the two paths apart on 50-150 us
+    kernels. So the host path is what a torch.compile max-autotune user runs: the same function compiled with
+    Inductor's CUDA graphs on, on static inputs, each call one replay of Inductor's graph of one kernel. Cold
+    runs rotate buffer sets, and Inductor would record a graph per set or copy non-static inputs into its own
+    buffers each call (device work the host path would time), so there the host path replays one captured
+    single-launch graph per set instead. Both compiles must choose the same Triton kernel."""
+    import torch._inductor.config as inductor
+    from torch._dynamo.utils import counters
+    import triton
+    inductor.max_autotune_gemm_backends = "TRITON"
+    inductor.autotune_fallback_to_aten = False  # a Triton arm that cannot use Triton fails, never runs cuBLAS
+    # Every problem compiles afresh: past dynamo's recompile limit a compiled function silently runs eager
+    # (cuBLAS), which once made this arm report torch's times as Triton's.
+    torch._dynamo.reset()
+    b0, a0 = prob.b_rows[0], prob.op_a[0]
+    graph_fn = torch.compile(_mm_graph_path, mode="max-autotune-no-cudagraphs", dynamic=False)
+    out, compile_s, kernel = compile_checked(graph_fn, b0, a0)
+    config = {"family": "triton", "mode": "max-autotune-no-cudagraphs", "backends": "TRITON", "compile_s": compile_s,
+              "kernel": kernel, "triton": triton.__version__}
+
+    def launch(s):
+        return graph_fn(prob.b_rows[s], prob.op_a[s])
+
+    if prob.sets == 1:
+        skips = counters["inductor"]["cudagraph_skips"]
+        torch._dynamo.mark_static_address(b0)  # Inductor's graph reads them in place: no copy into its own buffers
+        torch._dynamo.mark_static_address(a0)
+        host_fn = torch.compile(_mm_host_path, mode="max-autotune", dynamic=False)
+        out_host, host_compile_s, host_kernel = compile_checked(host_fn, b0, a0)  # compiles, then a warm-up run
+        t0 = time.perf_counter()
+        for _ in range(2):  # the second call records Inductor's CUDA graph, the third replays it
+            out_host = host_fn(b0, a0)
+        torch.cuda.synchronize()
+        host_compile_s += time.perf_counter() - t0
+        if counters["inductor"]["cudagraph_skips"] > skips:
+            raise RuntimeError("Inductor skipped its CUDA graphs for the host-path compile")
+        if host_kernel != kernel:
+            raise RuntimeError(f"the host-path compile chose {host_kernel}, the graph-path compile {kernel}")
+        rel_err, _ = prob.judge(out_host)
+        if not rc.is_correct(rel_err, rc.correctness_bound(prob.p["dtype"])):
+            raise RuntimeError(f"the host-path compile is incorrect (rel_err {rel_err})")
+        config.update(host_path="Inductor CUDA graph, static inputs", host_mode="max-autotune",
+                      host_compile_s=host_compile_s, host_output_identical=bool(torch.equal(out, out_host)))
+
+        def host_launch(s):
+            return host_fn(b0, a0)
+        host_text = f"Inductor's CUDA graph (compiled in {host_compile_s:.1f} s)"
+    else:
+        host_launch = replay_per_set(launch, prob.sets)
+        config["host_path"] = "one single-launch CUDA graph per rotation set"
+        host_text = f"one single-launch CUDA graph per rotation set ({prob.sets})"
+    tile = " ".join(f"{k}={v}" for k, v in kernel.items() if k not in ("templates", "other_kernels"))
+    return launch, host_launch, config, \
+        f"torch.compile max-autotune ({', '.join(kernel['templates'])} {tile}), compiled in {compile_s:.1f} s; " \
+        f"host loop: {host_text}"
+
+
 def make_arm(name, prob):
-    """(launch(set), config, config_text) for an arm on a problem."""
+    """(launch(set), host_launch(set), config, config_text) for an arm on a problem: launch is what the graph path
+    captures, host_launch what the host loop calls (the same for torch)."""
     if name == "torch":
         def launch(s):
             torch.mm(prob.b_rows[s], prob.op_a[s], out=prob.c[s])
             return prob.c[s]
-        return launch, {"family": "torch", "op": "torch.mm(out=)", "torch": torch.__version__}, "torch.mm"
+        return launch, launch, {"family": "torch", "op": "torch.mm(out=)", "torch": torch.__version__}, "torch.mm"
     if name == "triton":
-        import torch._inductor.config as inductor
-        inductor.max_autotune_gemm_backends = "TRITON"
-        inductor.autotune_fallback_to_aten = False  # a Triton arm that cannot use Triton fails, never runs cuBLAS
-        # Every problem compiles afresh: past dynamo's recompile limit a compiled function silently runs eager
-        # (cuBLAS), which once made this arm report torch's times as Triton's.
-        torch._dynamo.reset()
-        t0 = time.perf_counter()
-        fn = torch.compile(lambda b, a: torch.mm(b, a), mode="max-autotune-no-cudagraphs", dynamic=False)
-        fn(prob.b_rows[0], prob.op_a[0])
-        torch.cuda.synchronize()
-        compile_s = time.perf_counter() - t0
-        import triton
-
-        def launch(s):
-            return fn(prob.b_rows[s], prob.op_a[s])
-        return launch, {"family": "triton", "mode": "max-autotune-no-cudagraphs", "backends": "TRITON",
-                        "compile_s": compile_s, "triton": triton.__version__}, \
-            f"torch.compile max-autotune (Triton GEMMs), compiled in {compile_s:.1f} s"
+        return triton_arm(prob)
     raise SystemExit(f"unknown arm '{name}' (known: torch, triton)")
+
+
+def prepare(name, prob, a):
+    """One arm made, checked and given its timing graph: the record the repeats fill in."""
+    arm = rc.arm_result(name, prob.p, {}, "")
+    run = {"arm": arm, "timed": [], "measure": None, "graph": None}
+    try:
+        launch, host_launch, arm["config"], arm["config_text"] = make_arm(name, prob)
+        out = launch(0)
+        torch.cuda.synchronize()
+        arm["rel_err"], arm["max_abs_err"] = prob.judge(out)
+        arm["correct"] = rc.is_correct(arm["rel_err"], arm["bound"])
+        if arm["correct"]:
+            est = max(prob.sets, 16)
+            est = -(-est // prob.sets) * prob.sets
+            _, probe = time_graph(launch, est, prob.sets, 1)
+            n = rc.launches_for(probe(1), a.graph_ms, prob.sets)
+            arm["launches"] = arm["host_launches"] = n
+            run["graph"], run["measure"] = time_graph(launch, n, prob.sets, a.replays)
+            run["launch"] = host_launch
+    except Exception as e:  # an arm that cannot run is recorded, never hidden
+        arm["error"] = f"{type(e).__name__}: {e}".splitlines()[0][:300]
+        arm["correct"] = False
+    return run
 
 
 def measure(prob, arms, a, clocks, during):
     """One problem: every arm checked, then timed on both paths with the arms interleaved."""
     result = {"problem": prob.p, "rotation_sets": prob.sets, "working_set_bytes": prob.sets * rc.rotation_set_bytes(prob.p),
               "seed": prob.seed, "reference": prob.check_reference(), "arms": [], "comparisons": []}
-    runs = []
-    for name in arms:
-        arm = rc.arm_result(name, prob.p, {}, "")
-        run = {"arm": arm, "timed": [], "measure": None}
-        try:
-            launch, arm["config"], arm["config_text"] = make_arm(name, prob)
-            out = launch(0)
-            torch.cuda.synchronize()
-            arm["rel_err"], arm["max_abs_err"] = prob.judge(out)
-            arm["correct"] = rc.is_correct(arm["rel_err"], arm["bound"])
-            if arm["correct"]:
-                est = max(prob.sets, 16)
-                est = -(-est // prob.sets) * prob.sets
-                _, probe = time_graph(launch, est, prob.sets, 1)
-                n = rc.launches_for(probe(1), a.graph_ms, prob.sets)
-                arm["launches"] = arm["host_launches"] = n
-                run["graph"], run["measure"] = time_graph(launch, n, prob.sets, a.replays)
-                run["launch"] = launch
-        except Exception as e:  # an arm that cannot run is recorded, never hidden
-            arm["error"] = f"{type(e).__name__}: {e}".splitlines()[0][:300]
-            arm["correct"] = False
-        runs.append(run)
-    heat(a.rewarm_ms / 1000.0)  # after any compile, so the repeats start at settled clocks
+    # The re-warm is the problem's own work, as in tilewise's runner: the baseline arm (torch.mm, nothing to
+    # compile) is prepared first and its graph replayed before the other arms are prepared (Inductor times its
+    # candidates while compiling) and again right before the timed repeats, after any compile.
+    first = arms.index(a.baseline)
+    runs = [None] * len(arms)
+    runs[first] = prepare(arms[first], prob, a)
+    rewarm(runs, first, a.rewarm_ms / 1000.0)
+    for k, name in enumerate(arms):
+        if k != first:
+            runs[k] = prepare(name, prob, a)
+    rewarm(runs, first, a.rewarm_ms / 1000.0)
     for rep in range(a.repeats):
         for k in range(len(runs)):
             run = runs[(k + rep) % len(runs)]
@@ -288,7 +399,8 @@ def main():
     dirty = bool(subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True,
                                 text=True).stdout.strip()) or commit == "unknown"
     r = {"schema": rc.SCHEMA, "created": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-         "command": " ".join(sys.argv), "notes": ["peer runner: torch and triton under tilewise's protocol"],
+         "command": " ".join(sys.argv),
+         "notes": ["peer runner: torch and triton under tilewise's protocol", rc.rewarm_note(a.baseline, a.rewarm_ms)],
          "tool": {"name": "tilewise-peers", "version": f"torch {torch.__version__}, triton {triton.__version__}",
                   "commit": commit, "dirty": dirty},
          "machine": {"gpu": props.name, "sm_count": props.multi_processor_count, "cc": f"{props.major}.{props.minor}",
@@ -297,7 +409,7 @@ def main():
                      "cublaslt": "torch's bundled cuBLAS", "nvrtc": "n/a", **clocks.machine()},
          "protocol": {"warmup_s": 0.0, "repeats": a.repeats, "cold": a.cold, "rotation_sets": 0,
                       "working_set_bytes": rc.COLD_L2_MULTIPLE * props.L2_cache_size if a.cold else 0,
-                      "timing": "graph-replay+host-loop", "arms": arms, "baseline": a.baseline, "seed": seed,
+                      "timing": rc.timing(arms), "arms": arms, "baseline": a.baseline, "seed": seed,
                       "graph_target_ms": a.graph_ms, "replays": a.replays, "selection_rounds": 1,
                       "rewarm_ms": a.rewarm_ms},
          "clocks": {"available": True, "unavailable_reason": "", "before": clocks.sample(), "during": rc.summarize([]),
@@ -325,6 +437,7 @@ def main():
             failures.append(f"{name} {dtype} {layout}: not measured: out of memory")
             line = "skipped: out of memory"
         del prob
+        torch._dynamo.reset()  # drops the compiled functions, and the operands marked static that they kept alive
         torch.cuda.empty_cache()
         r["clocks"]["during"] = rc.summarize(during)
         r["problems"] = failures + ([f"incomplete: {i + 1} of {len(cases)} cases done"] if i + 1 < len(cases) else [])

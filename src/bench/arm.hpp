@@ -23,6 +23,8 @@ struct Workbench {
   double graph_target_ms;
   int replays;
   int selection_rounds;  // interleaved timing rounds when an arm chooses among candidates
+  bool cold = false;      // an arm that keeps its own weight copies rotates enough of them (rotation_sets below)
+  int64_t l2_bytes = 0;
 };
 
 // Poisons C of set 0, launches once, and judges the output against the reference: the one correctness gate.
@@ -39,6 +41,18 @@ class Arm {
   virtual std::string config_text() const = 0;
   // The alternatives the arm checked and timed while choosing, if it chose among several.
   virtual std::vector<receipt::Candidate> candidates() const { return {}; }
+
+  // Hooks for arms that compute with weights of their own (the quantized decode GEMV arms); the defaults describe an
+  // arm that reads the problem's operands as they are.
+  // The weights the arm computes with in place of B of set 0, dequantized: N x K fp32, row stride K, alive while the
+  // arm is. The runner judges the arm against a reference computed from them and records reference_name().
+  virtual const float* judged_weights() const { return nullptr; }
+  virtual std::string reference_name() const { return "problem"; }
+  // Sets the arm is timed over: launch(set) gets set in [0, rotation_sets()); 0 means the operands' count. An arm
+  // whose weights are smaller than B keeps more copies so a cold working set still covers 4x the L2.
+  virtual int rotation_sets() const { return 0; }
+  virtual int64_t working_set_bytes() const { return 0; }  // bytes its own rotation covers (with rotation_sets)
+  virtual int64_t weight_bytes() const { return 0; }       // weight bytes one launch streams (0: not reported)
 };
 
 // Arms by name: "cublaslt" (every heuristic candidate checked and timed, the fastest wins) and

@@ -2,9 +2,12 @@
 // otherwise (seed 000), so the `cublaslt` arm gets every chance: one workspace allocated once and shared, every
 // candidate the heuristic offers checked for correctness and timed, and the fastest kept.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 
 #include "bench/arm.hpp"
+#include "bench/gemv_arms.hpp"
+#include "bench/sm90_arm.hpp"
 #include "families/cublaslt/matmul.hpp"
 #include "receipt/derive.hpp"
 
@@ -82,12 +85,15 @@ class VendorArm : public Arm {
 
 }  // namespace
 
-std::vector<std::string> known_arms() { return {"cublaslt", "cublaslt-default"}; }
+std::vector<std::string> known_arms() { return {"cublaslt", "cublaslt-default", "sm90"}; }
 
 std::unique_ptr<Arm> make_arm(const std::string& name) {
   if (name == "cublaslt") return std::make_unique<VendorArm>(name, true);
   if (name == "cublaslt-default") return std::make_unique<VendorArm>(name, false);
-  throw Error(fmt::format("unknown arm '{}' (known: cublaslt, cublaslt-default)", name));
+  if (name == "sm90" || name.starts_with("sm90:")) return make_sm90_arm(name);
+  if (auto arm = make_gemv_arm(name)) return arm;
+  throw Error(fmt::format("unknown arm '{}' (known: cublaslt, cublaslt-default, sm90, sm90:<config>, {})", name,
+                          fmt::join(gemv_arm_names(), ", ")));
 }
 
 }  // namespace tilewise::bench

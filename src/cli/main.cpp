@@ -7,11 +7,13 @@
 #include <iostream>
 
 #include "bench/runner.hpp"
+#include "cli/compile.hpp"
 #include "core/error.hpp"
 #include "core/suite.hpp"
 #include "device/clocks.hpp"
 #include "device/cuda.hpp"
 #include "device/machine.hpp"
+#include "families/gemv/weight_file.hpp"
 #include "protocol/protocol.hpp"
 #include "receipt/check.hpp"
 #include "receipt/derive.hpp"
@@ -114,6 +116,17 @@ int main(int argc, char** argv) {
   suite->add_option("--dtypes", dtypes_text, "comma-separated: bf16, fp16, fp8");
   suite->add_option("--layouts", layouts_text, "comma-separated: TN, NN");
 
+  auto* compile = app.add_subcommand("compile", "build sm90 configurations for suites (no GPU) and report registers, "
+                                                 "spills and shared memory; exits non-zero on any spill");
+  tw::cli::CompileOptions co;
+  std::string compile_only;
+  compile->add_option("--suite", co.suites, "suite file (repeatable)")->required();
+  compile->add_option("--dtypes", dtypes_text, "comma-separated: bf16, fp16, fp8")->capture_default_str();
+  compile->add_option("--layouts", layouts_text, "comma-separated: TN, NN")->capture_default_str();
+  compile->add_option("--only", compile_only, "comma-separated problem names to keep");
+  compile->add_flag("--first-rule", co.first_rule_only, "only the configuration the first shape rule picks");
+  compile->add_option("--every", co.every, "keep every n-th feasible configuration")->capture_default_str();
+
   auto* bench = app.add_subcommand("bench", "measure arms on suites under the protocol and write a receipt");
   tw::bench::Options o;
   std::string arms_text = "cublaslt,cublaslt-default", only_text;
@@ -136,7 +149,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   bench->add_option("--warmup-s", o.warmup_s, "clock warm-up before the first timed region (receipts need >= 10)")
       ->capture_default_str();
-  bench->add_option("--rewarm-ms", o.rewarm_ms, "GPU load before each problem's timed region")->capture_default_str();
+  bench->add_option("--rewarm-ms", o.rewarm_ms,
+                    "how long the baseline arm's own graph is replayed to re-warm before each problem's timed region")
+      ->capture_default_str();
   bench->add_option("--graph-ms", o.graph_target_ms, "about how long one graph replay runs")->capture_default_str();
   bench->add_option("--pad", o.pad, "extra elements on every leading dimension")->capture_default_str();
   bench->add_option("--seed", o.seed, "random seed (default: from the clock; recorded in the receipt)");
@@ -148,6 +163,22 @@ int main(int argc, char** argv) {
   std::string report_dir;
   report->add_option("receipts", report_files, "receipt JSON files")->required();
   report->add_option("-o,--output", report_dir, "output folder (index.html and copies of the receipts)")->required();
+
+  auto* quantize = app.add_subcommand(
+      "quantize", "quantize a raw weight file (N rows of K bf16/fp16) into a decode GEMV format, or --dequantize back");
+  tw::gemv::QuantizeRequest qr;
+  std::string q_format = "q8_0", q_dtype = "bf16", q_to = "f32";
+  bool dequantize = false;
+  quantize->add_option("input", qr.input, "raw weight file (with --dequantize: a packed file)")->required();
+  quantize->add_option("-o,--output", qr.output, "output file")->required();
+  quantize->add_option("--format", q_format, "bf16, fp16, q8_0 (int8), int4g32, int4g128 (int4), fp8")
+      ->capture_default_str();
+  quantize->add_option("--dtype", q_dtype, "input type: bf16 or fp16")->capture_default_str();
+  quantize->add_option("--rows", qr.rows, "N, the output channels (rows of W)");
+  quantize->add_option("--cols", qr.cols, "K, the input features (contiguous in each row)");
+  quantize->add_flag("--cpu", qr.cpu, "the CPU reference even where a GPU is present (the two agree bit for bit)");
+  quantize->add_flag("--dequantize", dequantize, "turn a packed file back into raw weights");
+  quantize->add_option("--to", q_to, "with --dequantize: f32, bf16 or fp16")->capture_default_str();
 
   try {
     app.parse(argc, argv);
@@ -169,6 +200,24 @@ int main(int argc, char** argv) {
     if (*info) return cmd_info();
     if (*check) return cmd_check(check_files);
     if (*suite) return cmd_suite(suite_files, dtypes(), layouts());
+    if (*compile) {
+      co.dtypes = dtypes();
+      co.layouts = layouts();
+      co.only = split_list(compile_only);
+      return tw::cli::run_compile(co);
+    }
+    if (*quantize) {
+      if (dequantize) {
+        fmt::print("{}\n", tw::gemv::dequantize_file(qr.input, qr.output, q_to));
+        return 0;
+      }
+      if (!quantize->count("--rows") || !quantize->count("--cols"))
+        throw tw::Error("give the weights' shape: --rows N --cols K");
+      qr.format = tw::gemv::parse_format(q_format == "int8" ? "q8_0" : q_format == "int4" ? "int4g128" : q_format);
+      qr.dtype = tw::parse_dtype(q_dtype);
+      fmt::print("{}\n", tw::gemv::quantize_file(qr));
+      return 0;
+    }
     if (*report) {
       tw::report::write_page(report_files, report_dir);
       fmt::print("report: {}/index.html\n", report_dir);

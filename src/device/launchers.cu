@@ -46,6 +46,19 @@ void launch_reference(const Problem& p, const void* A, const void* B, float* ref
   TW_CUDA(cudaGetLastError());
 }
 
+void launch_reference_b32(const Problem& p, const void* A, const float* B, float* ref, cudaStream_t stream) {
+  using kernels::reference::tile;
+  const long long a_i = p.layout == Layout::TN ? p.lda : 1;
+  const long long a_k = p.layout == Layout::TN ? 1 : p.lda;
+  const dim3 grid(unsigned((p.M + tile - 1) / tile), unsigned((p.N + tile - 1) / tile));
+  dispatch(p.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    kernels::reference_gemm<T, float><<<grid, kernels::reference::threads, 0, stream>>>(
+        int(p.M), int(p.N), int(p.K), static_cast<const T*>(A), a_i, a_k, B, p.ldb, ref);
+  });
+  TW_CUDA(cudaGetLastError());
+}
+
 void launch_compare(DType out_dtype, int M, int N, const void* C, int64_t ldc, const float* ref,
                     kernels::ErrorSums* sums, cudaStream_t stream) {
   TW_CUDA(cudaMemsetAsync(sums, 0, sizeof(kernels::ErrorSums), stream));

@@ -15,6 +15,8 @@ namespace tilewise::device {
 void launch_fill(DType dtype, void* data, uint64_t count, uint64_t seed, cudaStream_t stream);
 // ref (fp32, M x N, column-major with ld M) = op(A) op(B) for the problem's layout and strides.
 void launch_reference(const Problem& p, const void* A, const void* B, float* ref, cudaStream_t stream);
+// The same with B given in fp32 (K-major, ld = p.ldb): the dequantized weights of a quantized arm.
+void launch_reference_b32(const Problem& p, const void* A, const float* B, float* ref, cudaStream_t stream);
 void launch_compare(DType out_dtype, int M, int N, const void* C, int64_t ldc, const float* ref,
                     kernels::ErrorSums* sums, cudaStream_t stream);
 void launch_stream_read(const void* data, uint64_t bytes, unsigned* sink, int sm_count, cudaStream_t stream);

@@ -18,6 +18,13 @@ Reference::Reference(const Problem& p, const OperandSet& set, cudaStream_t strea
   TW_CUDA(cudaStreamSynchronize(stream));
 }
 
+Reference::Reference(const Problem& p, const OperandSet& set, const float* b32, cudaStream_t stream)
+    : p_(p), b32_(b32), ref_(size_t(bytes(p))), sums_(sizeof(kernels::ErrorSums)) {
+  p_.ldb = p.K;  // the dequantized weights are tight
+  launch_reference_b32(p_, set.a.get(), b32, ref_.as<float>(), stream);
+  TW_CUDA(cudaStreamSynchronize(stream));
+}
+
 OutputError Reference::compare(const void* c, cudaStream_t stream) const {
   launch_compare(output_dtype(p_.dtype), int(p_.M), int(p_.N), c, p_.ldc, ref_.as<float>(),
                  sums_.as<kernels::ErrorSums>(), stream);
@@ -46,15 +53,20 @@ receipt::ReferenceCheck Reference::check_fp64(const OperandSet& set, int samples
 
   // Row i of op(A) is contiguous in TN (stride 1) and strided by lda in NN; column j of op(B) is contiguous.
   const bool a_contiguous = p_.layout == Layout::TN;
-  std::vector<uint8_t> a_rows(size_t(rows) * p_.K * es), b_cols(size_t(cols) * p_.K * es);
+  const int bes = b32_ ? 4 : es;
+  std::vector<uint8_t> a_rows(size_t(rows) * p_.K * es), b_cols(size_t(cols) * p_.K * bes);
   for (int r = 0; r < rows; ++r) {
     const auto* src = set.a.as<uint8_t>() + (a_contiguous ? is[r] * p_.lda : is[r]) * es;
     TW_CUDA(cudaMemcpy2D(a_rows.data() + size_t(r) * p_.K * es, size_t(es), src,
                          size_t(a_contiguous ? es : p_.lda * es), size_t(es), size_t(p_.K), cudaMemcpyDeviceToHost));
   }
+  const uint8_t* b_src = b32_ ? reinterpret_cast<const uint8_t*>(b32_) : set.b.as<uint8_t>();
   for (int c = 0; c < cols; ++c)
-    TW_CUDA(cudaMemcpy(b_cols.data() + size_t(c) * p_.K * es, set.b.as<uint8_t>() + js[c] * p_.ldb * es,
-                       size_t(p_.K) * es, cudaMemcpyDeviceToHost));
+    TW_CUDA(cudaMemcpy(b_cols.data() + size_t(c) * p_.K * bes, b_src + js[c] * p_.ldb * bes, size_t(p_.K) * bes,
+                       cudaMemcpyDeviceToHost));
+  auto b_value = [&](int64_t index) {
+    return b32_ ? double(reinterpret_cast<const float*>(b_cols.data())[index]) : element_to_double(p_.dtype, b_cols.data(), index);
+  };
 
   receipt::ReferenceCheck check{rows * cols, 0.0, receipt::reference_bound, false};
   for (int c = 0; c < cols; ++c)
@@ -62,7 +74,7 @@ receipt::ReferenceCheck Reference::check_fp64(const OperandSet& set, int samples
       double exact = 0, magnitude = 0;
       for (int64_t k = 0; k < p_.K; ++k) {
         const double term = element_to_double(p_.dtype, a_rows.data(), int64_t(r) * p_.K + k) *
-                            element_to_double(p_.dtype, b_cols.data(), int64_t(c) * p_.K + k);
+                            b_value(int64_t(c) * p_.K + k);
         exact += term;
         magnitude += std::fabs(term);
       }

@@ -19,6 +19,9 @@ class Reference {
  public:
   // Computes op(A) op(B) of `set` on the GPU in fp32.
   Reference(const Problem& p, const OperandSet& set, cudaStream_t stream);
+  // The same with B replaced by `b32`: N rows of K fp32 weights, row stride K, which must outlive the reference. A
+  // quantized arm computes with its dequantized weights, so it is judged against them (check_fp64 reads them too).
+  Reference(const Problem& p, const OperandSet& set, const float* b32, cudaStream_t stream);
 
   static int64_t bytes(const Problem& p) { return p.M * p.N * 4; }
 
@@ -30,6 +33,7 @@ class Reference {
 
  private:
   Problem p_;
+  const float* b32_ = nullptr;
   Buffer ref_;
   Buffer sums_;
 };

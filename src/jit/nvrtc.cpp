@@ -35,7 +35,7 @@ Compiled compile(const CompileRequest& req) {
   for (const std::string& e : req.name_expressions) check(nvrtcAddNameExpression(prog, e.c_str()), "add name", req.name);
 
   std::vector<std::string> opts = {"--gpu-architecture=" + req.arch, "--std=c++20", "-I" + kernels_dir(),
-                                   "-I" + cuda_include_dir()};
+                                   "-I" + cuda_include_dir(), "-I" + cuda_include_dir() + "/cccl"};
   opts.insert(opts.end(), req.options.begin(), req.options.end());
   std::vector<const char*> argv;
   for (const std::string& o : opts) argv.push_back(o.c_str());

@@ -121,12 +121,24 @@ class Checker {
         add(fmt::format("{}: {} graph and {} host samples for {} repeats", where, a.us.size(), a.host_us.size(), want));
       if (a.launches < 1 || a.host_launches < 1) add(fmt::format("{}: launch counts are missing", where));
     }
+    if (a.weight_bytes < 0) add(fmt::format("{}: weight_bytes {} is negative", where, a.weight_bytes));
+    if (a.reference != "problem") {
+      if (!a.reference_check) add(fmt::format("{}: judged against '{}' but carries no fp64 check of it", where, a.reference));
+      else reference(*a.reference_check, where);
+    }
+    if (a.rotation_sets < 0 || (a.rotation_sets == 0) != (a.working_set_bytes == 0))
+      add(fmt::format("{}: own rotation of {} sets over {} B is inconsistent", where, a.rotation_sets, a.working_set_bytes));
+    if (r_.protocol.cold && a.rotation_sets > 0 && a.working_set_bytes < r_.protocol.working_set_bytes)
+      add(fmt::format("{}: cold working set of the arm's own rotation {} B is under the protocol's {} B", where,
+                      a.working_set_bytes, r_.protocol.working_set_bytes));
     ArmResult again = a;
-    derive(again, pb);
+    derive(again, pb, read_bw_gbps(r_.machine.read_bw));
     const std::pair<const char*, std::pair<std::optional<double>, std::optional<double>>> fields[] = {
         {"us_median", {a.us_median, again.us_median}}, {"us_min", {a.us_min, again.us_min}},
         {"us_max", {a.us_max, again.us_max}},          {"host_us_median", {a.host_us_median, again.host_us_median}},
         {"tflops", {a.tflops, again.tflops}},          {"gbps", {a.gbps, again.gbps}},
+        {"weight_gbps", {a.weight_gbps, again.weight_gbps}},
+        {"weight_bw_fraction", {a.weight_bw_fraction, again.weight_bw_fraction}},
     };
     for (const auto& [name, values] : fields)
       if (!same(values.first, values.second))

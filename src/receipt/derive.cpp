@@ -20,8 +20,9 @@ bool is_correct(const std::optional<double>& rel_err, double bound) {
   return rel_err.has_value() && std::isfinite(*rel_err) && *rel_err >= 0 && *rel_err <= bound;
 }
 
-void derive(ArmResult& arm, const Problem& p) {
+void derive(ArmResult& arm, const Problem& p, double read_bw_gbps) {
   arm.us_median = arm.us_min = arm.us_max = arm.host_us_median = arm.tflops = arm.gbps = std::nullopt;
+  arm.weight_gbps = arm.weight_bw_fraction = std::nullopt;
   if (!arm.correct || arm.us.empty()) return;
   const double med = median(arm.us);
   arm.us_median = med;
@@ -30,6 +31,10 @@ void derive(ArmResult& arm, const Problem& p) {
   if (!arm.host_us.empty()) arm.host_us_median = median(arm.host_us);
   arm.tflops = flops(p) / med / 1e6;
   arm.gbps = double(min_traffic_bytes(p)) / med / 1e3;
+  if (arm.weight_bytes > 0) {
+    arm.weight_gbps = double(arm.weight_bytes) / med / 1e3;
+    if (read_bw_gbps > 0) arm.weight_bw_fraction = *arm.weight_gbps / read_bw_gbps;
+  }
 }
 
 Comparison compare(const ArmResult& arm, const ArmResult& baseline) {

@@ -16,8 +16,10 @@ double median(std::vector<double> v);  // of a non-empty vector
 double correctness_bound(DType input);
 bool is_correct(const std::optional<double>& rel_err, double bound);
 
-// Fills the summary fields of an arm from its samples; an incorrect arm or one without samples gets none.
-void derive(ArmResult& arm, const Problem& p);
+// Fills the summary fields of an arm from its samples; an incorrect arm or one without samples gets none. An arm
+// that reports its weight bytes also gets its weight-stream rate, and that rate as a fraction of `read_bw_gbps` (the
+// read bandwidth measured in the same run; none when it is not positive).
+void derive(ArmResult& arm, const Problem& p, double read_bw_gbps = 0);
 Comparison compare(const ArmResult& arm, const ArmResult& baseline);
 double read_bw_gbps(const ReadBandwidth& bw);
 int64_t rotation_set_bytes(const Problem& p);  // A + B + C as allocated

@@ -52,7 +52,8 @@ struct Protocol {
   double graph_target_ms = 0;  // each graph replay spans about this long
   int replays = 0;             // timed graph replays per repeat; the repeat's figure is their median
   int selection_rounds = 0;    // interleaved rounds in which an arm times its candidates
-  double rewarm_ms = 0;        // GPU load before each problem
+  double rewarm_ms = 0;        // re-warm before each problem: the baseline arm's own graph replayed this long (the
+                               // receipt's notes say so; receipts without that note re-warmed with the 8192^3 heater)
   bool operator==(const Protocol&) const = default;
 };
 
@@ -92,6 +93,14 @@ struct Candidate {
   bool operator==(const Candidate&) const = default;
 };
 
+struct ReferenceCheck {
+  int samples = 0;
+  double max_err = 0;  // max |ref32 - ref64| / sum|a_ik b_kj| over sampled elements
+  double bound = 0;
+  bool ok = false;
+  bool operator==(const ReferenceCheck&) const = default;
+};
+
 struct ArmResult {
   std::string arm;
   nlohmann::json config;
@@ -105,15 +114,18 @@ struct ArmResult {
   std::optional<double> us_median, us_min, us_max, host_us_median, tflops, gbps;
   ClockSummary clock;
   std::vector<Candidate> candidates;
+  // What the arm's output was judged against: "problem" (the result's reference, from the problem's A and B), or the
+  // arm's own reference, e.g. "dequantized q8_0 weights of set 0" for a quantized GEMV, with its fp64 check.
+  std::string reference = "problem";
+  std::optional<ReferenceCheck> reference_check;
+  // An arm that keeps its own weight copies rotates its own sets (0: the result's) over this many bytes.
+  int rotation_sets = 0;
+  int64_t working_set_bytes = 0;
+  // Weight bytes one launch streams (decode GEMV arms; 0: not reported), and the derived stream rate: weight_bytes
+  // over us_median, and that as a fraction of the read bandwidth measured in the same run.
+  int64_t weight_bytes = 0;
+  std::optional<double> weight_gbps, weight_bw_fraction;
   bool operator==(const ArmResult&) const = default;
-};
-
-struct ReferenceCheck {
-  int samples = 0;
-  double max_err = 0;  // max |ref32 - ref64| / sum|a_ik b_kj| over sampled elements
-  double bound = 0;
-  bool ok = false;
-  bool operator==(const ReferenceCheck&) const = default;
 };
 
 // Claim rule: a speedup is claimed only when the arms' ranges over the repeats do not overlap.
@@ -145,7 +157,7 @@ struct Skipped {
 struct Prediction {
   std::string id;
   std::string problem, dtype, layout;  // which result it is about
-  std::string metric;                  // us_median, tflops, gbps, bandwidth_fraction, or speedup
+  std::string metric;                  // us_median, tflops, gbps, bandwidth_fraction, speedup, weight_gbps, weight_bw_fraction
   std::string arm, baseline;           // baseline only for speedup (baseline us_median / arm us_median)
   double low = 0, high = 0;            // the predicted range, inclusive
   std::string falsifier;

@@ -9,7 +9,8 @@
 namespace tilewise::receipt {
 
 const std::vector<std::string>& prediction_metrics() {
-  static const std::vector<std::string> metrics = {"us_median", "tflops", "gbps", "bandwidth_fraction", "speedup"};
+  static const std::vector<std::string> metrics = {"us_median",   "tflops",            "gbps", "bandwidth_fraction",
+                                                    "speedup",     "weight_gbps",       "weight_bw_fraction"};
   return metrics;
 }
 
@@ -67,6 +68,14 @@ void judge(Prediction& p, const Receipt& r) {
       return;
     }
     p.measured = *arm->gbps / r.machine.read_bw_gbps;
+  } else if (p.metric == "weight_gbps" || p.metric == "weight_bw_fraction") {
+    const std::optional<double>& v = p.metric == "weight_gbps" ? arm->weight_gbps : arm->weight_bw_fraction;
+    if (!v) {
+      p.reason = fmt::format("arm {} reports no weight stream{}", p.arm,
+                             arm->weight_bytes > 0 ? " (the read bandwidth was not measured)" : "");
+      return;
+    }
+    p.measured = v;
   } else if (p.metric == "speedup") {
     const ArmResult* base = find_arm(*res, p.baseline);
     if (std::string why = unusable(base, p.baseline); !why.empty()) {

@@ -27,7 +27,7 @@ TEST(CublasltArms, CorrectOnEveryDtypeLayoutAndPadding) {
           ops.fill(11, s.get());
           const device::Reference ref(p, ops.set(0), s.get());
           const Workbench wb{p, ops, ref, s.get(), 0.5, 1, 2};
-          for (const std::string& name : known_arms()) {
+          for (const std::string name : {"cublaslt", "cublaslt-default"}) {
             SCOPED_TRACE(name);
             auto arm = make_arm(name);
             try {

@@ -19,8 +19,31 @@ const std::map<std::string, std::vector<std::string>> kernel_sources = {
     {"reference_gemm.cuh",
      {"tilewise::kernels::reference_gemm<__nv_bfloat16>", "tilewise::kernels::reference_gemm<__half>",
       "tilewise::kernels::reference_gemm<__nv_fp8_e4m3>", "tilewise::kernels::compare_to_reference<__nv_bfloat16>",
-      "tilewise::kernels::compare_to_reference<__half>"}},
+      "tilewise::kernels::compare_to_reference<__half>", "tilewise::kernels::reference_gemm<__nv_bfloat16, float>",
+      "tilewise::kernels::reference_gemm<__half, float>", "tilewise::kernels::reference_gemm<__nv_fp8_e4m3, float>"}},
     {"stream_read.cuh", {"tilewise::kernels::stream_read"}},
+    // Every weight format, every activation type, M at both ends, every cache hint, K split inside the CTA.
+    {"gemv.cuh",
+     {"tilewise::kernels::gemv::gemv<1, 0, 0, 256, 2, 1, 4, 2>", "tilewise::kernels::gemv::gemv<16, 1, 1, 256, 1, 1, 4, 0>",
+      "tilewise::kernels::gemv::gemv<1, 2, 0, 256, 2, 2, 4, 1>", "tilewise::kernels::gemv::gemv<3, 3, 0, 128, 4, 4, 2, 3>",
+      "tilewise::kernels::gemv::gemv<16, 4, 1, 256, 1, 8, 4, 4>", "tilewise::kernels::gemv::gemv<4, 5, 2, 512, 2, 1, 8, 2>"}},
+    // The quantizer from each source type into each format, and each inverse.
+    {"quantize.cuh",
+     {"tilewise::kernels::quant::quantize_groups<__nv_bfloat16, 2>", "tilewise::kernels::quant::quantize_groups<__half, 3>",
+      "tilewise::kernels::quant::quantize_groups<__nv_fp8_e4m3, 4>", "tilewise::kernels::quant::quantize_fp8_rows<__nv_bfloat16>",
+      "tilewise::kernels::quant::convert_rows<__half, __nv_bfloat16>", "tilewise::kernels::quant::convert_rows<__nv_bfloat16, __half>",
+      "tilewise::kernels::quant::dequantize<0>", "tilewise::kernels::quant::dequantize<1>",
+      "tilewise::kernels::quant::dequantize<2>", "tilewise::kernels::quant::dequantize<3>",
+      "tilewise::kernels::quant::dequantize<4>", "tilewise::kernels::quant::dequantize<5>"}},
+    // Each input type and A layout, both epilogues, both schedules, each cluster shape. Parameters: block_m,
+    // block_n, stages, consumers, pingpong, cluster_m, cluster_n, raster_m, group, input, a_major_m, tma_store.
+    {"sm90_gemm.cuh",
+     {"tilewise::kernels::sm90_gemm<tilewise::kernels::Sm90Gemm<256,128,4,2,0,1,1,1,8,0,0,0>>",
+      "tilewise::kernels::sm90_gemm<tilewise::kernels::Sm90Gemm<128,128,3,1,0,2,1,0,4,1,1,1>>",
+      "tilewise::kernels::sm90_gemm<tilewise::kernels::Sm90Gemm<256,128,3,2,0,1,2,1,8,2,0,1>>",
+      "tilewise::kernels::sm90_gemm<tilewise::kernels::Sm90Gemm<128,128,4,2,1,1,2,1,8,0,1,1>>",
+      "tilewise::kernels::sm90_gemm<tilewise::kernels::Sm90Gemm<16,64,6,1,0,1,1,1,8,0,0,0>>",
+      "tilewise::kernels::sm90_gemm<tilewise::kernels::Sm90Gemm<192,128,4,2,1,2,1,0,4,1,0,2>>"}},
 };
 
 TEST(NvrtcKernels, EveryKernelHeaderIsChecked) {

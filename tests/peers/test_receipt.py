@@ -17,14 +17,15 @@ TILEWISE = os.environ.get("TILEWISE_BIN", "build/release/tilewise")
 def sample():
     samples = [{"t_s": 1.0 + i, "sm_mhz": 1700 + 10 * i, "mem_mhz": 3201, "power_w": 600.0 + i, "temp_c": 50 + i,
                 "reasons": 0x4} for i in range(5)]
-    r = {"schema": rc.SCHEMA, "created": "2026-11-30T00:00:00Z", "command": "test", "notes": [],
+    r = {"schema": rc.SCHEMA, "created": "2026-11-30T00:00:00Z", "command": "test",
+         "notes": [rc.rewarm_note("torch", 100.0)],
          "tool": {"name": "tilewise-peers", "version": "torch x, triton y", "commit": "abc", "dirty": False},
          "machine": {"gpu": "NVIDIA H200", "sm_count": 132, "cc": "9.0", "l2_bytes": 62914560,
                      "smem_per_block_optin": 232448, "memory_bytes": 150 << 30, "driver": "580", "cuda_runtime": "13.0",
                      "cublaslt": "n/a", "nvrtc": "n/a", "sm_clock_max_mhz": 1980, "mem_clock_max_mhz": 3201,
                      "power_limit_w": 700.0, "read_bw": {"bytes": 4 << 30, "us": [955.0, 950.0, 960.0]}},
          "protocol": {"warmup_s": 10.2, "repeats": 3, "cold": True, "rotation_sets": 0,
-                      "working_set_bytes": rc.COLD_L2_MULTIPLE * 62914560, "timing": "graph-replay+host-loop",
+                      "working_set_bytes": rc.COLD_L2_MULTIPLE * 62914560, "timing": rc.timing(["torch", "triton"]),
                       "arms": ["torch", "triton"], "baseline": "torch", "seed": 7, "graph_target_ms": 2.0,
                       "replays": 3, "selection_rounds": 1, "rewarm_ms": 100.0},
          "clocks": {"available": True, "unavailable_reason": "", "before": samples[0], "after": samples[-1],
@@ -45,6 +46,44 @@ def sample():
         r["results"].append(rc.finish_result(res, "torch"))
         r["protocol"]["rotation_sets"] = max(r["protocol"]["rotation_sets"], sets)
     return r
+
+
+# Abridged from the code Inductor generates for torch.mm under max-autotune: a Triton template, and the ATen route.
+INDUCTOR_TEMPLATE_CODE = """
+from torch._inductor.select_algorithm import extern_kernels
+triton_tem_fused_mm_0 = async_compile.triton('triton_tem_fused_mm_0', '''
+@triton_heuristics.template(
+    num_stages=3,
+    num_warps=8,
+    triton_meta={'signature': {'arg_A': '*bf16', 'arg_B': '*bf16', 'out_ptr0': '*bf16'}, 'constants': {}},
+    inductor_meta={'kernel_name': 'triton_tem_fused_mm_0'},
+)
+@triton.jit
+def triton_tem_fused_mm_0(arg_A, arg_B, out_ptr0):
+    GROUP_M : tl.constexpr = 8
+    EVEN_K : tl.constexpr = True
+    ALLOW_TF32 : tl.constexpr = False
+    ACC_TYPE : tl.constexpr = tl.float32
+    BLOCK_M : tl.constexpr = 128
+    BLOCK_N : tl.constexpr = 256
+    BLOCK_K : tl.constexpr = 64
+''', device_str='cuda')
+
+def call(args):
+    arg0_1, arg1_1 = args
+    buf0 = empty_strided_cuda((4096, 4096), (4096, 1), torch.bfloat16)
+    triton_tem_fused_mm_0.run(arg0_1, arg1_1, buf0, stream=stream0)
+    return (buf0, )
+"""
+INDUCTOR_ATEN_CODE = """
+from torch._inductor.select_algorithm import extern_kernels
+
+def call(args):
+    arg0_1, arg1_1 = args
+    buf0 = empty_strided_cuda((4096, 4096), (4096, 1), torch.bfloat16)
+    extern_kernels.mm(arg0_1, arg1_1, out=buf0)
+    return (buf0, )
+"""
 
 
 def check(r):
@@ -94,6 +133,27 @@ class PeerReceipt(unittest.TestCase):
         self.assertEqual(rc.rotation_sets(rc.problem("d", 1, 12288, 4096, "bf16", "TN"), True, 62914560), 3)
         self.assertEqual(rc.summarize([{"sm_mhz": s, "power_w": 1.0, "temp_c": 1, "reasons": 0}
                                        for s in (1500, 1501)])["sm_mhz_median"], 1501)  # lround, not banker's
+
+    def test_protocol_says_what_the_rewarm_and_each_host_loop_are(self):
+        r = sample()
+        self.assertIn("baseline arm's own graph (torch), replayed for 100 ms", r["notes"][0])
+        self.assertTrue(r["protocol"]["timing"].startswith("graph-replay+host-loop (host-loop launch: torch: "))
+        self.assertIn("triton: the torch.compile max-autotune function called, one replay of Inductor's CUDA graph",
+                      r["protocol"]["timing"])
+        self.assertEqual(rc.timing(["cublaslt"]), "graph-replay+host-loop")
+
+    def test_triton_kernel_must_be_a_template(self):
+        kernel = rc.triton_kernel([INDUCTOR_TEMPLATE_CODE])
+        self.assertEqual(kernel, {"templates": ["triton_tem_fused_mm_0"], "num_stages": 3, "num_warps": 8,
+                                  "GROUP_M": 8, "BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64})
+        with_copy = INDUCTOR_TEMPLATE_CODE + "triton_poi_fused_clone_0.run(arg0_1, buf1, stream=stream0)"
+        self.assertEqual(rc.triton_kernel([with_copy])["other_kernels"], ["triton_poi_fused_clone_0"])
+        for codes, why in [([], "no generated code"), ([INDUCTOR_ATEN_CODE], "cuBLAS through ATen"),
+                           ([INDUCTOR_TEMPLATE_CODE, INDUCTOR_ATEN_CODE], "a template beside an ATen call")]:
+            with self.subTest(why):
+                with self.assertRaises(ValueError) as caught:
+                    rc.triton_kernel(codes)
+                self.assertIn("did not run the GEMM in a Triton template", str(caught.exception))
 
     def test_problem_refuses_other_dtypes(self):
         with self.assertRaises(ValueError):

@@ -16,7 +16,7 @@ namespace tilewise::receipt {
 inline void refresh_derived(Receipt& r) {
   r.machine.read_bw_gbps = read_bw_gbps(r.machine.read_bw);
   for (Result& res : r.results) {
-    for (ArmResult& a : res.arms) derive(a, res.problem);
+    for (ArmResult& a : res.arms) derive(a, res.problem, r.machine.read_bw_gbps);
     res.comparisons.clear();
     const ArmResult* base = nullptr;
     for (const ArmResult& a : res.arms)

@@ -88,9 +88,25 @@ TEST(Verdict, NotMeasuredSaysWhy) {
             std::string::npos);
 }
 
-TEST(Verdict, MetricsAreTheDocumentedFive) {
-  EXPECT_EQ(prediction_metrics(),
-            (std::vector<std::string>{"us_median", "tflops", "gbps", "bandwidth_fraction", "speedup"}));
+TEST(Verdict, MetricsAreTheDocumentedSeven) {
+  EXPECT_EQ(prediction_metrics(), (std::vector<std::string>{"us_median", "tflops", "gbps", "bandwidth_fraction", "speedup",
+                                                            "weight_gbps", "weight_bw_fraction"}));
+}
+
+// A decode GEMV arm's weight stream is judged from the figure derived with the run's read bandwidth; an arm that
+// reports none is not measured, with the reason.
+TEST(Verdict, WeightStreamMetrics) {
+  Receipt r = sample_receipt();
+  ArmResult& a = r.results[0].arms[0];
+  a.weight_bytes = int64_t(r.results[0].problem.N) * r.results[0].problem.K * 2;
+  derive(a, r.results[0].problem, read_bw_gbps(r.machine.read_bw));
+  ASSERT_TRUE(a.weight_bw_fraction);
+  const Prediction held = judged(predict("weight_bw_fraction", *a.weight_bw_fraction * 0.9, *a.weight_bw_fraction * 1.1), r);
+  EXPECT_EQ(held.verdict, "held");
+  EXPECT_DOUBLE_EQ(*held.measured, *a.weight_bw_fraction);
+  EXPECT_EQ(judged(predict("weight_gbps", 0, *a.weight_gbps / 2), r).verdict, "missed high");
+  Receipt none = sample_receipt();
+  EXPECT_NE(judged(predict("weight_gbps", 0, 1), none).reason.find("reports no weight stream"), std::string::npos);
 }
 
 }  // namespace

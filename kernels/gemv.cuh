@@ -1,0 +1,259 @@
+#pragma once
+// Decode GEMV: y[m][n] = sum_k x[m][k] W[n][k] for M = 1..16 rows of activations, the weights W[N][K] (K-major, the
+// TN layout) streamed from HBM once per launch. The time floor is the weight bytes over the read bandwidth, so the
+// kernel is built around keeping many 16-byte weight loads in flight per SM: each lane issues UNROLL x COLS of them
+// (one per column it owns) before it touches any, and the CTA count is chosen so every SM holds several CTAs.
+//
+// Everything that shapes the code is a template parameter (the gemv family's configuration, src/families/gemv):
+//   M        rows of x (1..16), compile time so the accumulators live in registers
+//   WF       weight format: bf16, fp16, q8_0 (int8, fp16 scale per 32 along K, ggml's definition), int4 with an fp16
+//            scale per 32 or 128 along K, fp8 e4m3 with an fp32 scale per output channel
+//   XT       activation type (bf16, fp16, fp8 e4m3); the output is fp16 for fp16 activations, bf16 otherwise
+//   THREADS  threads per CTA; its warps form THREADS/32/KSPLIT column groups of COLS columns each
+//   COLS     output columns per warp (loads in flight per lane scale with it; x is read once for all of them)
+//   KSPLIT   warps of a CTA that share columns, each streaming one contiguous slice of K; they are reduced through
+//            shared memory in a fixed order, so the result is deterministic
+//   UNROLL   16-byte chunks per column a lane loads before it computes (bytes in flight per lane: 16*UNROLL*COLS)
+//   HINT     cache policy of the weight stream (the weights are read once: keep them out of L1 and out of L2's way)
+// Accumulation is fp32 throughout. Scaled formats sum q*x over one 16-byte chunk (which never straddles a group)
+// and add scale * partial to the accumulator.
+//
+// Packed layouts (written by kernels/quantize.cuh): every format stores row n of W at w + n * w_row_bytes as whole
+// 16-byte chunks; int4 keeps element 2j in the low nibble of byte j and stores q + 8; group scales are fp16
+// [N][K / group]; fp8 channel scales are fp32 [N].
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_fp8.h>
+
+namespace tilewise::kernels::gemv {
+
+// Codes shared with src/families/gemv/config.hpp (the configuration names them).
+enum : int { w_bf16 = 0, w_fp16 = 1, w_q8_0 = 2, w_int4_g32 = 3, w_int4_g128 = 4, w_fp8 = 5 };
+enum : int { x_bf16 = 0, x_fp16 = 1, x_fp8 = 2 };
+enum : int { hint_none = 0, hint_nc = 1, hint_no_allocate = 2, hint_evict_first = 3, hint_prefetch_256 = 4 };
+
+// Elements of one 16-byte weight chunk, and the K extent one scale covers (0: no group scale).
+template <int WF>
+struct WeightFormat {
+  static constexpr int elems = WF == w_bf16 || WF == w_fp16 ? 8 : WF == w_q8_0 || WF == w_fp8 ? 16 : 32;
+  static constexpr int group = WF == w_q8_0 || WF == w_int4_g32 ? 32 : WF == w_int4_g128 ? 128 : 0;
+};
+
+template <int HINT>
+__device__ __forceinline__ uint4 load_weights(const unsigned char* p, unsigned long long policy) {
+  uint4 v;
+  if constexpr (HINT == hint_none) {
+    v = *reinterpret_cast<const uint4*>(p);
+  } else if constexpr (HINT == hint_nc) {
+    asm volatile("ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+  } else if constexpr (HINT == hint_no_allocate) {
+    asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+  } else if constexpr (HINT == hint_evict_first) {
+    asm volatile("ld.global.nc.L1::no_allocate.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p), "l"(policy));
+  } else {
+    asm volatile("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+  }
+  return v;
+}
+
+__device__ __forceinline__ unsigned word(const uint4& v, int i) { return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w; }
+
+// Eight activations x[k .. k+8) as floats.
+template <int XT>
+__device__ __forceinline__ void load_x8(const unsigned char* p, float (&f)[8]) {
+  if constexpr (XT == x_fp8) {
+    const uint2 v = __ldg(reinterpret_cast<const uint2*>(p));
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const __half2_raw h = __nv_cvt_fp8x2_to_halfraw2(__nv_fp8x2_storage_t((i < 2 ? v.x : v.y) >> (16 * (i % 2))), __NV_E4M3);
+      const float2 t = __half22float2(*reinterpret_cast<const __half2*>(&h));
+      f[2 * i] = t.x, f[2 * i + 1] = t.y;
+    }
+  } else {
+    const uint4 v = __ldg(reinterpret_cast<const uint4*>(p));
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const unsigned w = word(v, i);
+      if constexpr (XT == x_bf16) {
+        f[2 * i] = __uint_as_float(w << 16), f[2 * i + 1] = __uint_as_float(w & 0xFFFF0000u);
+      } else {
+        const float2 t = __half22float2(*reinterpret_cast<const __half2*>(&w));
+        f[2 * i] = t.x, f[2 * i + 1] = t.y;
+      }
+    }
+  }
+}
+
+// Weights s*8 .. s*8+8 of a chunk as floats (unscaled: q for the integer formats, the stored value otherwise).
+template <int WF>
+__device__ __forceinline__ void weights8(const uint4& v, int s, float (&f)[8]) {
+  if constexpr (WF == w_bf16 || WF == w_fp16) {  // one chunk is 8 elements: s == 0
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const unsigned w = word(v, i);
+      if constexpr (WF == w_bf16) {
+        f[2 * i] = __uint_as_float(w << 16), f[2 * i + 1] = __uint_as_float(w & 0xFFFF0000u);
+      } else {
+        const float2 t = __half22float2(*reinterpret_cast<const __half2*>(&w));
+        f[2 * i] = t.x, f[2 * i + 1] = t.y;
+      }
+    }
+  } else if constexpr (WF == w_q8_0 || WF == w_fp8) {  // 16 elements: words 2s and 2s+1
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const unsigned w = word(v, 2 * s + h);
+#pragma unroll
+      for (int b = 0; b < 4; ++b) {
+        if constexpr (WF == w_q8_0) {
+          f[4 * h + b] = float(static_cast<signed char>(w >> (8 * b)));
+        } else if (b % 2 == 0) {
+          const __half2_raw r = __nv_cvt_fp8x2_to_halfraw2(__nv_fp8x2_storage_t(w >> (8 * b)), __NV_E4M3);
+          const float2 t = __half22float2(*reinterpret_cast<const __half2*>(&r));
+          f[4 * h + b] = t.x, f[4 * h + b + 1] = t.y;
+        }
+      }
+    }
+  } else {  // int4, 32 elements: word s holds elements 8s .. 8s+8, element e in nibble e (bits 4e .. 4e+3)
+    const unsigned w = word(v, s);
+    // fp16 magic: 0x6400 is 1024.0, so (nibble | 0x6400) is 1024 + u exactly and subtracting 1032 leaves u - 8.
+    const __half2 bias = __float2half2_rn(1032.0f);
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      // Nibbles j and j + 4 (elements j and j + 4) land in the low and high half-words: two elements per op.
+      const unsigned bits = ((w >> (4 * j)) & 0x000F000Fu) | 0x64006400u;
+      const float2 t = __half22float2(__hsub2(*reinterpret_cast<const __half2*>(&bits), bias));
+      f[j] = t.x, f[j + 4] = t.y;
+    }
+  }
+}
+
+template <int WF>
+__device__ __forceinline__ float group_scale(const unsigned short* scales, long long row, int groups, int chunk) {
+  constexpr int per_group = WeightFormat<WF>::group / WeightFormat<WF>::elems;  // chunks per group
+  const unsigned short bits = __ldg(scales + row * groups + chunk / per_group);
+  return __half2float(*reinterpret_cast<const __half*>(&bits));
+}
+
+template <int XT>
+__device__ __forceinline__ void store_out(void* out, long long index, float v) {
+  if constexpr (XT == x_fp16) static_cast<__half*>(out)[index] = __float2half_rn(v);
+  else static_cast<__nv_bfloat16*>(out)[index] = __float2bfloat16_rn(v);
+}
+
+template <int M, int WF, int XT, int THREADS, int COLS, int KSPLIT, int UNROLL, int HINT>
+__global__ void __launch_bounds__(THREADS)
+    gemv(const unsigned char* __restrict__ x, long long ldx, const unsigned char* __restrict__ w, long long w_row_bytes,
+         const void* __restrict__ scales, void* __restrict__ out, long long ldc, int N, int K) {
+  static_assert(M >= 1 && M <= 16 && THREADS % 32 == 0 && (THREADS / 32) % KSPLIT == 0, "bad gemv configuration");
+  constexpr int warps = THREADS / 32, col_groups = warps / KSPLIT, cta_cols = col_groups * COLS;
+  constexpr int elems = WeightFormat<WF>::elems, group = WeightFormat<WF>::group;
+  constexpr int x_bytes = XT == x_fp8 ? 1 : 2;
+  __shared__ float partial[KSPLIT][col_groups][COLS][M];
+
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int cg = warp / KSPLIT, ks = warp % KSPLIT;
+  const int chunks = K / elems;  // feasibility guarantees K % elems == 0 (and K % group == 0)
+  const int groups = group ? K / group : 0;
+  // Contiguous K slices, the first chunks % KSPLIT one chunk longer.
+  const int c_begin = ks * (chunks / KSPLIT) + min(ks, chunks % KSPLIT);
+  const int c_end = c_begin + chunks / KSPLIT + (ks < chunks % KSPLIT ? 1 : 0);
+
+  unsigned long long policy = 0;
+  if constexpr (HINT == hint_evict_first) asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+
+  const int blocks = (N + cta_cols - 1) / cta_cols;
+  for (int blk = blockIdx.x; blk < blocks; blk += gridDim.x) {  // grid-stride: a persistent grid loops
+    const int n0 = blk * cta_cols + cg * COLS;
+    // Columns past N read row N - 1 (kept in bounds, no predicate in the stream) and are never stored.
+    long long row[COLS];
+#pragma unroll
+    for (int c = 0; c < COLS; ++c) row[c] = min(n0 + c, N - 1);
+    float acc[COLS][M];
+#pragma unroll
+    for (int c = 0; c < COLS; ++c)
+#pragma unroll
+      for (int m = 0; m < M; ++m) acc[c][m] = 0.0f;
+
+    for (int base = c_begin + lane; base < c_end; base += 32 * UNROLL) {
+      uint4 v[UNROLL][COLS];
+      float scale[UNROLL][COLS];
+      // Issue every load of this step before any arithmetic: these are the bytes in flight.
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u) {
+        const int ci = base + 32 * u;
+#pragma unroll
+        for (int c = 0; c < COLS; ++c) {
+          v[u][c] = ci < c_end ? load_weights<HINT>(w + row[c] * w_row_bytes + (long long)ci * 16, policy)
+                               : make_uint4(0, 0, 0, 0);
+          if constexpr (group != 0)
+            scale[u][c] = ci < c_end ? group_scale<WF>(static_cast<const unsigned short*>(scales), row[c], groups, ci) : 0.0f;
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u) {
+        const int ci = base + 32 * u;
+        if (ci >= c_end) break;
+        // Scaled formats sum one chunk (inside one group) apart and scale it; the others accumulate directly.
+        float part[COLS][M];
+        float(&sum)[COLS][M] = group != 0 ? part : acc;
+#pragma unroll
+        for (int c = 0; c < COLS; ++c)
+#pragma unroll
+          for (int m = 0; m < M; ++m) part[c][m] = 0.0f;
+#pragma unroll
+        for (int s = 0; s < elems / 8; ++s) {
+          float wf[COLS][8];
+#pragma unroll
+          for (int c = 0; c < COLS; ++c) weights8<WF>(v[u][c], s, wf[c]);
+          const long long k = (long long)ci * elems + 8 * s;
+#pragma unroll
+          for (int m = 0; m < M; ++m) {
+            float xf[8];
+            load_x8<XT>(x + (m * ldx + k) * x_bytes, xf);
+#pragma unroll
+            for (int c = 0; c < COLS; ++c)
+#pragma unroll
+              for (int e = 0; e < 8; ++e) sum[c][m] = fmaf(wf[c][e], xf[e], sum[c][m]);
+          }
+        }
+        if constexpr (group != 0)
+#pragma unroll
+          for (int c = 0; c < COLS; ++c)
+#pragma unroll
+            for (int m = 0; m < M; ++m) acc[c][m] = fmaf(scale[u][c], part[c][m], acc[c][m]);
+      }
+    }
+
+    // Sum the warp's lanes (every lane ends with the total), then the KSPLIT slices in a fixed order.
+#pragma unroll
+    for (int c = 0; c < COLS; ++c)
+#pragma unroll
+      for (int m = 0; m < M; ++m)
+#pragma unroll
+        for (int off = 16; off > 0; off /= 2) acc[c][m] += __shfl_xor_sync(0xFFFFFFFFu, acc[c][m], off);
+    if (lane == 0)
+#pragma unroll
+      for (int c = 0; c < COLS; ++c)
+#pragma unroll
+        for (int m = 0; m < M; ++m) partial[ks][cg][c][m] = acc[c][m];
+    __syncthreads();
+    for (int t = threadIdx.x; t < cta_cols * M; t += THREADS) {
+      const int m = t % M, col = t / M, g = col / COLS, c = col % COLS;
+      const int n = blk * cta_cols + col;
+      if (n < N) {
+        float sum = 0.0f;
+#pragma unroll
+        for (int s = 0; s < KSPLIT; ++s) sum += partial[s][g][c][m];
+        if constexpr (WF == w_fp8) sum *= __ldg(static_cast<const float*>(scales) + n);
+        store_out<XT>(out, (long long)n * ldc + m, sum);
+      }
+    }
+    __syncthreads();  // `partial` is reused by the next block of a persistent grid
+  }
+}
+
+}  // namespace tilewise::kernels::gemv

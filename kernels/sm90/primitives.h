@@ -1,0 +1,69 @@
+// The Hopper pieces the GEMM kernel is made of that CCCL does not wrap: shared-memory matrix descriptors, the wgmma
+// batch fences, register reallocation between warpgroups, and named barriers for one warpgroup.
+#pragma once
+#include <cuda/std/cstdint>
+
+namespace tilewise::kernels::sm90 {
+
+// The host fills it with cuTensorMapEncodeTiled; the kernel only passes its address to TMA.
+struct alignas(64) TensorMap {
+  unsigned long long opaque[16];
+};
+
+// A 128B-swizzled operand tile in shared memory, as wgmma reads it (PTX ISA, matrix descriptor format). The tile
+// must start on a 1024-byte boundary; advancing the start address by 32 bytes steps 16 bf16 (32 fp8) along K
+// inside the swizzle atom.
+__device__ __forceinline__ uint64_t smem_descriptor(const void* tile, uint32_t leading_bytes, uint32_t stride_bytes) {
+  const uint32_t addr = static_cast<uint32_t>(__cvta_generic_to_shared(tile));
+  uint64_t desc = 0;
+  desc |= uint64_t((addr & 0x3FFFF) >> 4);
+  desc |= uint64_t((leading_bytes & 0x3FFFF) >> 4) << 16;
+  desc |= uint64_t((stride_bytes & 0x3FFFF) >> 4) << 32;
+  desc |= uint64_t(1) << 62;  // 128-byte swizzle
+  return desc;
+}
+
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+template <int InFlight>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(InFlight) : "memory");
+}
+// Keeps the compiler from moving accumulator reads or writes across an asynchronous wgmma.
+__device__ __forceinline__ void fence_registers(float* d, int count) {
+#pragma unroll
+  for (int i = 0; i < count; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+
+template <int Registers>
+__device__ __forceinline__ void release_registers() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(Registers));
+}
+template <int Registers>
+__device__ __forceinline__ void claim_registers() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(Registers));
+}
+
+// A barrier for the 128 threads of one warpgroup (id 0 is __syncthreads).
+__device__ __forceinline__ void warpgroup_sync(int id) { asm volatile("bar.sync %0, 128;\n" ::"r"(id) : "memory"); }
+
+// Clusters: every thread of every CTA in the cluster arrives, then waits (release/acquire across the cluster).
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+}
+__device__ __forceinline__ uint32_t cluster_rank() {
+  uint32_t rank;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(rank));
+  return rank;
+}
+// Arrives on the mbarrier at the same shared-memory offset in CTA `rank` of the cluster.
+__device__ __forceinline__ void arrive_in_cta(const uint64_t* barrier, uint32_t rank) {
+  const uint32_t local = static_cast<uint32_t>(__cvta_generic_to_shared(barrier));
+  asm volatile(
+      "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
+      "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(local),
+      "r"(rank)
+      : "memory");
+}
+
+}  // namespace tilewise::kernels::sm90

@@ -1,0 +1,361 @@
+// The Hopper GEMM: a producer warpgroup streams operand tiles with TMA into a ring of shared-memory stages, and one
+// or two consumer warpgroups multiply them with wgmma, on a persistent grid.
+//
+// Problem terms (src/core/problem.hpp, column-major): C(m,n) = sum_k A(m,k) B(k,n), with B K-major and C stored with
+// m contiguous. The kernel computes the transpose, D = C^T (N x M, row-major with row stride ldc), so that the weight
+// operand B feeds wgmma's 64-row side and C's contiguous m runs along the accumulator's columns:
+//   D(n, m) = sum_k B(n, k) A(m, k),   wgmma A <- B tile (K-major),   wgmma B <- A tile (K-major for TN, M-major for NN).
+// A block tile is BlockN rows (problem N) by BlockM columns (problem M, the wgmma width). Cooperative: the consumers
+// split a tile's rows (64 or 128 each). Ping-pong: each consumer takes whole tiles in turn, so one multiplies while
+// the other stores. Every k-tile is one 128-byte swizzle row deep: 64 bf16/fp16 or 128 fp8 elements.
+// Clusters of two CTAs on neighbouring tiles share one operand tile: each CTA loads half of it and TMA multicasts
+// that half into both CTAs' shared memory (ClusterM = 2: neighbours along M share B; ClusterN = 2: along N share A).
+#pragma once
+#include <cuda/ptx>
+#include <cuda/std/type_traits>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include "sm90/primitives.h"
+#include "sm90/wgmma.h"
+
+namespace tilewise::kernels {
+
+// The configuration, all compile-time. Input: 0 bf16, 1 fp16, 2 fp8 e4m3 (bf16 out). AMajorM: A stored M-major (NN).
+// RasterM: consecutive tiles walk along M within a group of Group tile-rows along N (else the transpose).
+// Store: 0 direct stores from registers; 1 the whole output tile staged in shared memory and written by TMA; 2 the
+// same through a ring of two 64-column atoms per consumer, which leaves big tiles room for a deeper stage ring.
+template <int BlockM_, int BlockN_, int Stages_, int Consumers_, int Pingpong_, int ClusterM_, int ClusterN_,
+          int RasterM_, int Group_, int Input_, int AMajorM_, int Store_>
+struct Sm90Gemm {
+  static constexpr int BlockM = BlockM_, BlockN = BlockN_, Stages = Stages_, Consumers = Consumers_;
+  static constexpr bool Pingpong = Pingpong_, RasterM = RasterM_, AMajorM = AMajorM_;
+  static constexpr bool TmaStore = Store_ != 0, StoreRing = Store_ == 2;
+  static constexpr int ClusterM = ClusterM_, ClusterN = ClusterN_, ClusterSize = ClusterM_ * ClusterN_;
+  static constexpr int Group = Group_, Input = Input_;
+  static constexpr int kElemBytes = Input == 2 ? 1 : 2;
+  static constexpr int BlockK = 128 / kElemBytes;          // one swizzle row
+  static constexpr int kStepK = Input == 2 ? 32 : 16;      // K of one wgmma
+  static constexpr int RowsPerConsumer = Pingpong ? BlockN : BlockN / Consumers;
+  static constexpr int kConsumersPerStage = Pingpong ? 1 : Consumers;
+  static constexpr int MmasPerConsumer = RowsPerConsumer / 64;
+  static constexpr int kAccPerMma = BlockM / 2;
+  static constexpr int kThreads = 128 * (Consumers + 1);
+  static constexpr int kBTileBytes = BlockN * 128;
+  static constexpr int kATileBytes = BlockM * 128;
+  static constexpr int kStageBytes = kBTileBytes + kATileBytes;
+  static constexpr int kOutTileBytes =
+      StoreRing ? Consumers * 2 * RowsPerConsumer * 128 : TmaStore ? Consumers * RowsPerConsumer * BlockM * 2 : 0;
+  // The share of the multicast operand each CTA of a cluster loads: rows of B (ClusterM) or of A (ClusterN).
+  static constexpr int kBRowsLoaded = BlockN / ClusterM;
+  static constexpr int kARowsLoaded = BlockM / ClusterN;
+  // Dynamic shared memory the launch asks for: the stages, the output tile, and slack to align to 1024 bytes.
+  static constexpr int kSharedBytes = Stages * kStageBytes + kOutTileBytes + 1024;
+  static constexpr int kProducerRegisters = 40;
+  static constexpr int kConsumerRegisters = Consumers == 1 ? 240 : 232;
+  static_assert(RowsPerConsumer % 64 == 0 && MmasPerConsumer >= 1 && MmasPerConsumer <= 2);
+  static_assert(ClusterSize <= 2 && kBRowsLoaded % 8 == 0 && kARowsLoaded % 8 == 0);
+  static_assert(!(AMajorM && ClusterN == 2) || BlockM % 128 == 0, "each CTA multicasts whole 64-column atoms");
+  static_assert(!AMajorM || BlockM % 64 == 0, "an M-major A tile is loaded in 64-column swizzle atoms");
+  static_assert(!TmaStore || BlockM % 64 == 0, "the TMA epilogue stores 64-column swizzle atoms");
+  static_assert(!(AMajorM && Input == 2), "fp8 wgmma reads both operands K-major");
+};
+
+struct Sm90GemmArgs {
+  void* c;          // for the direct epilogue
+  int M, N, K;
+  long long ldc;
+};
+
+namespace sm90 {
+
+template <class Cfg>
+using OutPair = cuda::std::conditional_t<Cfg::Input == 1, __half2, __nv_bfloat162>;
+
+template <class Cfg>
+__device__ __forceinline__ OutPair<Cfg> to_out(float x, float y) {
+  if constexpr (Cfg::Input == 1) return __floats2half2_rn(x, y);
+  else return __floats2bfloat162_rn(x, y);
+}
+
+// Tile t of a persistent CTA's sequence to (tile_m, tile_n), grouped so that CTAs running at the same time share
+// operand tiles in L2.
+// Cluster tile t (a cluster's ClusterM x ClusterN tiles) to the tile of the CTA of cluster rank `rank`. A CTA whose
+// tile falls past the edge still runs: its loads are zero-filled and its stores clipped, and its peer needs its
+// half of the shared operand.
+template <class Cfg>
+__device__ __forceinline__ void tile_coords(int t, int tiles_m, int tiles_n, int rank, int& tm, int& tn) {
+  const int cluster_tiles_m = (tiles_m + Cfg::ClusterM - 1) / Cfg::ClusterM;
+  const int cluster_tiles_n = (tiles_n + Cfg::ClusterN - 1) / Cfg::ClusterN;
+  const int outer = Cfg::RasterM ? cluster_tiles_n : cluster_tiles_m;  // the dimension cut into groups
+  const int inner = Cfg::RasterM ? cluster_tiles_m : cluster_tiles_n;
+  const int per_group = Cfg::Group * inner;
+  const int first = (t / per_group) * Cfg::Group;
+  const int height = min(outer - first, Cfg::Group);
+  const int within = t % per_group;
+  const int o = first + within % height, i = within / height;
+  tm = (Cfg::RasterM ? i : o) * Cfg::ClusterM + (Cfg::ClusterM == 2 ? rank : 0);
+  tn = (Cfg::RasterM ? o : i) * Cfg::ClusterN + (Cfg::ClusterN == 2 ? rank : 0);
+}
+
+template <class Cfg>
+__host__ __device__ constexpr int cluster_tiles(int tiles_m, int tiles_n) {
+  return ((tiles_m + Cfg::ClusterM - 1) / Cfg::ClusterM) * ((tiles_n + Cfg::ClusterN - 1) / Cfg::ClusterN);
+}
+
+template <class Cfg>
+__device__ __forceinline__ void store_direct(const float* acc, const Sm90GemmArgs& args, int row0, int col0) {
+  using Pair = OutPair<Cfg>;
+  using Elem = cuda::std::conditional_t<Cfg::Input == 1, __half, __nv_bfloat16>;
+  Elem* c = static_cast<Elem*>(args.c);
+  const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
+#pragma unroll
+  for (int j = 0; j < Cfg::BlockM / 8; ++j)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int row = row0 + warp * 16 + lane / 4 + 8 * h, col = col0 + 8 * j + 2 * (lane % 4);
+      if (row >= args.N) continue;
+      const Pair v = to_out<Cfg>(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
+      Elem* p = c + (long long)row * args.ldc + col;
+      if (col + 1 < args.M && args.ldc % 2 == 0) {
+        *reinterpret_cast<Pair*>(p) = v;
+      } else {
+        if (col < args.M) p[0] = v.x;
+        if (col + 1 < args.M) p[1] = v.y;
+      }
+    }
+}
+
+// Writes the 64-column atom `atom` of one 64-row accumulator block into shared memory, in the 128B-swizzled layout
+// the TMA store reads: rows of 128 bytes with their 16-byte chunks permuted by row. The permutation also spreads a
+// warp's eight rows over all 32 banks.
+template <class Cfg>
+__device__ __forceinline__ void stage_atom(const float* acc, uint8_t* atom_tile, int row0, int atom) {
+  const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
+#pragma unroll
+  for (int jj = 0; jj < 8; ++jj)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int j = atom * 8 + jj;
+      const int row = row0 + warp * 16 + lane / 4 + 8 * h;
+      uint8_t* p = atom_tile + row * 128 + ((jj ^ (row % 8)) * 16) + 4 * (lane % 4);
+      *reinterpret_cast<OutPair<Cfg>*>(p) = to_out<Cfg>(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
+    }
+}
+
+// A consumer warp is done with `stage` (its warpgroup's wgmma reading it has completed): lane 0 tells the
+// producers of every CTA that loaded into it.
+template <class Cfg>
+__device__ __forceinline__ void release_stage(int stage, uint64_t* empty) {
+  if (threadIdx.x % 32 != 0) return;
+  if constexpr (Cfg::ClusterSize == 1) {
+    cuda::ptx::mbarrier_arrive(&empty[stage]);
+  } else {
+    for (int cta = 0; cta < Cfg::ClusterSize; ++cta) arrive_in_cta(&empty[stage], uint32_t(cta));
+  }
+}
+
+}  // namespace sm90
+
+template <class Cfg>
+__global__ void __launch_bounds__(Cfg::kThreads, 1)
+    sm90_gemm(const __grid_constant__ sm90::TensorMap a_map, const __grid_constant__ sm90::TensorMap b_map,
+              const __grid_constant__ sm90::TensorMap c_map, const Sm90GemmArgs args) {
+  namespace ptx = cuda::ptx;
+  extern __shared__ uint8_t shared_raw[];
+  __shared__ uint64_t full[Cfg::Stages], empty[Cfg::Stages];
+  // Ping-pong turns: turn[c] completes when the other consumer has passed the last stage of its tile. A consumer
+  // starts a tile's k-loop only then, so it never waits more than one phase ahead on a stage's barrier (a parity
+  // wait cannot tell phase p from p + 2), and the two take the tensor cores in turn.
+  __shared__ uint64_t turn[2];
+  uint8_t* smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(shared_raw) + 1023) & ~uintptr_t(1023));
+  auto b_tile = [&](int s) { return smem + s * Cfg::kStageBytes; };
+  auto a_tile = [&](int s) { return smem + s * Cfg::kStageBytes + Cfg::kBTileBytes; };
+  uint8_t* out_tile = smem + Cfg::Stages * Cfg::kStageBytes;
+
+  const int warpgroup = threadIdx.x / 128;
+  const int rank = Cfg::ClusterSize > 1 ? int(sm90::cluster_rank()) : 0;
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < Cfg::Stages; ++s) {
+      ptx::mbarrier_init(&full[s], 1);
+      // One arrival per consumer warp of every CTA that reads the stage: a multicast half may be overwritten only
+      // when the peer is done with it too. (Per warp, not per thread: each arrival is a release at cluster scope.)
+      ptx::mbarrier_init(&empty[s], Cfg::kConsumersPerStage * 4 * Cfg::ClusterSize);
+    }
+    if constexpr (Cfg::Pingpong)
+      for (int c = 0; c < 2; ++c) ptx::mbarrier_init(&turn[c], 128);
+    ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
+  }
+  if constexpr (Cfg::ClusterSize > 1) sm90::cluster_sync();  // the peer's barriers exist before anyone arrives
+  else __syncthreads();
+
+  const int tiles_m = (args.M + Cfg::BlockM - 1) / Cfg::BlockM;
+  const int tiles_n = (args.N + Cfg::BlockN - 1) / Cfg::BlockN;
+  const int k_tiles = (args.K + Cfg::BlockK - 1) / Cfg::BlockK;
+  const int tiles = sm90::cluster_tiles<Cfg>(tiles_m, tiles_n);
+  const int first_tile = blockIdx.x / Cfg::ClusterSize, tile_stride = gridDim.x / Cfg::ClusterSize;
+
+  if (warpgroup == 0) {  // producer: one thread issues every load
+    sm90::release_registers<Cfg::kProducerRegisters>();
+    if (threadIdx.x == 0) {
+      const uint16_t both = 0b11;
+      int stage = 0;
+      uint32_t phase = 0;
+      for (int t = first_tile; t < tiles; t += tile_stride) {
+        int tm, tn;
+        sm90::tile_coords<Cfg>(t, tiles_m, tiles_n, rank, tm, tn);
+        for (int kt = 0; kt < k_tiles; ++kt) {
+          while (!ptx::mbarrier_try_wait_parity(&empty[stage], phase ^ 1)) {
+          }
+          ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &full[stage],
+                                         Cfg::kStageBytes);
+          const int k0 = kt * Cfg::BlockK;
+          const int b_share = Cfg::ClusterM == 2 ? rank * Cfg::kBRowsLoaded : 0;
+          const int32_t b_at[2] = {k0, tn * Cfg::BlockN + b_share};
+          if constexpr (Cfg::ClusterM == 2)
+            ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, b_tile(stage) + b_share * 128, &b_map,
+                                      b_at, &full[stage], both);
+          else
+            ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, b_tile(stage), &b_map, b_at, &full[stage]);
+          const int a_share = Cfg::ClusterN == 2 ? rank * Cfg::kARowsLoaded : 0;
+          if constexpr (Cfg::AMajorM) {
+            for (int atom = 0; atom < Cfg::kARowsLoaded / 64; ++atom) {
+              const int col = a_share + atom * 64;
+              const int32_t a_at[2] = {tm * Cfg::BlockM + col, k0};
+              if constexpr (Cfg::ClusterN == 2)
+                ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, a_tile(stage) + col * 128, &a_map,
+                                          a_at, &full[stage], both);
+              else
+                ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, a_tile(stage) + col * 128, &a_map,
+                                          a_at, &full[stage]);
+            }
+          } else {
+            const int32_t a_at[2] = {k0, tm * Cfg::BlockM + a_share};
+            if constexpr (Cfg::ClusterN == 2)
+              ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, a_tile(stage) + a_share * 128, &a_map,
+                                        a_at, &full[stage], both);
+            else
+              ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, a_tile(stage), &a_map, a_at,
+                                        &full[stage]);
+          }
+          if (++stage == Cfg::Stages) stage = 0, phase ^= 1;
+        }
+      }
+    }
+  } else {
+    sm90::claim_registers<Cfg::kConsumerRegisters>();
+    const int consumer = warpgroup - 1;
+    const int consumer_thread = threadIdx.x - 128 * warpgroup;
+    // Ping-pong: consumer c takes every other tile of the CTA's sequence, and finds its stages where the producer
+    // put them (every tile fills k_tiles consecutive slots of the ring).
+    const int turns = Cfg::Pingpong ? Cfg::Consumers : 1;
+    const int my_first = Cfg::Pingpong ? consumer : 0;
+    float acc[Cfg::MmasPerConsumer][Cfg::kAccPerMma];
+    int local = my_first;
+    uint32_t turns_waited = 0;
+    [[maybe_unused]] uint32_t atoms_staged = 0;  // the store ring's position, carried across tiles
+    const int sync_id = 1 + consumer;
+    for (int t = first_tile + my_first * tile_stride; t < tiles; t += turns * tile_stride, local += turns) {
+      if constexpr (Cfg::Pingpong) {
+        if (local > 0) {
+          while (!ptx::mbarrier_try_wait_parity(&turn[consumer], turns_waited & 1)) {
+          }
+          ++turns_waited;
+        }
+      }
+      int tm, tn;
+      sm90::tile_coords<Cfg>(t, tiles_m, tiles_n, rank, tm, tn);
+#pragma unroll
+      for (int i = 0; i < Cfg::MmasPerConsumer; ++i)
+#pragma unroll
+        for (int j = 0; j < Cfg::kAccPerMma; ++j) acc[i][j] = 0.f;
+
+      const long long slot0 = (long long)local * k_tiles;
+      int previous = -1;
+      for (int kt = 0; kt < k_tiles; ++kt) {
+        const int stage = int((slot0 + kt) % Cfg::Stages);
+        const uint32_t phase = uint32_t((slot0 + kt) / Cfg::Stages) & 1;
+        while (!ptx::mbarrier_try_wait_parity(&full[stage], phase)) {
+        }
+        sm90::wgmma_fence();
+#pragma unroll
+        for (int i = 0; i < Cfg::MmasPerConsumer; ++i) sm90::fence_registers(acc[i], Cfg::kAccPerMma);
+        const uint8_t* b_rows = b_tile(stage) + (Cfg::Pingpong ? 0 : consumer * Cfg::RowsPerConsumer) * 128;
+#pragma unroll
+        for (int k = 0; k < Cfg::BlockK / Cfg::kStepK; ++k) {
+          uint64_t a_desc;
+          if constexpr (Cfg::AMajorM) a_desc = sm90::smem_descriptor(a_tile(stage) + k * 16 * 128, 64 * 128, 1024);
+          else a_desc = sm90::smem_descriptor(a_tile(stage) + k * 32, 16, 1024);
+#pragma unroll
+          for (int i = 0; i < Cfg::MmasPerConsumer; ++i) {
+            const uint64_t b_desc = sm90::smem_descriptor(b_rows + i * 64 * 128 + k * 32, 16, 1024);
+            sm90::wgmma<Cfg::Input, Cfg::BlockM, Cfg::AMajorM>(acc[i], b_desc, a_desc);
+          }
+        }
+        sm90::wgmma_commit();
+#pragma unroll
+        for (int i = 0; i < Cfg::MmasPerConsumer; ++i) sm90::fence_registers(acc[i], Cfg::kAccPerMma);
+        // The batch before this one has finished reading its stage: hand that stage back to its producers.
+        sm90::wgmma_wait<1>();
+        if (previous >= 0) sm90::release_stage<Cfg>(previous, empty);
+        previous = stage;
+      }
+      if constexpr (Cfg::Pingpong) ptx::mbarrier_arrive(&turn[1 - consumer]);
+      sm90::wgmma_wait<0>();
+#pragma unroll
+      for (int i = 0; i < Cfg::MmasPerConsumer; ++i) sm90::fence_registers(acc[i], Cfg::kAccPerMma);
+      if (previous >= 0) sm90::release_stage<Cfg>(previous, empty);
+
+      const int row0 = tn * Cfg::BlockN + (Cfg::Pingpong ? 0 : consumer * Cfg::RowsPerConsumer);
+      if constexpr (Cfg::StoreRing) {
+        uint8_t* ring = out_tile + consumer * 2 * Cfg::RowsPerConsumer * 128;
+#pragma unroll
+        for (int atom = 0; atom < Cfg::BlockM / 64; ++atom, ++atoms_staged) {
+          uint8_t* buffer = ring + (atoms_staged % 2) * Cfg::RowsPerConsumer * 128;
+          // Buffers alternate, so every store but the latest must have read its buffer: the one this atom reuses.
+          if (consumer_thread == 0) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<1>{});
+          sm90::warpgroup_sync(sync_id);
+#pragma unroll
+          for (int i = 0; i < Cfg::MmasPerConsumer; ++i) sm90::stage_atom<Cfg>(acc[i], buffer, i * 64, atom);
+          ptx::fence_proxy_async(ptx::space_shared);
+          sm90::warpgroup_sync(sync_id);
+          if (consumer_thread == 0) {
+            const int32_t c_at[2] = {tm * Cfg::BlockM + atom * 64, row0};
+            ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, &c_map, c_at, buffer);
+            ptx::cp_async_bulk_commit_group();
+          }
+        }
+      } else if constexpr (Cfg::TmaStore) {
+        uint8_t* mine = out_tile + consumer * Cfg::RowsPerConsumer * Cfg::BlockM * 2;
+        // The previous tile's store must have read the staging tile before it is overwritten.
+        if (consumer_thread == 0) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
+        sm90::warpgroup_sync(sync_id);
+#pragma unroll
+        for (int i = 0; i < Cfg::MmasPerConsumer; ++i)
+#pragma unroll
+          for (int atom = 0; atom < Cfg::BlockM / 64; ++atom)
+            sm90::stage_atom<Cfg>(acc[i], mine + atom * Cfg::RowsPerConsumer * 128, i * 64, atom);
+        ptx::fence_proxy_async(ptx::space_shared);
+        sm90::warpgroup_sync(sync_id);
+        if (consumer_thread == 0) {
+          for (int atom = 0; atom < Cfg::BlockM / 64; ++atom) {
+            const int32_t c_at[2] = {tm * Cfg::BlockM + atom * 64, row0};
+            ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, &c_map, c_at,
+                                      mine + atom * Cfg::RowsPerConsumer * 128);
+          }
+          ptx::cp_async_bulk_commit_group();
+        }
+      } else {
+#pragma unroll
+        for (int i = 0; i < Cfg::MmasPerConsumer; ++i)
+          sm90::store_direct<Cfg>(acc[i], args, row0 + i * 64, tm * Cfg::BlockM);
+      }
+    }
+    if constexpr (Cfg::TmaStore)
+      if (consumer_thread == 0) ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});
+  }
+  // No CTA leaves while its peer may still arrive on its barriers or multicast into its shared memory.
+  if constexpr (Cfg::ClusterSize > 1) sm90::cluster_sync();
+}
+
+}  // namespace tilewise::kernels

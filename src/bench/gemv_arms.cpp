@@ -1,0 +1,121 @@
+// The decode GEMV arms: the gemv family's default configuration for the problem, with the problem's B as the weights
+// (gemv:bf16 on bf16, gemv:fp16 on fp16) or B quantized on the GPU into the arm's format. A quantized arm computes
+// with other weights than B, so it is judged against a reference from its own dequantized weights (otherwise the
+// quantization error, not the kernel, would fail the gate), and the receipt says so. Its packed weights are smaller
+// than B, so a cold run keeps more copies of them: the arm's own rotation covers 4x the L2 by itself.
+#include <fmt/format.h>
+
+#include "bench/gemv_arms.hpp"
+#include "device/operands.hpp"
+#include "families/gemv/gemv.hpp"
+#include "families/gemv/quantize.hpp"
+#include "jit/kernel.hpp"
+
+namespace tilewise::bench {
+
+namespace {
+
+constexpr std::pair<const char*, gemv::Format> arm_formats[] = {
+    {"gemv:bf16", gemv::Format::bf16},         {"gemv:fp16", gemv::Format::fp16},
+    {"gemv:int8", gemv::Format::q8_0},         {"gemv:int4", gemv::Format::int4_g128},
+    {"gemv:int4-g32", gemv::Format::int4_g32}, {"gemv:fp8", gemv::Format::fp8}};
+
+class GemvArm : public Arm {
+ public:
+  GemvArm(std::string name, gemv::Format format) : name_(std::move(name)), format_(format) {}
+
+  const std::string& name() const override { return name_; }
+
+  void prepare(const Workbench& wb) override {
+    const Problem& p = wb.problem;
+    problem_ = p;
+    operands_ = &wb.operands;
+    config_ = gemv::default_config(p, format_);  // throws Unsupported for a problem the family does not take
+    kernel_ = std::make_unique<gemv::Kernel>(config_);
+    packed_.clear();
+    const int n = wb.operands.count();
+    if (gemv::is_native(format_, p.dtype)) {  // reads B itself, rotating with the operands
+      weight_bytes_ = p.N * p.K * element_bytes(p.dtype);
+      return;
+    }
+    const gemv::PackedLayout layout = gemv::packed_layout(format_, p.N, p.K);
+    weight_bytes_ = layout.bytes();
+    int sets = n;
+    if (wb.cold) {
+      const int64_t need = device::cold_working_set_bytes(wb.l2_bytes);
+      sets = int(std::max<int64_t>(n, (need + layout.bytes() - 1) / layout.bytes()));
+    }
+    // Copy i quantizes B of operand set i % n: the copies beyond n hold the same values at other addresses.
+    for (int i = 0; i < sets; ++i)
+      packed_.push_back(gemv::quantize(wb.operands.set(i % n).b.get(), p.dtype, p.N, p.K, p.ldb, format_, wb.stream));
+    dequantized_ = device::Buffer(size_t(p.N * p.K) * sizeof(float));
+    gemv::dequantize(packed_[0].layout, packed_[0].q.get(), packed_[0].scales.get(), dequantized_.as<float>(), wb.stream);
+    TW_CUDA(cudaStreamSynchronize(wb.stream));
+    working_set_ = int64_t(sets) * layout.bytes() + int64_t(n) * (a_bytes(p) + c_bytes(p));
+  }
+
+  void launch(int set, cudaStream_t stream) const override {
+    const device::OperandSet& o = operands_->set(set % operands_->count());
+    gemv::Args a;
+    a.x = o.a.get();
+    a.ldx = problem_.lda;
+    a.out = o.c.get();
+    a.ldc = problem_.ldc;
+    if (packed_.empty()) {
+      a.w = o.b.get();
+      a.w_row_bytes = problem_.ldb * element_bytes(problem_.dtype);
+    } else {
+      const gemv::PackedWeights& w = packed_[size_t(set) % packed_.size()];
+      a.w = w.q.get();
+      a.w_row_bytes = w.layout.row_bytes;
+      a.scales = w.scales.get();
+    }
+    kernel_->launch(problem_, a, stream);
+  }
+
+  nlohmann::json config() const override {
+    nlohmann::json j = config_;
+    const jit::ResourceUsage& u = kernel_->usage();
+    j["registers"] = u.registers;
+    j["stack_frame_bytes"] = u.stack_frame_bytes;
+    j["spill_bytes"] = u.spill_store_bytes + u.spill_load_bytes;
+    j["grid"] = kernel_->grid(problem_.N);
+    return j;
+  }
+  std::string config_text() const override { return gemv::describe(config_); }
+
+  const float* judged_weights() const override { return packed_.empty() ? nullptr : dequantized_.as<float>(); }
+  std::string reference_name() const override {
+    return packed_.empty() ? "problem" : fmt::format("dequantized {} weights of set 0", gemv::to_string(format_));
+  }
+  int rotation_sets() const override { return int(packed_.size()); }
+  int64_t working_set_bytes() const override { return packed_.empty() ? 0 : working_set_; }
+  int64_t weight_bytes() const override { return weight_bytes_; }
+
+ private:
+  std::string name_;
+  gemv::Format format_;
+  Problem problem_;
+  const device::Operands* operands_ = nullptr;
+  gemv::Config config_;
+  std::unique_ptr<gemv::Kernel> kernel_;
+  std::vector<gemv::PackedWeights> packed_;  // empty when the arm reads B itself
+  device::Buffer dequantized_;
+  int64_t weight_bytes_ = 0, working_set_ = 0;
+};
+
+}  // namespace
+
+std::vector<std::string> gemv_arm_names() {
+  std::vector<std::string> out;
+  for (const auto& [name, _] : arm_formats) out.emplace_back(name);
+  return out;
+}
+
+std::unique_ptr<Arm> make_gemv_arm(const std::string& name) {
+  for (const auto& [arm, format] : arm_formats)
+    if (name == arm) return std::make_unique<GemvArm>(name, format);
+  return nullptr;
+}
+
+}  // namespace tilewise::bench

@@ -1,0 +1,82 @@
+#include "cli/compile.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+
+#include "core/error.hpp"
+#include "core/suite.hpp"
+#include "families/sm90/feasibility.hpp"
+#include "families/sm90/gemm.hpp"
+#include "families/sm90/heuristic.hpp"
+#include "jit/cache.hpp"
+
+namespace tilewise::cli {
+
+namespace {
+
+struct Job {
+  jit::KernelBuild build;
+  std::string what;  // "bf16 TN block_m=..."
+  int dynamic_shared = 0;
+};
+
+// The distinct instantiations the options name: configurations depend on a problem only through its type, its A
+// layout and the feasibility rules, so problems that share them share builds.
+std::vector<Job> jobs_for(const CompileOptions& o) {
+  std::map<std::string, Job> unique;
+  for (const std::string& path : o.suites)
+    for (const SuiteEntry& e : load_suite(path).entries) {
+      if (!o.only.empty() && std::find(o.only.begin(), o.only.end(), e.name) == o.only.end()) continue;
+      for (DType d : o.dtypes)
+        for (Layout l : o.layouts) {
+          if (d == DType::fp8_e4m3 && l == Layout::NN) continue;
+          const Problem p = make_problem(e.name, e.M, e.N, e.K, d, l);
+          std::vector<sm90::Config> configs;
+          try {
+            configs = o.first_rule_only ? std::vector{sm90::first_rule(p)} : sm90::feasible_set(p);
+          } catch (const Unsupported&) {
+            continue;  // a stride TMA cannot load: nothing in the family builds for it
+          }
+          for (size_t i = 0; i < configs.size(); i += size_t(std::max(1, o.every))) {
+            Job j{sm90::kernel_build(configs[i], p), "", sm90::shared_bytes(configs[i])};
+            j.what = j.build.config_text;
+            unique.emplace(j.build.name_expression, std::move(j));
+          }
+        }
+    }
+  std::vector<Job> out;
+  for (auto& [_, j] : unique) out.push_back(std::move(j));
+  return out;
+}
+
+}  // namespace
+
+int run_compile(const CompileOptions& o) {
+  const std::vector<Job> jobs = jobs_for(o);
+  std::vector<jit::KernelBuild> builds;
+  for (const Job& j : jobs) builds.push_back(j.build);
+  fmt::print(stderr, "compiling {} sm90 instantiations into {} ...\n", builds.size(), jit::cache_dir().string());
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::vector<jit::Built> built = jit::build_all(builds);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  int bad = 0, cached = 0;
+  fmt::print("{:<78} {:>4} {:>6} {:>6} {:>8}  {}\n", "configuration", "regs", "spill", "stack", "smem KB", "");
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const jit::ResourceUsage& u = built[i].usage;
+    const bool ok = u.registers > 0 && !u.spills();
+    bad += ok ? 0 : 1;
+    cached += built[i].from_cache ? 1 : 0;
+    fmt::print("{:<78} {:>4} {:>6} {:>6} {:>8.1f}  {}\n", jobs[i].what, u.registers,
+               u.spill_store_bytes + u.spill_load_bytes, u.stack_frame_bytes,
+               (jobs[i].dynamic_shared + u.shared_bytes) / 1024.0, ok ? "" : "SPILLS OR NO REPORT");
+  }
+  fmt::print("{} built ({} from the cache) in {:.1f} s; {} with spills or local memory\n", built.size(), cached, seconds,
+             bad);
+  return bad ? 1 : 0;
+}
+
+}  // namespace tilewise::cli

@@ -1,0 +1,23 @@
+#pragma once
+// `tilewise compile`: builds sm90 configurations for a suite's problems without a GPU and reports what ptxas
+// made of each (registers, spills, stack frame, shared memory).
+#include <string>
+#include <vector>
+
+#include "core/problem.hpp"
+
+namespace tilewise::cli {
+
+struct CompileOptions {
+  std::vector<std::string> suites;
+  std::vector<DType> dtypes;
+  std::vector<Layout> layouts;
+  std::vector<std::string> only;
+  bool first_rule_only = false;  // only the configuration the first shape rule picks for each problem
+  int every = 1;                 // keep every n-th configuration of the feasible set (a spread-out subset)
+};
+
+// Returns the exit status: 0 when everything built without spills or local memory, 1 otherwise.
+int run_compile(const CompileOptions& o);
+
+}  // namespace tilewise::cli

@@ -1,0 +1,219 @@
+#include "families/gemv/config.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "core/error.hpp"
+
+namespace tilewise::gemv {
+
+namespace {
+
+constexpr std::pair<Format, std::string_view> format_names[] = {
+    {Format::bf16, "bf16"},         {Format::fp16, "fp16"},           {Format::q8_0, "q8_0"},
+    {Format::int4_g32, "int4g32"}, {Format::int4_g128, "int4g128"}, {Format::fp8, "fp8"}};
+constexpr std::pair<Hint, std::string_view> hint_names[] = {
+    {Hint::none, "none"}, {Hint::nc, "nc"}, {Hint::no_allocate, "na"}, {Hint::evict_first, "ef"}, {Hint::prefetch_256, "pf256"}};
+
+bool power_of_two_in(int v, int lo, int hi) { return v >= lo && v <= hi && (v & (v - 1)) == 0; }
+
+int parse_int(std::string_view text, std::string_view key, std::string_view value) {
+  int v = 0;
+  auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+  if (ec != std::errc() || p != value.data() + value.size())
+    throw Error(fmt::format("gemv config '{}': {} = '{}' is not an integer", text, key, value));
+  return v;
+}
+
+}  // namespace
+
+std::string_view to_string(Format f) {
+  for (auto [v, name] : format_names)
+    if (v == f) return name;
+  return "?";
+}
+
+std::string_view to_string(Hint h) {
+  for (auto [v, name] : hint_names)
+    if (v == h) return name;
+  return "?";
+}
+
+Format parse_format(std::string_view s) {
+  for (auto [v, name] : format_names)
+    if (name == s) return v;
+  throw Error(fmt::format("unknown weight format '{}' (known: bf16, fp16, q8_0, int4g32, int4g128, fp8)", s));
+}
+
+Hint parse_hint(std::string_view s) {
+  for (auto [v, name] : hint_names)
+    if (name == s) return v;
+  throw Error(fmt::format("unknown cache hint '{}' (known: none, nc, na, ef, pf256)", s));
+}
+
+int elems_per_chunk(Format f) {
+  switch (f) {
+    case Format::bf16: case Format::fp16: return 8;
+    case Format::q8_0: case Format::fp8: return 16;
+    case Format::int4_g32: case Format::int4_g128: return 32;
+  }
+  return 0;
+}
+
+int group_size(Format f) {
+  return f == Format::q8_0 || f == Format::int4_g32 ? 32 : f == Format::int4_g128 ? 128 : 0;
+}
+
+bool is_native(Format f, DType d) {
+  return (f == Format::bf16 && d == DType::bf16) || (f == Format::fp16 && d == DType::fp16);
+}
+
+std::string to_string(const Config& c) {
+  return fmt::format("m={},w={},x={},threads={},cols={},ksplit={},unroll={},hint={},persistent={}", c.m,
+                     to_string(c.weights), tilewise::to_string(c.act), c.threads, c.cols, c.ksplit, c.unroll,
+                     to_string(c.hint), c.persistent ? 1 : 0);
+}
+
+Config parse_config(std::string_view text) {
+  Config c;
+  std::set<std::string> seen;
+  const std::vector<std::string> keys = {"m", "w", "x", "threads", "cols", "ksplit", "unroll", "hint", "persistent"};
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    const size_t end = std::min(text.find(',', pos), text.size());
+    const std::string_view item = text.substr(pos, end - pos);
+    if (item.empty()) throw Error(fmt::format("gemv config '{}': an empty field", text));
+    const size_t eq = item.find('=');
+    if (eq == std::string_view::npos) throw Error(fmt::format("gemv config '{}': '{}' is not key=value", text, item));
+    const std::string key(item.substr(0, eq));
+    const std::string_view value = item.substr(eq + 1);
+    if (std::find(keys.begin(), keys.end(), key) == keys.end()) throw Error(fmt::format("gemv config '{}': unknown field '{}'", text, key));
+    if (!seen.insert(key).second) throw Error(fmt::format("gemv config '{}': '{}' given twice", text, key));
+    try {
+      if (key == "w") c.weights = parse_format(value);
+      else if (key == "x") c.act = parse_dtype(value);
+      else if (key == "hint") c.hint = parse_hint(value);
+      else if (key == "persistent") {
+        if (value != "0" && value != "1") throw Error(fmt::format("persistent = '{}' is not 0 or 1", value));
+        c.persistent = value == "1";
+      } else {
+        const int v = parse_int(text, key, value);
+        (key == "m" ? c.m : key == "threads" ? c.threads : key == "cols" ? c.cols : key == "ksplit" ? c.ksplit : c.unroll) = v;
+      }
+    } catch (const Error& e) {
+      const std::string what = e.what();
+      throw Error(what.rfind("gemv config", 0) == 0 ? what : fmt::format("gemv config '{}': {}", text, what));
+    }
+    pos = end + 1;
+  }
+  for (const std::string& k : keys)
+    if (!seen.count(k)) throw Error(fmt::format("gemv config '{}': '{}' is required", text, k));
+  return c;
+}
+
+std::string describe(const Config& c) {
+  static const char* hint_text[] = {"ld.global", "ld.global.nc", "ld.global.nc.L1::no_allocate",
+                                    "ld.global.nc.L1::no_allocate.L2::evict_first", "ld.global.nc.L1::no_allocate.L2::256B"};
+  return fmt::format("gemv {} weights, {} x, M={}, {} threads, {} cols/warp, K split {}, unroll {}, {}{}",
+                     to_string(c.weights), tilewise::to_string(c.act), c.m, c.threads, c.cols, c.ksplit, c.unroll,
+                     hint_text[int(c.hint)], c.persistent ? ", persistent grid" : "");
+}
+
+void to_json(nlohmann::json& j, const Config& c) {
+  j = {{"family", "gemv"},      {"canonical", to_string(c)}, {"m", c.m},         {"weights", to_string(c.weights)},
+       {"group", group_size(c.weights)}, {"act", tilewise::to_string(c.act)}, {"threads", c.threads},
+       {"cols", c.cols},        {"ksplit", c.ksplit},       {"unroll", c.unroll}, {"hint", to_string(c.hint)},
+       {"persistent", c.persistent}};
+}
+
+void from_json(const nlohmann::json& j, Config& c) { c = parse_config(j.at("canonical").get<std::string>()); }
+
+int cta_cols(const Config& c) { return c.threads / 32 / std::max(c.ksplit, 1) * c.cols; }
+
+int register_estimate(const Config& c) {
+  const bool grouped = group_size(c.weights) != 0;
+  const int acc = c.m * c.cols * (grouped ? 2 : 1);
+  const int loads = c.unroll * c.cols * (4 + (grouped ? 1 : 0));
+  return acc + loads + 8 * c.cols + 8 + 24;  // + dequantized weights, one row of x, addresses and indices
+}
+
+std::string infeasible(const Config& c, const Problem& p) {
+  if (p.layout != Layout::TN)
+    return fmt::format("the gemv family takes layout TN (x and W K-major), not {}", tilewise::to_string(p.layout));
+  if (p.M < 1 || p.M > 16) return fmt::format("the gemv family takes M = 1..16, not {}", p.M);
+  if (c.m != p.M) return fmt::format("the configuration is built for M = {}, the problem has M = {}", c.m, p.M);
+  if (c.act != p.dtype)
+    return fmt::format("the configuration takes {} activations, the problem is {}", tilewise::to_string(c.act),
+                       tilewise::to_string(p.dtype));
+  const int per_chunk = elems_per_chunk(c.weights), group = group_size(c.weights);
+  if (p.K % per_chunk != 0)
+    return fmt::format("K = {} is not a multiple of {} ({} weights make one 16-byte chunk; the kernel streams whole chunks)",
+                       p.K, per_chunk, to_string(c.weights));
+  if (group && p.K % group != 0)
+    return fmt::format("K = {} is not a multiple of the {} group of {} weights", p.K, to_string(c.weights), group);
+  const int x_align = 8;  // x is read 8 elements (16 or 8 bytes) at a time
+  if (p.M > 1 && p.lda % x_align != 0)
+    return fmt::format("lda = {} is not a multiple of {}: rows of x must start on {}-byte boundaries", p.lda, x_align,
+                       x_align * element_bytes(p.dtype));
+  if (is_native(c.weights, p.dtype) && p.ldb % 8 != 0)
+    return fmt::format("ldb = {} is not a multiple of 8: rows of W must start on 16-byte boundaries", p.ldb);
+  if (p.N > (int64_t(1) << 30) || p.K > (int64_t(1) << 30)) return "N and K must be under 2^30 (32-bit indices)";
+  if (c.threads < 64 || c.threads > 1024 || c.threads % 32 != 0)
+    return fmt::format("threads = {} is not a multiple of 32 in 64..1024", c.threads);
+  if (!power_of_two_in(c.cols, 1, 8)) return fmt::format("cols = {} is not 1, 2, 4 or 8", c.cols);
+  if (!power_of_two_in(c.unroll, 1, 8)) return fmt::format("unroll = {} is not 1, 2, 4 or 8", c.unroll);
+  if (!power_of_two_in(c.ksplit, 1, 32) || (c.threads / 32) % c.ksplit != 0)
+    return fmt::format("ksplit = {} is not a power of two dividing the CTA's {} warps", c.ksplit, c.threads / 32);
+  const int regs = register_estimate(c);
+  if (regs > 200 || regs * c.threads > 65536)
+    return fmt::format("about {} registers a thread (x {} threads) would spill or not fit an SM", regs, c.threads);
+  return "";
+}
+
+void require_feasible(const Config& c, const Problem& p) {
+  if (std::string why = infeasible(c, p); !why.empty())
+    throw Unsupported(fmt::format("{}: gemv {}: {}", describe(p), to_string(c), why));
+}
+
+Config default_config(const Problem& p, Format weights, int sm_count) {
+  Config c;
+  c.m = int(p.M);
+  c.weights = weights;
+  c.act = p.dtype;
+  c.threads = 256;
+  // Bytes in flight per lane (16 * cols * unroll) against the registers M's accumulators take.
+  c.cols = p.M > 8 ? 1 : 2;
+  c.unroll = p.M > 4 && p.M <= 8 ? 2 : 4;
+  c.hint = Hint::no_allocate;
+  // At least four CTAs per SM, so the block scheduler can keep every SM streaming to the end: split K inside the CTA
+  // when N alone gives too few.
+  while ((p.N + cta_cols(c) - 1) / cta_cols(c) < 4 * int64_t(sm_count) && c.ksplit < c.threads / 32) c.ksplit *= 2;
+  if (std::string why = infeasible(c, p); !why.empty())
+    throw Unsupported(fmt::format("{}: no gemv configuration for {} weights: {}", describe(p), to_string(weights), why));
+  return c;
+}
+
+std::vector<Config> feasible_set(const Problem& p, Format weights) {
+  std::vector<Config> out;
+  Config c;
+  c.m = int(p.M);
+  c.weights = weights;
+  c.act = p.dtype;
+  for (int threads : {128, 256, 512})
+    for (int cols : {1, 2, 4})
+      for (int ksplit : {1, 2, 4, 8})
+        for (int unroll : {1, 2, 4, 8})
+          for (Hint hint : {Hint::none, Hint::nc, Hint::no_allocate, Hint::evict_first, Hint::prefetch_256})
+            for (bool persistent : {false, true}) {
+              c.threads = threads, c.cols = cols, c.ksplit = ksplit, c.unroll = unroll, c.hint = hint;
+              c.persistent = persistent;
+              if (infeasible(c, p).empty()) out.push_back(c);
+            }
+  return out;
+}
+
+}  // namespace tilewise::gemv

@@ -1,0 +1,61 @@
+#include "families/gemv/gemv.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "device/cuda.hpp"
+#include "jit/kernel.hpp"
+
+namespace tilewise::gemv {
+
+namespace {
+
+int act_code(DType d) { return d == DType::bf16 ? 0 : d == DType::fp16 ? 1 : 2; }  // gemv.cuh's x_* codes
+
+}  // namespace
+
+jit::KernelBuild kernel_build(const Config& c) {
+  jit::KernelBuild b;
+  b.kernel_file = "gemv.cuh";
+  b.name_expression = fmt::format("tilewise::kernels::gemv::gemv<{}, {}, {}, {}, {}, {}, {}, {}>", c.m, int(c.weights),
+                                  act_code(c.act), c.threads, c.cols, c.ksplit, c.unroll, int(c.hint));
+  b.config_text = to_string(c);
+  return b;
+}
+
+Kernel::Kernel(const Config& c) : config_(c) {
+  const jit::Built built = jit::build(kernel_build(c));
+  usage_ = built.usage;
+  kernel_ = std::make_unique<jit::LoadedKernel>(built);
+  int device = 0;
+  TW_CUDA(cudaGetDevice(&device));
+  TW_CUDA(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device));
+}
+
+Kernel::~Kernel() = default;
+
+int Kernel::grid(int64_t N) const {
+  const int64_t blocks = (N + cta_cols(config_) - 1) / cta_cols(config_);
+  if (!config_.persistent) return int(blocks);
+  // As many CTAs as can be resident (2048 threads an SM); the kernel loops over the column blocks.
+  return int(std::min<int64_t>(blocks, int64_t(sm_count_) * std::max(1, 2048 / config_.threads)));
+}
+
+void Kernel::launch(const Problem& p, const Args& a, cudaStream_t stream) const {
+  require_feasible(config_, p);
+  if (reinterpret_cast<uintptr_t>(a.w) % 16 || a.w_row_bytes % 16 || a.w_row_bytes * elems_per_chunk(config_.weights) < p.K * 16)
+    throw Error(fmt::format("gemv: weights at {} with rows {} bytes apart are not 16-byte aligned rows of K = {}", a.w,
+                            a.w_row_bytes, p.K));
+  const unsigned char* x = static_cast<const unsigned char*>(a.x);
+  const unsigned char* w = static_cast<const unsigned char*>(a.w);
+  long long ldx = a.ldx, w_row_bytes = a.w_row_bytes, ldc = a.ldc;
+  const void* scales = a.scales;
+  void* out = a.out;
+  int N = int(p.N), K = int(p.K);
+  void* args[] = {&x, &ldx, &w, &w_row_bytes, &scales, &out, &ldc, &N, &K};
+  kernel_->launch(dim3(unsigned(grid(p.N))), dim3(unsigned(config_.threads)), 0, stream, args);
+}
+
+}  // namespace tilewise::gemv

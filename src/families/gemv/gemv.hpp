@@ -1,0 +1,54 @@
+#pragma once
+// The decode GEMV family's kernel: one configuration built through the JIT cache (kernels/gemv.cuh), loaded, and
+// launched on operands laid out as the TN problem has them.
+#include <cuda_runtime.h>
+
+#include <memory>
+
+#include "core/problem.hpp"
+#include "families/gemv/config.hpp"
+#include "jit/cache.hpp"
+
+namespace tilewise::jit {
+class LoadedKernel;
+}
+
+namespace tilewise::gemv {
+
+// y[m][n] = sum_k x[m][k] W[n][k]: C(m, n) at out[n * ldc + m], as the problem's C.
+struct Args {
+  const void* x = nullptr;  // M rows of K activations, row stride ldx elements
+  int64_t ldx = 0;
+  const void* w = nullptr;  // N rows of packed weights, w_row_bytes apart (16-byte aligned)
+  int64_t w_row_bytes = 0;
+  const void* scales = nullptr;  // the format's scales (quantize.hpp), or null
+  void* out = nullptr;
+  int64_t ldc = 0;
+};
+
+// The one description of what to compile for a configuration (the JIT cache derives its key from it).
+jit::KernelBuild kernel_build(const Config& c);
+
+class Kernel {
+ public:
+  // Compiles (or takes from the cache) and loads the kernel on the current device. Throws Error.
+  explicit Kernel(const Config& c);
+  ~Kernel();
+  Kernel(const Kernel&) = delete;
+  Kernel& operator=(const Kernel&) = delete;
+
+  const Config& config() const { return config_; }
+  const jit::ResourceUsage& usage() const { return usage_; }
+  // CTAs launched for N output columns.
+  int grid(int64_t N) const;
+  // Throws Unsupported when the configuration cannot run the problem (require_feasible).
+  void launch(const Problem& p, const Args& a, cudaStream_t stream) const;
+
+ private:
+  Config config_;
+  jit::ResourceUsage usage_;
+  std::unique_ptr<jit::LoadedKernel> kernel_;
+  int sm_count_ = 0;
+};
+
+}  // namespace tilewise::gemv

@@ -1,0 +1,55 @@
+#pragma once
+// Weight quantization for the decode GEMV: bf16/fp16/fp8 weights W[N][K] into each packed format, on the GPU
+// (kernels/quantize.cuh) and on the CPU (the reference the GPU must match bit for bit), and the inverse, which gives
+// the weights a GEMV actually computes with so its output can be judged against them. The formats and their
+// definitions (Q8_0 exactly as ggml, int4 symmetric with a zero point of 8, fp8 with a per-channel scale) are
+// documented in kernels/quantize.cuh.
+#include <cstdint>
+#include <vector>
+
+#include "core/problem.hpp"
+#include "device/cuda.hpp"
+#include "families/gemv/config.hpp"
+
+namespace tilewise::gemv {
+
+struct PackedLayout {
+  Format format = Format::bf16;
+  int64_t n = 0, k = 0;
+  int64_t row_bytes = 0;    // one row of quantized values: whole 16-byte chunks
+  int64_t scale_bytes = 0;  // q8_0 and int4: fp16 [N][K / group]; fp8: fp32 [N]; none otherwise
+  int64_t q_bytes() const { return n * row_bytes; }
+  int64_t bytes() const { return q_bytes() + scale_bytes; }  // what one GEMV streams from memory
+  bool operator==(const PackedLayout&) const = default;
+};
+
+// Throws Error naming the rule when N or K is not positive or K does not fill whole 16-byte chunks and groups.
+PackedLayout packed_layout(Format f, int64_t N, int64_t K);
+
+struct PackedWeights {
+  PackedLayout layout;
+  device::Buffer q, scales;
+};
+
+// src: N rows of K weights of type src_type with a row stride of ld_src elements (a problem's B). Asynchronous on
+// `stream`. Throws Error for a bad shape or stride.
+PackedWeights quantize(const void* src, DType src_type, int64_t N, int64_t K, int64_t ld_src, Format f,
+                       cudaStream_t stream);
+// dst: N x K fp32, row stride K.
+void dequantize(const PackedLayout& layout, const void* q, const void* scales, float* dst, cudaStream_t stream);
+
+struct HostPacked {
+  PackedLayout layout;
+  std::vector<uint8_t> q, scales;
+};
+
+// The CPU reference of quantize() (src in host memory, same arguments) and dequantize().
+HostPacked quantize_cpu(const void* src, DType src_type, int64_t N, int64_t K, int64_t ld_src, Format f);
+std::vector<float> dequantize_cpu(const HostPacked& w);
+
+// Host conversions, round to nearest even (e4m3 saturates to +-448, as the GPU's satfinite conversion does).
+uint16_t float_to_fp16_bits(float v);
+uint16_t float_to_bf16_bits(float v);
+uint8_t float_to_e4m3_bits(float v);
+
+}  // namespace tilewise::gemv

@@ -1,0 +1,45 @@
+#pragma once
+// One configuration of the sm90 GEMM kernel (kernels/sm90_gemm.cuh) as a value: every compile-time parameter the
+// problem does not fix. The input type and A's layout come from the problem. Serializes to a short canonical string
+// and to JSON, parses back, and compares equal.
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace tilewise::sm90 {
+
+enum class Raster { m, n };          // which dimension consecutive tiles walk along, inside a group
+// Epilogue: the output tile staged in shared memory and stored by TMA; the same through a ring of two 64-column
+// atoms per consumer (less shared memory, more barriers); or stored straight from registers.
+enum class Store { tma, tma_ring, direct };
+// cooperative: the consumers split each tile's rows; pingpong: each consumer takes whole tiles in turn, so one
+// multiplies while the other runs its epilogue.
+enum class Schedule { cooperative, pingpong };
+
+struct Config {
+  int block_m = 256;    // tile columns along the problem's M: the wgmma width
+  int block_n = 128;    // tile rows along the problem's N (cooperative: split over the consumers, 64 or 128 each)
+  int stages = 4;       // shared-memory ring depth
+  int consumers = 2;    // consumer warpgroups beside the producer
+  Raster raster = Raster::m;
+  int group = 8;        // tile rows (raster m) or columns (raster n) per raster group
+  Store store = Store::direct;
+  Schedule schedule = Schedule::cooperative;
+  // CTAs per cluster along M and along N (1x1, 2x1 or 1x2): the pair shares one operand tile through TMA multicast
+  // (neighbours along M share the B tile, neighbours along N the A tile).
+  int cluster_m = 1, cluster_n = 1;
+  bool operator==(const Config&) const = default;
+};
+
+// "block_m=256,block_n=128,stages=4,consumers=2,raster=m,group=8,store=direct,schedule=cooperative,cluster=1x1",
+// which parse_config reads back
+// (fields in any order, each at most once; missing fields keep their defaults).
+std::string to_string(const Config& c);
+Config parse_config(std::string_view text);  // throws Error naming the bad field
+std::string describe(const Config& c);       // "256x128 tile, 4 stages, 2 consumers, raster m/8, direct store"
+
+void to_json(nlohmann::json& j, const Config& c);
+void from_json(const nlohmann::json& j, Config& c);
+
+}  // namespace tilewise::sm90

@@ -1,0 +1,103 @@
+#include "families/sm90/feasibility.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/error.hpp"
+
+namespace tilewise::sm90 {
+
+namespace {
+
+// The wgmma widths kernels/sm90/wgmma.h wraps (scripts/gen_wgmma.py).
+constexpr int kWidths[] = {8, 16, 32, 48, 64, 96, 128, 160, 192, 224, 256};
+constexpr int kStages[] = {2, 3, 4, 5, 6, 7, 8};  // capped by shared memory
+constexpr int kGroups[] = {1, 4, 8, 16};
+// Accumulators per consumer thread that leave room for addresses and the epilogue in the 232 or 240 registers
+// a consumer gets after setmaxnreg.
+constexpr int kMaxAccumulators = 128;
+// The kernel's static shared memory (its mbarriers) beside the dynamic allocation.
+constexpr int kStaticShared = 256;
+
+bool tma_stride_ok(int64_t ld, DType d) { return (ld * element_bytes(d)) % 16 == 0; }
+
+}  // namespace
+
+int block_k(DType d) { return 128 / element_bytes(d); }
+
+int rows_per_consumer(const Config& c) {
+  return c.schedule == Schedule::pingpong ? c.block_n : c.block_n / c.consumers;
+}
+
+int shared_bytes(const Config& c) {
+  const int stage = (c.block_m + c.block_n) * 128;
+  const int out_tile = c.store == Store::tma        ? c.consumers * rows_per_consumer(c) * c.block_m * 2
+                       : c.store == Store::tma_ring ? c.consumers * 2 * rows_per_consumer(c) * 128
+                                                    : 0;
+  return c.stages * stage + out_tile + 1024;
+}
+
+int accumulator_registers(const Config& c) { return rows_per_consumer(c) * c.block_m / 128; }
+
+void require_tma_expressible(const Problem& p) {
+  const int es = element_bytes(p.dtype);
+  if (!tma_stride_ok(p.lda, p.dtype))
+    throw Unsupported(fmt::format("{}: lda={} is {} bytes, not a multiple of 16, which TMA cannot load (pad lda)",
+                                  describe(p), p.lda, p.lda * es));
+  if (!tma_stride_ok(p.ldb, p.dtype))
+    throw Unsupported(fmt::format("{}: ldb={} is {} bytes, not a multiple of 16, which TMA cannot load (pad ldb)",
+                                  describe(p), p.ldb, p.ldb * es));
+}
+
+std::optional<std::string> infeasible(const Config& c, const Problem& p, const Limits& limits) {
+  const bool m_major_a = p.layout == Layout::NN;
+  if (std::find(std::begin(kWidths), std::end(kWidths), c.block_m) == std::end(kWidths))
+    return fmt::format("block_m={} is not a wgmma width this build wraps", c.block_m);
+  const bool tma_store = c.store != Store::direct;
+  if ((m_major_a || tma_store) && c.block_m % 64 != 0)
+    return fmt::format("block_m={} is not a multiple of 64, which an M-major A tile and the TMA store need", c.block_m);
+  if (c.consumers != 1 && c.consumers != 2) return fmt::format("consumers={} is not 1 or 2", c.consumers);
+  if (c.schedule == Schedule::pingpong && c.consumers != 2) return "pingpong needs two consumers";
+  if (rows_per_consumer(c) % 64 != 0 || rows_per_consumer(c) > 128 || c.block_n % c.consumers != 0)
+    return fmt::format("block_n={} does not give each consumer 64 or 128 rows ({} {} consumers)", c.block_n,
+                       c.consumers, c.schedule == Schedule::pingpong ? "pingpong" : "cooperative");
+  const bool pair = c.cluster_m * c.cluster_n == 2;
+  if (!(c.cluster_m == 1 && c.cluster_n == 1) && !pair)
+    return fmt::format("cluster={}x{} is not 1x1, 2x1 or 1x2", c.cluster_m, c.cluster_n);
+  if (c.cluster_n == 2 && m_major_a && c.block_m % 128 != 0)
+    return fmt::format("cluster 1x2 multicasts whole 64-column atoms of an M-major A: block_m={} has one", c.block_m);
+  if (c.cluster_n == 2 && (c.block_m / 2) % 8 != 0)
+    return fmt::format("cluster 1x2 halves the A tile: block_m={} is not a multiple of 16", c.block_m);
+  if (accumulator_registers(c) > kMaxAccumulators)
+    return fmt::format("{} accumulators per thread exceed {}", accumulator_registers(c), kMaxAccumulators);
+  if (c.stages < 2 || c.stages > 8) return fmt::format("stages={} is outside 2..8", c.stages);
+  if (shared_bytes(c) + kStaticShared > limits.shared_bytes_per_block)
+    return fmt::format("{} bytes of shared memory exceed {}", shared_bytes(c), limits.shared_bytes_per_block);
+  if (c.group < 1 || c.group > 64) return fmt::format("group={} is outside 1..64", c.group);
+  if (p.dtype == DType::fp8_e4m3 && p.layout != Layout::TN) return "fp8 wgmma needs both operands K-major (TN)";
+  if (tma_store && (p.ldc * 2) % 16 != 0)
+    return fmt::format("ldc={} is not a multiple of 16 bytes, which the TMA store needs", p.ldc);
+  if (!tma_stride_ok(p.lda, p.dtype) || !tma_stride_ok(p.ldb, p.dtype))
+    return "lda or ldb is not a multiple of 16 bytes, which TMA loads need";
+  return std::nullopt;
+}
+
+std::vector<Config> feasible_set(const Problem& p, const Limits& limits) {
+  std::vector<Config> out;
+  for (int bm : kWidths)
+    for (int bn : {64, 128, 256})
+      for (int consumers : {1, 2})
+        for (int stages : kStages)
+          for (Raster raster : {Raster::m, Raster::n})
+            for (int group : kGroups)
+              for (Store store : {Store::tma, Store::tma_ring, Store::direct})
+                for (Schedule schedule : {Schedule::cooperative, Schedule::pingpong})
+                  for (auto [cm, cn] : {std::pair{1, 1}, std::pair{2, 1}, std::pair{1, 2}}) {
+                    const Config c{bm, bn, stages, consumers, raster, group, store, schedule, cm, cn};
+                    if (!infeasible(c, p, limits)) out.push_back(c);
+                  }
+  return out;
+}
+
+}  // namespace tilewise::sm90

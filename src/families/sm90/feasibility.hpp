@@ -1,0 +1,33 @@
+#pragma once
+// Which configurations the sm90 kernel can run for a problem. The feasible set is also the tuner's search space:
+// nothing outside it may build, and everything inside it must build and be correct.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/problem.hpp"
+#include "families/sm90/config.hpp"
+
+namespace tilewise::sm90 {
+
+struct Limits {
+  int shared_bytes_per_block = 232448;  // 227 KB opt-in on sm_90
+  int sm_count = 132;
+};
+
+// Why `c` cannot run `p`, or nothing when it can.
+std::optional<std::string> infeasible(const Config& c, const Problem& p, const Limits& limits = {});
+// Throws Unsupported naming the operand when the problem itself cannot be loaded by TMA (a stride or size that is
+// not a multiple of 16 bytes); nothing in the family runs it.
+void require_tma_expressible(const Problem& p);
+
+// Every feasible configuration, in a fixed order.
+std::vector<Config> feasible_set(const Problem& p, const Limits& limits = {});
+
+// What the kernel's shared memory and registers come to for a configuration.
+int shared_bytes(const Config& c);
+int accumulator_registers(const Config& c);
+int rows_per_consumer(const Config& c);
+int block_k(DType d);  // elements per k-tile: one 128-byte swizzle row
+
+}  // namespace tilewise::sm90

@@ -1,0 +1,80 @@
+#include "families/sm90/gemm.hpp"
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "families/sm90/feasibility.hpp"
+
+namespace tilewise::sm90 {
+
+namespace {
+
+int input_kind(DType d) { return d == DType::bf16 ? 0 : d == DType::fp16 ? 1 : 2; }
+
+// Mirrors kernels/sm90_gemm.cuh's Sm90GemmArgs.
+struct KernelArgs {
+  void* c;
+  int M, N, K;
+  long long ldc;
+};
+
+}  // namespace
+
+jit::KernelBuild kernel_build(const Config& c, const Problem& p) {
+  jit::KernelBuild b;
+  b.kernel_file = "sm90_gemm.cuh";
+  b.name_expression = fmt::format(
+      "tilewise::kernels::sm90_gemm<tilewise::kernels::Sm90Gemm<{},{},{},{},{},{},{},{},{},{},{},{}>>", c.block_m,
+      c.block_n, c.stages, c.consumers, c.schedule == Schedule::pingpong ? 1 : 0, c.cluster_m, c.cluster_n,
+      c.raster == Raster::m ? 1 : 0, c.group, input_kind(p.dtype), p.layout == Layout::NN ? 1 : 0,
+      c.store == Store::direct ? 0 : c.store == Store::tma ? 1 : 2);
+  b.config_text = fmt::format("{} for {} {}", to_string(c), to_string(p.dtype), to_string(p.layout));
+  return b;
+}
+
+Gemm::Gemm(const Problem& p, const Config& c, int sm_count) : p_(p), c_(c) {
+  require_tma_expressible(p);
+  if (const auto why = infeasible(c, p)) throw Unsupported(fmt::format("sm90 {} on {}: {}", to_string(c), describe(p), *why));
+  const jit::Built built = jit::build(kernel_build(c, p));
+  usage_ = built.usage;
+  kernel_ = std::make_unique<jit::LoadedKernel>(built);
+  kernel_->set_max_dynamic_shared(shared_bytes(c));
+  // Persistent: one CTA per SM at most (each needs most of an SM's shared memory), whole clusters only.
+  const int cluster = c.cluster_m * c.cluster_n;
+  const int64_t tiles_m = (p.M + c.block_m - 1) / c.block_m, tiles_n = (p.N + c.block_n - 1) / c.block_n;
+  const int64_t cluster_tiles = ((tiles_m + c.cluster_m - 1) / c.cluster_m) * ((tiles_n + c.cluster_n - 1) / c.cluster_n);
+  const dim3 block(unsigned(128 * (c.consumers + 1)));
+  const int resident = cluster == 1 ? sm_count
+                                    : kernel_->max_active_clusters(block, shared_bytes(c), dim3(unsigned(cluster)));
+  if (resident < 1) throw Unsupported(fmt::format("sm90 {}: no cluster of {} fits on the GPU", to_string(c), cluster));
+  grid_ = int(std::min<int64_t>(cluster_tiles, resident)) * cluster;
+}
+
+const TensorMap& Gemm::map(const TensorMapSpec& spec) {
+  const std::string key = tensor_map_key(spec);
+  auto it = maps_.find(key);
+  if (it == maps_.end()) it = maps_.emplace(key, encode_tensor_map(spec)).first;
+  return it->second;
+}
+
+void Gemm::run(const void* A, const void* B, void* C, cudaStream_t stream) {
+  const int es = element_bytes(p_.dtype);
+  const bool f16 = p_.dtype == DType::fp16;
+  const uint32_t bk = uint32_t(block_k(p_.dtype));
+  const uint64_t M = uint64_t(p_.M), N = uint64_t(p_.N), K = uint64_t(p_.K);
+  // In a cluster each CTA loads its half of the shared operand tile, so that operand's box is half as tall.
+  const uint32_t a_rows = uint32_t(c_.block_m / c_.cluster_n), b_rows = uint32_t(c_.block_n / c_.cluster_m);
+  const TensorMap& a = p_.layout == Layout::TN ? map({A, es, f16, K, M, uint64_t(p_.lda) * es, bk, a_rows})
+                                               : map({A, es, f16, M, K, uint64_t(p_.lda) * es, 64, bk});
+  const TensorMap& b = map({B, es, f16, K, N, uint64_t(p_.ldb) * es, bk, b_rows});
+  // The direct-store configurations never read the output map; they get the B map in its place.
+  const TensorMap& c = c_.store != Store::direct
+                           ? map({C, 2, f16, M, N, uint64_t(p_.ldc) * 2, 64, uint32_t(rows_per_consumer(c_))})
+                           : b;
+  KernelArgs args{C, int(p_.M), int(p_.N), int(p_.K), p_.ldc};
+  void* params[] = {const_cast<TensorMap*>(&a), const_cast<TensorMap*>(&b), const_cast<TensorMap*>(&c), &args};
+  kernel_->launch(dim3(unsigned(grid_)), dim3(unsigned(128 * (c_.consumers + 1))), shared_bytes(c_), stream, params,
+                  dim3(unsigned(c_.cluster_m * c_.cluster_n)));
+}
+
+}  // namespace tilewise::sm90

@@ -1,0 +1,188 @@
+#include "jit/cache.hpp"
+
+#include <fmt/format.h>
+#include <nvrtc.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <exception>
+#include <fstream>
+#include <optional>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+#include "core/error.hpp"
+#include "jit/nvrtc.hpp"
+
+namespace tilewise::jit {
+
+namespace {
+
+constexpr std::string_view kMagic = "tilewise.jit/1";
+
+uint64_t fnv1a(std::string_view bytes, uint64_t h) {
+  for (unsigned char c : bytes) h = (h ^ c) * 0x100000001b3ull;
+  return h;
+}
+
+std::string digest(std::string_view bytes) {
+  return fmt::format("{:016x}{:016x}", fnv1a(bytes, 0xcbf29ce484222325ull), fnv1a(bytes, 0x84222325cbf29ce4ull));
+}
+
+// Every kernel source, so that editing any header a kernel includes makes a new key.
+const std::string& kernel_sources_digest() {
+  static const std::string d = [] {
+    std::vector<std::filesystem::path> files;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(kernels_dir()))
+      if (e.is_regular_file()) files.push_back(e.path());
+    std::sort(files.begin(), files.end());
+    std::string all;
+    for (const auto& f : files) {
+      std::ifstream in(f, std::ios::binary);
+      all += f.filename().string() + '\0' + std::string(std::istreambuf_iterator<char>(in), {}) + '\0';
+    }
+    return digest(all);
+  }();
+  return d;
+}
+
+std::string nvrtc_version() {
+  int major = 0, minor = 0;
+  nvrtcVersion(&major, &minor);
+  return fmt::format("{}.{}", major, minor);
+}
+
+std::vector<std::string> compile_options(const KernelBuild& b) {
+  std::vector<std::string> opts = {"--ptxas-options=-v", "-lineinfo"};
+  opts.insert(opts.end(), b.options.begin(), b.options.end());
+  return opts;
+}
+
+std::filesystem::path entry_path(const std::string& key) { return cache_dir() / (key + ".cubin"); }
+
+std::string serialize(const std::string& key, const Built& b) {
+  const std::string payload = b.log + std::string(b.cubin.begin(), b.cubin.end());
+  return fmt::format("{}\nkey {}\nlowered {}\nlog_bytes {}\ncubin_bytes {}\nchecksum {}\n\n", kMagic, key, b.lowered_name,
+                     b.log.size(), b.cubin.size(), digest(payload)) +
+         payload;
+}
+
+// The entry for `key`, or nothing when it is missing or does not read back whole.
+std::optional<Built> read_entry(const std::string& key) {
+  std::ifstream in(entry_path(key), std::ios::binary);
+  if (!in) return std::nullopt;
+  const std::string text(std::istreambuf_iterator<char>(in), {});
+  const size_t end = text.find("\n\n");
+  if (end == std::string::npos) return std::nullopt;
+  std::istringstream header(text.substr(0, end));
+  std::string magic, field, stored_key, checksum;
+  Built b;
+  size_t log_bytes = 0, cubin_bytes = 0;
+  if (!std::getline(header, magic) || magic != kMagic) return std::nullopt;
+  if (!(header >> field >> stored_key) || field != "key" || stored_key != key) return std::nullopt;
+  if (!(header >> field >> b.lowered_name) || field != "lowered") return std::nullopt;
+  if (!(header >> field >> log_bytes) || field != "log_bytes") return std::nullopt;
+  if (!(header >> field >> cubin_bytes) || field != "cubin_bytes") return std::nullopt;
+  if (!(header >> field >> checksum) || field != "checksum") return std::nullopt;
+  const std::string payload = text.substr(end + 2);
+  if (payload.size() != log_bytes + cubin_bytes || digest(payload) != checksum) return std::nullopt;
+  b.log = payload.substr(0, log_bytes);
+  b.cubin.assign(payload.begin() + std::ptrdiff_t(log_bytes), payload.end());
+  b.usage = parse_ptxas_usage(b.log);
+  b.from_cache = true;
+  return b;
+}
+
+// Written beside the entry and renamed over it, so a reader sees either no entry or a whole one.
+void write_entry(const std::string& key, const Built& b) {
+  std::error_code ec;
+  std::filesystem::create_directories(cache_dir(), ec);
+  static std::atomic<unsigned> counter{0};
+  const std::filesystem::path final_path = entry_path(key);
+  const std::filesystem::path tmp = final_path.string() + fmt::format(".tmp.{}.{}", getpid(), counter++);
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    const std::string bytes = serialize(key, b);
+    out.write(bytes.data(), std::streamsize(bytes.size()));
+    if (!out) {
+      std::filesystem::remove(tmp, ec);
+      return;  // a cache that cannot be written only costs a compile next time
+    }
+  }
+  std::filesystem::rename(tmp, final_path, ec);
+  if (ec) std::filesystem::remove(tmp, ec);
+}
+
+int match_int(const std::string& log, const std::regex& re) {
+  std::smatch m;
+  return std::regex_search(log, m, re) ? std::stoi(m[1].str()) : 0;
+}
+
+}  // namespace
+
+std::filesystem::path cache_dir() {
+  if (const char* dir = std::getenv("TILEWISE_CACHE_DIR"); dir && *dir) return dir;
+  if (const char* home = std::getenv("HOME"); home && *home) return std::filesystem::path(home) / ".cache" / "tilewise";
+  return std::filesystem::temp_directory_path() / "tilewise-cache";
+}
+
+std::string cache_key(const KernelBuild& b) {
+  std::string text = fmt::format("{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}", kMagic, kernel_sources_digest(), b.kernel_file,
+                                 b.name_expression, b.arch, nvrtc_version(), b.config_text);
+  for (const std::string& o : compile_options(b)) text += "\x1f" + o;
+  return digest(text);
+}
+
+ResourceUsage parse_ptxas_usage(const std::string& log) {
+  ResourceUsage u;
+  std::smatch m;
+  if (std::regex_search(log, m, std::regex(R"(Used (\d+) registers)"))) u.registers = std::stoi(m[1].str());
+  u.stack_frame_bytes = match_int(log, std::regex(R"((\d+) bytes stack frame)"));
+  u.spill_store_bytes = match_int(log, std::regex(R"((\d+) bytes spill stores)"));
+  u.spill_load_bytes = match_int(log, std::regex(R"((\d+) bytes spill loads)"));
+  u.shared_bytes = match_int(log, std::regex(R"((\d+) bytes smem)"));
+  return u;
+}
+
+Built build(const KernelBuild& b) {
+  const std::string key = cache_key(b);
+  if (std::optional<Built> cached = read_entry(key)) return *std::move(cached);
+  CompileRequest req;
+  req.name = fmt::format("{} [{}]", b.kernel_file, b.config_text);
+  req.source = fmt::format("#include \"{}\"\n", b.kernel_file);
+  req.name_expressions = {b.name_expression};
+  req.arch = b.arch;
+  req.options = compile_options(b);
+  Compiled c = compile(req);
+  Built out{std::move(c.cubin), c.lowered_names.at(0), std::move(c.log), {}, false};
+  out.usage = parse_ptxas_usage(out.log);
+  write_entry(key, out);
+  return out;
+}
+
+std::vector<Built> build_all(const std::vector<KernelBuild>& builds) {
+  std::vector<Built> out(builds.size());
+  std::vector<std::exception_ptr> errors(builds.size());
+  std::atomic<size_t> next{0};
+  const unsigned workers = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), unsigned(builds.size())));
+  std::vector<std::thread> pool;
+  for (unsigned w = 0; w < workers; ++w)
+    pool.emplace_back([&] {
+      for (size_t i = next++; i < builds.size(); i = next++) {
+        try {
+          out[i] = build(builds[i]);
+        } catch (...) {
+          errors[i] = std::current_exception();
+        }
+      }
+    });
+  for (std::thread& t : pool) t.join();
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
+  return out;
+}
+
+}  // namespace tilewise::jit

@@ -1,0 +1,53 @@
+#pragma once
+// The compile cache: a kernel instantiation is compiled once per (kernel sources, configuration, architecture, NVRTC
+// version, options) and kept on disk at $TILEWISE_CACHE_DIR (default ~/.cache/tilewise). Several processes may share
+// the directory: entries are written to a temporary file and renamed into place, and an entry that does not read back
+// whole (truncated, foreign, bit-flipped) is compiled again and replaced.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace tilewise::jit {
+
+// One kernel instantiation to build: `#include "<kernel_file>"` and emit `name_expression`
+// (e.g. "tilewise::kernels::sm90_gemm<Cfg<128,256,64,4,2>>").
+struct KernelBuild {
+  std::string kernel_file;             // under kernels/, e.g. "sm90_gemm.cuh"
+  std::string name_expression;
+  std::string config_text;             // the family's canonical configuration string, shown in errors
+  std::string arch = "sm_90a";
+  std::vector<std::string> options;    // extra NVRTC options
+};
+
+// What ptxas reported for the kernel (from `--ptxas-options=-v`).
+struct ResourceUsage {
+  int registers = -1;
+  int stack_frame_bytes = 0;
+  int spill_store_bytes = 0;
+  int spill_load_bytes = 0;
+  int shared_bytes = 0;   // static shared memory
+  bool spills() const { return stack_frame_bytes > 0 || spill_store_bytes > 0 || spill_load_bytes > 0; }
+};
+
+struct Built {
+  std::vector<char> cubin;
+  std::string lowered_name;
+  std::string log;        // NVRTC and ptxas output
+  ResourceUsage usage;
+  bool from_cache = false;
+};
+
+// The one helper that derives the cache key: a hex digest over every input that changes the cubin.
+std::string cache_key(const KernelBuild& b);
+
+std::filesystem::path cache_dir();  // $TILEWISE_CACHE_DIR, else $HOME/.cache/tilewise
+
+// From the cache, or compiled and stored. Throws Error naming the kernel file and configuration on a compile error.
+Built build(const KernelBuild& b);
+// Several at once, compiled in parallel on all cores; results in the order asked. The first error is rethrown after
+// all builds finished, so the cache keeps every success.
+std::vector<Built> build_all(const std::vector<KernelBuild>& builds);
+
+ResourceUsage parse_ptxas_usage(const std::string& log);
+
+}  // namespace tilewise::jit

@@ -1,0 +1,73 @@
+#include "jit/kernel.hpp"
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+
+namespace tilewise::jit {
+
+namespace {
+
+void check(cudaError_t err, const char* what, const std::string& name) {
+  if (err != cudaSuccess)
+    throw Error(fmt::format("{} failed for kernel {}: {}", what, name, cudaGetErrorString(err)));
+}
+
+}  // namespace
+
+LoadedKernel::LoadedKernel(const Built& built) : name_(built.lowered_name) {
+  check(cudaLibraryLoadData(&library_, built.cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0),
+        "loading the cubin", name_);
+  const cudaError_t err = cudaLibraryGetKernel(&kernel_, library_, built.lowered_name.c_str());
+  if (err != cudaSuccess) {
+    cudaLibraryUnload(library_);
+    check(err, "finding the kernel in its cubin", name_);
+  }
+}
+
+LoadedKernel::~LoadedKernel() {
+  if (library_) cudaLibraryUnload(library_);
+}
+
+void LoadedKernel::set_max_dynamic_shared(int bytes) {
+  check(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel_), cudaFuncAttributeMaxDynamicSharedMemorySize, bytes),
+        "raising the dynamic shared-memory limit", name_);
+}
+
+int LoadedKernel::max_active_clusters(dim3 block, int shared_bytes, dim3 cluster) const {
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(cluster.x * cluster.y * cluster.z);
+  cfg.blockDim = block;
+  cfg.dynamicSmemBytes = size_t(shared_bytes);
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeClusterDimension;
+  attr.val.clusterDim.x = cluster.x;
+  attr.val.clusterDim.y = cluster.y;
+  attr.val.clusterDim.z = cluster.z;
+  cfg.attrs = &attr;
+  cfg.numAttrs = 1;
+  int count = 0;
+  check(cudaOccupancyMaxActiveClusters(&count, reinterpret_cast<const void*>(kernel_), &cfg),
+        "querying the active clusters", name_);
+  return count;
+}
+
+void LoadedKernel::launch(dim3 grid, dim3 block, int shared_bytes, cudaStream_t stream, void** args, dim3 cluster) const {
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = grid;
+  cfg.blockDim = block;
+  cfg.dynamicSmemBytes = size_t(shared_bytes);
+  cfg.stream = stream;
+  cudaLaunchAttribute attr{};
+  if (cluster.x * cluster.y * cluster.z > 1) {
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = cluster.x;
+    attr.val.clusterDim.y = cluster.y;
+    attr.val.clusterDim.z = cluster.z;
+    cfg.attrs = &attr;
+    cfg.numAttrs = 1;
+  }
+  check(cudaLaunchKernelExC(&cfg, reinterpret_cast<const void*>(kernel_), args), "launching", name_);
+}
+
+}  // namespace tilewise::jit

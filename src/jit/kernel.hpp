@@ -1,0 +1,30 @@
+#pragma once
+// A built kernel loaded into the current device's context (CUDA runtime library API; no driver library is linked,
+// so the tool still starts on a machine without a GPU).
+#include <cuda_runtime.h>
+
+#include "jit/cache.hpp"
+
+namespace tilewise::jit {
+
+class LoadedKernel {
+ public:
+  explicit LoadedKernel(const Built& built);  // throws Error naming the kernel when the cubin does not load
+  ~LoadedKernel();
+  LoadedKernel(const LoadedKernel&) = delete;
+  LoadedKernel& operator=(const LoadedKernel&) = delete;
+
+  // Raises the dynamic shared-memory limit once; launches with optional cluster dimensions.
+  void set_max_dynamic_shared(int bytes);
+  void launch(dim3 grid, dim3 block, int shared_bytes, cudaStream_t stream, void** args, dim3 cluster = {1, 1, 1}) const;
+  // How many clusters of `cluster` CTAs can run at once with this block size and shared memory.
+  int max_active_clusters(dim3 block, int shared_bytes, dim3 cluster) const;
+  cudaKernel_t handle() const { return kernel_; }
+
+ private:
+  cudaLibrary_t library_ = nullptr;
+  cudaKernel_t kernel_ = nullptr;
+  std::string name_;
+};
+
+}  // namespace tilewise::jit

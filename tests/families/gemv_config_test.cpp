@@ -1,0 +1,141 @@
+// The gemv configuration as a value (canonical string, JSON, equality), its feasibility rules and the default
+// choice. No GPU.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "core/suite.hpp"
+#include "expect_error.hpp"
+#include "families/gemv/config.hpp"
+#include "families/gemv/gemv.hpp"
+
+namespace tilewise::gemv {
+namespace {
+
+using testkit::Contains;
+using testkit::error_of;
+
+Config sample() {
+  Config c;
+  c.m = 4;
+  c.weights = Format::int4_g128;
+  c.act = DType::fp16;
+  c.threads = 128;
+  c.cols = 4;
+  c.ksplit = 2;
+  c.unroll = 2;
+  c.hint = Hint::evict_first;
+  c.persistent = true;
+  return c;
+}
+
+TEST(GemvConfig, CanonicalStringAndJsonRoundTrip) {
+  const Config c = sample();
+  EXPECT_EQ(to_string(c), "m=4,w=int4g128,x=fp16,threads=128,cols=4,ksplit=2,unroll=2,hint=ef,persistent=1");
+  EXPECT_EQ(parse_config(to_string(c)), c);
+  const nlohmann::json j = c;
+  EXPECT_EQ(j.at("family"), "gemv");
+  EXPECT_EQ(j.at("group"), 128);
+  EXPECT_EQ(j.get<Config>(), c);
+  EXPECT_NE(parse_config(to_string(Config{})), c);
+  for (Format f : {Format::bf16, Format::fp16, Format::q8_0, Format::int4_g32, Format::int4_g128, Format::fp8})
+    EXPECT_EQ(parse_format(to_string(f)), f);
+  for (Hint h : {Hint::none, Hint::nc, Hint::no_allocate, Hint::evict_first, Hint::prefetch_256})
+    EXPECT_EQ(parse_hint(to_string(h)), h);
+}
+
+TEST(GemvConfig, BadTextIsAnErrorNamingTheField) {
+  const std::string good = to_string(sample());
+  EXPECT_TRUE(Contains(error_of([] { parse_config("m=1"); }), "'w' is required"));
+  EXPECT_TRUE(Contains(error_of([&] { parse_config(good + ",m=2"); }), "'m' given twice"));
+  EXPECT_TRUE(Contains(error_of([&] { parse_config(good + ",tile=3"); }), "unknown field 'tile'"));
+  EXPECT_TRUE(Contains(error_of([&] { parse_config(good + ","); }), "an empty field"));
+  EXPECT_TRUE(Contains(error_of([] { parse_config("m"); }), "not key=value"));
+  auto with = [&](const std::string& from, const std::string& to) {
+    std::string t = good;
+    t.replace(t.find(from), from.size(), to);
+    return t;
+  };
+  EXPECT_TRUE(Contains(error_of([&] { parse_config(with("cols=4", "cols=x4")); }), "cols = 'x4' is not an integer"));
+  EXPECT_TRUE(Contains(error_of([&] { parse_config(with("w=int4g128", "w=int3")); }), "unknown weight format 'int3'"));
+  EXPECT_TRUE(Contains(error_of([&] { parse_config(with("hint=ef", "hint=fast")); }), "unknown cache hint 'fast'"));
+  EXPECT_TRUE(Contains(error_of([&] { parse_config(with("x=fp16", "x=fp32")); }), "fp32"));
+  EXPECT_TRUE(Contains(error_of([&] { parse_config(with("persistent=1", "persistent=yes")); }), "not 0 or 1"));
+}
+
+Problem decode(int64_t M, int64_t N, int64_t K, DType d = DType::bf16, int64_t pad = 0) {
+  return make_problem("dec", M, N, K, d, Layout::TN, pad);
+}
+
+TEST(GemvConfig, FeasibilityNamesWhatIsWrong) {
+  Config c;  // M = 1, bf16
+  EXPECT_EQ(infeasible(c, decode(1, 12288, 4096)), "");
+  EXPECT_TRUE(Contains(infeasible(c, make_problem("nn", 1, 64, 64, DType::bf16, Layout::NN)), "layout TN"));
+  Config m17 = c;
+  m17.m = 17;
+  EXPECT_TRUE(Contains(infeasible(m17, decode(17, 64, 64)), "M = 1..16"));
+  EXPECT_TRUE(Contains(infeasible(c, decode(2, 64, 64)), "built for M = 1"));
+  EXPECT_TRUE(Contains(infeasible(c, decode(1, 64, 64, DType::fp16)), "takes bf16 activations"));
+  EXPECT_TRUE(Contains(infeasible(c, decode(1, 64, 100)), "K = 100 is not a multiple of 8"));
+  Config q = c;
+  q.weights = Format::q8_0;
+  EXPECT_TRUE(Contains(infeasible(q, decode(1, 64, 40)), "K = 40 is not a multiple of 16"));
+  q.weights = Format::int4_g128;
+  EXPECT_TRUE(Contains(infeasible(q, decode(1, 64, 96)), "group of 128"));
+  Config m2 = c;
+  m2.m = 2;
+  EXPECT_TRUE(Contains(infeasible(m2, decode(2, 64, 64, DType::bf16, 3)), "lda = 67"));  // x rows misaligned
+  EXPECT_TRUE(Contains(infeasible(c, decode(1, 64, 64, DType::bf16, 3)), "ldb = 67"));   // bf16 reads B itself
+  q.weights = Format::q8_0;
+  EXPECT_EQ(infeasible(q, decode(1, 64, 64, DType::bf16, 3)), "");  // a packed copy has its own stride
+  Config t = c;
+  t.threads = 96 + 1;
+  EXPECT_TRUE(Contains(infeasible(t, decode(1, 64, 64)), "threads = 97"));
+  t = c, t.cols = 3;
+  EXPECT_TRUE(Contains(infeasible(t, decode(1, 64, 64)), "cols = 3"));
+  t = c, t.unroll = 16;
+  EXPECT_TRUE(Contains(infeasible(t, decode(1, 64, 64)), "unroll = 16"));
+  t = c, t.ksplit = 16;
+  EXPECT_TRUE(Contains(infeasible(t, decode(1, 64, 64)), "ksplit = 16"));
+  t = c, t.m = 16, t.cols = 8, t.unroll = 8, t.threads = 1024;
+  EXPECT_TRUE(Contains(infeasible(t, decode(16, 64, 64)), "registers"));
+  EXPECT_THROW(require_feasible(c, decode(1, 64, 100)), Unsupported);
+}
+
+// Every decode shape and every M=16 shape of llm24 has a feasible default in every format and activation type.
+TEST(GemvConfig, DefaultIsFeasibleOnTheDecodeShapes) {
+  std::vector<SuiteEntry> entries = load_suite(std::string(TILEWISE_SOURCE_DIR) + "/suites/decode.txt").entries;
+  for (const SuiteEntry& e : load_suite(std::string(TILEWISE_SOURCE_DIR) + "/suites/llm24.txt").entries)
+    if (e.M <= 16) entries.push_back(e);
+  for (const SuiteEntry& e : entries)
+    for (DType d : {DType::bf16, DType::fp16, DType::fp8_e4m3})
+      for (Format f : {Format::bf16, Format::fp16, Format::q8_0, Format::int4_g32, Format::int4_g128, Format::fp8}) {
+        const Problem p = make_problem(e.name, e.M, e.N, e.K, d, Layout::TN);
+        SCOPED_TRACE(describe(p) + " " + std::string(to_string(f)));
+        const Config c = default_config(p, f);
+        EXPECT_EQ(infeasible(c, p), "");
+        // At least four CTAs per SM whenever N allows it (a CTA has at most 8 warps splitting K).
+        if (p.N >= 4 * 132 * c.cols) EXPECT_GE((p.N + cta_cols(c) - 1) / cta_cols(c), 4 * 132);
+      }
+  EXPECT_THROW(default_config(decode(32, 64, 64), Format::bf16), Unsupported);
+}
+
+TEST(GemvConfig, FeasibleSetIsLegalAndHoldsTheDefault) {
+  const Problem p = decode(1, 12288, 4096);
+  const std::vector<Config> set = feasible_set(p, Format::q8_0);
+  EXPECT_GT(set.size(), 100u);
+  for (const Config& c : set) EXPECT_EQ(infeasible(c, p), "") << to_string(c);
+  EXPECT_NE(std::find(set.begin(), set.end(), default_config(p, Format::q8_0)), set.end());
+}
+
+TEST(GemvConfig, KernelBuildNamesTheInstantiation) {
+  const jit::KernelBuild b = kernel_build(sample());
+  EXPECT_EQ(b.kernel_file, "gemv.cuh");
+  EXPECT_EQ(b.name_expression, "tilewise::kernels::gemv::gemv<4, 4, 1, 128, 4, 2, 2, 3>");
+  EXPECT_EQ(b.config_text, to_string(sample()));
+  EXPECT_EQ(b.arch, "sm_90a");
+}
+
+}  // namespace
+}  // namespace tilewise::gemv

@@ -1,0 +1,236 @@
+// The decode GEMV on the GPU: the quantizer matches its CPU reference bit for bit, and every weight format,
+// activation type and M (a sample of 1..16) matches a reference computed from the weights the kernel computes with
+// (the dequantized ones): in fp32 on every output, in fp64 on sampled outputs. N not a multiple of a CTA's columns,
+// the configuration grid's corners, K that a format cannot take (a clear error), and the arms through the harness.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "bench/gemv_arms.hpp"
+#include "core/numeric.hpp"
+#include "device/launchers.hpp"
+#include "expect_error.hpp"
+#include "families/gemv/gemv.hpp"
+#include "families/gemv/quantize.hpp"
+#include "gpu.hpp"
+#include "receipt/derive.hpp"
+
+namespace tilewise::gemv {
+namespace {
+
+constexpr Format all_formats[] = {Format::bf16, Format::fp16, Format::q8_0, Format::int4_g32, Format::int4_g128, Format::fp8};
+
+template <typename T>
+std::vector<T> download(const void* p, size_t count) {
+  std::vector<T> out(count);
+  if (count) TW_CUDA(cudaMemcpy(out.data(), p, count * sizeof(T), cudaMemcpyDeviceToHost));
+  return out;
+}
+
+TEST(GemvGpu, QuantizerMatchesTheCpuReferenceBitForBit) {
+  TW_REQUIRE_GPU();
+  device::Stream s;
+  const int64_t N = 7, K = 256, ld = K + 16;
+  for (DType src : {DType::bf16, DType::fp16, DType::fp8_e4m3}) {
+    const Problem p = make_problem("q", 1, N, K, src, Layout::TN, 16);
+    device::Operands ops(p, 1, 0);
+    ops.fill(5, s.get());  // uniform in [-1, 1): B is the source
+    s.sync();
+    const std::vector<uint8_t> host = download<uint8_t>(ops.set(0).b.get(), size_t(N * ld * element_bytes(src)));
+    for (Format f : all_formats) {
+      SCOPED_TRACE(std::string(to_string(src)) + " -> " + std::string(to_string(f)));
+      const PackedWeights d = quantize(ops.set(0).b.get(), src, N, K, ld, f, s.get());
+      const HostPacked h = quantize_cpu(host.data(), src, N, K, ld, f);
+      s.sync();
+      EXPECT_EQ(download<uint8_t>(d.q.get(), h.q.size()), h.q);
+      EXPECT_EQ(download<uint8_t>(d.scales.get(), h.scales.size()), h.scales);
+      device::Buffer out(size_t(N * K) * 4);
+      dequantize(d.layout, d.q.get(), d.scales.get(), out.as<float>(), s.get());
+      s.sync();
+      const std::vector<float> got = download<float>(out.get(), size_t(N * K)), want = dequantize_cpu(h);
+      EXPECT_EQ(std::memcmp(got.data(), want.data(), got.size() * 4), 0);
+    }
+  }
+}
+
+// Runs configuration `c` on `p` (weights: B itself for a native format, else B quantized) and judges it: fp32
+// reference from the dequantized weights on every output (the harness's metric and bound), fp64 on sampled outputs.
+void expect_correct(const Config& c, const Problem& p, cudaStream_t stream) {
+  SCOPED_TRACE(describe(p) + " | " + to_string(c));
+  device::Operands ops(p, 1, device::Reference::bytes(p));
+  ops.fill(uint64_t(p.M * 1000 + p.N), stream);
+  const device::OperandSet& set = ops.set(0);
+  Args a{set.a.get(), p.lda, set.b.get(), p.ldb * element_bytes(p.dtype), nullptr, set.c.get(), p.ldc};
+  PackedWeights packed;
+  device::Buffer w32(size_t(p.N * p.K) * 4);
+  const bool native = is_native(c.weights, p.dtype);
+  if (!native) {
+    packed = quantize(set.b.get(), p.dtype, p.N, p.K, p.ldb, c.weights, stream);
+    a.w = packed.q.get(), a.w_row_bytes = packed.layout.row_bytes, a.scales = packed.scales.get();
+    dequantize(packed.layout, packed.q.get(), packed.scales.get(), w32.as<float>(), stream);
+  }
+  TW_CUDA(cudaStreamSynchronize(stream));
+  const device::Reference ref = native ? device::Reference(p, set, stream) : device::Reference(p, set, w32.as<float>(), stream);
+  EXPECT_TRUE(ref.check_fp64(set).ok);
+  const Kernel k(c);
+  EXPECT_FALSE(k.usage().spills()) << k.usage().stack_frame_bytes << " bytes of stack";
+  k.launch(p, a, stream);
+  TW_CUDA(cudaGetLastError());
+  const device::OutputError e = ref.compare(set.c.get(), stream);
+  const double bound = receipt::correctness_bound(p.dtype) / 4;  // a GEMV has no excuse for more
+  ASSERT_TRUE(e.rel_err) << e.non_finite << " outputs not finite (never written?)";
+  EXPECT_LE(*e.rel_err, bound);
+
+  // fp64 on sampled outputs, including the last row and column.
+  const int es = element_bytes(p.dtype);
+  const std::vector<uint8_t> x = download<uint8_t>(set.a.get(), size_t(a_bytes(p)));
+  const std::vector<uint8_t> out = download<uint8_t>(set.c.get(), size_t(c_bytes(p)));
+  std::vector<float> w(size_t(p.N * p.K));
+  if (native) {
+    const std::vector<uint8_t> b = download<uint8_t>(set.b.get(), size_t(b_bytes(p)));
+    for (int64_t n = 0; n < p.N; ++n)
+      for (int64_t kk = 0; kk < p.K; ++kk) w[size_t(n * p.K + kk)] = float(element_to_double(p.dtype, b.data(), n * p.ldb + kk));
+  } else {
+    w = download<float>(w32.get(), w.size());
+  }
+  for (int64_t n : {int64_t(0), p.N / 3, p.N - 1})
+    for (int64_t m : {int64_t(0), p.M / 2, p.M - 1}) {
+      double exact = 0, magnitude = 0;
+      for (int64_t kk = 0; kk < p.K; ++kk) {
+        const double t = element_to_double(p.dtype, x.data(), m * p.lda + kk) * w[size_t(n * p.K + kk)];
+        exact += t, magnitude += std::fabs(t);
+      }
+      const double got = element_to_double(output_dtype(p.dtype), out.data(), n * p.ldc + m);
+      const double ulp = output_dtype(p.dtype) == DType::fp16 ? std::ldexp(1.0, -11) : std::ldexp(1.0, -8);
+      EXPECT_LE(std::fabs(got - exact), ulp * std::fabs(exact) + 1e-5 * magnitude) << "m=" << m << " n=" << n;
+    }
+  (void)es;
+}
+
+// Compiles every configuration a test needs in parallel first; the kernels then load from the cache.
+void prebuild(const std::vector<Config>& configs) {
+  std::vector<jit::KernelBuild> builds;
+  for (const Config& c : configs) builds.push_back(kernel_build(c));
+  jit::build_all(builds);
+}
+
+TEST(GemvGpu, EveryFormatActivationAndMMatchesTheDequantizedReference) {
+  TW_REQUIRE_GPU();
+  device::Stream s;
+  struct Case {
+    DType act;
+    std::vector<int> ms;
+  };
+  const Case cases[] = {{DType::bf16, {1, 2, 3, 5, 8, 13, 16}}, {DType::fp16, {1, 16}}, {DType::fp8_e4m3, {1, 4}}};
+  std::vector<std::pair<Config, Problem>> runs;
+  for (const Case& cs : cases)
+    for (int m : cs.ms)
+      for (Format f : all_formats) {
+        // N = 200 is no multiple of a CTA's columns; K = 384 is whole groups of 128.
+        const Problem p = make_problem("gemv", m, 200, 384, cs.act, Layout::TN);
+        runs.emplace_back(default_config(p, f), p);
+      }
+  std::vector<Config> configs;
+  for (const auto& r : runs) configs.push_back(r.first);
+  prebuild(configs);
+  for (const auto& [c, p] : runs) expect_correct(c, p, s.get());
+}
+
+TEST(GemvGpu, ConfigurationCornersAndEdgeShapes) {
+  TW_REQUIRE_GPU();
+  device::Stream s;
+  std::vector<std::pair<Config, Problem>> runs;
+  const Problem base = make_problem("gemv", 3, 1000, 1024, DType::bf16, Layout::TN);
+  for (Format f : {Format::bf16, Format::q8_0, Format::int4_g128}) {
+    Config c = default_config(base, f);
+    for (int ksplit : {1, 2, 8}) {
+      c.ksplit = ksplit;
+      runs.emplace_back(c, base);
+    }
+    c.ksplit = 1;
+    for (auto [cols, unroll] : {std::pair{1, 1}, std::pair{4, 8}, std::pair{4, 1}}) {
+      Config v = c;
+      v.cols = cols, v.unroll = unroll;
+      runs.emplace_back(v, base);
+    }
+    for (Hint h : {Hint::none, Hint::nc, Hint::evict_first, Hint::prefetch_256}) {
+      Config v = c;
+      v.hint = h;
+      runs.emplace_back(v, base);
+    }
+    Config persistent = c;
+    persistent.persistent = true;
+    runs.emplace_back(persistent, make_problem("many", 3, 200000, 128, DType::bf16, Layout::TN));  // loops over blocks
+  }
+  // Shapes: one column; fewer columns than a CTA has; K of one chunk (fewer chunks than lanes); a padded x and W.
+  for (auto [m, n, k, pad] : {std::tuple{1, 1, 128, 0}, std::tuple{16, 13, 128, 0}, std::tuple{2, 333, 32 * 3, 0},
+                              std::tuple{5, 77, 1024, 8}}) {
+    for (Format f : all_formats) {
+      const Problem p = make_problem("edge", m, n, k, DType::bf16, Layout::TN, pad);
+      if (!infeasible(default_config(p, f), p).empty()) continue;  // int4 g128 at K = 96
+      runs.emplace_back(default_config(p, f), p);
+    }
+  }
+  std::vector<Config> configs;
+  for (const auto& r : runs) configs.push_back(r.first);
+  prebuild(configs);
+  for (const auto& [c, p] : runs) expect_correct(c, p, s.get());
+}
+
+TEST(GemvGpu, AShapeTheFormatCannotTakeIsAClearError) {
+  TW_REQUIRE_GPU();
+  // K = 4104 is whole bf16 chunks but not whole Q8_0 groups: the arm declines, naming K, rather than truncating.
+  const Problem p = make_problem("k", 1, 64, 4104, DType::bf16, Layout::TN);
+  const std::string e = testkit::error_of([&] { default_config(p, Format::q8_0); });
+  EXPECT_TRUE(testkit::Contains(e, "K = 4104"));
+  const Config c = default_config(make_problem("k", 1, 64, 4096, DType::bf16, Layout::TN), Format::q8_0);
+  const Kernel k(c);
+  EXPECT_THROW(k.launch(p, Args{}, nullptr), Unsupported);
+  EXPECT_TRUE(testkit::Contains(testkit::error_of([] { packed_layout(Format::q8_0, 64, 4104); }), "multiple of 32"));
+}
+
+// The arms as the runner drives them: a quantized arm is correct against its own dequantized weights, reports its
+// weight bytes, and a cold rotation of its own copies covers 4x the L2.
+TEST(GemvGpu, ArmsThroughTheHarness) {
+  TW_REQUIRE_GPU();
+  device::Stream s;
+  int l2 = 0;
+  TW_CUDA(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
+  for (DType d : {DType::bf16, DType::fp8_e4m3}) {
+    const Problem p = make_problem("arm", 1, 12288, 4096, d, Layout::TN);
+    device::Operands ops(p, device::rotation_sets(p, true, l2), device::Reference::bytes(p));
+    ops.fill(3, s.get());
+    const device::Reference ref(p, ops.set(0), s.get());
+    const bench::Workbench wb{p, ops, ref, s.get(), 0.5, 1, 2, true, l2};
+    for (const std::string& name : bench::gemv_arm_names()) {
+      SCOPED_TRACE(describe(p) + " " + name);
+      auto arm = bench::make_gemv_arm(name);
+      ASSERT_TRUE(arm);
+      arm->prepare(wb);
+      std::unique_ptr<device::Reference> own;
+      if (const float* w = arm->judged_weights()) {
+        own = std::make_unique<device::Reference>(p, ops.set(0), w, s.get());
+        EXPECT_TRUE(own->check_fp64(ops.set(0)).ok);
+        EXPECT_NE(arm->reference_name(), "problem");
+        EXPECT_GE(arm->working_set_bytes(), device::cold_working_set_bytes(l2));
+        EXPECT_GE(arm->rotation_sets(), ops.count());
+      } else {
+        EXPECT_EQ(arm->reference_name(), "problem");
+      }
+      EXPECT_GT(arm->weight_bytes(), 0);
+      const bench::Workbench judged{p, ops, own ? *own : ref, s.get(), 0.5, 1, 2, true, l2};
+      const device::Launch launch = [&](int set, cudaStream_t st) { arm->launch(set, st); };
+      const device::OutputError e = bench::checked_run(judged, launch);
+      EXPECT_TRUE(receipt::is_correct(e.rel_err, receipt::correctness_bound(d)));
+      const int sets = arm->rotation_sets() ? arm->rotation_sets() : ops.count();
+      for (int i = 0; i < sets; ++i) launch(i, s.get());  // every rotation set launches
+      s.sync();
+      EXPECT_EQ(arm->config().at("spill_bytes"), 0);
+    }
+  }
+  EXPECT_EQ(bench::make_gemv_arm("gemv:int5"), nullptr);
+}
+
+}  // namespace
+}  // namespace tilewise::gemv

@@ -1,0 +1,112 @@
+// The sm90 configuration as a value, and the feasibility rules that make the tuner's search space.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+#include "core/suite.hpp"
+#include "expect_error.hpp"
+#include "families/sm90/config.hpp"
+#include "families/sm90/feasibility.hpp"
+#include "families/sm90/heuristic.hpp"
+
+namespace tilewise::sm90 {
+namespace {
+
+TEST(Sm90Config, RoundTripsThroughStringAndJson) {
+  const Config c{128, 256, 5, 2, Raster::n, 16, Store::tma, Schedule::pingpong, 1, 2};
+  EXPECT_EQ(to_string(c), "block_m=128,block_n=256,stages=5,consumers=2,raster=n,group=16,store=tma,"
+                          "schedule=pingpong,cluster=1x2");
+  EXPECT_EQ(parse_config(to_string(c)), c);
+  EXPECT_EQ(nlohmann::json(c).get<Config>(), c);
+  EXPECT_EQ(parse_config("stages=3,block_m=64"), (Config{64, 128, 3, 2, Raster::m, 8, Store::direct}));
+}
+
+TEST(Sm90Config, BadTextNamesTheField) {
+  EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { parse_config("block_m=abc"); }), "block_m=abc is not an integer"));
+  EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { parse_config("raster=x"); }), "raster=x is not one of m, n"));
+  EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { parse_config("store=smem"); }), "store=smem is not one of tma, tma_ring, direct"));
+  EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { parse_config("tiles=3"); }), "unknown field 'tiles'"));
+  EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { parse_config("stages=3,stages=4"); }), "stages is given twice"));
+  EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { parse_config("stages"); }), "'stages' is not key=value"));
+  EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { parse_config("cluster=2x2"); }), "cluster=2x2 is not one of"));
+  EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { parse_config("schedule=x"); }), "schedule=x is not one of"));
+  EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { nlohmann::json(5).get<Config>(); }), "must be a string"));
+}
+
+Problem square(int64_t n, DType d = DType::bf16, Layout l = Layout::TN) { return make_problem("sq", n, n, n, d, l); }
+
+TEST(Sm90Feasibility, EachRuleNamesWhyAConfigurationCannotRun) {
+  const Problem p = square(4096);
+  auto why = [&](Config c, const Problem& q) { return infeasible(c, q).value_or("feasible"); };
+  EXPECT_EQ(why(Config{}, p), "feasible");
+  EXPECT_NE(why(Config{100, 128, 4, 2}, p).find("not a wgmma width"), std::string::npos);
+  EXPECT_NE(why(Config{256, 256, 4, 2}, p).find("accumulators per thread"), std::string::npos);
+  EXPECT_NE(why(Config{256, 128, 4, 2, Raster::m, 8, Store::tma}, p).find("shared memory"), std::string::npos);
+  EXPECT_NE(why(Config{256, 192, 4, 2}, p).find("64 or 128 rows"), std::string::npos);
+  EXPECT_NE(why(Config{128, 128, 4, 1, Raster::m, 8, Store::direct, Schedule::pingpong}, p).find("two consumers"),
+            std::string::npos);
+  EXPECT_NE(why(Config{256, 256, 4, 2, Raster::m, 8, Store::direct, Schedule::pingpong}, p).find("64 or 128 rows"),
+            std::string::npos);
+  EXPECT_EQ(why(Config{128, 128, 4, 2, Raster::m, 8, Store::tma, Schedule::pingpong}, p), "feasible");
+  EXPECT_NE(why(Config{64, 128, 4, 2, Raster::m, 8, Store::direct, Schedule::cooperative, 1, 2},
+                square(4096, DType::bf16, Layout::NN)).find("whole 64-column atoms"), std::string::npos);
+  EXPECT_NE(why(Config{8, 128, 4, 2, Raster::m, 8, Store::direct, Schedule::cooperative, 1, 2}, p).find("multiple of 16"),
+            std::string::npos);
+  EXPECT_NE(why(Config{256, 128, 1, 2}, p).find("stages=1"), std::string::npos);
+  EXPECT_NE(why(Config{48, 64, 4, 1}, square(4096, DType::bf16, Layout::NN)).find("multiple of 64"), std::string::npos);
+  EXPECT_NE(why(Config{48, 64, 4, 1, Raster::m, 8, Store::tma}, p).find("multiple of 64"), std::string::npos);
+  EXPECT_NE(why(Config{}, square(4096, DType::fp8_e4m3, Layout::NN)).find("K-major"), std::string::npos);
+  const Problem odd_ldc = make_problem("odd", 100, 64, 64, DType::bf16, Layout::TN);
+  EXPECT_NE(why(Config{64, 64, 4, 1, Raster::m, 8, Store::tma}, odd_ldc).find("ldc"), std::string::npos);
+  EXPECT_EQ(why(Config{64, 64, 4, 1, Raster::m, 8, Store::direct}, odd_ldc), "feasible");
+}
+
+TEST(Sm90Feasibility, StridesTmaCannotLoadAreUnsupportedWithTheOperandNamed) {
+  EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { require_tma_expressible(make_problem("k", 64, 64, 300, DType::bf16, Layout::TN)); }), "lda=300"));
+  EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { require_tma_expressible(make_problem("m1", 1, 64, 64, DType::bf16, Layout::NN)); }), "lda=1"));
+  EXPECT_THROW(first_rule(make_problem("k", 64, 64, 300, DType::fp16, Layout::TN)), Unsupported);
+  EXPECT_NO_THROW(require_tma_expressible(make_problem("k", 64, 64, 300, DType::fp16, Layout::TN, 4)));
+}
+
+TEST(Sm90Feasibility, FeasibleSetHoldsOnlyFeasibleConfigurationsAndAllOfThem) {
+  const Problem p = square(2048, DType::fp16, Layout::NN);
+  const std::vector<Config> set = feasible_set(p);
+  ASSERT_FALSE(set.empty());
+  for (const Config& c : set) {
+    EXPECT_FALSE(infeasible(c, p)) << to_string(c);
+    EXPECT_LE(shared_bytes(c), Limits{}.shared_bytes_per_block);
+    EXPECT_EQ(c.block_m % 64, 0) << to_string(c);
+  }
+  EXPECT_NE(std::find(set.begin(), set.end(), first_rule(p)), set.end());
+}
+
+TEST(Sm90Heuristic, LargestTileWhenTheGridFillsTheGpuAndFeasibleEverywhere) {
+  for (int64_t n : {2048, 4096, 8192}) {
+    const Config c = first_rule(square(n));
+    EXPECT_EQ(c.block_m, 128) << n;
+    EXPECT_EQ(c.block_n, 128) << n;
+    EXPECT_EQ(c.store, Store::tma) << n;
+    EXPECT_EQ(c.stages, 6) << n;
+  }
+  EXPECT_LT(first_rule(square(512)).block_m * first_rule(square(512)).block_n, 128 * 128);
+  EXPECT_EQ(first_rule(make_problem("m16", 16, 12288, 4096, DType::bf16, Layout::TN)).block_m, 16);
+  for (const char* suite : {"square.txt", "llm24.txt", "decode.txt"})
+    for (const SuiteEntry& sp : load_suite(std::string(TILEWISE_SOURCE_DIR) + "/suites/" + suite).entries)
+      for (DType d : {DType::bf16, DType::fp16, DType::fp8_e4m3})
+        for (Layout l : {Layout::TN, Layout::NN}) {
+          if (d == DType::fp8_e4m3 && l == Layout::NN) continue;
+          const Problem p = make_problem(sp.name, sp.M, sp.N, sp.K, d, l);
+          try {
+            const Config c = first_rule(p);
+            EXPECT_FALSE(infeasible(c, p)) << describe(p) << " " << to_string(c);
+          } catch (const Unsupported& e) {
+            EXPECT_THROW(require_tma_expressible(p), Unsupported) << describe(p) << ": " << e.what();
+          }
+        }
+}
+
+}  // namespace
+}  // namespace tilewise::sm90

@@ -1,0 +1,110 @@
+// The sm90 kernel against the fp32 reference over a grid of configurations x shapes: every input type and A
+// layout, tight and padded strides, edge tiles (M, N, K not multiples of the tile), M = 1, a single short k-tile,
+// and grids with more tiles than SMs (the persistent loop).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "bench/arm.hpp"
+#include "core/error.hpp"
+#include "families/sm90/feasibility.hpp"
+#include "families/sm90/heuristic.hpp"
+#include "gpu.hpp"
+#include "receipt/derive.hpp"
+
+namespace tilewise::bench {
+namespace {
+
+struct Shape {
+  int64_t M, N, K;
+};
+
+const Shape kShapes[] = {{512, 512, 512}, {200, 136, 328}, {1, 4096, 4096}, {8, 256, 64},
+                         {384, 384, 16},  {4096, 2048, 1024}, {3000, 1000, 700}};
+
+const char* kConfigs[] = {
+    "block_m=256,block_n=128,stages=4,consumers=2,raster=m,group=8,store=direct",
+    "block_m=256,block_n=128,stages=3,consumers=2,raster=n,group=4,store=tma",
+    "block_m=128,block_n=128,stages=5,consumers=1,raster=m,group=1,store=tma",
+    "block_m=128,block_n=256,stages=4,consumers=2,raster=n,group=16,store=direct",
+    "block_m=64,block_n=64,stages=6,consumers=1,raster=m,group=8,store=direct",
+    "block_m=16,block_n=64,stages=8,consumers=1,raster=m,group=8,store=direct",
+    "block_m=192,block_n=128,stages=4,consumers=2,raster=m,group=8,store=tma",
+    "block_m=128,block_n=128,stages=5,consumers=2,raster=m,group=8,store=tma,schedule=pingpong",
+    "block_m=256,block_n=64,stages=4,consumers=2,raster=n,group=4,store=direct,schedule=pingpong,cluster=2x1",
+    "block_m=128,block_n=128,stages=5,consumers=2,raster=m,group=8,store=tma,cluster=2x1",
+    "block_m=256,block_n=128,stages=3,consumers=2,raster=m,group=8,store=tma,cluster=1x2",
+    "block_m=128,block_n=128,stages=4,consumers=2,raster=n,group=8,store=tma,schedule=pingpong,cluster=1x2",
+    "block_m=256,block_n=128,stages=4,consumers=2,raster=m,group=8,store=tma_ring",
+    "block_m=192,block_n=64,stages=4,consumers=2,raster=n,group=4,store=tma_ring,schedule=pingpong,cluster=2x1",
+};
+
+// Runs `arm_name` on `p`; returns false when the family declines the problem or configuration.
+bool run_and_check(const Problem& p, const std::string& arm_name, device::Stream& s) {
+  device::Operands ops(p, 2, device::Reference::bytes(p));
+  ops.fill(23, s.get());
+  const device::Reference ref(p, ops.set(0), s.get());
+  const Workbench wb{p, ops, ref, s.get(), 0.5, 1, 2};
+  auto arm = make_arm(arm_name);
+  try {
+    arm->prepare(wb);
+  } catch (const Unsupported&) {
+    return false;
+  }
+  const device::Launch launch = [&](int set, cudaStream_t st) { arm->launch(set, st); };
+  const device::OutputError e = checked_run(wb, launch);
+  EXPECT_TRUE(receipt::is_correct(e.rel_err, receipt::correctness_bound(p.dtype)))
+      << arm_name << ": " << (e.rel_err ? std::to_string(*e.rel_err) : "non-finite output");
+  // A second launch on the other set must not depend on the first (persistent tiles, barrier phases).
+  launch(1, s.get());
+  TW_CUDA(cudaStreamSynchronize(s.get()));
+  return true;
+}
+
+template <typename F>
+void for_each_problem(F&& f) {
+  for (DType d : {DType::bf16, DType::fp16, DType::fp8_e4m3})
+    for (Layout l : {Layout::TN, Layout::NN})
+      for (int64_t pad : {0, 16})
+        for (const Shape& sh : kShapes)
+          if (d != DType::fp8_e4m3 || l == Layout::TN) f(make_problem("sm90", sh.M, sh.N, sh.K, d, l, pad));
+}
+
+// One configuration per test, so that ctest runs each in its own process and a fault names its configuration.
+class Sm90Configuration : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(Sm90Configuration, CorrectOnEveryTypeLayoutPaddingAndEdgeShape) {
+  TW_REQUIRE_GPU();
+  device::Stream s;
+  const sm90::Config c = sm90::parse_config(GetParam());
+  std::string name = std::string("sm90:") + GetParam();
+  std::replace(name.begin(), name.end(), ',', ';');
+  int ran = 0;
+  for_each_problem([&](const Problem& p) {
+    SCOPED_TRACE(describe(p));
+    const bool feasible = !sm90::infeasible(c, p);
+    EXPECT_EQ(run_and_check(p, name, s), feasible);
+    ran += feasible;
+  });
+  EXPECT_GT(ran, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Grid, Sm90Configuration, ::testing::ValuesIn(kConfigs));
+
+TEST(Sm90FirstRule, CorrectWhereverTmaCanLoadTheOperands) {
+  TW_REQUIRE_GPU();
+  device::Stream s;
+  for_each_problem([&](const Problem& p) {
+    SCOPED_TRACE(describe(p));
+    bool expressible = true;
+    try {
+      sm90::require_tma_expressible(p);
+    } catch (const Unsupported&) {
+      expressible = false;
+    }
+    EXPECT_EQ(run_and_check(p, "sm90", s), expressible);
+  });
+}
+
+}  // namespace
+}  // namespace tilewise::bench
