@@ -2,7 +2,8 @@
 # One round on the GPU machine: use the carried build if it runs there (else build), run the GPU tests and the
 # benchmarks named on the command line, and leave receipts and logs in $OUT/round.tar.gz.
 #   scripts/device-round.sh [smoke] [tests] [sanitize] [square] [decode] [llm24] [protocol-decode]
-#                          [peers-smoke] [peers-torch] [peers-triton]
+#                          [peers-smoke] [peers-torch] [peers-triton] [crosscheck-square] [crosscheck-torch]
+#                          [sm90-tests] [sm90-explore] [sm90-sanitize] [square-sm90] [decode-gemv]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # Everything goes to $work and is packed into one archive at the end (the device tool returns at most 8 files).
@@ -77,6 +78,36 @@ for step in "$@"; do
         --only "${TRITON_ONLY:-sq512,sq1024,sq2048,sq4096}" --dtypes bf16 --layouts "${TRITON_LAYOUTS:-TN}" --arms torch,triton \
         -o "$work/peers-square-triton.json" 2>"$work/peers-square-triton.log" | tail -n 2
       tail -n 6 "$work/peers-square-triton.log"
+      ;;
+    sm90-sanitize)
+      for tool in memcheck racecheck; do
+        compute-sanitizer --tool "$tool" --error-exitcode 3 build/release/tests/families_gpu_test \
+          --gtest_filter='Sm90Sanitized.*' >"$work/sanitizer-sm90-$tool.log" 2>&1
+        echo "compute-sanitizer $tool (sm90): exit $?"; tail -n 2 "$work/sanitizer-sm90-$tool.log"
+      done
+      ;;
+    square-sm90)
+      timeout "${BENCH_TIMEOUT:-560}" "$bin" bench --suite suites/square.txt --dtypes bf16,fp16,fp8 --layouts TN,NN \
+        --arms sm90,cublaslt,cublaslt-default --baseline cublaslt -o "$work/square-sm90-warm.json" \
+        2>"$work/square-sm90-warm.log" | tee "$work/square-sm90-warm-table.txt" | tail -n 8
+      ;;
+    decode-gemv)
+      timeout 150 "$bin" bench --protocol protocols/decode-gemv.toml -o "$work/protocol-decode-gemv.json" \
+        2>"$work/protocol-decode-gemv.log" | tee "$work/protocol-decode-gemv-table.txt" | tail -n 14
+      timeout 200 "$bin" bench --suite suites/decode.txt --dtypes bf16,fp8 --layouts TN --cold \
+        --arms gemv:bf16,gemv:fp16,gemv:int8,gemv:int4,gemv:fp8,cublaslt,cublaslt-default --baseline cublaslt \
+        -o "$work/decode-gemv-cold.json" 2>"$work/decode-gemv-cold.log" | tee "$work/decode-gemv-cold-table.txt" | tail -n 8
+      timeout 200 "$bin" bench --suite suites/llm24.txt --only "${M16_SHAPES:-d4k_qkv_dec,d4k_ffn_dec,d4k_down_dec,d8k_qkv_dec,sn_16_dec,sn_32_dec,sn_128_dec}" \
+        --dtypes bf16 --layouts TN --cold --arms gemv:bf16,gemv:int8,gemv:int4,gemv:fp8,cublaslt,cublaslt-default \
+        --baseline cublaslt -o "$work/llm24-m16-gemv-cold.json" 2>"$work/llm24-m16-gemv-cold.log" \
+        | tee "$work/llm24-m16-gemv-cold-table.txt" | tail -n 8
+      ;;
+    crosscheck-torch)
+      # tilewise's vendor arms and torch.mm back to back on one machine: the closest runs there can be.
+      timeout 250 "$bin" bench --suite suites/square.txt --dtypes bf16 --layouts TN,NN \
+        -o "$work/square-bf16-warm.json" 2>"$work/square-bf16-warm.log" | tee "$work/square-bf16-warm-table.txt" | tail -n 3
+      timeout 250 python3 bench/peers/run.py --suite suites/square.txt --dtypes bf16 \
+        --layouts TN,NN --arms torch -o "$work/peers-square-torch.json" 2>"$work/peers-square-torch.log" | tail -n 2
       ;;
     square|decode|llm24)
       case "$step" in

@@ -91,6 +91,20 @@ TEST_P(Sm90Configuration, CorrectOnEveryTypeLayoutPaddingAndEdgeShape) {
 
 INSTANTIATE_TEST_SUITE_P(Grid, Sm90Configuration, ::testing::ValuesIn(kConfigs));
 
+// Small enough for compute-sanitizer (memcheck, racecheck): one configuration of each mechanism on an edge shape.
+TEST(Sm90Sanitized, EachMechanismOnSmallShapes) {
+  TW_REQUIRE_GPU();
+  device::Stream s;
+  for (const char* text : {"sm90", "sm90:block_m=128;block_n=128;stages=6;store=tma",
+                           "sm90:block_m=192;block_n=64;stages=4;store=tma_ring;schedule=pingpong;cluster=2x1",
+                           "sm90:block_m=128;block_n=128;stages=4;store=direct;cluster=1x2"})
+    for (const Problem& p : {make_problem("edge", 200, 136, 328, DType::bf16, Layout::NN),
+                             make_problem("pad", 264, 392, 200, DType::fp16, Layout::TN, 8)}) {
+      SCOPED_TRACE(describe(p) + " " + text);
+      EXPECT_TRUE(run_and_check(p, text, s));
+    }
+}
+
 TEST(Sm90FirstRule, CorrectWhereverTmaCanLoadTheOperands) {
   TW_REQUIRE_GPU();
   device::Stream s;
