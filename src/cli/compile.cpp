@@ -27,6 +27,8 @@ struct Job {
 // layout and the feasibility rules, so problems that share them share builds.
 std::vector<Job> jobs_for(const CompileOptions& o) {
   std::map<std::string, Job> unique;
+  std::map<std::string, std::string> never_feasible;  // a configuration asked for by name -> why it cannot run
+  for (const std::string& text : o.configs) never_feasible[text] = "no problem matched";
   for (const std::string& path : o.suites)
     for (const SuiteEntry& e : load_suite(path).entries) {
       if (!o.only.empty() && std::find(o.only.begin(), o.only.end(), e.name) == o.only.end()) continue;
@@ -36,7 +38,19 @@ std::vector<Job> jobs_for(const CompileOptions& o) {
           const Problem p = make_problem(e.name, e.M, e.N, e.K, d, l);
           std::vector<sm90::Config> configs;
           try {
-            configs = o.first_rule_only ? std::vector{sm90::first_rule(p)} : sm90::feasible_set(p);
+            if (!o.configs.empty()) {
+              for (const std::string& text : o.configs) {
+                const sm90::Config c = sm90::parse_config(text);
+                if (const auto why = sm90::infeasible(c, p)) {
+                  if (never_feasible.count(text)) never_feasible[text] = describe(p) + ": " + *why;
+                } else {
+                  configs.push_back(c);
+                  never_feasible.erase(text);
+                }
+              }
+            } else {
+              configs = o.first_rule_only ? std::vector{sm90::first_rule(p)} : sm90::feasible_set(p);
+            }
           } catch (const Unsupported&) {
             continue;  // a stride TMA cannot load: nothing in the family builds for it
           }
@@ -47,6 +61,8 @@ std::vector<Job> jobs_for(const CompileOptions& o) {
           }
         }
     }
+  for (const auto& [text, why] : never_feasible)
+    throw Error(fmt::format("configuration '{}' runs none of the problems asked for ({})", text, why));
   std::vector<Job> out;
   for (auto& [_, j] : unique) out.push_back(std::move(j));
   return out;

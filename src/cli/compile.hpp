@@ -14,6 +14,7 @@ struct CompileOptions {
   std::vector<Layout> layouts;
   std::vector<std::string> only;
   bool first_rule_only = false;  // only the configuration the first shape rule picks for each problem
+  std::vector<std::string> configs;  // only these configurations (where feasible), e.g. a tuner's candidates
   int every = 1;                 // keep every n-th configuration of the feasible set (a spread-out subset)
 };
 

@@ -125,6 +125,7 @@ int main(int argc, char** argv) {
   compile->add_option("--layouts", layouts_text, "comma-separated: TN, NN")->capture_default_str();
   compile->add_option("--only", compile_only, "comma-separated problem names to keep");
   compile->add_flag("--first-rule", co.first_rule_only, "only the configuration the first shape rule picks");
+  compile->add_option("--config", co.configs, "only this configuration where feasible (repeatable)");
   compile->add_option("--every", co.every, "keep every n-th feasible configuration")->capture_default_str();
 
   auto* bench = app.add_subcommand("bench", "measure arms on suites under the protocol and write a receipt");
