@@ -1,0 +1,59 @@
+#include "select/merge.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/error.hpp"
+
+namespace tilewise::select {
+
+namespace {
+
+int index_of(std::vector<Identity>& table, const Identity& id) {
+  const auto it = std::find(table.begin(), table.end(), id);
+  if (it != table.end()) return int(it - table.begin());
+  table.push_back(id);
+  return int(table.size()) - 1;
+}
+
+// Whether `a` is the entry to keep over `b` when both were timed on the same machine: the faster; on a tie the
+// smaller configuration string, so the result does not depend on the order the databases were given in.
+bool preferred(const Entry& a, const Entry& b) { return a.us != b.us ? a.us < b.us : a.config < b.config; }
+
+}  // namespace
+
+Database merge(const std::vector<Named>& databases) {
+  Database out;
+  std::map<std::pair<std::string, std::string>, std::string> origin_of;  // (key, family) -> where the kept entry came from
+  for (const Named& in : databases) {
+    for (const auto& [key, record] : in.db.records) {
+      Record& into = out.records.try_emplace(key, Record{record.problem, {}}).first->second;
+      for (const auto& [family, entry] : record.families) {
+        Entry e = entry;
+        e.identity = index_of(out.identities, identity_of(in.db, entry));
+        const auto [it, fresh] = into.families.try_emplace(family, e);
+        std::string& origin = origin_of[{key, family}];
+        if (fresh) {
+          origin = in.origin;
+          continue;
+        }
+        Entry& kept = it->second;
+        if (kept.config == e.config && kept.us == e.us && kept.identity == e.identity) continue;  // the same result
+        if (kept.identity != e.identity)
+          throw Error(fmt::format(
+              "merge conflict at '{}' ({}): {} has {} at {} us and {} has {} at {} us, measured on different machines "
+              "({}), so the times do not compare; keep one of them",
+              key, family, origin, kept.config, kept.us, in.origin, e.config, e.us,
+              *mismatch(out.identities[size_t(kept.identity)], out.identities[size_t(e.identity)], "first", "second")));
+        if (preferred(e, kept)) {
+          kept = e;
+          origin = in.origin;
+        }
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace tilewise::select

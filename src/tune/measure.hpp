@@ -1,0 +1,36 @@
+#pragma once
+// How the tuner gets its times. The real implementation is the bench harness (correctness-gated, interleaved
+// repeats, clocks sampled); the tests use a scripted, noisy fake. The tuner only asks for samples and judges them.
+#include <string>
+#include <vector>
+
+#include "core/problem.hpp"
+#include "tune/config.hpp"
+
+namespace tilewise::tune {
+
+// One tuning case: a problem for one family.
+struct Case {
+  std::string id;      // unique in a campaign, e.g. "d4k_qkv_pf bf16 TN sm90"
+  std::string family;  // "sm90", "cublaslt", "gemv"
+  Problem problem;
+  bool operator==(const Case&) const = default;
+};
+
+struct Timing {
+  bool compiled = false;   // it built (a candidate that does not build is counted, not timed)
+  std::string error;       // why it has no samples: a build failure, an incorrect output; empty when timed
+  std::vector<double> us;  // one figure per repeat, in repeat order; empty when not timed
+};
+
+class Measure {
+ public:
+  virtual ~Measure() = default;
+  // Times every candidate of one round for `c`: all of them are given at once so that an implementation can compile
+  // them in parallel ahead of timing, check each for correctness, and time the correct ones in interleaved repeats
+  // (all candidates once per repeat, order rotated), so that clock drift hits every candidate alike and their ranges
+  // compare. Returns one Timing per candidate, in order.
+  virtual std::vector<Timing> measure(const Case& c, const std::vector<Config>& candidates) = 0;
+};
+
+}  // namespace tilewise::tune

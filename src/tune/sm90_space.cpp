@@ -1,0 +1,83 @@
+#include "tune/sm90_space.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/error.hpp"
+#include "families/sm90/heuristic.hpp"
+
+namespace tilewise::tune {
+
+namespace {
+
+struct GroupFields {
+  const char* name;
+  std::vector<std::string> fields;
+};
+const GroupFields kGroups[] = {
+    {"tile", {"block_m", "block_n", "consumers", "schedule"}},
+    {"pipeline", {"stages", "store"}},
+    {"mapping", {"raster", "group", "cluster"}},
+};
+
+// A tile wider than the narrowest feasible width covering M only multiplies rows that do not exist (TMA fills them
+// with zeros): decode-like shapes would spend most of their tile round compiling such waste.
+int covering_block_m(const std::vector<sm90::Config>& feasible, int64_t M) {
+  int cover = 0;
+  for (const sm90::Config& c : feasible)
+    if (c.block_m >= M && (cover == 0 || c.block_m < cover)) cover = c.block_m;
+  return cover;  // 0: no width covers M, every width is useful
+}
+
+// The tile round's candidates keep the incumbent's ring depth, which a larger tile often cannot fit beside: keep the
+// tile and its mapping, and take the deepest ring that fits, as the first rule does (the TMA store while it still
+// leaves four stages, then the ring store, then the direct store). The pipeline round then tunes the depth.
+std::optional<sm90::Config> fit(sm90::Config c, const Problem& p, const sm90::Limits& limits) {
+  const int deepest = c.stages;
+  for (sm90::Store store : {c.store, sm90::Store::tma_ring, sm90::Store::direct})
+    for (int stages = deepest; stages >= 2; --stages) {
+      c.store = store;
+      c.stages = stages;
+      if (!sm90::infeasible(c, p, limits) && (store == sm90::Store::direct || stages >= 4)) return c;
+    }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Config to_tune(const sm90::Config& c) { return parse(sm90::to_string(c)); }
+sm90::Config to_sm90(const Config& c) { return sm90::parse_config(to_string(c)); }
+
+Space sm90_space(const Problem& p, const sm90::Limits& limits) {
+  const std::vector<sm90::Config> feasible = sm90::feasible_set(p, limits);
+  if (feasible.empty()) {
+    sm90::require_tma_expressible(p);
+    throw Unsupported(fmt::format("sm90: no feasible configuration for {}", describe(p)));
+  }
+  const int cover = covering_block_m(feasible, p.M);
+  Space s;
+  for (const GroupFields& g : kGroups) {
+    Group group{g.name, g.fields, {}};
+    for (const sm90::Config& c : feasible) {
+      if (std::string_view(g.name) == "tile" && cover > 0 && c.block_m > cover) continue;
+      Config alt = project(to_tune(c), g.fields);
+      if (std::find(group.alternatives.begin(), group.alternatives.end(), alt) == group.alternatives.end())
+        group.alternatives.push_back(std::move(alt));
+    }
+    s.groups.push_back(std::move(group));
+  }
+  s.infeasible = [p, limits](const Config& c) { return sm90::infeasible(to_sm90(c), p, limits); };
+  s.fit = [p, limits](const Config& c) -> std::optional<Config> {
+    const auto fitted = fit(to_sm90(c), p, limits);
+    if (!fitted) return std::nullopt;
+    return to_tune(*fitted);
+  };
+  return s;
+}
+
+Tunable sm90_tunable(const Problem& p, const sm90::Limits& limits) {
+  return Tunable{sm90_space(p, limits), to_tune(sm90::first_rule(p, limits))};
+}
+
+}  // namespace tilewise::tune

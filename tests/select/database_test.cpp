@@ -1,0 +1,154 @@
+// The tuned database as a file: keys, round trip, and corrupt files named where they are wrong.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <unistd.h>
+
+#include "expect_error.hpp"
+#include "sample_database.hpp"
+#include "select/database_file.hpp"
+
+namespace tilewise::select {
+namespace {
+
+namespace fs = std::filesystem;
+using testkit::kH200;
+using testkit::problem;
+
+struct DatabaseFile : ::testing::Test {
+  fs::path dir = fs::temp_directory_path() / (std::string("tw_database_") + std::to_string(::getpid()));
+  std::string path = (dir / "db.json").string();
+  void SetUp() override {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  }
+  void TearDown() override { fs::remove_all(dir); }
+  void write_text(const std::string& text) { std::ofstream(path, std::ios::trunc) << text; }
+  // The sample database written, with one change made to its JSON.
+  template <typename F>
+  std::string error_after(F&& change) {
+    nlohmann::json j = to_json(testkit::sample_database());
+    change(j);
+    write_text(j.dump(1));
+    return testkit::error_of([&] { read_database(path); });
+  }
+};
+
+TEST(Signature, NamesEverythingThatChangesTheKernelAndNotTheName) {
+  Problem p = problem(4096, 8192, 1024);
+  EXPECT_EQ(signature(p), "4096x8192x1024 bf16->bf16 TN lda=1024 ldb=1024 ldc=4096");
+  EXPECT_EQ(signature(make_problem("fp8", 64, 128, 256, DType::fp8_e4m3, Layout::TN)),
+            "64x128x256 fp8->bf16 TN lda=256 ldb=256 ldc=64");
+  Problem named = p;
+  named.name = "d4k";
+  EXPECT_EQ(signature(named), signature(p));
+  Problem padded = make_problem("", 4096, 8192, 1024, DType::bf16, Layout::TN, 64);
+  EXPECT_NE(signature(padded), signature(p));
+}
+
+TEST(Database, LooksUpByProblemAndFamily) {
+  const Database db = testkit::sample_database();
+  const Entry* e = lookup(db, problem(4096, 4096, 4096), "sm90");
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->config, testkit::kSm90A);
+  EXPECT_EQ(e->us, 180.5);
+  EXPECT_EQ(identity_of(db, *e), kH200);
+  EXPECT_EQ(lookup(db, problem(4096, 4096, 4096), "gemv"), nullptr);
+  EXPECT_EQ(lookup(db, problem(4096, 4096, 4096, DType::fp16), "sm90"), nullptr);
+}
+
+TEST_F(DatabaseFile, RoundTrips) {
+  const Database db = testkit::sample_database();
+  write_database(db, path);
+  EXPECT_EQ(read_database(path), db);
+  EXPECT_EQ(to_json(read_database(path)), to_json(db));
+  EXPECT_FALSE(fs::exists(path + ".tmp"));
+}
+
+TEST_F(DatabaseFile, ATruncatedFileIsNamedByLineAndColumn) {
+  const std::string text = to_json(testkit::sample_database()).dump(1);
+  write_text(text.substr(0, text.size() / 2));
+  const std::string error = testkit::error_of([&] { read_database(path); });
+  EXPECT_TRUE(testkit::Contains(error, path + ":"));
+  EXPECT_TRUE(testkit::Contains(error, "not valid JSON"));
+  write_text("{\n \"schema\": \"tilewise.database/1\",\n \"entries\": [,]\n}\n");
+  EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { read_database(path); }), path + ":3:14: not valid JSON"));
+  EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { read_database((dir / "absent.json").string()); }), "cannot open"));
+}
+
+TEST_F(DatabaseFile, AWrongSchemaIsRefused) {
+  EXPECT_TRUE(testkit::Contains(error_after([](auto& j) { j["schema"] = "tilewise.receipt/1"; }),
+                                ": /schema: 'tilewise.receipt/1' is not tilewise.database/1"));
+  EXPECT_TRUE(testkit::Contains(error_after([](auto& j) { j.erase("schema"); }), ": /: missing field 'schema'"));
+  write_text("[1, 2]");
+  EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { read_database(path); }), "/: expected an object, got array"));
+}
+
+TEST_F(DatabaseFile, WrongTypesAreNamedByJsonPointer) {
+  EXPECT_TRUE(testkit::Contains(error_after([](auto& j) { j["entries"][0]["families"]["sm90"]["us"] = "fast"; }),
+                                "/entries/0/families/sm90/us: expected a number, got string"));
+  EXPECT_TRUE(testkit::Contains(error_after([](auto& j) { j["entries"][1]["M"] = 16.5; }),
+                                "/entries/1/M: expected an integer, got number"));
+  EXPECT_TRUE(testkit::Contains(error_after([](auto& j) { j["identities"][0]["sm_count"] = "132"; }),
+                                "/identities/0/sm_count: expected an integer, got string"));
+  EXPECT_TRUE(testkit::Contains(error_after([](auto& j) { j["entries"] = nlohmann::json::object(); }),
+                                "/entries: expected an array, got object"));
+  EXPECT_TRUE(testkit::Contains(error_after([](auto& j) { j["entries"][1]["families"]["cublaslt"].erase("config"); }),
+                                "/entries/1/families/cublaslt: missing field 'config'"));
+}
+
+TEST_F(DatabaseFile, ValuesThatCannotBeRightAreRefused) {
+  EXPECT_TRUE(testkit::Contains(error_after([](auto& j) { j["entries"][0]["families"]["sm90"]["us"] = -3; }),
+                                "/entries/0/families/sm90/us: a time of -3 us is not positive"));
+  EXPECT_TRUE(testkit::Contains(error_after([](auto& j) { j["entries"][0]["families"]["sm90"]["config"] = "block_m=abc"; }),
+                                "/entries/0/families/sm90/config: sm90 config 'block_m=abc': block_m=abc is not an integer"));
+  EXPECT_TRUE(testkit::Contains(error_after([](auto& j) { j["entries"][0]["families"]["tpu"] = j["entries"][0]["families"]["sm90"]; }),
+                                "/entries/0/families/tpu/config: unknown family 'tpu'"));
+  EXPECT_TRUE(testkit::Contains(error_after([](auto& j) { j["entries"][0]["families"]["sm90"]["identity"] = 3; }),
+                                "/entries/0/families/sm90/identity: identity 3 is not in the table of 1"));
+  EXPECT_TRUE(testkit::Contains(error_after([](auto& j) { j["entries"][1]["K"] = 2048; }),
+                                "/entries/1/key: '4096x4096x4096 bf16->bf16 TN lda=4096 ldb=4096 ldc=4096' does not "
+                                "match the entry's fields (4096x4096x2048"));
+  EXPECT_TRUE(testkit::Contains(error_after([](auto& j) { j["entries"].push_back(j["entries"][0]); }),
+                                "/entries/2/key: '16x16384x4096 fp16->fp16 NN lda=16 ldb=4096 ldc=16' repeats /entries/0"));
+  EXPECT_TRUE(testkit::Contains(error_after([](auto& j) { j["entries"][0]["dtype"] = "int3"; }), "/entries/0/dtype: "));
+  EXPECT_TRUE(testkit::Contains(error_after([](auto& j) { j["entries"][1]["lda"] = 10; }), "/entries/1: "));
+}
+
+TEST_F(DatabaseFile, AForeignDatabaseIsRefusedWithTheReasonUnlessOverridden) {
+  write_database(testkit::sample_database(), path);
+  EXPECT_TRUE(load_database(path, kH200).overridden.empty());
+  const std::string error = testkit::error_of([&] { load_database(path, testkit::other_driver()); });
+  EXPECT_TRUE(testkit::Contains(error, path + ": identity 0 was measured elsewhere: driver: '580.95 (CUDA 13.0)' "
+                                       "recorded, '590.10 (CUDA 13.1)' running"));
+  EXPECT_TRUE(testkit::Contains(error, "override"));
+  const Loaded used = load_database(path, testkit::other_driver(), /*allow_foreign=*/true);
+  EXPECT_EQ(used.db, testkit::sample_database());
+  ASSERT_EQ(used.overridden.size(), 1u);
+  EXPECT_TRUE(testkit::Contains(used.overridden[0], "driver: '580.95 (CUDA 13.0)' recorded"));
+}
+
+TEST(Identity, ComesFromTheReceiptsMachineAndListsEveryDifference) {
+  receipt::Machine m;
+  m.gpu = "NVIDIA H200";
+  m.sm_count = 132;
+  m.cc = "9.0";
+  m.driver = "580.95 (CUDA 13.0)";
+  m.cuda_runtime = "13.0";
+  m.cublaslt = "13.1.0";
+  m.nvrtc = "13.0";
+  EXPECT_EQ(identity_of(m, "0.1.0"), kH200);
+  Identity h100 = kH200;
+  h100.gpu = "NVIDIA H100";
+  h100.sm_count = 114;
+  h100.tilewise = "0.2.0";
+  EXPECT_EQ(*mismatch(h100, kH200), "gpu: 'NVIDIA H100' recorded, 'NVIDIA H200' running; sm_count: '114' recorded, "
+                                    "'132' running; tilewise: '0.2.0' recorded, '0.1.0' running");
+  EXPECT_FALSE(mismatch(kH200, kH200));
+}
+
+}  // namespace
+}  // namespace tilewise::select

@@ -1,0 +1,183 @@
+// Campaigns: one file, rewritten after every round and case; stopped anywhere, resumed to the same result.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <unistd.h>
+
+#include "expect_error.hpp"
+#include "select/json_file.hpp"
+#include "synthetic_space.hpp"
+#include "tune/campaign.hpp"
+#include "tune/to_database.hpp"
+
+namespace tilewise::tune {
+namespace {
+
+namespace fs = std::filesystem;
+
+const select::Identity kHere{"NVIDIA H200", 132, "9.0", "580.1", "13.0", "13.1.0", "13.0", "0.1.0"};
+
+std::vector<Case> some_cases() {
+  std::vector<Case> out;
+  for (int i = 0; i < 4; ++i)
+    out.push_back({fmt::format("case{}", i), "synthetic",
+                   make_problem(fmt::format("p{}", i), 256 << i, 512, 1024, DType::bf16, Layout::TN)});
+  return out;
+}
+
+// Each case gets the synthetic space; its truth depends on the case through the measure's seed and case id.
+Tunable tunable_for(const Case&) { return testkit::synthetic_tunable(); }
+
+testkit::ScriptedMeasure measure(int interrupt_at = -1) {
+  testkit::ScriptedMeasure m;
+  m.truth = testkit::synthetic_truth(11);
+  m.seed = 11;
+  m.interrupt_at = interrupt_at;
+  return m;
+}
+
+// Wall times differ from run to run; everything else must not.
+Campaign without_wall_time(Campaign c) {
+  for (CaseResult& r : c.cases)
+    for (Round& round : r.rounds) round.wall_s = 0;
+  return c;
+}
+
+struct CampaignTest : ::testing::Test {
+  fs::path dir = fs::temp_directory_path() / (std::string("tw_campaign_") + std::to_string(::getpid()));
+  std::string path = (dir / "campaign.json").string();
+  void SetUp() override {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  }
+  void TearDown() override { fs::remove_all(dir); }
+};
+
+TEST_F(CampaignTest, RunsEveryCaseAndWritesAFileThatReadsBack) {
+  testkit::ScriptedMeasure m = measure();
+  const Campaign c = run_campaign(path, some_cases(), tunable_for, m, kHere);
+  ASSERT_EQ(c.cases.size(), 4u);
+  for (const CaseResult& r : c.cases) {
+    EXPECT_EQ(r.status, Status::finished);
+    EXPECT_EQ(r.rounds.size(), 4u);
+  }
+  EXPECT_EQ(read_campaign(path), c);
+  EXPECT_EQ(m.calls, 16);
+  // Nothing left to do: a rerun measures nothing.
+  testkit::ScriptedMeasure again = measure();
+  EXPECT_EQ(run_campaign(path, some_cases(), tunable_for, again, kHere), c);
+  EXPECT_EQ(again.calls, 0);
+}
+
+// Interrupted at every measurement in turn (case x round), then resumed with a fresh process: the same campaign as
+// one that was never interrupted, and no finished round measured twice.
+TEST_F(CampaignTest, ResumingAfterAnInterruptionAnywhereGivesTheSameResult) {
+  testkit::ScriptedMeasure whole = measure();
+  const Campaign reference = without_wall_time(run_campaign(path, some_cases(), tunable_for, whole, kHere));
+  for (int stop = 0; stop < whole.calls; ++stop) {
+    fs::remove(path);
+    testkit::ScriptedMeasure first = measure(stop);
+    EXPECT_THROW(run_campaign(path, some_cases(), tunable_for, first, kHere), testkit::Interrupted);
+    if (stop > 0) {
+      const Campaign partial = read_campaign(path);  // the file holds every round finished before the stop
+      int rounds = 0;
+      for (const CaseResult& r : partial.cases) rounds += int(r.rounds.size());
+      EXPECT_EQ(rounds, stop);
+    }
+    testkit::ScriptedMeasure second = measure();
+    EXPECT_EQ(without_wall_time(run_campaign(path, some_cases(), tunable_for, second, kHere)), reference)
+        << "stopped at measurement " << stop;
+    EXPECT_EQ(second.calls, whole.calls - stop);
+  }
+}
+
+TEST_F(CampaignTest, TheGridResumesByCase) {
+  CampaignOptions grid{"grid", {.cap = 20, .seed = 4}};
+  testkit::ScriptedMeasure whole = measure();
+  const Campaign reference = without_wall_time(run_campaign(path, some_cases(), tunable_for, whole, kHere, grid));
+  EXPECT_EQ(whole.calls, 4);
+  fs::remove(path);
+  testkit::ScriptedMeasure first = measure(2);
+  EXPECT_THROW(run_campaign(path, some_cases(), tunable_for, first, kHere, grid), testkit::Interrupted);
+  testkit::ScriptedMeasure second = measure();
+  EXPECT_EQ(without_wall_time(run_campaign(path, some_cases(), tunable_for, second, kHere, grid)), reference);
+  EXPECT_EQ(second.calls, 2);
+  EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { run_campaign(path, some_cases(), tunable_for, second, kHere); }),
+                                "a grid campaign cannot be continued in descent mode"));
+}
+
+TEST_F(CampaignTest, RefusesToContinueOnAnotherMachineOrUnderAnotherSearch) {
+  testkit::ScriptedMeasure m = measure(5);
+  EXPECT_THROW(run_campaign(path, some_cases(), tunable_for, m, kHere), testkit::Interrupted);
+  select::Identity elsewhere = kHere;
+  elsewhere.driver = "590.0";
+  testkit::ScriptedMeasure again = measure();
+  EXPECT_TRUE(testkit::Contains(
+      testkit::error_of([&] { run_campaign(path, some_cases(), tunable_for, again, elsewhere); }),
+      "started on another machine (driver: '580.1' recorded, '590.0' running)"));
+  const TunableFor other_start = [](const Case&) {
+    Tunable t = testkit::synthetic_tunable();
+    t.warm_start = testkit::cfg("tile=1,split=1,red=a,map=0,vw=1,x=7");
+    return t;
+  };
+  EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { run_campaign(path, some_cases(), other_start, again, kHere); }),
+                                "case 'case1' was started under something else (warm start"));
+  const TunableFor other_space = [](const Case&) {
+    Tunable t = testkit::synthetic_tunable();
+    t.space.groups.pop_back();
+    return t;
+  };
+  EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { run_campaign(path, some_cases(), other_space, again, kHere); }),
+                                "(search space"));
+  EXPECT_EQ(again.calls, 0);
+}
+
+TEST_F(CampaignTest, ACaseThatCannotBeTunedIsRecordedAsFailedAndRetried) {
+  const TunableFor refuse_case2 = [](const Case& c) {
+    Tunable t = testkit::synthetic_tunable();
+    if (c.id == "case2") t.warm_start = testkit::cfg("tile=5,split=4,red=a,map=0,vw=1,x=7");
+    return t;
+  };
+  testkit::ScriptedMeasure m = measure();
+  Campaign c = run_campaign(path, some_cases(), refuse_case2, m, kHere);
+  EXPECT_EQ(c.cases[2].status, Status::failed);
+  EXPECT_TRUE(testkit::Contains(c.cases[2].error, "warm start tile=5,split=4,red=a,map=0,vw=1,x=7 is infeasible"));
+  EXPECT_EQ(c.cases[3].status, Status::finished);
+  testkit::ScriptedMeasure again = measure();
+  c = run_campaign(path, some_cases(), tunable_for, again, kHere);
+  EXPECT_EQ(c.cases[2].status, Status::finished);
+  EXPECT_EQ(again.calls, 4);  // only the failed case ran
+}
+
+TEST_F(CampaignTest, ACorruptFileIsReportedWhereItIsWrong) {
+  testkit::ScriptedMeasure m = measure();
+  run_campaign(path, some_cases(), tunable_for, m, kHere);
+  nlohmann::json j = select::read_json_file(path);
+  j["cases"][1]["rounds"][2]["latency_us"] = "fast";
+  std::ofstream(path) << j.dump(1);
+  EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { read_campaign(path); }),
+                                "/cases/1/rounds/2/latency_us: expected a number, got string"));
+  std::ofstream(path) << j.dump(1).substr(0, 100);
+  EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { read_campaign(path); }), path + ":"));
+}
+
+TEST_F(CampaignTest, AFinishedCampaignBecomesADatabase) {
+  testkit::ScriptedMeasure m = measure();
+  const Campaign c = run_campaign(path, some_cases(), tunable_for, m, kHere);
+  const select::Database db = to_database(c, "campaign.json");
+  ASSERT_EQ(db.records.size(), 4u);
+  ASSERT_EQ(db.identities, std::vector<select::Identity>{kHere});
+  for (const CaseResult& r : c.cases) {
+    const select::Entry* e = select::lookup(db, r.c.problem, "synthetic");
+    ASSERT_NE(e, nullptr);
+    EXPECT_EQ(e->config, r.best);
+    EXPECT_EQ(e->us, r.best_us);
+    EXPECT_EQ(e->source, "campaign.json");
+  }
+}
+
+}  // namespace
+}  // namespace tilewise::tune

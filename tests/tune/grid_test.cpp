@@ -1,0 +1,96 @@
+// The one-shot grid: the product of every group at once, capped, without the incumbent's floor.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "expect_error.hpp"
+#include "synthetic_space.hpp"
+#include "tune/descent.hpp"
+#include "tune/grid.hpp"
+
+namespace tilewise::tune {
+namespace {
+
+const Case kCase{"case", "synthetic", make_problem("p", 256, 256, 256, DType::bf16, Layout::TN)};
+
+TEST(Grid, PointsAreTheMixedRadixProductOverTheWarmStart) {
+  const Tunable t = testkit::synthetic_tunable();
+  EXPECT_EQ(to_string(grid_point(t.space, t.warm_start, 0)), "tile=0,split=1,red=a,map=0,vw=0,x=7");
+  EXPECT_EQ(to_string(grid_point(t.space, t.warm_start, 1)), "tile=0,split=1,red=a,map=0,vw=1,x=7");
+  EXPECT_EQ(to_string(grid_point(t.space, t.warm_start, 3)), "tile=0,split=1,red=a,map=1,vw=0,x=7");
+  EXPECT_EQ(to_string(grid_point(t.space, t.warm_start, product_size(t.space) - 1)),
+            "tile=5,split=4,red=b,map=4,vw=2,x=7");
+}
+
+TEST(Grid, UncappedItWalksEveryPointOnceAndCountsTheInfeasible) {
+  const Tunable t = testkit::synthetic_tunable();
+  testkit::ScriptedMeasure m;
+  m.truth = testkit::synthetic_truth(5);
+  CaseResult r = start_case(kCase, t, "grid");
+  grid(r, t, m, {.cap = 1 << 20, .seed = 9});
+  ASSERT_EQ(m.asked.size(), 1u);
+  const std::set<std::string> distinct = [&] {
+    std::set<std::string> s;
+    for (const Config& c : m.asked[0]) s.insert(to_string(c));
+    return s;
+  }();
+  const int infeasible = 1 * 2 * 5 * 3;  // tile=5 with split=4 (two reductions), any map and widths
+  EXPECT_EQ(distinct.size(), product_size(t.space) - infeasible);
+  const Round& round = r.rounds.at(0);
+  EXPECT_EQ(round.group, "grid");
+  EXPECT_EQ(round.enumerated, int(product_size(t.space)));
+  EXPECT_EQ(round.infeasible, infeasible);
+  EXPECT_EQ(round.legal, int(distinct.size()));
+  EXPECT_EQ(round.timed, round.legal);
+  EXPECT_EQ(r.status, Status::finished);
+}
+
+TEST(Grid, RespectsItsCapAndSpreadsTheSampleBySeed) {
+  const Tunable t = testkit::synthetic_tunable();
+  std::set<std::string> firsts;
+  for (int cap : {1, 7, 40, 400}) {
+    for (uint64_t seed : {1, 2, 3}) {
+      testkit::ScriptedMeasure m;
+      m.truth = testkit::synthetic_truth(5);
+      CaseResult r = start_case(kCase, t, "grid");
+      grid(r, t, m, {.cap = cap, .seed = seed});
+      ASSERT_EQ(m.asked.size(), 1u);
+      EXPECT_EQ(int(m.asked[0].size()), cap);
+      EXPECT_EQ(r.rounds[0].legal, cap);
+      EXPECT_EQ(r.rounds[0].enumerated, cap + r.rounds[0].infeasible);
+      if (cap == 7) firsts.insert(to_string(m.asked[0][0]));
+    }
+  }
+  EXPECT_GT(firsts.size(), 1u);  // the walk depends on the seed
+}
+
+// What the comparison is for: under the same truth and noise, a capped grid often ends slower than the warm start it
+// never saw, the descent never does.
+TEST(Grid, CanEndSlowerThanTheWarmStartWhereTheDescentCannot) {
+  const Tunable t = testkit::synthetic_tunable();
+  int grid_worse = 0;
+  for (uint64_t seed = 1; seed <= 100; ++seed) {
+    testkit::ScriptedMeasure m;
+    m.truth = testkit::synthetic_truth(seed);
+    m.seed = seed;
+    CaseResult g = start_case(kCase, t, "grid");
+    grid(g, t, m, {.cap = 8, .seed = seed});
+    CaseResult d = start_case(kCase, t, "descent");
+    descend(d, t, m);
+    grid_worse += m.truth(parse(g.best)) > m.truth(t.warm_start);
+    EXPECT_LE(m.truth(parse(d.best)), m.truth(t.warm_start));
+  }
+  EXPECT_GT(grid_worse, 0);
+}
+
+TEST(Grid, NothingTimedIsAnError) {
+  const Tunable t = testkit::synthetic_tunable();
+  testkit::ScriptedMeasure m;
+  m.truth = testkit::synthetic_truth(5);
+  m.fails_check = [](const Config&) { return "wrong"; };
+  CaseResult r = start_case(kCase, t, "grid");
+  EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { grid(r, t, m, {.cap = 5}); }), "timed none of its 5"));
+}
+
+}  // namespace
+}  // namespace tilewise::tune

@@ -1,0 +1,77 @@
+#pragma once
+// A timing source for the tuner's tests: a scripted true latency per configuration, seen through the kind of noise a
+// GPU gives. Each call draws one drift factor common to all its candidates (clocks move between rounds, not within an
+// interleaved round) and independent noise per sample. Every number is a function of (seed, case, candidate list,
+// candidate, repeat), so a campaign resumed after an interruption sees the numbers an uninterrupted one saw.
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "tune/measure.hpp"
+
+namespace tilewise::testkit {
+
+// Not a tilewise::Error, so the campaign lets it through as an interruption (a killed process) rather than recording
+// a failed case.
+struct Interrupted : std::runtime_error {
+  Interrupted() : std::runtime_error("interrupted") {}
+};
+
+inline uint64_t mix(uint64_t x) {  // splitmix64's finalizer
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+inline uint64_t hash(uint64_t h, std::string_view text) {
+  for (unsigned char c : text) h = (h ^ c) * 1099511628211ull;
+  return mix(h);
+}
+
+inline double unit(uint64_t h) { return double(h >> 11) / double(1ull << 53); }  // [0, 1)
+
+class ScriptedMeasure : public tune::Measure {
+ public:
+  std::function<double(const tune::Config&)> truth;  // the latency the candidate really has, us
+  uint64_t seed = 1;
+  int repeats = 10;
+  double noise = 0.03;  // each sample within +-3% of the drifted truth
+  double drift = 0.10;  // each call's clocks within +-10%
+  std::function<std::string(const tune::Config&)> fails_to_build, fails_check;  // an error, or "" when fine
+  int interrupt_at = -1;  // the call (0-based) that throws Interrupted
+  int calls = 0;
+  std::vector<std::vector<tune::Config>> asked;  // every candidate list, in order
+
+  std::vector<tune::Timing> measure(const tune::Case& c, const std::vector<tune::Config>& candidates) override {
+    if (calls++ == interrupt_at) throw Interrupted();
+    asked.push_back(candidates);
+    uint64_t round = hash(hash(seed, c.id), "round");
+    for (const tune::Config& cand : candidates) round = hash(round, tune::to_string(cand));
+    const double clocks = 1 + drift * (2 * unit(round) - 1);
+    std::vector<tune::Timing> out;
+    for (const tune::Config& cand : candidates) {
+      tune::Timing t;
+      if (const std::string e = fails_to_build ? fails_to_build(cand) : ""; !e.empty()) {
+        t.error = e;
+        out.push_back(t);
+        continue;
+      }
+      t.compiled = true;
+      if (const std::string e = fails_check ? fails_check(cand) : ""; !e.empty()) {
+        t.error = e;
+        out.push_back(t);
+        continue;
+      }
+      const uint64_t h = hash(round, tune::to_string(cand));
+      for (int r = 0; r < repeats; ++r)
+        t.us.push_back(truth(cand) * clocks * (1 + noise * (2 * unit(mix(h + uint64_t(r))) - 1)));
+      out.push_back(t);
+    }
+    return out;
+  }
+};
+
+}  // namespace tilewise::testkit

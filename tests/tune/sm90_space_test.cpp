@@ -1,0 +1,121 @@
+// The sm90 family as the tuner's search space: groups in order of impact, only feasible values, and a descent over
+// it that never times an infeasible configuration.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "core/error.hpp"
+#include "core/suite.hpp"
+#include "expect_error.hpp"
+#include "families/sm90/heuristic.hpp"
+#include "scripted_measure.hpp"
+#include "tune/descent.hpp"
+#include "tune/sm90_space.hpp"
+
+namespace tilewise::tune {
+namespace {
+
+std::vector<Problem> shapes() {
+  return {make_problem("sq4096", 4096, 4096, 4096, DType::bf16, Layout::TN),
+          make_problem("sq4096nn", 4096, 4096, 4096, DType::fp16, Layout::NN),
+          make_problem("d4k_qkv_pf", 4096, 6144, 4096, DType::fp8_e4m3, Layout::TN),
+          make_problem("dec16", 16, 16384, 4096, DType::bf16, Layout::TN),
+          make_problem("dec1", 1, 12288, 4096, DType::bf16, Layout::TN),
+          make_problem("odd", 1000, 3000, 1000, DType::bf16, Layout::TN, 8)};
+}
+
+TEST(Sm90Space, GroupsComeInOrderOfImpactOverTheFamilysFields) {
+  const Space s = sm90_space(shapes()[0]);
+  ASSERT_EQ(s.groups.size(), 3u);
+  EXPECT_EQ(s.groups[0].name, "tile");
+  EXPECT_EQ(s.groups[0].fields, (std::vector<std::string>{"block_m", "block_n", "consumers", "schedule"}));
+  EXPECT_EQ(s.groups[1].name, "pipeline");
+  EXPECT_EQ(s.groups[1].fields, (std::vector<std::string>{"stages", "store"}));
+  EXPECT_EQ(s.groups[2].name, "mapping");
+  EXPECT_EQ(s.groups[2].fields, (std::vector<std::string>{"raster", "group", "cluster"}));
+}
+
+TEST(Sm90Space, ConfigurationsConvertThroughTheCanonicalString) {
+  const sm90::Config c{128, 256, 5, 2, sm90::Raster::n, 16, sm90::Store::tma, sm90::Schedule::pingpong, 1, 2};
+  EXPECT_EQ(to_string(to_tune(c)), sm90::to_string(c));
+  EXPECT_EQ(to_sm90(to_tune(c)), c);
+}
+
+// Every alternative appears in some feasible configuration, and every feasible configuration's values appear among
+// the alternatives (bar the tile widths a small M cannot use): the groups cover the feasible set exactly.
+TEST(Sm90Space, AlternativesAreExactlyTheValuesOfTheFeasibleSet) {
+  for (const Problem& p : shapes()) {
+    const Space s = sm90_space(p);
+    const std::vector<sm90::Config> feasible = sm90::feasible_set(p);
+    for (const Group& g : s.groups) {
+      std::set<std::string> in_feasible;
+      for (const sm90::Config& c : feasible) in_feasible.insert(to_string(project(to_tune(c), g.fields)));
+      std::set<std::string> listed;
+      for (const Config& alt : g.alternatives) listed.insert(to_string(alt));
+      EXPECT_EQ(listed.size(), g.alternatives.size()) << describe(p) << " " << g.name << ": no duplicates";
+      for (const std::string& alt : listed) EXPECT_TRUE(in_feasible.count(alt)) << describe(p) << " " << alt;
+      if (g.name != "tile" || p.M >= 256) EXPECT_EQ(listed, in_feasible) << describe(p) << " " << g.name;
+    }
+  }
+}
+
+TEST(Sm90Space, ASmallMKeepsOnlyTheTilesThatCoverIt) {
+  const Space s = sm90_space(shapes()[3]);  // M = 16
+  std::set<std::string> widths;
+  for (const Config& alt : s.groups[0].alternatives) widths.insert(*find(alt, "block_m"));
+  EXPECT_EQ(widths, (std::set<std::string>{"8", "16"}));
+}
+
+TEST(Sm90Space, TheWarmStartIsTheFirstRule) {
+  for (const Problem& p : shapes()) EXPECT_EQ(to_sm90(sm90_tunable(p).warm_start), sm90::first_rule(p)) << describe(p);
+}
+
+TEST(Sm90Space, AProblemTheFamilyCannotRunIsUnsupported) {
+  EXPECT_THROW(sm90_space(make_problem("fp8nn", 4096, 4096, 4096, DType::fp8_e4m3, Layout::NN)), Unsupported);
+  Problem odd = make_problem("odd", 4096, 4096, 4095, DType::bf16, Layout::TN);  // lda = 4095: 8190 bytes
+  EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { sm90_tunable(odd); }), "not a multiple of 16"));
+}
+
+// Beside the first rule's six-stage ring and TMA store, a 128x256 tile does not fit; the refit gives it a shallower
+// ring instead of dropping it from the tile round.
+TEST(Sm90Space, LargeTilesReachTheTileRoundByARefit) {
+  const Problem p = shapes()[0];
+  const Tunable t = sm90_tunable(p);
+  const Candidates plain = candidates(t.space.groups[0], t.warm_start, t.space.infeasible);
+  const Candidates fitted = candidates(t.space.groups[0], t.warm_start, t.space.infeasible, t.space.fit);
+  EXPECT_EQ(plain.enumerated, fitted.enumerated);
+  EXPECT_GT(fitted.refitted, 0);
+  EXPECT_EQ(fitted.configs.size(), plain.configs.size() + size_t(fitted.refitted));
+  EXPECT_EQ(fitted.infeasible, plain.infeasible - fitted.refitted);
+  bool wide = false;
+  for (const Config& c : fitted.configs) {
+    EXPECT_FALSE(sm90::infeasible(to_sm90(c), p)) << to_string(c);
+    const sm90::Config s = to_sm90(c);
+    EXPECT_EQ(s.raster, sm90::Raster::m);  // the mapping is left as the incumbent has it
+    wide |= s.block_m == 128 && s.block_n == 256 && s.consumers == 2;
+  }
+  EXPECT_TRUE(wide);
+}
+
+// A descent over the real space with a made-up latency: every candidate it times is feasible, the incumbent is in
+// every list, and it ends no slower than the first rule.
+TEST(Sm90Space, ADescentTimesOnlyFeasibleConfigurations) {
+  for (const Problem& p : shapes()) {
+    const Tunable t = sm90_tunable(p);
+    testkit::ScriptedMeasure m;
+    m.seed = 17;
+    m.truth = [](const Config& c) { return 50 + double(testkit::hash(17, to_string(c)) % 1000) / 10; };
+    const Case c{p.name, "sm90", p};
+    CaseResult r = start_case(c, t, "descent");
+    descend(r, t, m);
+    ASSERT_EQ(r.rounds.size(), 3u);
+    for (size_t i = 0; i < m.asked.size(); ++i) {
+      EXPECT_EQ(to_string(m.asked[i][0]), r.rounds[i].incumbent);
+      for (const Config& cand : m.asked[i]) EXPECT_FALSE(sm90::infeasible(to_sm90(cand), p)) << to_string(cand);
+    }
+    EXPECT_LE(m.truth(parse(r.best)), m.truth(t.warm_start)) << describe(p);
+  }
+}
+
+}  // namespace
+}  // namespace tilewise::tune
