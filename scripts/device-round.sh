@@ -11,7 +11,7 @@ OUT=${OUT:-$PWD/out}
 mkdir -p "$OUT"
 work=$(mktemp -d)
 trap 'tar czf "$OUT/round.tar.gz" -C "$work" . && echo "packed $(ls "$work" | wc -l) files into round.tar.gz"' EXIT
-bin=build/release/tilewise
+bin=${TILEWISE_BIN:-build/release/tilewise}
 if ! "$bin" info >"$work/info.txt" 2>&1; then
   echo "carried build does not run here ($(tail -n1 "$work/info.txt")); building" >&2
   cmake --preset release >/dev/null && cmake --build --preset release -j"$(nproc)" 2>&1 | tail -n 5

@@ -7,6 +7,7 @@
 
 #include "bench/arm.hpp"
 #include "bench/gemv_arms.hpp"
+#include "bench/selected_arm.hpp"
 #include "bench/sm90_arm.hpp"
 #include "families/cublaslt/matmul.hpp"
 #include "receipt/derive.hpp"
@@ -85,14 +86,16 @@ class VendorArm : public Arm {
 
 }  // namespace
 
-std::vector<std::string> known_arms() { return {"cublaslt", "cublaslt-default", "sm90"}; }
+std::vector<std::string> known_arms() { return {"cublaslt", "cublaslt-default", "sm90", "selected"}; }
 
 std::unique_ptr<Arm> make_arm(const std::string& name) {
   if (name == "cublaslt") return std::make_unique<VendorArm>(name, true);
   if (name == "cublaslt-default") return std::make_unique<VendorArm>(name, false);
   if (name == "sm90" || name.starts_with("sm90:")) return make_sm90_arm(name);
   if (auto arm = make_gemv_arm(name)) return arm;
-  throw Error(fmt::format("unknown arm '{}' (known: cublaslt, cublaslt-default, sm90, sm90:<config>, {})", name,
+  if (auto arm = make_selected_arm(name)) return arm;
+  throw Error(fmt::format("unknown arm '{}' (known: cublaslt, cublaslt-default, sm90, sm90:<config>, selected, "
+                          "selected:<database>, {})", name,
                           fmt::join(gemv_arm_names(), ", ")));
 }
 

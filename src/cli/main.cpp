@@ -8,6 +8,7 @@
 
 #include "bench/runner.hpp"
 #include "cli/compile.hpp"
+#include "cli/tune.hpp"
 #include "core/error.hpp"
 #include "core/suite.hpp"
 #include "device/clocks.hpp"
@@ -181,6 +182,8 @@ int main(int argc, char** argv) {
   quantize->add_flag("--dequantize", dequantize, "turn a packed file back into raw weights");
   quantize->add_option("--to", q_to, "with --dequantize: f32, bf16 or fp16")->capture_default_str();
 
+  tw::cli::TuneCommands tune_commands(app);  // `tune` and `db merge`
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -198,6 +201,7 @@ int main(int argc, char** argv) {
       for (const auto& s : split_list(layouts_text)) v.push_back(tw::parse_layout(s));
       return v;
     };
+    if (const auto status = tune_commands.run()) return *status;
     if (*info) return cmd_info();
     if (*check) return cmd_check(check_files);
     if (*suite) return cmd_suite(suite_files, dtypes(), layouts());

@@ -21,6 +21,13 @@ cudaDataType_t cuda_type(DType d) {
 }
 
 template <typename T>
+void set_attribute(cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoConfigAttributes_t attr, T value, const char* name) {
+  const cublasStatus_t s = cublasLtMatmulAlgoConfigSetAttribute(&algo, attr, &value, sizeof value);
+  if (s != CUBLAS_STATUS_SUCCESS)
+    throw Unsupported(fmt::format("cuBLASLt refuses {} = {}: {}", name, int64_t(value), cublasLtGetStatusString(s)));
+}
+
+template <typename T>
 T algo_attribute(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoConfigAttributes_t attr) {
   T value{};
   size_t written = 0;
@@ -72,6 +79,46 @@ std::vector<Candidate> Matmul::heuristic(int requested) const {
       out.push_back({results[size_t(i)].algo, decode(results[size_t(i)].algo), results[size_t(i)].workspaceSize});
   if (out.empty()) throw Unsupported(fmt::format("cuBLASLt offers no algorithm for {}", describe(p_)));
   return out;
+}
+
+std::vector<int> Matmul::algo_ids() const {
+  const cudaDataType_t in = cuda_type(p_.dtype), out = cuda_type(output_dtype(p_.dtype));
+  std::vector<int> ids(1024);
+  int returned = 0;
+  TW_LT(cublasLtMatmulAlgoGetIds(ctx_.handle(), CUBLAS_COMPUTE_32F, CUDA_R_32F, in, in, out, out, int(ids.size()),
+                                 ids.data(), &returned));
+  ids.resize(size_t(returned));
+  return ids;
+}
+
+cublasLtMatmulAlgo_t Matmul::init(int algo_id) const {
+  const cudaDataType_t in = cuda_type(p_.dtype), out = cuda_type(output_dtype(p_.dtype));
+  cublasLtMatmulAlgo_t algo{};
+  const cublasStatus_t s =
+      cublasLtMatmulAlgoInit(ctx_.handle(), CUBLAS_COMPUTE_32F, CUDA_R_32F, in, in, out, out, algo_id, &algo);
+  if (s != CUBLAS_STATUS_SUCCESS)
+    throw Unsupported(fmt::format("cuBLASLt algo {}: {}", algo_id, cublasLtGetStatusString(s)));
+  return algo;
+}
+
+Candidate Matmul::configured(const Config& c) const {
+  cublasLtMatmulAlgo_t algo = init(c.algo_id);
+  set_attribute(algo, CUBLASLT_ALGO_CONFIG_TILE_ID, c.tile, "tile");
+  set_attribute(algo, CUBLASLT_ALGO_CONFIG_STAGES_ID, c.stages, "stages");
+  set_attribute(algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, c.splitk, "splitk");
+  set_attribute(algo, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, c.reduction, "reduction");
+  set_attribute(algo, CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING, c.swizzle, "swizzle");
+  set_attribute(algo, CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION, c.custom, "custom");
+  set_attribute(algo, CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID, c.inner_shape, "inner");
+  set_attribute(algo, CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID, c.cluster, "cluster");
+  cublasLtMatmulHeuristicResult_t result{};
+  const cublasStatus_t s = cublasLtMatmulAlgoCheck(ctx_.handle(), desc_, a_, b_, c_, c_, &algo, &result);
+  if (s != CUBLAS_STATUS_SUCCESS)
+    throw Unsupported(fmt::format("cuBLASLt rejects {} for {}: {}", to_string(c), describe(p_), cublasLtGetStatusString(s)));
+  if (result.workspaceSize > ctx_.workspace_bytes())
+    throw Unsupported(fmt::format("cuBLASLt {} needs {} bytes of workspace, over the {} bytes every arm shares",
+                                  to_string(c), result.workspaceSize, ctx_.workspace_bytes()));
+  return {algo, decode(algo), result.workspaceSize};  // what cuBLASLt holds, should it normalize a field
 }
 
 void Matmul::run(const Candidate& c, const void* A, const void* B, void* C, cudaStream_t stream) const {

@@ -43,6 +43,13 @@ class Matmul {
 
   // The heuristic's candidates, best-ranked first (the first is what torch.mm would run).
   std::vector<Candidate> heuristic(int requested = 32) const;
+  // The configuration space behind the heuristic (families/cublaslt/space.hpp): every algorithm id cuBLASLt has for
+  // the problem's types, one initialized with its defaults, and the algorithm a Config names, set attribute by
+  // attribute and checked for this problem. Unsupported with cuBLASLt's reason when the check refuses it or it needs
+  // more workspace than the context has; so a configuration read back from a database runs as it was tuned.
+  std::vector<int> algo_ids() const;
+  cublasLtMatmulAlgo_t init(int algo_id) const;
+  Candidate configured(const Config& c) const;
   void run(const Candidate& c, const void* A, const void* B, void* C, cudaStream_t stream) const;
 
  private:

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "core/error.hpp"
 
 namespace tilewise::sm90 {
@@ -10,11 +12,13 @@ namespace {
 
 struct Rung {
   int block_m, block_n, consumers;
+  double rate;  // throughput per SM relative to the two-consumer tiles, measured at full waves
 };
-// Largest first, stepping down while the grid would leave more than a tenth of the SMs idle (sq2048 cuts 256
-// tiles of 128x128 for 132 SMs). 128x128 shared by two consumers with a six-stage ring and the TMA store measured
-// ahead of the 256x128 tile, which fits only three stages beside its store tile (results/logs/sm90-round*).
-constexpr Rung kLadder[] = {{128, 128, 2}, {128, 64, 1}, {64, 64, 1}};
+// Largest tiles first. The rates come from sq3072 (results/logs/sm90-explore/round-12.log), where every tile runs
+// several waves: the two-consumer tiles move about the same FLOP per SM-second; one consumer on 128x64 about 0.88 of
+// that and on 64x64 about half.
+constexpr Rung kLadder[] = {
+    {256, 128, 2, 1.0}, {192, 128, 2, 1.0}, {128, 128, 2, 1.0}, {128, 64, 1, 0.88}, {64, 64, 1, 0.5}};
 
 int64_t tiles(const Problem& p, int bm, int bn) { return ((p.M + bm - 1) / bm) * ((p.N + bn - 1) / bn); }
 
@@ -29,9 +33,20 @@ int narrow_width(int64_t M) {
 
 Config first_rule(const Problem& p, const Limits& limits) {
   require_tma_expressible(p);
-  Rung rung = kLadder[std::size(kLadder) - 1];
+  // A persistent grid runs ceil(tiles / SMs) waves whatever the last one holds, so a tile is worth the share of the
+  // SM-waves it keeps busy times its rate. Within 2% of the best, the larger tile wins: fewer waves, and a last
+  // partial wave runs at the higher clocks of a GPU under less load (sq2560: 256x128 in two waves beat 128x128 in
+  // four, 60.9 against 64.7 us).
+  auto worth = [&](const Rung& r) {
+    const int64_t t = tiles(p, r.block_m, r.block_n);
+    const int64_t waves = (t + limits.sm_count - 1) / limits.sm_count;
+    return r.rate * double(t) / double(waves * limits.sm_count);
+  };
+  double best = 0;
+  for (const Rung& r : kLadder) best = std::max(best, worth(r));
+  Rung rung = kLadder[0];
   for (const Rung& r : kLadder)
-    if (10 * tiles(p, r.block_m, r.block_n) >= 9 * int64_t(limits.sm_count)) {
+    if (worth(r) >= 0.98 * best) {
       rung = r;
       break;
     }

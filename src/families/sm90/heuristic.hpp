@@ -1,6 +1,7 @@
 #pragma once
-// The first shape rule (the selection issue replaces it with a fitted heuristic): the tile ladder, largest tile
-// first, stepping down while the grid would leave SMs idle, as the seeds choose tiles from the shape.
+// The first shape rule (the selection issue replaces it with a fitted heuristic): from a ladder of tiles, the one
+// whose persistent grid keeps the most SM-waves busy, weighted by the tile's measured rate, as the seeds choose
+// tiles from the shape.
 #include "core/problem.hpp"
 #include "families/sm90/config.hpp"
 #include "families/sm90/feasibility.hpp"

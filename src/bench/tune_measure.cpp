@@ -1,0 +1,165 @@
+#include "bench/tune_measure.hpp"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "bench/arm.hpp"
+#include "bench/heater.hpp"
+#include "bench/tune_candidates.hpp"
+#include "device/reference.hpp"
+#include "receipt/derive.hpp"
+
+namespace tilewise::bench {
+
+struct TuneMeasure::CaseState {
+  Problem problem;
+  std::unique_ptr<device::Operands> operands;
+  std::unique_ptr<device::Reference> reference;
+};
+
+namespace {
+
+uint64_t case_seed(uint64_t seed, const std::string& problem) {
+  uint64_t h = 1469598103934665603ull ^ seed;
+  for (unsigned char ch : problem) h = (h ^ ch) * 1099511628211ull;
+  return h;
+}
+
+// A candidate that failed may have left the context unusable (an illegal address is sticky): then nothing after it
+// can be measured in this process. Not a tilewise::Error, so a campaign stops here instead of failing every case
+// after it; rerun, it continues where it stopped.
+void require_usable_context() {
+  const cudaError_t e = cudaDeviceSynchronize();
+  if (e != cudaSuccess)
+    throw std::runtime_error(fmt::format("the CUDA context is unusable after a candidate failed ({}); rerun the "
+                                         "campaign to continue where it stopped",
+                                         cudaGetErrorString(e)));
+}
+
+std::string incorrect(const device::OutputError& err, double bound) {
+  if (!err.rel_err) return fmt::format("incorrect: {} non-finite output elements", err.non_finite);
+  return fmt::format("incorrect: relative error {:.3g} over the bound {:.3g}", *err.rel_err, bound);
+}
+
+}  // namespace
+
+TuneMeasure::TuneMeasure(const TuneMeasureOptions& o) : o_(o) {
+  if (o_.repeats < 1 || o_.replays < 1) throw Error("tuning needs at least one repeat and one replay");
+  device::require_gpu();
+  TW_CUDA(cudaSetDevice(0));
+  int sms = 0, l2 = 0;
+  TW_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  TW_CUDA(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
+  sm_count_ = sms;
+  l2_bytes_ = l2;
+  stream_ = std::make_unique<device::Stream>();
+  cublaslt_ = std::make_unique<cublaslt::Context>();
+}
+
+TuneMeasure::~TuneMeasure() = default;
+
+const cublaslt::Context& TuneMeasure::cublaslt_context() const { return *cublaslt_; }
+
+TuneMeasure::CaseState& TuneMeasure::state_for(const tune::Case& c) {
+  // Keyed by the problem, not the case: the sm90 and cuBLASLt cases of one problem run on the same buffers and data
+  // (input data moves the power-capped rate by up to 10%), so their database times are as comparable as they can be.
+  if (case_ && case_->problem == c.problem) return *case_;
+  case_.reset();  // the last case's buffers go before this one's are allocated
+  validate(c.problem);
+  auto s = std::make_unique<CaseState>();
+  s->problem = c.problem;
+  const cudaStream_t st = stream_->get();
+  s->operands = std::make_unique<device::Operands>(c.problem, device::rotation_sets(c.problem, o_.cold, l2_bytes_),
+                                                   device::Reference::bytes(c.problem));
+  s->operands->fill(case_seed(o_.seed, describe(c.problem)), st);
+  s->reference = std::make_unique<device::Reference>(c.problem, s->operands->set(0), st);
+  if (const receipt::ReferenceCheck check = s->reference->check_fp64(s->operands->set(0)); !check.ok)
+    throw Error(fmt::format("{}: the fp32 reference itself is off by {:.3g} (bound {:.3g}) in the fp64 check", c.id,
+                            check.max_err, check.bound));
+  case_ = std::move(s);
+  return *case_;
+}
+
+std::vector<tune::Timing> TuneMeasure::measure(const tune::Case& c, const std::vector<tune::Config>& candidates) {
+  if (c.family != "sm90" && c.family != "cublaslt")
+    throw Error(fmt::format("{}: the tuner measures the families sm90 and cublaslt, not '{}'", c.id, c.family));
+  std::vector<tune::Timing> out(candidates.size());
+  if (candidates.empty()) return out;
+  state_for(c);
+  if (!warmed_) {
+    Heater heater;
+    heater.run(o_.warmup_s, stream_->get());
+    warmed_ = true;
+  }
+  const size_t per = size_t(std::max(2, o_.chunk)) - 1;  // besides the first candidate
+  double anchor_median = 0;
+  size_t start = 1;
+  do {
+    std::vector<size_t> which{0};
+    for (size_t i = start; i < std::min(candidates.size(), start + per); ++i) which.push_back(i);
+    time_chunk(c, candidates, which, out, anchor_median);
+    start += per;
+  } while (start < candidates.size());
+  return out;
+}
+
+void TuneMeasure::time_chunk(const tune::Case& c, const std::vector<tune::Config>& candidates,
+                             const std::vector<size_t>& which, std::vector<tune::Timing>& out, double& anchor_median) {
+  const CaseState& s = *case_;
+  const Problem& p = s.problem;
+  const cudaStream_t st = stream_->get();
+  const bool first_chunk = which.size() < 2 || which[1] == 1;
+  std::vector<tune::Config> subset;
+  for (size_t i : which) subset.push_back(candidates[i]);
+  const std::vector<Runnable> runs = c.family == "sm90" ? sm90_runnables(p, *s.operands, subset, sm_count_)
+                                                        : cublaslt_runnables(*cublaslt_, p, *s.operands, subset);
+
+  // The correctness gate of `bench`: an incorrect candidate is never timed.
+  const Workbench wb{p, *s.operands, *s.reference, st, o_.graph_target_ms, o_.replays, 1, o_.cold, l2_bytes_};
+  const double bound = receipt::correctness_bound(p.dtype);
+  std::vector<std::unique_ptr<device::GraphTimer>> timers(runs.size());
+  for (size_t j = 0; j < runs.size(); ++j) {
+    std::string error = runs[j].error;
+    if (runs[j].built) {
+      try {
+        const device::OutputError err = checked_run(wb, runs[j].launch);
+        if (receipt::is_correct(err.rel_err, bound))
+          timers[j] = device::sized_graph_timer(runs[j].launch, s.operands->count(), o_.graph_target_ms, st);
+        else
+          error = incorrect(err, bound);
+      } catch (const Error& e) {
+        error = e.what();
+        require_usable_context();
+      }
+    }
+    if (j == 0 && !first_chunk) continue;  // the anchor's record is its first chunk's
+    out[which[j]].compiled = runs[j].built;
+    out[which[j]].error = error;
+  }
+
+  // Re-warm on the problem's own work (bench/heater.hpp says why): the incumbent's graph, else the first one timed.
+  device::GraphTimer* warm = nullptr;
+  for (size_t j = 0; !warm && j < timers.size(); ++j) warm = timers[j].get();
+  if (warm) replay_for(*warm, o_.rewarm_ms / 1000.0);
+
+  std::vector<std::vector<double>> samples(runs.size());
+  for (int rep = 0; rep < o_.repeats; ++rep)
+    for (size_t k = 0; k < runs.size(); ++k) {
+      const size_t j = (k + size_t(rep)) % runs.size();  // order rotated, so drift hits every candidate alike
+      if (timers[j]) samples[j].push_back(timers[j]->measure(o_.replays));
+    }
+
+  double scale = 1;
+  if (first_chunk) {
+    anchor_median = samples[0].empty() ? 0 : receipt::median(samples[0]);
+  } else if (anchor_median > 0 && !samples[0].empty()) {
+    scale = anchor_median / receipt::median(samples[0]);
+  }
+  for (size_t j = 0; j < runs.size(); ++j) {
+    if (j == 0 && !first_chunk) continue;
+    for (double us : samples[j]) out[which[j]].us.push_back(us * scale);
+  }
+}
+
+}  // namespace tilewise::bench

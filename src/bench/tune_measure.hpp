@@ -1,0 +1,61 @@
+#pragma once
+// The tuner's timing source on the GPU: the bench harness's protocol applied to one round's candidates. Per round:
+// every candidate built first (in parallel), each checked by the harness's correctness gate (C poisoned, judged
+// against the fp32 reference), the incumbent's graph replayed to re-warm the chip on the problem's own work, then
+// the correct ones timed by CUDA-graph replay in interleaved repeats, their order rotated each repeat, so clock drift
+// under the power cap hits every candidate alike and their ranges compare (tune::strictly_faster).
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "device/cuda.hpp"
+#include "families/cublaslt/matmul.hpp"
+#include "tune/measure.hpp"
+
+namespace tilewise::bench {
+
+struct TuneMeasureOptions {
+  int repeats = 10;               // samples per candidate, one per interleaved repeat
+  int replays = 3;                // timed graph replays per sample (their median)
+  double graph_target_ms = 1.0;   // about how long one graph replay runs
+  double warmup_s = 10.0;         // the sustained-GEMM warm-up before the first round (bench/heater.hpp)
+  double rewarm_ms = 100.0;       // the incumbent's graph replayed before each chunk's repeats
+  bool cold = false;              // rotate buffer sets covering 4x the L2, as `bench --cold`
+  // Candidates built, checked and timed together. A whole grid's loaded modules and graphs would not fit at once; the
+  // first candidate (the incumbent) is timed in every chunk, and later chunks' samples are scaled by its median
+  // there against its median in the first chunk, so drift between chunks does not pick the winner.
+  int chunk = 48;
+  uint64_t seed = 1;              // operand fills, per problem from this and the problem's description
+};
+
+class TuneMeasure : public tune::Measure {
+ public:
+  // Needs a GPU (throws Error naming what works without one). Families: "sm90", "cublaslt".
+  explicit TuneMeasure(const TuneMeasureOptions& o);
+  ~TuneMeasure() override;
+
+  // Throws Error for a case that cannot be measured at all (unknown family, operands that do not fit, a CUDA error
+  // that leaves the context unusable); a candidate's own failure is its Timing's error.
+  std::vector<tune::Timing> measure(const tune::Case& c, const std::vector<tune::Config>& candidates) override;
+
+  // The one cuBLASLt handle and 64 MiB workspace, for the cuBLASLt space's checks to see the same bound.
+  const cublaslt::Context& cublaslt_context() const;
+  int sm_count() const { return sm_count_; }
+
+ private:
+  struct CaseState;
+  struct Chunk;
+  CaseState& state_for(const tune::Case& c);
+  void time_chunk(const tune::Case& c, const std::vector<tune::Config>& candidates, const std::vector<size_t>& which,
+                  std::vector<tune::Timing>& out, double& anchor_median);
+
+  TuneMeasureOptions o_;
+  int sm_count_ = 0;
+  int64_t l2_bytes_ = 0;
+  bool warmed_ = false;
+  std::unique_ptr<device::Stream> stream_;
+  std::unique_ptr<cublaslt::Context> cublaslt_;
+  std::unique_ptr<CaseState> case_;  // operands and reference of the problem measured last, kept across rounds
+};
+
+}  // namespace tilewise::bench

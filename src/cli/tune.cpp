@@ -1,0 +1,194 @@
+#include "cli/tune.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <set>
+
+#include "core/error.hpp"
+#include "core/suite.hpp"
+#include "select/api.hpp"
+#include "select/database_file.hpp"
+#include "select/merge.hpp"
+#include "tune/campaign.hpp"
+#include "tune/contributions.hpp"
+#include "tune/cublaslt_space.hpp"
+#include "tune/sm90_space.hpp"
+#include "tune/to_database.hpp"
+
+namespace tilewise::cli {
+
+namespace {
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while (pos <= s.size()) {
+    const size_t end = std::min(s.find(',', pos), s.size());
+    if (end > pos) out.push_back(s.substr(pos, end - pos));
+    pos = end + 1;
+  }
+  return out;
+}
+
+// Prints each round as it starts, so a long round on the terminal is not mistaken for a hang.
+class Announced : public tune::Measure {
+ public:
+  explicit Announced(tune::Measure& inner) : inner_(inner) {}
+  std::vector<tune::Timing> measure(const tune::Case& c, const std::vector<tune::Config>& candidates) override {
+    fmt::print(stderr, "         {}: building, checking and timing {} candidates\n", c.id, candidates.size());
+    return inner_.measure(c, candidates);
+  }
+
+ private:
+  tune::Measure& inner_;
+};
+
+std::string case_line(const tune::CaseResult& r) {
+  if (r.status == tune::Status::failed) return fmt::format("{}: FAILED: {}", r.c.id, r.error);
+  const std::vector<double> t = tune::trajectory(r);
+  std::string rounds;
+  for (const tune::Round& round : r.rounds)
+    rounds += fmt::format("\n           {:<8} {:>5} legal {:>5} timed {:>6.1f} s  {}", round.group, round.legal,
+                          round.timed, round.wall_s,
+                          round.adopted ? fmt::format("adopted {}", round.winner) : "held" + (round.note.empty() ? "" : ": " + round.note));
+  if (r.mode == "grid")
+    return fmt::format("{}: grid best {:.2f} us: {}{}", r.c.id, r.best_us, r.best, rounds);
+  return fmt::format("{}: {:.2f} us -> {:.2f} us ({:.3f}x): {}{}", r.c.id, t.front(), t.back(), t.front() / t.back(),
+                     r.best, rounds);
+}
+
+}  // namespace
+
+std::vector<tune::Case> tune_cases(const TuneOptions& o) {
+  for (const std::string& f : o.families)
+    if (f != "sm90" && f != "cublaslt") throw Error(fmt::format("--family '{}': the tuner knows sm90 and cublaslt", f));
+  std::vector<tune::Case> cases;
+  std::set<std::string> wanted(o.only.begin(), o.only.end()), found;
+  for (const std::string& path : o.suites)
+    for (const SuiteEntry& e : load_suite(path).entries) {
+      if (!wanted.empty() && !wanted.count(e.name)) continue;
+      found.insert(e.name);
+      for (DType d : o.dtypes)
+        for (Layout l : o.layouts) {
+          const Problem p = make_problem(e.name, e.M, e.N, e.K, d, l);
+          try {
+            validate(p);
+          } catch (const Error&) {
+            continue;  // a combination nothing supports (fp8 NN)
+          }
+          for (const std::string& f : o.families)
+            cases.push_back({fmt::format("{} {} {} {}", e.name, to_string(d), to_string(l), f), f, p});
+        }
+    }
+  for (const std::string& name : wanted)
+    if (!found.count(name)) throw Error(fmt::format("--only names '{}', which no given suite holds", name));
+  return cases;
+}
+
+int run_tune(const TuneOptions& o) {
+  if (o.suites.empty()) throw Error("give at least one suite (--suite FILE)");
+  if (o.campaign.empty()) throw Error("give the campaign file (--campaign FILE); it is created or continued");
+  const std::vector<tune::Case> cases = tune_cases(o);
+  if (cases.empty()) throw Error("the suites, dtypes and layouts given make no case");
+  bench::TuneMeasure harness(o.measure);
+  Announced measure(harness);
+  const select::Identity identity = running_identity();
+  const tune::TunableFor tunable_for = [&](const tune::Case& c) {
+    if (c.family == "cublaslt") return tune::cublaslt_tunable(harness.cublaslt_context(), c.problem);
+    sm90::Limits limits;
+    limits.sm_count = harness.sm_count();
+    return tune::sm90_tunable(c.problem, limits);
+  };
+  tune::CampaignOptions co;
+  co.mode = o.mode;
+  co.grid.cap = o.grid_cap;
+
+  // One case at a time through the campaign, so each is reported as it finishes; the file keeps the rest.
+  const auto t0 = std::chrono::steady_clock::now();
+  tune::Campaign campaign;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    campaign = tune::run_campaign(o.campaign, {cases[i]}, tunable_for, measure, identity, co);
+    const auto r = std::find_if(campaign.cases.begin(), campaign.cases.end(),
+                                [&](const tune::CaseResult& x) { return x.c.id == cases[i].id; });
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    fmt::print(stderr, "[{:>4}/{}] {:>6.0f} s  {}\n", i + 1, cases.size(), s, case_line(*r));
+  }
+
+  std::set<std::string> ids;
+  for (const tune::Case& c : cases) ids.insert(c.id);
+  int failed = 0;
+  for (const std::string& family : o.families) {
+    std::vector<tune::CaseResult> mine;
+    for (const tune::CaseResult& r : campaign.cases)
+      if (ids.count(r.c.id) && r.c.family == family) {
+        mine.push_back(r);
+        failed += r.status == tune::Status::failed;
+      }
+    const std::vector<tune::Contribution> rows = tune::contributions(mine);
+    if (rows.empty()) continue;
+    fmt::print("\n{}: per-round speedup over the kernel entering the round ({} cases)\n{}", family, rows.back().cases,
+               tune::format_contributions(rows));
+  }
+  if (!o.database.empty()) {
+    const select::Database db = tune::to_database(campaign, o.campaign);
+    select::write_database(db, o.database);
+    fmt::print("database: {} ({} problems)\n", o.database, db.records.size());
+  }
+  fmt::print("campaign: {} ({} of {} cases failed)\n", o.campaign, failed, cases.size());
+  return failed ? 1 : 0;
+}
+
+int run_db_merge(const std::vector<std::string>& inputs, const std::string& output) {
+  std::vector<select::Named> named;
+  for (const std::string& path : inputs) named.push_back({path, select::read_database(path)});
+  const select::Database db = select::merge(named);
+  select::write_database(db, output);
+  fmt::print("database: {} ({} problems from {} files)\n", output, db.records.size(), inputs.size());
+  return 0;
+}
+
+TuneCommands::TuneCommands(CLI::App& app) {
+  tune_ = app.add_subcommand("tune", "tune sm90 and cuBLASLt configurations per problem (resumable campaign) and "
+                                     "write the database selection loads");
+  tune_->add_option("--suite", o_.suites, "suite file (repeatable)")->required();
+  tune_->add_option("--dtypes", dtypes_, "comma-separated: bf16, fp16, fp8")->capture_default_str();
+  tune_->add_option("--layouts", layouts_, "comma-separated: TN, NN")->capture_default_str();
+  tune_->add_option("--only", only_, "comma-separated problem names to keep");
+  tune_->add_option("--family", o_.families, "sm90 or cublaslt (repeatable or comma-separated; default sm90)")
+      ->delimiter(',');
+  tune_->add_option("--mode", o_.mode, "descent (monotone, one group a round) or grid (one-shot, capped)")
+      ->capture_default_str();
+  tune_->add_option("--grid-cap", o_.grid_cap, "grid mode: at most this many legal candidates")->capture_default_str();
+  tune_->add_option("--repeats", o_.measure.repeats, "interleaved repeats per round")->capture_default_str();
+  tune_->add_option("--replays", o_.measure.replays, "timed graph replays per repeat")->capture_default_str();
+  tune_->add_option("--graph-ms", o_.measure.graph_target_ms, "about how long one graph replay runs")
+      ->capture_default_str();
+  tune_->add_option("--warmup-s", o_.measure.warmup_s, "clock warm-up before the first round")->capture_default_str();
+  tune_->add_option("--chunk", o_.measure.chunk, "candidates built and timed together")->capture_default_str();
+  tune_->add_flag("--cold", o_.measure.cold, "rotate buffer sets so the working set is at least 4x the L2");
+  tune_->add_option("--seed", o_.measure.seed, "operand fills")->capture_default_str();
+  tune_->add_option("--campaign", o_.campaign, "campaign file: created, or continued where it stopped")->required();
+  tune_->add_option("--database", o_.database, "write the finished cases here as a database");
+
+  auto* db = app.add_subcommand("db", "tuned databases");
+  db->require_subcommand(1);
+  merge_ = db->add_subcommand("merge", "merge databases; the same problem and family measured on one machine keeps "
+                                       "the faster, across machines it is a conflict");
+  merge_->add_option("inputs", merge_inputs_, "database files")->required();
+  merge_->add_option("-o,--output", merge_output_, "merged database")->required();
+}
+
+std::optional<int> TuneCommands::run() {
+  if (*merge_) return run_db_merge(merge_inputs_, merge_output_);
+  if (!*tune_) return std::nullopt;
+  o_.dtypes.clear();
+  for (const std::string& d : split(dtypes_)) o_.dtypes.push_back(parse_dtype(d));
+  o_.layouts.clear();
+  for (const std::string& l : split(layouts_)) o_.layouts.push_back(parse_layout(l));
+  o_.only = split(only_);
+  return run_tune(o_);
+}
+
+}  // namespace tilewise::cli

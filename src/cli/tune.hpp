@@ -1,0 +1,49 @@
+#pragma once
+// `tilewise tune`: a resumable tuning campaign over suites for the families sm90 and cublaslt, timed by the bench
+// harness (bench/tune_measure.hpp), written as a database selection loads; and `tilewise db merge`.
+#include <CLI/CLI.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bench/tune_measure.hpp"
+#include "core/problem.hpp"
+
+namespace tilewise::cli {
+
+struct TuneOptions {
+  std::vector<std::string> suites, only;
+  std::vector<DType> dtypes{DType::bf16};
+  std::vector<Layout> layouts{Layout::TN};
+  std::vector<std::string> families{"sm90"};
+  std::string mode = "descent";
+  int grid_cap = 10000;
+  std::string campaign;  // the resumable campaign file
+  std::string database;  // where the finished cases are written as a database; empty: not written
+  bench::TuneMeasureOptions measure;
+};
+
+// Every suite problem x dtype x layout x family, id "name dtype layout family"; combinations no family can run
+// (fp8 NN) are left out. Throws Error for an --only name no suite holds or an unknown family.
+std::vector<tune::Case> tune_cases(const TuneOptions& o);
+
+int run_tune(const TuneOptions& o);  // 0 when every case finished, 1 when some failed
+int run_db_merge(const std::vector<std::string>& inputs, const std::string& output);
+
+// Adds the subcommands `tune` and `db` to the application; run() carries out the one given, if any, after parsing.
+class TuneCommands {
+ public:
+  explicit TuneCommands(CLI::App& app);
+  std::optional<int> run();
+
+ private:
+  CLI::App* tune_ = nullptr;
+  CLI::App* merge_ = nullptr;
+  TuneOptions o_;
+  std::string dtypes_ = "bf16", layouts_ = "TN", only_;
+  std::vector<std::string> merge_inputs_;
+  std::string merge_output_;
+};
+
+}  // namespace tilewise::cli

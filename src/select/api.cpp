@@ -1,0 +1,131 @@
+#include "select/api.hpp"
+
+#include <fmt/format.h>
+
+#include "device/clocks.hpp"
+#include "device/cuda.hpp"
+#include "device/machine.hpp"
+#include "families/cublaslt/matmul.hpp"
+#include "families/cublaslt/space.hpp"
+#include "families/gemv/gemv.hpp"
+#include "families/sm90/gemm.hpp"
+#include "select/database_file.hpp"
+#include "tilewise_version.hpp"
+
+namespace tilewise {
+
+namespace {
+
+class Sm90Plan : public Plan {
+ public:
+  Sm90Plan(select::Choice c, const Problem& p, int sm_count)
+      : Plan(std::move(c)), gemm_(p, sm90::parse_config(choice_.config), sm_count) {}
+  void run(const void* A, const void* B, void* C, cudaStream_t s) override { gemm_.run(A, B, C, s); }
+
+ private:
+  sm90::Gemm gemm_;
+};
+
+// The GEMV reads B as the problem stores it (K-major rows of N weights); a packed format would need weights the
+// caller does not pass, so only the native formats run here.
+class GemvPlan : public Plan {
+ public:
+  GemvPlan(select::Choice c, const Problem& p) : Plan(std::move(c)), p_(p), kernel_(gemv::parse_config(choice_.config)) {
+    if (!gemv::is_native(kernel_.config().weights, p.dtype))
+      throw Error(fmt::format("gemv {} computes with packed {} weights; tilewise::gemm passes B as the problem stores it",
+                              choice_.config, gemv::to_string(kernel_.config().weights)));
+    gemv::require_feasible(kernel_.config(), p);
+  }
+  void run(const void* A, const void* B, void* C, cudaStream_t s) override {
+    gemv::Args a;
+    a.x = A;
+    a.ldx = p_.lda;
+    a.w = B;
+    a.w_row_bytes = p_.ldb * element_bytes(p_.dtype);
+    a.out = C;
+    a.ldc = p_.ldc;
+    kernel_.launch(p_, a, s);
+  }
+
+ private:
+  Problem p_;
+  gemv::Kernel kernel_;
+};
+
+// An empty configuration is cuBLASLt's own heuristic's first candidate (what cublaslt-default and torch.mm run); the
+// choice then records the configuration it named.
+class CublasltPlan : public Plan {
+ public:
+  CublasltPlan(select::Choice c, const cublaslt::Context& ctx, const Problem& p) : Plan(std::move(c)), m_(ctx, p) {
+    if (choice_.config.empty()) {
+      candidate_ = m_.heuristic(32).front();
+      choice_.config = cublaslt::to_string(candidate_.config);
+    } else {
+      candidate_ = cublaslt::resolve(m_, cublaslt::parse_config(choice_.config), cublaslt::offered(m_));
+    }
+  }
+  void run(const void* A, const void* B, void* C, cudaStream_t s) override { m_.run(candidate_, A, B, C, s); }
+
+ private:
+  cublaslt::Matmul m_;
+  cublaslt::Candidate candidate_{};
+};
+
+}  // namespace
+
+select::Identity running_identity() {
+  device::require_gpu();
+  device::Nvml nvml(device::pci_bus_id(0));
+  return select::identity_of(device::describe_machine(nvml), build::version);
+}
+
+Context::Context(ContextOptions o) {
+  device::require_gpu();
+  int device = 0;
+  TW_CUDA(cudaGetDevice(&device));
+  TW_CUDA(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device));
+  identity_ = running_identity();
+  if (!o.database.empty()) {
+    select::Loaded loaded = select::load_database(o.database, identity_, o.allow_foreign);
+    db_ = std::make_unique<select::Database>(std::move(loaded.db));
+    overridden_ = std::move(loaded.overridden);
+  }
+}
+
+Context::~Context() = default;
+
+const cublaslt::Context& Context::vendor() {
+  if (!vendor_) vendor_ = std::make_unique<cublaslt::Context>();  // its 64 MiB workspace only when cuBLASLt runs
+  return *vendor_;
+}
+
+select::Choice Context::choose(const Problem& p) const { return select::choose(db_.get(), p, sm_count_); }
+
+std::unique_ptr<Plan> Context::build(const Problem& p, select::Choice c) {
+  try {
+    if (c.family == "sm90") return std::make_unique<Sm90Plan>(c, p, sm_count_);
+    if (c.family == "gemv") return std::make_unique<GemvPlan>(c, p);
+    if (c.family == "cublaslt") return std::make_unique<CublasltPlan>(c, vendor(), p);
+    throw Error(fmt::format("unknown family '{}'", c.family));
+  } catch (const Error& e) {
+    if (c.source != "database") throw;  // the heuristic's own choice declined (Unsupported): no family runs p
+    // A measured entry that does not run is a broken database, never a silent fall back to the heuristic.
+    throw Error(fmt::format("the database's {} entry {} for {} does not run here: {}", c.family, c.config, describe(p),
+                            e.what()));
+  }
+}
+
+Plan& Context::plan(const Problem& p) {
+  const Key key{p.M, p.N, p.K, p.dtype, p.layout, p.lda, p.ldb, p.ldc};
+  if (auto it = plans_.find(key); it != plans_.end()) return *it->second;
+  validate(p);
+  return *plans_.emplace(key, build(p, choose(p))).first->second;
+}
+
+const select::Choice& gemm(Context& ctx, const Problem& p, const void* A, const void* B, void* C, cudaStream_t stream) {
+  Plan& plan = ctx.plan(p);
+  plan.run(A, B, C, stream);
+  return plan.choice();
+}
+
+}  // namespace tilewise

@@ -1,0 +1,71 @@
+#include "tune/contributions.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include "receipt/derive.hpp"
+
+namespace tilewise::tune {
+
+namespace {
+
+struct Speedups {
+  std::vector<double> values;
+  std::vector<std::string> ids;
+  void add(double s, const std::string& id) {
+    values.push_back(s);
+    ids.push_back(id);
+  }
+};
+
+Contribution summarize(std::string round, const Speedups& s) {
+  Contribution c;
+  c.round = std::move(round);
+  c.cases = int(s.values.size());
+  c.improved = int(std::count_if(s.values.begin(), s.values.end(), [](double v) { return v > 1; }));
+  c.mean = std::accumulate(s.values.begin(), s.values.end(), 0.0) / double(s.values.size());
+  c.median = receipt::median(s.values);
+  const size_t best = size_t(std::max_element(s.values.begin(), s.values.end()) - s.values.begin());
+  c.best = s.values[best];
+  c.best_case = s.ids[best];
+  return c;
+}
+
+}  // namespace
+
+std::vector<Contribution> contributions(const std::vector<CaseResult>& cases) {
+  std::vector<std::string> order;
+  std::vector<Speedups> per_round;
+  Speedups overall;
+  for (const CaseResult& r : cases) {
+    if (r.mode != "descent" || r.status != Status::finished || r.start_us <= 0 || r.rounds.empty()) continue;
+    double entering = r.start_us;
+    for (const Round& round : r.rounds) {
+      auto at = std::find(order.begin(), order.end(), round.group);
+      if (at == order.end()) {
+        order.push_back(round.group);
+        per_round.emplace_back();
+        at = order.end() - 1;
+      }
+      per_round[size_t(at - order.begin())].add(entering / round.latency_us, r.c.id);
+      entering = round.latency_us;
+    }
+    overall.add(r.start_us / entering, r.c.id);
+  }
+  std::vector<Contribution> out;
+  for (size_t i = 0; i < order.size(); ++i) out.push_back(summarize(order[i], per_round[i]));
+  if (!overall.values.empty()) out.push_back(summarize("all rounds", overall));
+  return out;
+}
+
+std::string format_contributions(const std::vector<Contribution>& rows) {
+  std::string out = fmt::format("{:<12} {:>8} {:>8}   {:<40} {:>10}\n", "round", "mean", "median", "best", "improved");
+  for (const Contribution& c : rows)
+    out += fmt::format("{:<12} {:>7.3f}x {:>7.3f}x   {:<40} {:>10}\n", c.round, c.mean, c.median,
+                       fmt::format("{:.2f}x  {}", c.best, c.best_case), fmt::format("{} / {}", c.improved, c.cases));
+  return out;
+}
+
+}  // namespace tilewise::tune

@@ -1,0 +1,75 @@
+// The arm `selected` (the library API tilewise::gemm) passes the harness's correctness gate on every problem of the
+// suites, in every dtype and layout, and records what it ran.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "bench/arm.hpp"
+#include "core/suite.hpp"
+#include "families/sm90/gemm.hpp"
+#include "gpu.hpp"
+#include "jit/cache.hpp"
+#include "receipt/derive.hpp"
+#include "select/choice.hpp"
+
+namespace tilewise::bench {
+namespace {
+
+std::vector<Problem> suite_problems() {
+  std::vector<Problem> out;
+  for (const char* suite : {"decode.txt", "llm24.txt", "square.txt"})
+    for (const SuiteEntry& e : load_suite(std::string(TILEWISE_SOURCE_DIR) + "/suites/" + suite).entries)
+      for (DType d : {DType::bf16, DType::fp16, DType::fp8_e4m3})
+        for (Layout l : {Layout::TN, Layout::NN})
+          if (d != DType::fp8_e4m3 || l == Layout::TN) out.push_back(make_problem(e.name, e.M, e.N, e.K, d, l));
+  return out;
+}
+
+TEST(SelectedArm, CorrectOnEverySuiteProblem) {
+  TW_REQUIRE_GPU();
+  const std::vector<Problem> problems = suite_problems();
+  // The heuristic's sm90 kernels compiled up front, in parallel, as the tuner does; the arm then loads them.
+  int sms = 0;
+  TW_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  std::map<std::string, jit::KernelBuild> builds;  // many problems share an instantiation
+  for (const Problem& p : problems)
+    if (const select::Choice c = select::heuristic_choice(p, sms); c.family == "sm90") {
+      jit::KernelBuild b = sm90::kernel_build(sm90::parse_config(c.config), p);
+      builds.emplace(b.name_expression, b);
+    }
+  std::vector<jit::KernelBuild> unique;
+  for (const auto& [_, b] : builds) unique.push_back(b);
+  jit::build_all(unique);
+
+  device::Stream s;
+  std::map<std::string, int> families;
+  for (const Problem& p : problems) {
+    SCOPED_TRACE(describe(p));
+    device::Operands ops(p, 1, device::Reference::bytes(p));
+    ops.fill(5, s.get());
+    const device::Reference ref(p, ops.set(0), s.get());
+    const Workbench wb{p, ops, ref, s.get(), 0.5, 1, 1};
+    auto arm = make_arm("selected");
+    arm->prepare(wb);
+    const nlohmann::json config = arm->config();
+    SCOPED_TRACE(config.dump());
+    EXPECT_EQ(config["source"], "heuristic");
+    EXPECT_FALSE(config["config"].get<std::string>().empty());
+    ++families[config["family"].get<std::string>()];
+    const device::Launch launch = [&](int set, cudaStream_t st) { arm->launch(set, st); };
+    const device::OutputError e = checked_run(wb, launch);
+    EXPECT_TRUE(receipt::is_correct(e.rel_err, receipt::correctness_bound(p.dtype)))
+        << (e.rel_err ? std::to_string(*e.rel_err) : "non-finite output");
+  }
+  // Every family of the rule ran somewhere: gemv for decode TN, sm90 for the rest, cuBLASLt for decode NN (lda = M).
+  EXPECT_GT(families["gemv"], 0);
+  EXPECT_GT(families["sm90"], 0);
+  EXPECT_GT(families["cublaslt"], 0);
+}
+
+TEST(SelectedArm, ANamedDatabaseThatIsMissingIsRefusedUpFront) {
+  EXPECT_THROW(make_arm("selected:/nonexistent/db.json"), Error);
+}
+
+}  // namespace
+}  // namespace tilewise::bench

@@ -1,0 +1,109 @@
+// The tuner's timing source on the GPU: every candidate built, gated, and the correct ones timed in interleaved
+// repeats (one sample per repeat), chunked or not; and a whole campaign over both families that never gets slower.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include <unistd.h>
+
+#include "bench/tune_measure.hpp"
+#include "families/sm90/feasibility.hpp"
+#include "families/sm90/heuristic.hpp"
+#include "gpu.hpp"
+#include "select/api.hpp"
+#include "tune/campaign.hpp"
+#include "tune/cublaslt_space.hpp"
+#include "tune/sm90_space.hpp"
+
+namespace tilewise::bench {
+namespace {
+
+TuneMeasureOptions quick(int chunk = 48) {
+  TuneMeasureOptions o;
+  o.repeats = 3;
+  o.replays = 1;
+  o.graph_target_ms = 0.3;
+  o.warmup_s = 0.5;
+  o.rewarm_ms = 20;
+  o.chunk = chunk;
+  return o;
+}
+
+const Problem kP = make_problem("p", 1024, 1024, 1024, DType::bf16, Layout::TN);
+
+std::vector<tune::Config> sm90_candidates() {
+  const std::vector<sm90::Config> feasible = sm90::feasible_set(kP);
+  std::vector<tune::Config> out{tune::to_tune(sm90::first_rule(kP)), tune::to_tune(feasible.front()),
+                                tune::to_tune(feasible[feasible.size() / 2])};
+  sm90::Config too_big = sm90::first_rule(kP);
+  too_big.stages = 64;  // never fits in shared memory
+  out.push_back(tune::to_tune(too_big));
+  return out;
+}
+
+void expect_timed(const tune::Timing& t, int repeats) {
+  EXPECT_TRUE(t.compiled);
+  EXPECT_EQ(t.error, "");
+  ASSERT_EQ(int(t.us.size()), repeats);
+  for (double us : t.us) EXPECT_GT(us, 0);
+}
+
+TEST(TuneMeasure, Sm90CandidatesAreBuiltGatedAndTimedOncePerRepeat) {
+  TW_REQUIRE_GPU();
+  for (int chunk : {48, 2}) {  // all at once, and one candidate beside the anchor per chunk
+    SCOPED_TRACE(chunk);
+    TuneMeasure m(quick(chunk));
+    const std::vector<tune::Timing> t = m.measure({"p sm90", "sm90", kP}, sm90_candidates());
+    ASSERT_EQ(t.size(), 4u);
+    for (int i = 0; i < 3; ++i) expect_timed(t[size_t(i)], 3);
+    EXPECT_FALSE(t[3].compiled);
+    EXPECT_NE(t[3].error, "");
+    EXPECT_TRUE(t[3].us.empty());
+  }
+}
+
+TEST(TuneMeasure, CublasltCandidatesAreCheckedByCublaslt) {
+  TW_REQUIRE_GPU();
+  TuneMeasure m(quick());
+  const tune::Tunable t = tune::cublaslt_tunable(m.cublaslt_context(), kP);
+  tune::Config bogus = t.warm_start;
+  bogus = tune::apply(bogus, tune::parse("algo=99999"));
+  const std::vector<tune::Timing> timings = m.measure({"p cublaslt", "cublaslt", kP}, {t.warm_start, bogus});
+  expect_timed(timings[0], 3);
+  EXPECT_FALSE(timings[1].compiled);
+  EXPECT_NE(timings[1].error, "");
+}
+
+TEST(TuneMeasure, AnUnknownFamilyFailsTheCase) {
+  TW_REQUIRE_GPU();
+  TuneMeasure m(quick());
+  EXPECT_THROW(m.measure({"p gemv", "gemv", kP}, {tune::parse("m=1")}), Error);
+}
+
+// A small campaign over both families: every case finishes, its latency never rises, and a rerun measures nothing.
+TEST(TuneMeasure, ACampaignOverBothFamiliesIsMonotoneAndResumable) {
+  TW_REQUIRE_GPU();
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("tw_tune_gpu_" + std::to_string(::getpid()) + ".json")).string();
+  std::filesystem::remove(path);
+  TuneMeasure m(quick());
+  const Problem small = make_problem("s", 512, 1024, 512, DType::bf16, Layout::TN);
+  const std::vector<tune::Case> cases{{"s sm90", "sm90", small}, {"s cublaslt", "cublaslt", small}};
+  const tune::TunableFor tunable_for = [&](const tune::Case& c) {
+    return c.family == "sm90" ? tune::sm90_tunable(c.problem) : tune::cublaslt_tunable(m.cublaslt_context(), c.problem);
+  };
+  const tune::Campaign done = tune::run_campaign(path, cases, tunable_for, m, running_identity());
+  ASSERT_EQ(done.cases.size(), 2u);
+  for (const tune::CaseResult& r : done.cases) {
+    SCOPED_TRACE(r.c.id);
+    EXPECT_EQ(r.status, tune::Status::finished) << r.error;
+    const std::vector<double> traj = tune::trajectory(r);
+    for (size_t i = 1; i < traj.size(); ++i) EXPECT_LE(traj[i], traj[i - 1]);
+    for (const tune::Round& round : r.rounds) EXPECT_GE(round.timed, 1) << round.group;
+  }
+  EXPECT_EQ(tune::run_campaign(path, cases, tunable_for, m, running_identity()), done);
+  std::filesystem::remove(path);
+}
+
+}  // namespace
+}  // namespace tilewise::bench

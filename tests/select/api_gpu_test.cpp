@@ -1,0 +1,107 @@
+// tilewise::gemm: a database entry is what runs when the database has the signature (sm90 or cuBLASLt
+// configurations, read back from their canonical strings), the heuristic otherwise; every result is correct, and a
+// database measured under another identity is refused unless overridden.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include <unistd.h>
+
+#include "device/operands.hpp"
+#include "device/reference.hpp"
+#include "expect_error.hpp"
+#include "families/cublaslt/matmul.hpp"
+#include "families/sm90/feasibility.hpp"
+#include "gpu.hpp"
+#include "receipt/derive.hpp"
+#include "select/api.hpp"
+#include "select/database_file.hpp"
+
+namespace tilewise {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct ApiTest : ::testing::Test {
+  fs::path dir = fs::temp_directory_path() / ("tw_api_" + std::to_string(::getpid()));
+  void SetUp() override {
+    TW_REQUIRE_GPU();
+    fs::create_directories(dir);
+  }
+  void TearDown() override { fs::remove_all(dir); }
+
+  std::string write(const select::Database& db, const std::string& name) {
+    const std::string path = (dir / name).string();
+    select::write_database(db, path);
+    return path;
+  }
+
+  // Runs gemm on fresh operands and judges C against the reference; returns what ran.
+  select::Choice run_checked(Context& ctx, const Problem& p) {
+    device::Stream s;
+    device::Operands ops(p, 1, device::Reference::bytes(p));
+    ops.fill(3, s.get());
+    const device::Reference ref(p, ops.set(0), s.get());
+    ops.poison_output(0, s.get());
+    const select::Choice c = gemm(ctx, p, ops.set(0).a.get(), ops.set(0).b.get(), ops.set(0).c.get(), s.get());
+    const device::OutputError e = ref.compare(ops.set(0).c.get(), s.get());
+    EXPECT_TRUE(receipt::is_correct(e.rel_err, receipt::correctness_bound(p.dtype))) << describe(p) << " " << c.config;
+    return c;
+  }
+};
+
+const Problem kP = make_problem("p", 1024, 2048, 512, DType::bf16, Layout::TN);
+
+TEST_F(ApiTest, TheDatabasesFastestEntryRuns) {
+  const cublaslt::Context lt;
+  const cublaslt::Matmul m(lt, kP);
+  const std::string lt_config = cublaslt::to_string(m.heuristic(32).back().config);  // not the default one
+  const std::vector<sm90::Config> feasible = sm90::feasible_set(kP);
+  const std::string sm90_config = sm90::to_string(feasible[feasible.size() / 2]);
+  const select::Identity here = running_identity();
+
+  select::Database vendor_wins;
+  select::add(vendor_wins, here, kP, "cublaslt", lt_config, 1.0);
+  select::add(vendor_wins, here, kP, "sm90", sm90_config, 2.0);
+  Context a(ContextOptions{write(vendor_wins, "a.json")});
+  const select::Choice ca = run_checked(a, kP);
+  EXPECT_EQ(ca.source, "database");
+  EXPECT_EQ(ca.family, "cublaslt");
+  EXPECT_EQ(ca.config, lt_config);
+
+  select::Database ours_wins;
+  select::add(ours_wins, here, kP, "sm90", sm90_config, 1.0);
+  Context b(ContextOptions{write(ours_wins, "b.json")});
+  const select::Choice cb = run_checked(b, kP);
+  EXPECT_EQ(cb.family, "sm90");
+  EXPECT_EQ(cb.config, sm90_config);
+  // Another problem is not in the database: the heuristic.
+  EXPECT_EQ(run_checked(b, make_problem("q", 512, 512, 512, DType::fp16, Layout::NN)).source, "heuristic");
+}
+
+TEST_F(ApiTest, WithoutADatabaseTheHeuristicRunsEveryFamily) {
+  Context ctx;
+  EXPECT_FALSE(ctx.has_database());
+  EXPECT_EQ(run_checked(ctx, make_problem("dec", 1, 4096, 4096, DType::bf16, Layout::TN)).family, "gemv");
+  EXPECT_EQ(run_checked(ctx, kP).family, "sm90");
+  const select::Choice lt = run_checked(ctx, make_problem("odd", 100, 200, 300, DType::bf16, Layout::TN));
+  EXPECT_EQ(lt.family, "cublaslt");
+  EXPECT_FALSE(lt.config.empty());  // the configuration cuBLASLt's heuristic named is recorded
+  // The plan is kept: the same problem again is the same choice without building anything.
+  EXPECT_EQ(&ctx.plan(kP), &ctx.plan(kP));
+}
+
+TEST_F(ApiTest, ADatabaseFromAnotherIdentityIsRefusedUnlessOverridden) {
+  select::Identity elsewhere = running_identity();
+  elsewhere.driver = "1.0 (another driver)";
+  select::Database db;
+  select::add(db, elsewhere, kP, "sm90", sm90::to_string(sm90::feasible_set(kP).front()), 1.0);
+  const std::string path = write(db, "foreign.json");
+  EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { Context c(ContextOptions{path}); }), "driver"));
+  Context c(ContextOptions{path, true});
+  EXPECT_FALSE(c.overridden().empty());
+  EXPECT_EQ(run_checked(c, kP).source, "database");
+}
+
+}  // namespace
+}  // namespace tilewise

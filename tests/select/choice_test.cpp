@@ -1,0 +1,83 @@
+// Selection's rule: the database's fastest entry for the signature, else the heuristic (gemv for small-M TN decode,
+// sm90's first shape rule, cuBLASLt where TMA cannot load the operands), never an infeasible configuration.
+#include <gtest/gtest.h>
+
+#include "core/error.hpp"
+#include "core/suite.hpp"
+#include "families/gemv/config.hpp"
+#include "families/sm90/config.hpp"
+#include "families/sm90/feasibility.hpp"
+#include "sample_database.hpp"
+#include "select/choice.hpp"
+
+namespace tilewise::select {
+namespace {
+
+using testkit::problem;
+
+TEST(Choice, TheDatabaseGivesItsFastestFamilyForTheSignature) {
+  const Database db = testkit::sample_database();
+  const Choice c = choose(&db, problem(4096, 4096, 4096), 132);
+  EXPECT_EQ(c.family, "cublaslt");  // 175.25 us against sm90's 180.5
+  EXPECT_EQ(c.config, testkit::kLt);
+  EXPECT_EQ(c.source, "database");
+  EXPECT_DOUBLE_EQ(c.us, 175.25);
+  const Choice nn = choose(&db, problem(16, 16384, 4096, DType::fp16, Layout::NN), 132);
+  EXPECT_EQ(nn.family, "sm90");
+  EXPECT_EQ(nn.config, testkit::kSm90B);
+}
+
+TEST(Choice, WithoutTheSignatureOrADatabaseTheHeuristicChooses) {
+  const Database db = testkit::sample_database();
+  EXPECT_FALSE(from_database(db, problem(4096, 4096, 2048)));
+  const Choice c = choose(&db, problem(4096, 4096, 2048), 132);
+  EXPECT_EQ(c.source, "heuristic");
+  EXPECT_EQ(c, choose(nullptr, problem(4096, 4096, 2048), 132));
+  EXPECT_EQ(c.family, "sm90");
+  // The same sizes with another stride are another signature.
+  Problem padded = problem(4096, 4096, 4096);
+  padded.lda += 64;
+  EXPECT_EQ(choose(&db, padded, 132).source, "heuristic");
+}
+
+TEST(Choice, DecodeRowsUpToEightInTnGoToTheGemv) {
+  for (int64_t m : {1, 4, 8}) {
+    const Choice c = heuristic_choice(problem(m, 12288, 4096), 132);
+    EXPECT_EQ(c.family, "gemv") << m;
+    EXPECT_EQ(gemv::parse_config(c.config).m, m);
+  }
+  EXPECT_EQ(heuristic_choice(problem(16, 12288, 4096), 132).family, "sm90");
+  EXPECT_EQ(heuristic_choice(problem(8, 12288, 4096, DType::bf16, Layout::NN), 132).family, "sm90");
+  EXPECT_EQ(heuristic_choice(problem(1, 12288, 4096, DType::fp8_e4m3), 132).family, "sm90");  // no native fp8 GEMV
+  EXPECT_EQ(heuristic_choice(problem(1, 12288, 4096, DType::fp16), 132).family, "gemv");
+}
+
+TEST(Choice, OperandsTmaCannotLoadGoToCublasltsOwnHeuristic) {
+  const Choice c = heuristic_choice(problem(100, 200, 300), 132);  // rows of 600 bytes: not a multiple of 16
+  EXPECT_EQ(c.family, "cublaslt");
+  EXPECT_EQ(c.config, "");
+  EXPECT_EQ(c.source, "heuristic");
+}
+
+// Over every suite problem, dtype and layout: the heuristic's configuration is in its family's feasible set, and
+// cuBLASLt's own heuristic is taken only where sm90 cannot load the operands at all.
+TEST(Choice, TheHeuristicNeverChoosesAnInfeasibleConfiguration) {
+  int checked = 0;
+  for (const char* suite : {"llm24.txt", "square.txt", "decode.txt"})
+    for (const SuiteEntry& e : load_suite(std::string(TILEWISE_SOURCE_DIR) + "/suites/" + suite).entries)
+      for (DType d : {DType::bf16, DType::fp16, DType::fp8_e4m3})
+        for (Layout l : {Layout::TN, Layout::NN}) {
+          if (d == DType::fp8_e4m3 && l == Layout::NN) continue;
+          const Problem p = make_problem(e.name, e.M, e.N, e.K, d, l);
+          const Choice c = heuristic_choice(p, 132);
+          SCOPED_TRACE(describe(p) + " -> " + c.family + " " + c.config);
+          if (c.family == "sm90") EXPECT_FALSE(sm90::infeasible(sm90::parse_config(c.config), p));
+          else if (c.family == "gemv") EXPECT_EQ(gemv::infeasible(gemv::parse_config(c.config), p), "");
+          else EXPECT_THROW(sm90::require_tma_expressible(p), Unsupported);  // decode NN: lda = M under 16 bytes
+          ++checked;
+        }
+  EXPECT_GT(checked, 200);
+}
+
+}  // namespace
+}  // namespace tilewise::select
