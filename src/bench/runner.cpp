@@ -101,7 +101,10 @@ class Runner {
       // The heater warms the chip up once and is gone before the first problem: each problem re-warms on its own
       // work (rewarm below; bench/heater.hpp says why).
       Heater heater;
+      const double begin = sampler.mark();
       r_.protocol.warmup_s = heater.run(o_.warmup_s, stream_->get());
+      const double end = sampler.mark();
+      r_.clocks.warmup = receipt::summarize(sampler.samples_within({{(begin + end) / 2, end}}));
     }
     r_.machine.read_bw = device::measure_read_bandwidth(int64_t(4) << 30, 10, r_.machine.sm_count);
     r_.machine.read_bw_gbps = receipt::read_bw_gbps(r_.machine.read_bw);

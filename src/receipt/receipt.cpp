@@ -34,7 +34,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Protocol, warmup_s, repeats, cold, rotation_s
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ClockSample, t_s, sm_mhz, mem_mhz, power_w, temp_c, reasons)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ClockSummary, samples, sm_mhz_min, sm_mhz_median, sm_mhz_max, power_w_median,
                                    power_w_max, temp_c_max, reasons)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Clocks, available, unavailable_reason, before, during, after)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Clocks, available, unavailable_reason, before, during, after, warmup)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Candidate, config, correct, rel_err, us, error)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ReferenceCheck, samples, max_err, bound, ok)
 

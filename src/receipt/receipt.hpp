@@ -80,6 +80,9 @@ struct Clocks {
   std::string unavailable_reason;
   ClockSample before, after;
   ClockSummary during;  // over every sample taken inside a timed region
+  // Over the second half of the warm-up: the clock the GPU sustains under the heaviest load of the run, the
+  // reference a timed region's clock is judged against (absent from receipts written before it was recorded).
+  ClockSummary warmup;
   bool operator==(const Clocks&) const = default;
 };
 

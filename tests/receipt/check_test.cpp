@@ -284,6 +284,23 @@ TEST(Check, ClockSag) {
   EXPECT_TRUE(Reports(check(j), {"[cublaslt]", "SM clock sagged to a median 900 MHz against the run's 1700 MHz"}));
 }
 
+// A power-capped big GEMM runs well under the boost clock of a run's small problems; judged against the clock the
+// warm-up sustained under heavy load, it is no sag, and a real sag under that clock still is.
+TEST(Check, ClockSagIsJudgedAgainstTheWarmUpsSustainedClockWhereRecorded) {
+  json j = sample();
+  j["clocks"]["during"]["sm_mhz_median"] = 1965;
+  j["clocks"]["warmup"] = j["clocks"]["during"];
+  j["clocks"]["warmup"]["sm_mhz_median"] = 1450;
+  arm0(j)["clock"]["sm_mhz_median"] = 1400;
+  std::vector<std::string> found = check(j);
+  EXPECT_TRUE(found.empty()) << joined(found);
+  arm0(j)["clock"]["sm_mhz_median"] = 1000;
+  EXPECT_TRUE(Reports(check(j), {"[cublaslt]", "sagged to a median 1000 MHz against the warm-up's sustained 1450 MHz"}));
+  j["clocks"].erase("warmup");  // an older receipt: the timed regions' median stays the reference
+  arm0(j)["clock"]["sm_mhz_median"] = 1400;
+  EXPECT_TRUE(Reports(check(j), {"[cublaslt]", "against the run's 1965 MHz"}));
+}
+
 TEST(Check, ModestClockDipIsNotASag) {
   json j = sample();
   arm0(j)["clock"]["sm_mhz_median"] = 1300;  // above 0.75 x 1700 = 1275
