@@ -144,8 +144,16 @@ __device__ __forceinline__ void store_out(void* out, long long index, float v) {
   else static_cast<__nv_bfloat16*>(out)[index] = __float2bfloat16_rn(v);
 }
 
+// Registers a thread may use so THREADS of them fit the SM's 64K (255 at most; a multiple of 8, the allocation
+// unit); src/families/gemv/config.cpp's register_limit() is the same rule. The cap is given as __maxnreg__, not as
+// __launch_bounds__(THREADS): under .maxntid ptxas (CUDA 13.0) chose register targets far under the cap (40, 48, 64,
+// ... 168) and spilled long-lived values (row pointers, shared-memory addresses) to local memory to meet them; under
+// .maxnreg it spills only where the work needs more than the cap (what register_estimate() keeps infeasible).
+template <int THREADS>
+constexpr int register_limit = 65536 / THREADS / 8 * 8 < 255 ? 65536 / THREADS / 8 * 8 : 255;
+
 template <int M, int WF, int XT, int THREADS, int COLS, int KSPLIT, int UNROLL, int HINT>
-__global__ void __launch_bounds__(THREADS)
+__global__ void __maxnreg__(register_limit<THREADS>)
     gemv(const unsigned char* __restrict__ x, long long ldx, const unsigned char* __restrict__ w, long long w_row_bytes,
          const void* __restrict__ scales, void* __restrict__ out, long long ldc, int N, int K) {
   static_assert(M >= 1 && M <= 16 && THREADS % 32 == 0 && (THREADS / 32) % KSPLIT == 0, "bad gemv configuration");

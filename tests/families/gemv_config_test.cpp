@@ -3,12 +3,15 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
+#include <tuple>
 #include <nlohmann/json.hpp>
 
 #include "core/suite.hpp"
 #include "expect_error.hpp"
 #include "families/gemv/config.hpp"
 #include "families/gemv/gemv.hpp"
+#include "jit/cache.hpp"
 
 namespace tilewise::gemv {
 namespace {
@@ -127,6 +130,75 @@ TEST(GemvConfig, FeasibleSetIsLegalAndHoldsTheDefault) {
   EXPECT_GT(set.size(), 100u);
   for (const Config& c : set) EXPECT_EQ(infeasible(c, p), "") << to_string(c);
   EXPECT_NE(std::find(set.begin(), set.end(), default_config(p, Format::q8_0)), set.end());
+}
+
+// Spills are caught without a GPU: ptxas reports each kernel's stack frame and spill stores and loads, and any of them
+// is local memory in the weight stream. Compiled here with NVRTC for sm_90a (the first run takes a minute or so; the
+// JIT cache keeps the cubins): every default the decode suite and llm24's M <= 16 shapes take in every format and
+// activation type (so every arm's default on dec_m1_12288 and dec_m16_12288), the defaults at the GPU tests' odd
+// shape (N = 200, K = 384, where K splits eight ways), and the register-pressure edge of the feasible set: for M at
+// both ends and between, each format, 16-bit and fp8 activations and each thread count, the feasible configuration
+// with the largest register estimate (among those, the cache hint that takes a register more, the deepest K split).
+TEST(GemvConfig, RepresentativeConfigurationsCompileWithoutSpills) {
+  constexpr Format formats[] = {Format::bf16, Format::fp16, Format::q8_0, Format::int4_g32, Format::int4_g128, Format::fp8};
+  constexpr DType acts[] = {DType::bf16, DType::fp16, DType::fp8_e4m3};
+  std::vector<Config> configs;
+  auto add = [&](const Config& c) {
+    if (std::find(configs.begin(), configs.end(), c) == configs.end()) configs.push_back(c);
+  };
+  for (int64_t m : {1, 16})
+    for (DType d : acts)
+      for (Format f : formats) add(default_config(decode(m, 12288, 4096, d), f));
+  const size_t arm_defaults = configs.size();
+  EXPECT_EQ(arm_defaults, 2u * 3u * 6u);
+  std::vector<SuiteEntry> entries = load_suite(std::string(TILEWISE_SOURCE_DIR) + "/suites/decode.txt").entries;
+  for (const SuiteEntry& e : load_suite(std::string(TILEWISE_SOURCE_DIR) + "/suites/llm24.txt").entries)
+    if (e.M <= 16) entries.push_back(e);
+  for (const SuiteEntry& e : entries)
+    for (DType d : acts)
+      for (Format f : formats) add(default_config(decode(e.M, e.N, e.K, d), f));
+  for (int64_t m = 1; m <= 16; ++m)
+    for (Format f : formats) add(default_config(decode(m, 200, 384), f));
+  for (int64_t m : {1, 2, 4, 8, 12, 16})
+    for (DType d : {DType::bf16, DType::fp8_e4m3})
+      for (Format f : formats)
+        for (int threads : {128, 256, 512}) {
+          const Problem p = decode(m, 12288, 4096, d);
+          auto key = [](const Config& c) { return std::tuple(register_estimate(c), c.hint == Hint::evict_first, c.ksplit); };
+          std::optional<Config> edge;
+          for (const Config& c : feasible_set(p, f))
+            if (c.threads == threads && !c.persistent && (!edge || key(c) > key(*edge))) edge = c;
+          if (edge) add(*edge);  // 512 threads leave 128 registers: too few for x at larger M, nothing is feasible
+        }
+  std::vector<jit::KernelBuild> builds;
+  for (const Config& c : configs) builds.push_back(kernel_build(c));
+  const std::vector<jit::Built> built = jit::build_all(builds);
+  int spilled = 0;
+  for (size_t i = 0; i < configs.size(); ++i) {
+    const jit::ResourceUsage& u = built[i].usage;
+    EXPECT_GT(u.registers, 0) << to_string(configs[i]) << ": no ptxas usage in the log";
+    EXPECT_LE(u.registers, register_limit(configs[i].threads)) << to_string(configs[i]);
+    if (u.spills()) {
+      ++spilled;
+      ADD_FAILURE() << to_string(configs[i]) << (i < arm_defaults ? " (an arm's default)" : "") << ": " << u.registers
+                    << " registers, " << u.stack_frame_bytes << " bytes stack frame, " << u.spill_store_bytes
+                    << " bytes spill stores, " << u.spill_load_bytes << " bytes spill loads";
+    }
+  }
+  EXPECT_EQ(spilled, 0) << "of " << configs.size() << " configurations";
+}
+
+TEST(GemvConfig, RegisterLimitIsTheKernelsCap) {
+  EXPECT_EQ(register_limit(64), 255);
+  EXPECT_EQ(register_limit(256), 255);
+  EXPECT_EQ(register_limit(384), 168);
+  EXPECT_EQ(register_limit(512), 128);
+  EXPECT_EQ(register_limit(1024), 64);
+  // The M = 16 default streams 4 chunks a lane and still fits 256 threads; the same at 512 threads would spill.
+  Config c = default_config(decode(16, 12288, 4096), Format::int4_g128);
+  EXPECT_LE(register_estimate(c), register_limit(c.threads));
+  c.threads = 512;
+  EXPECT_TRUE(Contains(infeasible(c, decode(16, 12288, 4096)), "would spill"));
 }
 
 TEST(GemvConfig, KernelBuildNamesTheInstantiation) {

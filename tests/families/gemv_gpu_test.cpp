@@ -2,10 +2,12 @@
 // activation type and M (a sample of 1..16) matches a reference computed from the weights the kernel computes with
 // (the dequantized ones): in fp32 on every output, in fp64 on sampled outputs. N not a multiple of a CTA's columns,
 // the configuration grid's corners, K that a format cannot take (a clear error), and the arms through the harness.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
+#include <optional>
 
 #include "bench/gemv_arms.hpp"
 #include "core/numeric.hpp"
@@ -149,11 +151,21 @@ TEST(GemvGpu, ConfigurationCornersAndEdgeShapes) {
       runs.emplace_back(c, base);
     }
     c.ksplit = 1;
-    for (auto [cols, unroll] : {std::pair{1, 1}, std::pair{4, 8}, std::pair{4, 1}}) {
+    // The grid's corners inside the feasible set: one chunk in flight, the most columns with one chunk each, and the
+    // most register pressure the feasible set admits at this thread count (cols 4 x unroll 8 is past it at M = 3).
+    for (auto [cols, unroll] : {std::pair{1, 1}, std::pair{4, 1}}) {
       Config v = c;
       v.cols = cols, v.unroll = unroll;
       runs.emplace_back(v, base);
     }
+    std::optional<Config> heaviest;
+    for (const Config& v : feasible_set(base, f))
+      if (v.threads == c.threads && v.ksplit == 1 && v.hint == c.hint && !v.persistent &&
+          (!heaviest || register_estimate(v) > register_estimate(*heaviest)))
+        heaviest = v;
+    ASSERT_TRUE(heaviest);
+    EXPECT_GT(heaviest->cols * heaviest->unroll, c.cols * c.unroll);
+    runs.emplace_back(*heaviest, base);
     for (Hint h : {Hint::none, Hint::nc, Hint::evict_first, Hint::prefetch_256}) {
       Config v = c;
       v.hint = h;
@@ -164,30 +176,66 @@ TEST(GemvGpu, ConfigurationCornersAndEdgeShapes) {
     runs.emplace_back(persistent, make_problem("many", 3, 200000, 128, DType::bf16, Layout::TN));  // loops over blocks
   }
   // Shapes: one column; fewer columns than a CTA has; K of one chunk (fewer chunks than lanes); a padded x and W.
+  // Exactly one pair is a shape its format cannot take (int4 g128 at K = 96, not whole groups of 128): it is skipped
+  // by name, and must be refused with Unsupported naming K and the group, never run on a truncated K. Every other
+  // pair must have a default and run.
+  int refused = 0;
   for (auto [m, n, k, pad] : {std::tuple{1, 1, 128, 0}, std::tuple{16, 13, 128, 0}, std::tuple{2, 333, 32 * 3, 0},
                               std::tuple{5, 77, 1024, 8}}) {
     for (Format f : all_formats) {
       const Problem p = make_problem("edge", m, n, k, DType::bf16, Layout::TN, pad);
-      if (!infeasible(default_config(p, f), p).empty()) continue;  // int4 g128 at K = 96
-      runs.emplace_back(default_config(p, f), p);
+      SCOPED_TRACE(describe(p) + " " + std::string(to_string(f)));
+      if (f == Format::int4_g128 && k % 128 != 0) {
+        EXPECT_THROW(default_config(p, f), Unsupported);
+        const std::string e = testkit::error_of([&] { default_config(p, f); });
+        EXPECT_TRUE(testkit::Contains(e, fmt::format("K = {}", k)));
+        EXPECT_TRUE(testkit::Contains(e, "group of 128"));
+        Config forced = default_config(make_problem("edge", m, n, 128, DType::bf16, Layout::TN, pad), f);
+        EXPECT_TRUE(testkit::Contains(infeasible(forced, p), "group of 128"));
+        ++refused;
+        continue;
+      }
+      const Config c = default_config(p, f);  // throws (and fails the test) if a shape it must take has no default
+      EXPECT_EQ(infeasible(c, p), "");
+      runs.emplace_back(c, p);
     }
   }
+  EXPECT_EQ(refused, 1);
   std::vector<Config> configs;
   for (const auto& r : runs) configs.push_back(r.first);
   prebuild(configs);
-  for (const auto& [c, p] : runs) expect_correct(c, p, s.get());
+  for (const auto& [c, p] : runs) {
+    EXPECT_EQ(infeasible(c, p), "") << to_string(c);  // everything run here is inside the feasible set
+    expect_correct(c, p, s.get());
+  }
 }
 
 TEST(GemvGpu, AShapeTheFormatCannotTakeIsAClearError) {
   TW_REQUIRE_GPU();
-  // K = 4104 is whole bf16 chunks but not whole Q8_0 groups: the arm declines, naming K, rather than truncating.
-  const Problem p = make_problem("k", 1, 64, 4104, DType::bf16, Layout::TN);
-  const std::string e = testkit::error_of([&] { default_config(p, Format::q8_0); });
-  EXPECT_TRUE(testkit::Contains(e, "K = 4104"));
+  // Two rules, each isolated by its own K. K = 4112 is whole 16-byte Q8_0 chunks (a multiple of 16) but not whole
+  // Q8_0 groups (not a multiple of 32); K = 4104 is not even whole chunks. Each is declined naming K and the rule
+  // (the configuration, a kernel built for a good K, and the packed layout alike), rather than truncated.
+  const Problem group_k = make_problem("k", 1, 64, 4112, DType::bf16, Layout::TN);
+  const Problem chunk_k = make_problem("k", 1, 64, 4104, DType::bf16, Layout::TN);
+  const std::pair<Problem, std::string> cases[] = {{group_k, "group of 32"}, {chunk_k, "multiple of 16"}};
+  for (const auto& [p, rule] : cases) {
+    SCOPED_TRACE(describe(p));
+    const std::string k_text = fmt::format("K = {}", p.K);
+    EXPECT_THROW(default_config(p, Format::q8_0), Unsupported);
+    const std::string e = testkit::error_of([&] { default_config(p, Format::q8_0); });
+    EXPECT_TRUE(testkit::Contains(e, k_text));
+    EXPECT_TRUE(testkit::Contains(e, rule));
+    const std::string layout_error = testkit::error_of([&] { packed_layout(Format::q8_0, 64, p.K); });
+    EXPECT_TRUE(testkit::Contains(layout_error, k_text));
+    EXPECT_TRUE(testkit::Contains(layout_error, rule));
+  }
+  EXPECT_FALSE(testkit::Contains(testkit::error_of([&] { default_config(group_k, Format::q8_0); }), "16-byte chunk"));
   const Config c = default_config(make_problem("k", 1, 64, 4096, DType::bf16, Layout::TN), Format::q8_0);
   const Kernel k(c);
-  EXPECT_THROW(k.launch(p, Args{}, nullptr), Unsupported);
-  EXPECT_TRUE(testkit::Contains(testkit::error_of([] { packed_layout(Format::q8_0, 64, 4104); }), "multiple of 32"));
+  for (const Problem& p : {group_k, chunk_k}) {
+    EXPECT_THROW(k.launch(p, Args{}, nullptr), Unsupported);
+    EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { k.launch(p, Args{}, nullptr); }), fmt::format("K = {}", p.K)));
+  }
 }
 
 // The arms as the runner drives them: a quantized arm is correct against its own dequantized weights, reports its

@@ -49,8 +49,14 @@ std::string describe(const Config& c);
 void to_json(nlohmann::json& j, const Config& c);
 void from_json(const nlohmann::json& j, Config& c);
 
-// Columns one CTA produces, and a rough count of the registers one thread needs (accumulators and loads in flight).
+// Columns one CTA produces.
 int cta_cols(const Config& c);
+// Registers a thread may use with `threads` threads a CTA: 64K / threads rounded down to a multiple of 8, at most 255
+// (the kernel's __maxnreg__, kernels/gemv.cuh).
+int register_limit(int threads);
+// The registers one thread needs, calibrated on what ptxas (CUDA 13.0, sm_90a) allocates: 16-byte chunks in flight and
+// their group scales, accumulators (and a scaled format's per-chunk partial sums), the rows of x ptxas hoists ahead
+// of the FMAs, dequantized weights, and a margin. A configuration over register_limit() spills, so it is infeasible.
 int register_estimate(const Config& c);
 
 // Why `c` cannot run `p` (empty when it can): the layout, M, the activation type, K not whole 16-byte chunks or
