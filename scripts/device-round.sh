@@ -3,7 +3,7 @@
 # benchmarks named on the command line, and leave receipts and logs in $OUT/round.tar.gz.
 #   scripts/device-round.sh [smoke] [tests] [sanitize] [square] [decode] [llm24] [protocol-decode]
 #                          [peers-smoke] [peers-torch] [peers-triton] [crosscheck-square] [crosscheck-torch]
-#                          [sm90-tests] [sm90-explore] [sm90-sanitize] [square-sm90] [decode-gemv]
+#                          [sm90-tests] [sm90-explore] [sm90-sanitize] [square-sm90] [decode-gemv] [family-tests]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # Everything goes to $work and is packed into one archive at the end (the device tool returns at most 8 files).
@@ -12,6 +12,7 @@ mkdir -p "$OUT"
 work=$(mktemp -d)
 trap 'tar czf "$OUT/round.tar.gz" -C "$work" . && echo "packed $(ls "$work" | wc -l) files into round.tar.gz"' EXIT
 bin=${TILEWISE_BIN:-build/release/tilewise}
+tests=${TILEWISE_TESTS:-build/release/tests}
 if ! "$bin" info >"$work/info.txt" 2>&1; then
   echo "carried build does not run here ($(tail -n1 "$work/info.txt")); building" >&2
   cmake --preset release >/dev/null && cmake --build --preset release -j"$(nproc)" 2>&1 | tail -n 5
@@ -79,9 +80,17 @@ for step in "$@"; do
         -o "$work/peers-square-triton.json" 2>"$work/peers-square-triton.log" | tail -n 2
       tail -n 6 "$work/peers-square-triton.log"
       ;;
+    family-tests)
+      # The gemv family's GPU tests, the sm90 first rule and sanitized set, then compute-sanitizer on gemv.
+      timeout 100 "$tests/families_gpu_test" --gtest_filter='Gemv*:Sm90FirstRule.*:Sm90Sanitized.*' \
+        2>&1 | tee "$work/family-gpu-tests.log" | grep -E "^\[ *(OK|FAILED|PASSED) " | tail -n 20
+      timeout 70 compute-sanitizer --tool memcheck --error-exitcode 3 "$tests/families_gpu_test" \
+        --gtest_filter='GemvGpu.EveryFormat*' >"$work/sanitizer-gemv-memcheck.log" 2>&1
+      echo "compute-sanitizer memcheck (gemv): exit $?"; tail -n 2 "$work/sanitizer-gemv-memcheck.log"
+      ;;
     sm90-sanitize)
       for tool in memcheck racecheck; do
-        compute-sanitizer --tool "$tool" --error-exitcode 3 build/release/tests/families_gpu_test \
+        timeout 50 compute-sanitizer --tool "$tool" --error-exitcode 3 "$tests/families_gpu_test" \
           --gtest_filter='Sm90Sanitized.*' >"$work/sanitizer-sm90-$tool.log" 2>&1
         echo "compute-sanitizer $tool (sm90): exit $?"; tail -n 2 "$work/sanitizer-sm90-$tool.log"
       done
@@ -92,12 +101,12 @@ for step in "$@"; do
         2>"$work/square-sm90-warm.log" | tee "$work/square-sm90-warm-table.txt" | tail -n 8
       ;;
     decode-gemv)
-      timeout 150 "$bin" bench --protocol protocols/decode-gemv.toml -o "$work/protocol-decode-gemv.json" \
+      timeout 100 "$bin" bench --protocol protocols/decode-gemv.toml -o "$work/protocol-decode-gemv.json" \
         2>"$work/protocol-decode-gemv.log" | tee "$work/protocol-decode-gemv-table.txt" | tail -n 14
-      timeout 200 "$bin" bench --suite suites/decode.txt --dtypes bf16,fp8 --layouts TN --cold \
+      timeout 110 "$bin" bench --suite suites/decode.txt --dtypes bf16,fp8 --layouts TN --cold \
         --arms gemv:bf16,gemv:fp16,gemv:int8,gemv:int4,gemv:fp8,cublaslt,cublaslt-default --baseline cublaslt \
         -o "$work/decode-gemv-cold.json" 2>"$work/decode-gemv-cold.log" | tee "$work/decode-gemv-cold-table.txt" | tail -n 8
-      timeout 200 "$bin" bench --suite suites/llm24.txt --only "${M16_SHAPES:-d4k_qkv_dec,d4k_ffn_dec,d4k_down_dec,d8k_qkv_dec,sn_16_dec,sn_32_dec,sn_128_dec}" \
+      timeout 90 "$bin" bench --suite suites/llm24.txt --only "${M16_SHAPES:-d4k_qkv_dec,d4k_ffn_dec,d4k_down_dec,d8k_qkv_dec,sn_16_dec,sn_32_dec,sn_128_dec}" \
         --dtypes bf16 --layouts TN --cold --arms gemv:bf16,gemv:int8,gemv:int4,gemv:fp8,cublaslt,cublaslt-default \
         --baseline cublaslt -o "$work/llm24-m16-gemv-cold.json" 2>"$work/llm24-m16-gemv-cold.log" \
         | tee "$work/llm24-m16-gemv-cold-table.txt" | tail -n 8

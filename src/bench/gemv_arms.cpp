@@ -5,6 +5,8 @@
 // than B, so a cold run keeps more copies of them: the arm's own rotation covers 4x the L2 by itself.
 #include <fmt/format.h>
 
+#include <cstring>
+
 #include "bench/gemv_arms.hpp"
 #include "device/operands.hpp"
 #include "families/gemv/gemv.hpp"
@@ -22,7 +24,9 @@ constexpr std::pair<const char*, gemv::Format> arm_formats[] = {
 
 class GemvArm : public Arm {
  public:
-  GemvArm(std::string name, gemv::Format format) : name_(std::move(name)), format_(format) {}
+  // `overrides`: "field=value" pairs (separated by ';') laid over the default configuration, to compare settings.
+  GemvArm(std::string name, gemv::Format format, std::string overrides = "")
+      : name_(std::move(name)), format_(format), overrides_(std::move(overrides)) {}
 
   const std::string& name() const override { return name_; }
 
@@ -31,6 +35,21 @@ class GemvArm : public Arm {
     problem_ = p;
     operands_ = &wb.operands;
     config_ = gemv::default_config(p, format_);  // throws Unsupported for a problem the family does not take
+    if (!overrides_.empty()) {
+      std::string text = gemv::to_string(config_);
+      size_t pos = 0;
+      while (pos <= overrides_.size()) {
+        const size_t end = std::min(overrides_.find(';', pos), overrides_.size());
+        const std::string item = overrides_.substr(pos, end - pos);
+        const size_t eq = item.find('=');
+        const size_t at = eq == std::string::npos ? std::string::npos : text.find(item.substr(0, eq + 1));
+        if (at == std::string::npos) throw Error(fmt::format("arm {}: '{}' is not a gemv field=value", name_, item));
+        text.replace(at, std::min(text.find(',', at), text.size()) - at, item);
+        pos = end + 1;
+      }
+      config_ = gemv::parse_config(text);
+      gemv::require_feasible(config_, p);
+    }
     kernel_ = std::make_unique<gemv::Kernel>(config_);
     packed_.clear();
     const int n = wb.operands.count();
@@ -95,6 +114,7 @@ class GemvArm : public Arm {
  private:
   std::string name_;
   gemv::Format format_;
+  std::string overrides_;
   Problem problem_;
   const device::Operands* operands_ = nullptr;
   gemv::Config config_;
@@ -113,8 +133,10 @@ std::vector<std::string> gemv_arm_names() {
 }
 
 std::unique_ptr<Arm> make_gemv_arm(const std::string& name) {
-  for (const auto& [arm, format] : arm_formats)
+  for (const auto& [arm, format] : arm_formats) {
     if (name == arm) return std::make_unique<GemvArm>(name, format);
+    if (name.starts_with(std::string(arm) + "@")) return std::make_unique<GemvArm>(name, format, name.substr(strlen(arm) + 1));
+  }
   return nullptr;
 }
 

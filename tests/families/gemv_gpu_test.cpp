@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <cmath>
 #include <cstring>
 #include <optional>
@@ -80,7 +82,11 @@ void expect_correct(const Config& c, const Problem& p, cudaStream_t stream) {
   k.launch(p, a, stream);
   TW_CUDA(cudaGetLastError());
   const device::OutputError e = ref.compare(set.c.get(), stream);
-  const double bound = receipt::correctness_bound(p.dtype) / 4;  // a GEMV has no excuse for more
+  // A GEMV has no excuse for more than a quarter of the harness's bound, except that the output is rounded to its
+  // type: with a handful of outputs (N = 1) one rounding of up to half an ulp (2^-8 relative in bf16, 2^-11 in fp16)
+  // is the whole error, whatever the kernel does.
+  const double rounding = output_dtype(p.dtype) == DType::fp16 ? 1.0 / 2048 : 1.0 / 256;
+  const double bound = std::max(receipt::correctness_bound(p.dtype) / 4, rounding);
   ASSERT_TRUE(e.rel_err) << e.non_finite << " outputs not finite (never written?)";
   EXPECT_LE(*e.rel_err, bound);
 
