@@ -52,6 +52,8 @@ def expect(where, text, figure):
     if not re.search(r"(?<![\d.])" + re.escape(figure) + r"(?![\d])", text or ""):
         failures.append(f"{where}: {figure!r} not in the rendered text {(text or '(element missing)')[:300]!r}")
 
+# Element ids as the page writes them (report/page.cpp safe_name): arm names like gemv:bf16@unroll=8 included.
+safe = lambda s: re.sub(r"[^A-Za-z0-9._-]", "_", s)
 for path in sys.argv[2:]:
     stem = os.path.splitext(os.path.basename(path))[0]
     r = json.load(open(path))
@@ -60,7 +62,7 @@ for path in sys.argv[2:]:
     for i, res in enumerate(r["results"]):
         p = res["problem"]
         for a in res["arms"]:
-            row = dom.text.get(f"{stem}-r{i}-{a['arm']}")
+            row = dom.text.get(f"{stem}-r{i}-{safe(a['arm'])}")
             where = f"{stem} results[{i}] {p['name']} {p['dtype']} {p['layout']} [{a['arm']}]"
             rows += 1
             if a["us_median"] is None:
@@ -69,7 +71,7 @@ for path in sys.argv[2:]:
             for figure in (f"{a['us_median']:.2f}", f"{a['tflops']:.1f}", f"{a['gbps']:.0f}"):
                 expect(where, row, figure)
         for c in res["comparisons"]:
-            expect(f"{stem} results[{i}] {c['arm']} vs {c['baseline']}", dom.text.get(f"{stem}-r{i}-{c['arm']}"),
+            expect(f"{stem} results[{i}] {c['arm']} vs {c['baseline']}", dom.text.get(f"{stem}-r{i}-{safe(c['arm'])}"),
                    f"{c['speedup']:.3f}{MARK.get(c['claim'], '~')}")
         if i == 0:
             first = "; ".join(f"{a['arm']} {a['us_median']:.2f} us {a['tflops']:.1f} TFLOP/s {a['gbps']:.0f} GB/s"
@@ -91,7 +93,6 @@ for path in sys.argv[2:]:
 # The receipts joined by problem, recomputed here from the JSON: the side-by-side tables and the torch.mm against
 # cublaslt-default cross-check.
 from datetime import datetime
-safe = lambda s: re.sub(r"[^A-Za-z0-9._-]", "_", s)
 flat = lambda text: text and re.sub(r"\s*\|\s*", " ", text)  # element boundaries read as one space
 def created(r):
     try: return datetime.strptime(r["created"], "%Y-%m-%dT%H:%M:%SZ").timestamp()
