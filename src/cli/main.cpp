@@ -8,6 +8,7 @@
 
 #include "bench/runner.hpp"
 #include "cli/compile.hpp"
+#include "cli/lists.hpp"
 #include "cli/tune.hpp"
 #include "core/error.hpp"
 #include "core/suite.hpp"
@@ -23,19 +24,10 @@
 #include "tilewise_version.hpp"
 
 namespace tw = tilewise;
+using tilewise::cli::split_list;
 
 namespace {
 
-std::vector<std::string> split_list(const std::string& s) {
-  std::vector<std::string> out;
-  size_t pos = 0;
-  while (pos <= s.size()) {
-    const size_t end = std::min(s.find(',', pos), s.size());
-    if (end > pos) out.push_back(s.substr(pos, end - pos));
-    pos = end + 1;
-  }
-  return out;
-}
 
 int cmd_info() {
   const tw::receipt::Machine libs = tw::device::library_versions();

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <set>
 
+#include "cli/lists.hpp"
 #include "core/error.hpp"
 #include "core/suite.hpp"
 #include "select/api.hpp"
@@ -21,16 +22,6 @@ namespace tilewise::cli {
 
 namespace {
 
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  size_t pos = 0;
-  while (pos <= s.size()) {
-    const size_t end = std::min(s.find(',', pos), s.size());
-    if (end > pos) out.push_back(s.substr(pos, end - pos));
-    pos = end + 1;
-  }
-  return out;
-}
 
 // Prints each round as it starts, so a long round on the terminal is not mistaken for a hang.
 class Announced : public tune::Measure {
@@ -184,10 +175,10 @@ std::optional<int> TuneCommands::run() {
   if (*merge_) return run_db_merge(merge_inputs_, merge_output_);
   if (!*tune_) return std::nullopt;
   o_.dtypes.clear();
-  for (const std::string& d : split(dtypes_)) o_.dtypes.push_back(parse_dtype(d));
+  for (const std::string& d : split_list(dtypes_)) o_.dtypes.push_back(parse_dtype(d));
   o_.layouts.clear();
-  for (const std::string& l : split(layouts_)) o_.layouts.push_back(parse_layout(l));
-  o_.only = split(only_);
+  for (const std::string& l : split_list(layouts_)) o_.layouts.push_back(parse_layout(l));
+  o_.only = split_list(only_);
   return run_tune(o_);
 }
 

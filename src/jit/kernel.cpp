@@ -8,6 +8,15 @@ namespace tilewise::jit {
 
 namespace {
 
+cudaLaunchAttribute cluster_attribute(dim3 cluster) {
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeClusterDimension;
+  attr.val.clusterDim.x = cluster.x;
+  attr.val.clusterDim.y = cluster.y;
+  attr.val.clusterDim.z = cluster.z;
+  return attr;
+}
+
 void check(cudaError_t err, const char* what, const std::string& name) {
   if (err != cudaSuccess)
     throw Error(fmt::format("{} failed for kernel {}: {}", what, name, cudaGetErrorString(err)));
@@ -39,11 +48,7 @@ int LoadedKernel::max_active_clusters(dim3 block, int shared_bytes, dim3 cluster
   cfg.gridDim = dim3(cluster.x * cluster.y * cluster.z);
   cfg.blockDim = block;
   cfg.dynamicSmemBytes = size_t(shared_bytes);
-  cudaLaunchAttribute attr{};
-  attr.id = cudaLaunchAttributeClusterDimension;
-  attr.val.clusterDim.x = cluster.x;
-  attr.val.clusterDim.y = cluster.y;
-  attr.val.clusterDim.z = cluster.z;
+  cudaLaunchAttribute attr = cluster_attribute(cluster);
   cfg.attrs = &attr;
   cfg.numAttrs = 1;
   int count = 0;
@@ -58,12 +63,8 @@ void LoadedKernel::launch(dim3 grid, dim3 block, int shared_bytes, cudaStream_t 
   cfg.blockDim = block;
   cfg.dynamicSmemBytes = size_t(shared_bytes);
   cfg.stream = stream;
-  cudaLaunchAttribute attr{};
+  cudaLaunchAttribute attr = cluster_attribute(cluster);
   if (cluster.x * cluster.y * cluster.z > 1) {
-    attr.id = cudaLaunchAttributeClusterDimension;
-    attr.val.clusterDim.x = cluster.x;
-    attr.val.clusterDim.y = cluster.y;
-    attr.val.clusterDim.z = cluster.z;
     cfg.attrs = &attr;
     cfg.numAttrs = 1;
   }
