@@ -25,26 +25,9 @@ namespace {
 
 using Interval = std::pair<double, double>;
 
-struct Case {
-  SuiteEntry entry;
-  DType dtype;
-  Layout layout;
-};
+using Case = SuiteCase;
 
-std::vector<Case> plan_cases(const Options& o) {
-  std::vector<Case> cases;
-  std::set<std::string> wanted(o.only.begin(), o.only.end()), found;
-  for (const std::string& path : o.suites)
-    for (const SuiteEntry& e : load_suite(path).entries) {
-      if (!wanted.empty() && !wanted.count(e.name)) continue;
-      found.insert(e.name);
-      for (DType d : o.dtypes)
-        for (Layout l : o.layouts) cases.push_back({e, d, l});
-    }
-  for (const std::string& name : wanted)
-    if (!found.count(name)) throw Error(fmt::format("--only names '{}', which no given suite holds", name));
-  return cases;
-}
+std::vector<Case> plan_cases(const Options& o) { return expand_suites(o.suites, o.only, o.dtypes, o.layouts); }
 
 void check_options(const Options& o) {
   if (o.suites.empty()) throw Error("give at least one suite (--suite FILE)");

@@ -29,38 +29,34 @@ std::vector<Job> jobs_for(const CompileOptions& o) {
   std::map<std::string, Job> unique;
   std::map<std::string, std::string> never_feasible;  // a configuration asked for by name -> why it cannot run
   for (const std::string& text : o.configs) never_feasible[text] = "no problem matched";
-  for (const std::string& path : o.suites)
-    for (const SuiteEntry& e : load_suite(path).entries) {
-      if (!o.only.empty() && std::find(o.only.begin(), o.only.end(), e.name) == o.only.end()) continue;
-      for (DType d : o.dtypes)
-        for (Layout l : o.layouts) {
-          if (d == DType::fp8_e4m3 && l == Layout::NN) continue;
-          const Problem p = make_problem(e.name, e.M, e.N, e.K, d, l);
-          std::vector<sm90::Config> configs;
-          try {
-            if (!o.configs.empty()) {
-              for (const std::string& text : o.configs) {
-                const sm90::Config c = sm90::parse_config(text);
-                if (const auto why = sm90::infeasible(c, p)) {
-                  if (never_feasible.count(text)) never_feasible[text] = describe(p) + ": " + *why;
-                } else {
-                  configs.push_back(c);
-                  never_feasible.erase(text);
-                }
-              }
-            } else {
-              configs = o.first_rule_only ? std::vector{sm90::first_rule(p)} : sm90::feasible_set(p);
-            }
-          } catch (const Unsupported&) {
-            continue;  // a stride TMA cannot load: nothing in the family builds for it
-          }
-          for (size_t i = 0; i < configs.size(); i += size_t(std::max(1, o.every))) {
-            Job j{sm90::kernel_build(configs[i], p), "", sm90::shared_bytes(configs[i])};
-            j.what = j.build.config_text;
-            unique.emplace(j.build.name_expression, std::move(j));
+  for (const SuiteCase& sc : expand_suites(o.suites, o.only, o.dtypes, o.layouts)) {
+    if (sc.dtype == DType::fp8_e4m3 && sc.layout == Layout::NN) continue;
+    const SuiteEntry& e = sc.entry;
+    const Problem p = make_problem(e.name, e.M, e.N, e.K, sc.dtype, sc.layout);
+    std::vector<sm90::Config> configs;
+    try {
+      if (!o.configs.empty()) {
+        for (const std::string& text : o.configs) {
+          const sm90::Config c = sm90::parse_config(text);
+          if (const auto why = sm90::infeasible(c, p)) {
+            if (never_feasible.count(text)) never_feasible[text] = describe(p) + ": " + *why;
+          } else {
+            configs.push_back(c);
+            never_feasible.erase(text);
           }
         }
+      } else {
+        configs = o.first_rule_only ? std::vector{sm90::first_rule(p)} : sm90::feasible_set(p);
+      }
+    } catch (const Unsupported&) {
+      continue;  // a stride TMA cannot load: nothing in the family builds for it
     }
+    for (size_t i = 0; i < configs.size(); i += size_t(std::max(1, o.every))) {
+      Job j{sm90::kernel_build(configs[i], p), "", sm90::shared_bytes(configs[i])};
+      j.what = j.build.config_text;
+      unique.emplace(j.build.name_expression, std::move(j));
+    }
+  }
   for (const auto& [text, why] : never_feasible)
     throw Error(fmt::format("configuration '{}' runs none of the problems asked for ({})", text, why));
   std::vector<Job> out;

@@ -56,25 +56,17 @@ std::vector<tune::Case> tune_cases(const TuneOptions& o) {
   for (const std::string& f : o.families)
     if (f != "sm90" && f != "cublaslt") throw Error(fmt::format("--family '{}': the tuner knows sm90 and cublaslt", f));
   std::vector<tune::Case> cases;
-  std::set<std::string> wanted(o.only.begin(), o.only.end()), found;
-  for (const std::string& path : o.suites)
-    for (const SuiteEntry& e : load_suite(path).entries) {
-      if (!wanted.empty() && !wanted.count(e.name)) continue;
-      found.insert(e.name);
-      for (DType d : o.dtypes)
-        for (Layout l : o.layouts) {
-          const Problem p = make_problem(e.name, e.M, e.N, e.K, d, l);
-          try {
-            validate(p);
-          } catch (const Error&) {
-            continue;  // a combination nothing supports (fp8 NN)
-          }
-          for (const std::string& f : o.families)
-            cases.push_back({fmt::format("{} {} {} {}", e.name, to_string(d), to_string(l), f), f, p});
-        }
+  for (const SuiteCase& sc : expand_suites(o.suites, o.only, o.dtypes, o.layouts)) {
+    const SuiteEntry& e = sc.entry;
+    const Problem p = make_problem(e.name, e.M, e.N, e.K, sc.dtype, sc.layout);
+    try {
+      validate(p);
+    } catch (const Error&) {
+      continue;  // a combination nothing supports (fp8 NN)
     }
-  for (const std::string& name : wanted)
-    if (!found.count(name)) throw Error(fmt::format("--only names '{}', which no given suite holds", name));
+    for (const std::string& f : o.families)
+      cases.push_back({fmt::format("{} {} {} {}", e.name, to_string(sc.dtype), to_string(sc.layout), f), f, p});
+  }
   return cases;
 }
 

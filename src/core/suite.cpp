@@ -55,6 +55,23 @@ Suite parse_suite(std::istream& in, const std::string& path) {
   return suite;
 }
 
+std::vector<SuiteCase> expand_suites(const std::vector<std::string>& suites, const std::vector<std::string>& only,
+                                     const std::vector<DType>& dtypes, const std::vector<Layout>& layouts) {
+  std::vector<SuiteCase> cases;
+  const std::set<std::string> wanted(only.begin(), only.end());
+  std::set<std::string> found;
+  for (const std::string& path : suites)
+    for (const SuiteEntry& e : load_suite(path).entries) {
+      if (!wanted.empty() && !wanted.count(e.name)) continue;
+      found.insert(e.name);
+      for (DType d : dtypes)
+        for (Layout l : layouts) cases.push_back({e, d, l});
+    }
+  for (const std::string& name : wanted)
+    if (!found.count(name)) throw Error(fmt::format("--only names '{}', which no given suite holds", name));
+  return cases;
+}
+
 Suite load_suite(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw Error(fmt::format("{}: cannot open suite file", path));

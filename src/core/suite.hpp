@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "core/problem.hpp"
+
 namespace tilewise {
 
 // A problem matrix: one `name M N K` a line, `#` starts a comment. dtype and layout come from the command line.
@@ -22,5 +24,17 @@ struct Suite {
 // empty suite.
 Suite parse_suite(std::istream& in, const std::string& path);
 Suite load_suite(const std::string& path);
+
+// One suite line in one dtype and layout: the unit every command that takes --suite/--dtypes/--layouts works on.
+struct SuiteCase {
+  SuiteEntry entry;
+  DType dtype;
+  Layout layout;
+};
+
+// Every line of the suites (those named in `only`, when it is not empty) in every dtype and layout, in order.
+// Throws Error naming an `only` name that no suite holds.
+std::vector<SuiteCase> expand_suites(const std::vector<std::string>& suites, const std::vector<std::string>& only,
+                                     const std::vector<DType>& dtypes, const std::vector<Layout>& layouts);
 
 }  // namespace tilewise

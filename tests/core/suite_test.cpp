@@ -185,5 +185,27 @@ TEST(LoadSuite, DecodeSuiteShapes) {
   EXPECT_EQ(s.entries[0].K, 4096);
 }
 
+// The one expansion bench, compile and tune share: suite lines x dtypes x layouts, in order, filtered by --only.
+TEST(ExpandSuites, EveryLineInEveryDtypeAndLayoutInOrder) {
+  const std::string square = std::string(TILEWISE_SOURCE_DIR) + "/suites/square.txt";
+  const std::string decode = std::string(TILEWISE_SOURCE_DIR) + "/suites/decode.txt";
+  const std::vector<SuiteCase> all =
+      expand_suites({square, decode}, {}, {DType::bf16, DType::fp8_e4m3}, {Layout::TN, Layout::NN});
+  EXPECT_EQ(all.size(), (load_suite(square).entries.size() + load_suite(decode).entries.size()) * 4);
+  EXPECT_EQ(all[0].entry.name, "sq256");
+  EXPECT_EQ(all[1].layout, Layout::NN);
+  EXPECT_EQ(all[2].dtype, DType::fp8_e4m3);
+  const std::vector<SuiteCase> some = expand_suites({square, decode}, {"dec_m1_12288", "sq4096"}, {DType::bf16}, {Layout::TN});
+  ASSERT_EQ(some.size(), 2u);
+  EXPECT_EQ(some[0].entry.name, "sq4096");  // suite order, not --only order
+  EXPECT_EQ(some[1].entry.name, "dec_m1_12288");
+}
+
+TEST(ExpandSuites, OnlyNameNoSuiteHoldsIsAnError) {
+  const std::string square = std::string(TILEWISE_SOURCE_DIR) + "/suites/square.txt";
+  EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { expand_suites({square}, {"sq4096", "sq4097"}, {DType::bf16}, {Layout::TN}); }),
+                                "--only names 'sq4097', which no given suite holds"));
+}
+
 }  // namespace
 }  // namespace tilewise
