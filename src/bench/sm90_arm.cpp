@@ -13,13 +13,6 @@ namespace tilewise::bench {
 
 namespace {
 
-int device_sm_count() {
-  int device = 0, count = 0;
-  TW_CUDA(cudaGetDevice(&device));
-  TW_CUDA(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
-  return count;
-}
-
 class Sm90Arm : public Arm {
  public:
   Sm90Arm(std::string name, std::optional<sm90::Config> fixed) : name_(std::move(name)), fixed_(fixed) {}
@@ -29,7 +22,7 @@ class Sm90Arm : public Arm {
   void prepare(const Workbench& wb) override {
     operands_ = &wb.operands;
     sm90::Limits limits;
-    limits.sm_count = device_sm_count();
+    limits.sm_count = device::sm_count();
     config_ = fixed_ ? *fixed_ : sm90::first_rule(wb.problem, limits);
     gemm_ = std::make_unique<sm90::Gemm>(wb.problem, config_, limits.sm_count);
   }

@@ -48,10 +48,9 @@ TuneMeasure::TuneMeasure(const TuneMeasureOptions& o) : o_(o) {
   if (o_.repeats < 1 || o_.replays < 1) throw Error("tuning needs at least one repeat and one replay");
   device::require_gpu();
   TW_CUDA(cudaSetDevice(0));
-  int sms = 0, l2 = 0;
-  TW_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  int l2 = 0;
   TW_CUDA(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
-  sm_count_ = sms;
+  sm_count_ = device::sm_count();
   l2_bytes_ = l2;
   stream_ = std::make_unique<device::Stream>();
   cublaslt_ = std::make_unique<cublaslt::Context>();

@@ -9,6 +9,13 @@ void throw_cuda(cudaError_t err, const char* call, const char* file, int line) {
                           file, line));
 }
 
+int sm_count() {
+  int device = 0, count = 0;
+  TW_CUDA(cudaGetDevice(&device));
+  TW_CUDA(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
+  return count;
+}
+
 int require_gpu() {
   int count = 0;
   const cudaError_t err = cudaGetDeviceCount(&count);

@@ -19,6 +19,8 @@ namespace tilewise::device {
 
 // Number of CUDA devices, or an Error saying there is none and what works without one.
 int require_gpu();
+// Multiprocessors of the current device: what persistent grids and tile rules size themselves by.
+int sm_count();
 
 class Buffer {
  public:

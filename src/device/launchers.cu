@@ -1,22 +1,16 @@
 #include "device/launchers.hpp"
 
+#include <type_traits>
+
 #include "kernels/fill.cuh"
 #include "kernels/reference_gemm.cuh"
 #include "kernels/stream_read.cuh"
 #include "device/cuda.hpp"
+#include "device/dtype_dispatch.cuh"
 
 namespace tilewise::device {
 
 namespace {
-
-template <typename F>
-void dispatch(DType dtype, F&& f) {
-  switch (dtype) {
-    case DType::bf16: return f(__nv_bfloat16{});
-    case DType::fp16: return f(__half{});
-    case DType::fp8_e4m3: return f(__nv_fp8_e4m3{});
-  }
-}
 
 int grid_for(uint64_t count, int threads) {
   const uint64_t blocks = (count + threads - 1) / threads;
@@ -26,44 +20,46 @@ int grid_for(uint64_t count, int threads) {
 }  // namespace
 
 void launch_fill(DType dtype, void* data, uint64_t count, uint64_t seed, cudaStream_t stream) {
-  dispatch(dtype, [&](auto tag) {
+  dispatch_dtype(dtype, [&](auto tag) {
     using T = decltype(tag);
     kernels::fill_uniform<T><<<grid_for(count, 256), 256, 0, stream>>>(static_cast<T*>(data), count, seed);
   });
   TW_CUDA(cudaGetLastError());
 }
 
-void launch_reference(const Problem& p, const void* A, const void* B, float* ref, cudaStream_t stream) {
+namespace {
+
+// B in the problem's element type, or in fp32 (dequantized weights); A always in the problem's type.
+template <bool FloatB>
+void launch_reference_with(const Problem& p, const void* A, const void* B, float* ref, cudaStream_t stream) {
   using kernels::reference::tile;
   const long long a_i = p.layout == Layout::TN ? p.lda : 1;
   const long long a_k = p.layout == Layout::TN ? 1 : p.lda;
   const dim3 grid(unsigned((p.M + tile - 1) / tile), unsigned((p.N + tile - 1) / tile));
-  dispatch(p.dtype, [&](auto tag) {
+  dispatch_dtype(p.dtype, [&](auto tag) {
     using T = decltype(tag);
-    kernels::reference_gemm<T><<<grid, kernels::reference::threads, 0, stream>>>(
-        int(p.M), int(p.N), int(p.K), static_cast<const T*>(A), a_i, a_k, static_cast<const T*>(B), p.ldb, ref);
+    using TB = std::conditional_t<FloatB, float, T>;
+    kernels::reference_gemm<T, TB><<<grid, kernels::reference::threads, 0, stream>>>(
+        int(p.M), int(p.N), int(p.K), static_cast<const T*>(A), a_i, a_k, static_cast<const TB*>(B), p.ldb, ref);
   });
   TW_CUDA(cudaGetLastError());
 }
 
+}  // namespace
+
+void launch_reference(const Problem& p, const void* A, const void* B, float* ref, cudaStream_t stream) {
+  launch_reference_with<false>(p, A, B, ref, stream);
+}
+
 void launch_reference_b32(const Problem& p, const void* A, const float* B, float* ref, cudaStream_t stream) {
-  using kernels::reference::tile;
-  const long long a_i = p.layout == Layout::TN ? p.lda : 1;
-  const long long a_k = p.layout == Layout::TN ? 1 : p.lda;
-  const dim3 grid(unsigned((p.M + tile - 1) / tile), unsigned((p.N + tile - 1) / tile));
-  dispatch(p.dtype, [&](auto tag) {
-    using T = decltype(tag);
-    kernels::reference_gemm<T, float><<<grid, kernels::reference::threads, 0, stream>>>(
-        int(p.M), int(p.N), int(p.K), static_cast<const T*>(A), a_i, a_k, B, p.ldb, ref);
-  });
-  TW_CUDA(cudaGetLastError());
+  launch_reference_with<true>(p, A, B, ref, stream);
 }
 
 void launch_compare(DType out_dtype, int M, int N, const void* C, int64_t ldc, const float* ref,
                     kernels::ErrorSums* sums, cudaStream_t stream) {
   TW_CUDA(cudaMemsetAsync(sums, 0, sizeof(kernels::ErrorSums), stream));
   const int grid = grid_for(uint64_t(M) * N, 256) < 4096 ? grid_for(uint64_t(M) * N, 256) : 4096;
-  dispatch(out_dtype, [&](auto tag) {
+  dispatch_dtype(out_dtype, [&](auto tag) {
     using T = decltype(tag);
     kernels::compare_to_reference<T><<<grid, 256, 0, stream>>>(M, N, static_cast<const T*>(C), ldc, ref, sums);
   });

@@ -81,9 +81,7 @@ select::Identity running_identity() {
 
 Context::Context(ContextOptions o) {
   device::require_gpu();
-  int device = 0;
-  TW_CUDA(cudaGetDevice(&device));
-  TW_CUDA(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device));
+  sm_count_ = device::sm_count();
   identity_ = running_identity();
   if (!o.database.empty()) {
     select::Loaded loaded = select::load_database(o.database, identity_, o.allow_foreign);

@@ -29,9 +29,7 @@ Kernel::Kernel(const Config& c) : config_(c) {
   const jit::Built built = jit::build(kernel_build(c));
   usage_ = built.usage;
   kernel_ = std::make_unique<jit::LoadedKernel>(built);
-  int device = 0;
-  TW_CUDA(cudaGetDevice(&device));
-  TW_CUDA(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device));
+  sm_count_ = device::sm_count();
 }
 
 Kernel::~Kernel() = default;

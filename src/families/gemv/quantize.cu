@@ -2,21 +2,13 @@
 // here: its headers do not compile under nvcc in C++20 mode.
 #include <string>
 
+#include "device/dtype_dispatch.cuh"
 #include "families/gemv/quantize.hpp"
 #include "kernels/quantize.cuh"
 
 namespace tilewise::gemv {
 
 namespace {
-
-template <typename F>
-void with_type(DType t, F&& f) {
-  switch (t) {
-    case DType::bf16: return f(__nv_bfloat16{});
-    case DType::fp16: return f(__half{});
-    case DType::fp8_e4m3: return f(__nv_fp8_e4m3{});
-  }
-}
 
 unsigned blocks_for(int64_t count, int threads) { return unsigned((count + threads - 1) / threads); }
 
@@ -30,7 +22,7 @@ PackedWeights quantize(const void* src, DType src_type, int64_t N, int64_t K, in
   w.q = device::Buffer(size_t(l.q_bytes()));
   if (l.scale_bytes) w.scales = device::Buffer(size_t(l.scale_bytes));
   auto* q = w.q.as<unsigned char>();
-  with_type(src_type, [&](auto tag) {
+  device::dispatch_dtype(src_type, [&](auto tag) {
     using T = decltype(tag);
     const T* s = static_cast<const T*>(src);
     const int n = int(N), k = int(K);

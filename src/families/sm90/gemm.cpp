@@ -57,22 +57,30 @@ const TensorMap& Gemm::map(const TensorMapSpec& spec) {
   return it->second;
 }
 
-void Gemm::run(const void* A, const void* B, void* C, cudaStream_t stream) {
+void Gemm::bind(const void* A, const void* B, void* C) {
   const int es = element_bytes(p_.dtype);
   const bool f16 = p_.dtype == DType::fp16;
   const uint32_t bk = uint32_t(block_k(p_.dtype));
   const uint64_t M = uint64_t(p_.M), N = uint64_t(p_.N), K = uint64_t(p_.K);
   // In a cluster each CTA loads its half of the shared operand tile, so that operand's box is half as tall.
   const uint32_t a_rows = uint32_t(c_.block_m / c_.cluster_n), b_rows = uint32_t(c_.block_n / c_.cluster_m);
-  const TensorMap& a = p_.layout == Layout::TN ? map({A, es, f16, K, M, uint64_t(p_.lda) * es, bk, a_rows})
-                                               : map({A, es, f16, M, K, uint64_t(p_.lda) * es, 64, bk});
-  const TensorMap& b = map({B, es, f16, K, N, uint64_t(p_.ldb) * es, bk, b_rows});
+  bound_.a = &(p_.layout == Layout::TN ? map({A, es, f16, K, M, uint64_t(p_.lda) * es, bk, a_rows})
+                                       : map({A, es, f16, M, K, uint64_t(p_.lda) * es, 64, bk}));
+  bound_.b = &map({B, es, f16, K, N, uint64_t(p_.ldb) * es, bk, b_rows});
   // The direct-store configurations never read the output map; they get the B map in its place.
-  const TensorMap& c = c_.store != Store::direct
-                           ? map({C, 2, f16, M, N, uint64_t(p_.ldc) * 2, 64, uint32_t(rows_per_consumer(c_))})
-                           : b;
+  bound_.c = c_.store != Store::direct
+                 ? &map({C, 2, f16, M, N, uint64_t(p_.ldc) * 2, 64, uint32_t(rows_per_consumer(c_))})
+                 : bound_.b;
+  bound_.A = A, bound_.B = B, bound_.C = C;
+}
+
+void Gemm::run(const void* A, const void* B, void* C, cudaStream_t stream) {
+  // Rotation sets alternate operands between launches; the maps of the last set used are kept at hand so that a
+  // launch from the host loop costs no key formatting or lookup when the buffers repeat.
+  if (A != bound_.A || B != bound_.B || C != bound_.C) bind(A, B, C);
   KernelArgs args{C, int(p_.M), int(p_.N), int(p_.K), p_.ldc};
-  void* params[] = {const_cast<TensorMap*>(&a), const_cast<TensorMap*>(&b), const_cast<TensorMap*>(&c), &args};
+  void* params[] = {const_cast<TensorMap*>(bound_.a), const_cast<TensorMap*>(bound_.b),
+                    const_cast<TensorMap*>(bound_.c), &args};
   kernel_->launch(dim3(unsigned(grid_)), dim3(unsigned(128 * (c_.consumers + 1))), shared_bytes(c_), stream, params,
                   dim3(unsigned(c_.cluster_m * c_.cluster_n)));
 }

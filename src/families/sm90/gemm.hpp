@@ -30,13 +30,18 @@ class Gemm {
 
  private:
   const TensorMap& map(const TensorMapSpec& spec);
+  void bind(const void* A, const void* B, void* C);
 
   Problem p_;
   Config c_;
   jit::ResourceUsage usage_;
   std::unique_ptr<jit::LoadedKernel> kernel_;
   int grid_ = 0;
-  std::unordered_map<std::string, TensorMap> maps_;
+  std::unordered_map<std::string, TensorMap> maps_;  // node-based: the pointers in bound_ stay valid
+  struct Bound {
+    const void *A = nullptr, *B = nullptr, *C = nullptr;
+    const TensorMap *a = nullptr, *b = nullptr, *c = nullptr;
+  } bound_;
 };
 
 }  // namespace tilewise::sm90
