@@ -10,7 +10,11 @@
 // the other stores. Every k-tile is one 128-byte swizzle row deep: 64 bf16/fp16 or 128 fp8 elements.
 // Clusters of two CTAs on neighbouring tiles share one operand tile: each CTA loads half of it and TMA multicasts
 // that half into both CTAs' shared memory (ClusterM = 2: neighbours along M share B; ClusterN = 2: along N share A).
+// Stream-K (Split > 1): the tiles that would make a last, partial wave are instead cut along K and their k-tiles
+// dealt evenly over the grid, at most Split pieces per tile; the CTA holding a tile's first k-tile adds the others'
+// fp32 partials, in a fixed order, and stores the tile. With fewer tiles than SMs this is split-K.
 #pragma once
+#include <cuda/atomic>
 #include <cuda/ptx>
 #include <cuda/std/type_traits>
 #include <cuda_bf16.h>
@@ -25,10 +29,12 @@ namespace tilewise::kernels {
 // RasterM: consecutive tiles walk along M within a group of Group tile-rows along N (else the transpose).
 // Store: 0 direct stores from registers; 1 the whole output tile staged in shared memory and written by TMA; 2 the
 // same through a ring of two 64-column atoms per consumer, which leaves big tiles room for a deeper stage ring.
+// Split: 1 every tile whole; S > 1 stream-K with at most S pieces per streamed tile (cooperative, no cluster).
 template <int BlockM_, int BlockN_, int Stages_, int Consumers_, int Pingpong_, int ClusterM_, int ClusterN_,
-          int RasterM_, int Group_, int Input_, int AMajorM_, int Store_>
+          int RasterM_, int Group_, int Input_, int AMajorM_, int Store_, int Split_>
 struct Sm90Gemm {
   static constexpr int BlockM = BlockM_, BlockN = BlockN_, Stages = Stages_, Consumers = Consumers_;
+  static constexpr int Split = Split_;
   static constexpr bool Pingpong = Pingpong_, RasterM = RasterM_, AMajorM = AMajorM_;
   static constexpr bool TmaStore = Store_ != 0, StoreRing = Store_ == 2;
   static constexpr int ClusterM = ClusterM_, ClusterN = ClusterN_, ClusterSize = ClusterM_ * ClusterN_;
@@ -59,12 +65,17 @@ struct Sm90Gemm {
   static_assert(!AMajorM || BlockM % 64 == 0, "an M-major A tile is loaded in 64-column swizzle atoms");
   static_assert(!TmaStore || BlockM % 64 == 0, "the TMA epilogue stores 64-column swizzle atoms");
   static_assert(!(AMajorM && Input == 2), "fp8 wgmma reads both operands K-major");
+  static_assert(Split == 1 || (!Pingpong && ClusterSize == 1), "stream-K runs cooperative CTAs without clusters");
 };
 
 struct Sm90GemmArgs {
   void* c;          // for the direct epilogue
   int M, N, K;
   long long ldc;
+  // Stream-K: one slot of fp32 partials (BlockM x BlockN) and one flag per consumer for every CTA. The flags are
+  // zero between launches: the CTA that reads a slot clears its flag.
+  float* partials;
+  int* flags;
 };
 
 namespace sm90 {
@@ -101,6 +112,84 @@ __device__ __forceinline__ void tile_coords(int t, int tiles_m, int tiles_n, int
 template <class Cfg>
 __host__ __device__ constexpr int cluster_tiles(int tiles_m, int tiles_n) {
   return ((tiles_m + Cfg::ClusterM - 1) / Cfg::ClusterM) * ((tiles_n + Cfg::ClusterN - 1) / Cfg::ClusterN);
+}
+
+// A CTA's work, in order: whole tiles (tile, 0, k_tiles) on the persistent grid, then with stream-K one contiguous
+// run of the streamed tiles' k-tiles, cut at tile boundaries into pieces (tile, k_begin, k_end).
+template <class Cfg>
+struct WorkPlan {
+  int tiles, k_tiles, dp_tiles, sk_ctas = 0;
+  long long sk_iters = 0;
+
+  __device__ WorkPlan(int tiles_, int k_tiles_) : tiles(tiles_), k_tiles(k_tiles_), dp_tiles(tiles_) {
+    if constexpr (Cfg::Split > 1) {
+      const int streamed = tiles % int(gridDim.x);  // all of them when there is less than a wave
+      dp_tiles = tiles - streamed;
+      sk_ctas = min(int(gridDim.x), streamed * Cfg::Split);
+      sk_iters = (long long)streamed * k_tiles;
+    }
+  }
+  // Where the stream-K run of CTA `cta` starts, as a k-tile index over all tiles; cta = sk_ctas is the end.
+  __device__ long long sk_begin(int cta) const { return (long long)dp_tiles * k_tiles + sk_iters * cta / sk_ctas; }
+
+  template <class F>
+  __device__ __forceinline__ void for_each(F&& f) const {
+    const int stride = gridDim.x / Cfg::ClusterSize;
+    for (int t = blockIdx.x / Cfg::ClusterSize; t < dp_tiles; t += stride) f(t, 0, k_tiles);
+    if constexpr (Cfg::Split > 1) {
+      if (int(blockIdx.x) >= sk_ctas) return;
+      for (long long at = sk_begin(blockIdx.x), end = sk_begin(blockIdx.x + 1); at < end;) {
+        const int t = int(at / k_tiles);
+        const int k_begin = int(at - (long long)t * k_tiles);
+        const int k_end = int(min((long long)k_tiles, end - (long long)t * k_tiles));
+        f(t, k_begin, k_end);
+        at = (long long)t * k_tiles + k_end;
+      }
+    }
+  }
+};
+
+// Stream-K, a piece that does not hold its tile's first k-tile: leave the partial sums in this CTA's slot, laid out
+// by thread so that both the stores here and the loads of the finishing CTA are coalesced, then raise the flag.
+template <class Cfg>
+__device__ __forceinline__ void publish_partial(const float* acc, const Sm90GemmArgs& args, int consumer,
+                                                int consumer_thread, int sync_id) {
+  constexpr int kVectors = Cfg::MmasPerConsumer * Cfg::kAccPerMma / 4;
+  const int slot = blockIdx.x * Cfg::Consumers + consumer;
+  float4* out = reinterpret_cast<float4*>(args.partials) + (long long)slot * kVectors * 128 + consumer_thread;
+#pragma unroll
+  for (int v = 0; v < kVectors; ++v)
+    __stcg(out + v * 128, make_float4(acc[4 * v], acc[4 * v + 1], acc[4 * v + 2], acc[4 * v + 3]));
+  __threadfence();
+  warpgroup_sync(sync_id);
+  if (consumer_thread == 0)
+    cuda::atomic_ref<int, cuda::thread_scope_device>(args.flags[slot]).store(1, cuda::memory_order_release);
+}
+
+// Stream-K, the piece holding a tile's first k-tile: add the partials of the CTAs that hold the rest of the tile,
+// in CTA order (so the sum is the same every run), each as soon as its flag is up.
+template <class Cfg>
+__device__ __forceinline__ void add_partials(float* acc, const Sm90GemmArgs& args, const WorkPlan<Cfg>& plan,
+                                             int tile, int consumer, int consumer_thread, int sync_id) {
+  constexpr int kVectors = Cfg::MmasPerConsumer * Cfg::kAccPerMma / 4;
+  const long long tile_end = (long long)(tile + 1) * plan.k_tiles;
+  for (int cta = blockIdx.x + 1; cta < plan.sk_ctas && plan.sk_begin(cta) < tile_end; ++cta) {
+    if (plan.sk_begin(cta + 1) == plan.sk_begin(cta)) continue;  // an empty run: more CTAs than k-tiles
+    const int slot = cta * Cfg::Consumers + consumer;
+    if (consumer_thread == 0) {
+      cuda::atomic_ref<int, cuda::thread_scope_device> flag(args.flags[slot]);
+      while (flag.load(cuda::memory_order_acquire) == 0) {
+      }
+      flag.store(0, cuda::memory_order_relaxed);
+    }
+    warpgroup_sync(sync_id);
+    const float4* in = reinterpret_cast<const float4*>(args.partials) + (long long)slot * kVectors * 128 + consumer_thread;
+#pragma unroll
+    for (int v = 0; v < kVectors; ++v) {
+      const float4 p = __ldcg(in + v * 128);
+      acc[4 * v] += p.x, acc[4 * v + 1] += p.y, acc[4 * v + 2] += p.z, acc[4 * v + 3] += p.w;
+    }
+  }
 }
 
 template <class Cfg>
@@ -192,8 +281,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   const int tiles_m = (args.M + Cfg::BlockM - 1) / Cfg::BlockM;
   const int tiles_n = (args.N + Cfg::BlockN - 1) / Cfg::BlockN;
   const int k_tiles = (args.K + Cfg::BlockK - 1) / Cfg::BlockK;
-  const int tiles = sm90::cluster_tiles<Cfg>(tiles_m, tiles_n);
-  const int first_tile = blockIdx.x / Cfg::ClusterSize, tile_stride = gridDim.x / Cfg::ClusterSize;
+  const sm90::WorkPlan<Cfg> plan(sm90::cluster_tiles<Cfg>(tiles_m, tiles_n), k_tiles);
 
   if (warpgroup == 0) {  // producer: one thread issues every load
     sm90::release_registers<Cfg::kProducerRegisters>();
@@ -201,10 +289,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       const uint16_t both = 0b11;
       int stage = 0;
       uint32_t phase = 0;
-      for (int t = first_tile; t < tiles; t += tile_stride) {
+      plan.for_each([&](int t, int k_begin, int k_end) {
         int tm, tn;
         sm90::tile_coords<Cfg>(t, tiles_m, tiles_n, rank, tm, tn);
-        for (int kt = 0; kt < k_tiles; ++kt) {
+        for (int kt = k_begin; kt < k_end; ++kt) {
           while (!ptx::mbarrier_try_wait_parity(&empty[stage], phase ^ 1)) {
           }
           ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &full[stage],
@@ -240,24 +328,26 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
           }
           if (++stage == Cfg::Stages) stage = 0, phase ^= 1;
         }
-      }
+      });
     }
   } else {
     sm90::claim_registers<Cfg::kConsumerRegisters>();
     const int consumer = warpgroup - 1;
     const int consumer_thread = threadIdx.x - 128 * warpgroup;
-    // Ping-pong: consumer c takes every other tile of the CTA's sequence, and finds its stages where the producer
-    // put them (every tile fills k_tiles consecutive slots of the ring).
-    const int turns = Cfg::Pingpong ? Cfg::Consumers : 1;
-    const int my_first = Cfg::Pingpong ? consumer : 0;
-    float acc[Cfg::MmasPerConsumer][Cfg::kAccPerMma];
-    int local = my_first;
+    // Every piece of the CTA's sequence fills the next k_end - k_begin slots of the ring; a ping-pong consumer takes
+    // every other piece and finds its stages by counting the other's.
+    long long next_slot = 0;
+    int local = 0;
     uint32_t turns_waited = 0;
     [[maybe_unused]] uint32_t atoms_staged = 0;  // the store ring's position, carried across tiles
     const int sync_id = 1 + consumer;
-    for (int t = first_tile + my_first * tile_stride; t < tiles; t += turns * tile_stride, local += turns) {
+    plan.for_each([&](int t, int k_begin, int k_end) {
+      const long long slot0 = next_slot - k_begin;
+      next_slot += k_end - k_begin;
+      const int index = local++;
       if constexpr (Cfg::Pingpong) {
-        if (local > 0) {
+        if (index % 2 != consumer) return;
+        if (index > 0) {
           while (!ptx::mbarrier_try_wait_parity(&turn[consumer], turns_waited & 1)) {
           }
           ++turns_waited;
@@ -265,14 +355,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       }
       int tm, tn;
       sm90::tile_coords<Cfg>(t, tiles_m, tiles_n, rank, tm, tn);
+      float acc[Cfg::MmasPerConsumer][Cfg::kAccPerMma];
 #pragma unroll
       for (int i = 0; i < Cfg::MmasPerConsumer; ++i)
 #pragma unroll
         for (int j = 0; j < Cfg::kAccPerMma; ++j) acc[i][j] = 0.f;
 
-      const long long slot0 = (long long)local * k_tiles;
       int previous = -1;
-      for (int kt = 0; kt < k_tiles; ++kt) {
+      for (int kt = k_begin; kt < k_end; ++kt) {
         const int stage = int((slot0 + kt) % Cfg::Stages);
         const uint32_t phase = uint32_t((slot0 + kt) / Cfg::Stages) & 1;
         while (!ptx::mbarrier_try_wait_parity(&full[stage], phase)) {
@@ -305,6 +395,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 #pragma unroll
       for (int i = 0; i < Cfg::MmasPerConsumer; ++i) sm90::fence_registers(acc[i], Cfg::kAccPerMma);
       if (previous >= 0) sm90::release_stage<Cfg>(previous, empty);
+
+      if constexpr (Cfg::Split > 1) {
+        if (k_begin > 0) {
+          sm90::publish_partial<Cfg>(&acc[0][0], args, consumer, consumer_thread, sync_id);
+          return;
+        }
+        if (k_end < k_tiles) sm90::add_partials<Cfg>(&acc[0][0], args, plan, t, consumer, consumer_thread, sync_id);
+      }
 
       const int row0 = tn * Cfg::BlockN + (Cfg::Pingpong ? 0 : consumer * Cfg::RowsPerConsumer);
       if constexpr (Cfg::StoreRing) {
@@ -350,7 +448,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         for (int i = 0; i < Cfg::MmasPerConsumer; ++i)
           sm90::store_direct<Cfg>(acc[i], args, row0 + i * 64, tm * Cfg::BlockM);
       }
-    }
+    });
     if constexpr (Cfg::TmaStore)
       if (consumer_thread == 0) ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});
   }

@@ -3,7 +3,7 @@
 # benchmarks named on the command line, and leave receipts and logs in $OUT/round.tar.gz.
 #   scripts/device-round.sh [smoke] [tests] [sanitize] [square] [decode] [llm24] [protocol-decode]
 #                          [peers-smoke] [peers-torch] [peers-triton] [crosscheck-square] [crosscheck-torch]
-#                          [sm90-tests] [sm90-explore] [sm90-sanitize] [square-sm90] [decode-gemv] [family-tests]
+#                          [sm90-tests] [sass] [sm90-explore] [sm90-sanitize] [square-sm90] [decode-gemv] [family-tests]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # Everything goes to $work and is packed into one archive at the end (the device tool returns at most 8 files).
@@ -31,8 +31,29 @@ for step in "$@"; do
         --warmup-s 2 --repeats 3 -o "$work/smoke-cold.json" --overwrite 2>&1 | tail -n 20
       ;;
     sm90-tests)
-      # One process per configuration (ctest), so a fault is pinned on its configuration.
-      ctest --test-dir build/release -R 'Sm90' --output-on-failure -j 2 2>&1 | tee "$work/sm90-tests.log" | tail -n 25
+      # One process per configuration, so a fault is pinned on its configuration; then stream-K's determinism and
+      # the first rule on every test shape.
+      configs=$("$tests/families_gpu_test" --gtest_list_tests --gtest_filter='Grid/Sm90Configuration.*' | grep -c '/[0-9]')
+      for ((i = 0; i < configs; i++)); do
+        timeout 120 "$tests/families_gpu_test" --gtest_filter="Grid/Sm90Configuration.*/$i" >>"$work/sm90-tests.log" 2>&1
+        echo "sm90 grid configuration $i: exit $?"
+      done
+      timeout 150 "$tests/families_gpu_test" --gtest_filter='Sm90StreamK.*:Sm90FirstRule.*:Sm90Sanitized.*' \
+        >>"$work/sm90-tests.log" 2>&1
+      echo "sm90 stream-K, first rule, sanitized set: exit $?"
+      grep -E "^\[  (FAILED|PASSED) " "$work/sm90-tests.log" | sort | uniq -c
+      ;;
+    sass)
+      # The first rule's kernels for the square suite, disassembled: each must issue HGMMA (QGMMA for fp8).
+      "$bin" compile --suite suites/square.txt --dtypes bf16,fp16,fp8 --layouts TN,NN --first-rule \
+        --cubin-dir "$work/cubins" >"$work/sass-compile.txt" 2>&1
+      for cubin in "$work"/cubins/*.cubin; do
+        cuobjdump -sass "$cubin" >"${cubin%.cubin}.sass" 2>&1
+        printf '%-150s HGMMA %5d  QGMMA %5d  STL %3d  LDL %3d\n' "$(basename "$cubin" .cubin)" \
+          "$(grep -c 'HGMMA' "${cubin%.cubin}.sass")" "$(grep -c 'QGMMA' "${cubin%.cubin}.sass")" \
+          "$(grep -c 'STL' "${cubin%.cubin}.sass")" "$(grep -c 'LDL' "${cubin%.cubin}.sass")"
+      done | tee "$work/sass-summary.txt"
+      rm -f "$work"/cubins/*.cubin
       ;;
     sm90-explore)
       # Configurations side by side with the vendor on a few squares (warm, short): where the kernel stands.

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <map>
 
 #include "core/error.hpp"
@@ -64,6 +66,26 @@ std::vector<Job> jobs_for(const CompileOptions& o) {
   return out;
 }
 
+// "block_m=256,...,split=1 for bf16 TN" -> "block_m256.....split1.bf16.TN.cubin": one file name per instantiation.
+std::filesystem::path cubin_name(const std::string& what) {
+  std::string name;
+  for (char ch : what) {
+    if (ch == '=') continue;
+    name += (ch == ',' || ch == ' ') ? '.' : ch;
+  }
+  size_t at;
+  while ((at = name.find(".for.")) != std::string::npos) name.replace(at, 5, ".");
+  return name + ".cubin";
+}
+
+void write_cubin(const std::filesystem::path& dir, const Job& j, const jit::Built& b) {
+  std::filesystem::create_directories(dir);
+  const std::filesystem::path path = dir / cubin_name(j.what);
+  std::ofstream out(path, std::ios::binary);
+  out.write(b.cubin.data(), std::streamsize(b.cubin.size()));
+  if (!out) throw Error(fmt::format("cannot write {}", path.string()));
+}
+
 }  // namespace
 
 int run_compile(const CompileOptions& o) {
@@ -76,13 +98,16 @@ int run_compile(const CompileOptions& o) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   int bad = 0, cached = 0;
-  fmt::print("{:<78} {:>4} {:>6} {:>6} {:>8}  {}\n", "configuration", "regs", "spill", "stack", "smem KB", "");
+  size_t width = 13;
+  for (const Job& j : jobs) width = std::max(width, j.what.size());
+  fmt::print("{:<{}} {:>4} {:>6} {:>6} {:>8}  {}\n", "configuration", width, "regs", "spill", "stack", "smem KB", "");
   for (size_t i = 0; i < jobs.size(); ++i) {
     const jit::ResourceUsage& u = built[i].usage;
     const bool ok = u.registers > 0 && !u.spills();
     bad += ok ? 0 : 1;
     cached += built[i].from_cache ? 1 : 0;
-    fmt::print("{:<78} {:>4} {:>6} {:>6} {:>8.1f}  {}\n", jobs[i].what, u.registers,
+    if (!o.cubin_dir.empty()) write_cubin(o.cubin_dir, jobs[i], built[i]);
+    fmt::print("{:<{}} {:>4} {:>6} {:>6} {:>8.1f}  {}\n", jobs[i].what, width, u.registers,
                u.spill_store_bytes + u.spill_load_bytes, u.stack_frame_bytes,
                (jobs[i].dynamic_shared + u.shared_bytes) / 1024.0, ok ? "" : "SPILLS OR NO REPORT");
   }

@@ -16,6 +16,7 @@ struct CompileOptions {
   bool first_rule_only = false;  // only the configuration the first shape rule picks for each problem
   std::vector<std::string> configs;  // only these configurations (where feasible), e.g. a tuner's candidates
   int every = 1;                 // keep every n-th configuration of the feasible set (a spread-out subset)
+  std::string cubin_dir;         // when set, each cubin is written there (for cuobjdump -sass / nvdisasm)
 };
 
 // Returns the exit status: 0 when everything built without spills or local memory, 1 otherwise.

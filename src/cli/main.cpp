@@ -120,6 +120,7 @@ int main(int argc, char** argv) {
   compile->add_flag("--first-rule", co.first_rule_only, "only the configuration the first shape rule picks");
   compile->add_option("--config", co.configs, "only this configuration where feasible (repeatable)");
   compile->add_option("--every", co.every, "keep every n-th feasible configuration")->capture_default_str();
+  compile->add_option("--cubin-dir", co.cubin_dir, "also write each cubin there (for cuobjdump -sass)");
 
   auto* bench = app.add_subcommand("bench", "measure arms on suites under the protocol and write a receipt");
   tw::bench::Options o;

@@ -19,6 +19,7 @@ const GroupFields kGroups[] = {
     {"tile", {"block_m", "block_n", "consumers", "schedule"}},
     {"pipeline", {"stages", "store"}},
     {"mapping", {"raster", "group", "cluster"}},
+    {"split", {"split"}},
 };
 
 // A tile wider than the narrowest feasible width covering M only multiplies rows that do not exist (TMA fills them
@@ -32,15 +33,18 @@ int covering_block_m(const std::vector<sm90::Config>& feasible, int64_t M) {
 
 // The tile round's candidates keep the incumbent's ring depth, which a larger tile often cannot fit beside: keep the
 // tile and its mapping, and take the deepest ring that fits, as the first rule does (the TMA store while it still
-// leaves four stages, then the ring store, then the direct store). The pipeline round then tunes the depth.
+// leaves four stages, then the ring store, then the direct store). The pipeline round then tunes the depth. A
+// schedule stream-K cannot run (ping-pong, clusters) gets whole tiles.
 std::optional<sm90::Config> fit(sm90::Config c, const Problem& p, const sm90::Limits& limits) {
   const int deepest = c.stages;
-  for (sm90::Store store : {c.store, sm90::Store::tma_ring, sm90::Store::direct})
-    for (int stages = deepest; stages >= 2; --stages) {
-      c.store = store;
-      c.stages = stages;
-      if (!sm90::infeasible(c, p, limits) && (store == sm90::Store::direct || stages >= 4)) return c;
-    }
+  for (int split : {c.split, 1})
+    for (sm90::Store store : {c.store, sm90::Store::tma_ring, sm90::Store::direct})
+      for (int stages = deepest; stages >= 2; --stages) {
+        c.split = split;
+        c.store = store;
+        c.stages = stages;
+        if (!sm90::infeasible(c, p, limits) && (store == sm90::Store::direct || stages >= 4)) return c;
+      }
   return std::nullopt;
 }
 

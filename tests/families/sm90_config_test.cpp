@@ -18,9 +18,13 @@ namespace {
 TEST(Sm90Config, RoundTripsThroughStringAndJson) {
   const Config c{128, 256, 5, 2, Raster::n, 16, Store::tma, Schedule::pingpong, 1, 2};
   EXPECT_EQ(to_string(c), "block_m=128,block_n=256,stages=5,consumers=2,raster=n,group=16,store=tma,"
-                          "schedule=pingpong,cluster=1x2");
+                          "schedule=pingpong,cluster=1x2,split=1");
   EXPECT_EQ(parse_config(to_string(c)), c);
   EXPECT_EQ(nlohmann::json(c).get<Config>(), c);
+  const Config streamed{256, 128, 4, 2, Raster::m, 8, Store::tma_ring, Schedule::cooperative, 1, 1, 3};
+  EXPECT_EQ(parse_config(to_string(streamed)), streamed);
+  // Written before stream-K existed: the missing field means whole tiles.
+  EXPECT_EQ(parse_config("block_m=256,schedule=cooperative,cluster=1x1").split, 1);
   EXPECT_EQ(parse_config("stages=3,block_m=64"), (Config{64, 128, 3, 2, Raster::m, 8, Store::direct}));
 }
 
@@ -62,6 +66,15 @@ TEST(Sm90Feasibility, EachRuleNamesWhyAConfigurationCannotRun) {
   const Problem odd_ldc = make_problem("odd", 100, 64, 64, DType::bf16, Layout::TN);
   EXPECT_NE(why(Config{64, 64, 4, 1, Raster::m, 8, Store::tma}, odd_ldc).find("ldc"), std::string::npos);
   EXPECT_EQ(why(Config{64, 64, 4, 1, Raster::m, 8, Store::direct}, odd_ldc), "feasible");
+  EXPECT_NE(why(Config{256, 128, 4, 2, Raster::m, 8, Store::direct, Schedule::cooperative, 1, 1, 0}, p).find("split=0"),
+            std::string::npos);
+  EXPECT_NE(why(Config{256, 128, 4, 2, Raster::m, 8, Store::direct, Schedule::cooperative, 1, 1, 9}, p).find("split=9"),
+            std::string::npos);
+  EXPECT_NE(why(Config{128, 128, 4, 2, Raster::m, 8, Store::tma, Schedule::pingpong, 1, 1, 2}, p).find("stream-K"),
+            std::string::npos);
+  EXPECT_NE(why(Config{128, 128, 4, 2, Raster::m, 8, Store::tma, Schedule::cooperative, 2, 1, 2}, p).find("stream-K"),
+            std::string::npos);
+  EXPECT_EQ(why(Config{128, 128, 4, 2, Raster::m, 8, Store::tma, Schedule::cooperative, 1, 1, 4}, p), "feasible");
 }
 
 TEST(Sm90Feasibility, StridesTmaCannotLoadAreUnsupportedWithTheOperandNamed) {

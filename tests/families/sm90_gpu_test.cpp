@@ -1,6 +1,8 @@
 // The sm90 kernel against the fp32 reference over a grid of configurations x shapes: every input type and A
 // layout, tight and padded strides, edge tiles (M, N, K not multiples of the tile), M = 1, a single short k-tile,
-// and grids with more tiles than SMs (the persistent loop).
+// and grids with more tiles than SMs (the persistent loop). Stream-K configurations meet every case of its work
+// plan there: pieces that do not divide a tile's k-tiles, fewer k-tiles than pieces (empty runs), a tile cut over
+// three CTAs, whole tiles followed by streamed ones, and a wave that divides evenly (no streaming at all).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -37,6 +39,9 @@ const char* kConfigs[] = {
     "block_m=128,block_n=128,stages=4,consumers=2,raster=n,group=8,store=tma,schedule=pingpong,cluster=1x2",
     "block_m=256,block_n=128,stages=4,consumers=2,raster=m,group=8,store=tma_ring",
     "block_m=192,block_n=64,stages=4,consumers=2,raster=n,group=4,store=tma_ring,schedule=pingpong,cluster=2x1",
+    "block_m=256,block_n=128,stages=4,consumers=2,raster=m,group=8,store=tma_ring,split=2",
+    "block_m=128,block_n=64,stages=6,consumers=1,raster=n,group=4,store=direct,split=3",
+    "block_m=64,block_n=64,stages=8,consumers=1,raster=m,group=8,store=tma,split=4",
 };
 
 // Runs `arm_name` on `p`; returns false when the family declines the problem or configuration.
@@ -97,12 +102,37 @@ TEST(Sm90Sanitized, EachMechanismOnSmallShapes) {
   device::Stream s;
   for (const char* text : {"sm90", "sm90:block_m=128;block_n=128;stages=6;store=tma",
                            "sm90:block_m=192;block_n=64;stages=4;store=tma_ring;schedule=pingpong;cluster=2x1",
-                           "sm90:block_m=128;block_n=128;stages=4;store=direct;cluster=1x2"})
+                           "sm90:block_m=128;block_n=128;stages=4;store=direct;cluster=1x2",
+                           "sm90:block_m=64;block_n=64;stages=4;consumers=1;store=tma;split=3"})
     for (const Problem& p : {make_problem("edge", 200, 136, 328, DType::bf16, Layout::NN),
                              make_problem("pad", 264, 392, 200, DType::fp16, Layout::TN, 8)}) {
       SCOPED_TRACE(describe(p) + " " + text);
       EXPECT_TRUE(run_and_check(p, text, s));
     }
+}
+
+// Stream-K adds the partials of a tile in CTA order, so the same inputs give the same bits on every run.
+TEST(Sm90StreamK, DeterministicAcrossRuns) {
+  TW_REQUIRE_GPU();
+  device::Stream s;
+  const Problem p = make_problem("sk", 2560, 2560, 2560, DType::bf16, Layout::TN);
+  device::Operands ops(p, 1, device::Reference::bytes(p));
+  ops.fill(5, s.get());
+  const device::Reference ref(p, ops.set(0), s.get());
+  const Workbench wb{p, ops, ref, s.get(), 0.5, 1, 1};
+  auto arm = make_arm("sm90:block_m=256;block_n=128;stages=4;consumers=2;store=tma_ring;split=3");
+  arm->prepare(wb);
+  std::vector<uint16_t> first(size_t(p.ldc * p.N)), again(first.size());
+  for (int run = 0; run < 5; ++run) {
+    ops.poison_output(0, s.get());
+    arm->launch(0, s.get());
+    TW_CUDA(cudaMemcpyAsync((run == 0 ? first : again).data(), ops.set(0).c.get(), first.size() * 2,
+                            cudaMemcpyDeviceToHost, s.get()));
+    s.sync();
+    if (run > 0) ASSERT_EQ(first, again) << "run " << run << " differs from the first";
+  }
+  const device::OutputError e = ref.compare(ops.set(0).c.get(), s.get());
+  EXPECT_TRUE(receipt::is_correct(e.rel_err, receipt::correctness_bound(p.dtype)));
 }
 
 TEST(Sm90FirstRule, CorrectWhereverTmaCanLoadTheOperands) {

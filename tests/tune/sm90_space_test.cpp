@@ -26,13 +26,15 @@ std::vector<Problem> shapes() {
 
 TEST(Sm90Space, GroupsComeInOrderOfImpactOverTheFamilysFields) {
   const Space s = sm90_space(shapes()[0]);
-  ASSERT_EQ(s.groups.size(), 3u);
+  ASSERT_EQ(s.groups.size(), 4u);
   EXPECT_EQ(s.groups[0].name, "tile");
   EXPECT_EQ(s.groups[0].fields, (std::vector<std::string>{"block_m", "block_n", "consumers", "schedule"}));
   EXPECT_EQ(s.groups[1].name, "pipeline");
   EXPECT_EQ(s.groups[1].fields, (std::vector<std::string>{"stages", "store"}));
   EXPECT_EQ(s.groups[2].name, "mapping");
   EXPECT_EQ(s.groups[2].fields, (std::vector<std::string>{"raster", "group", "cluster"}));
+  EXPECT_EQ(s.groups[3].name, "split");
+  EXPECT_EQ(s.groups[3].fields, (std::vector<std::string>{"split"}));
 }
 
 TEST(Sm90Space, ConfigurationsConvertThroughTheCanonicalString) {
@@ -108,7 +110,7 @@ TEST(Sm90Space, ADescentTimesOnlyFeasibleConfigurations) {
     const Case c{p.name, "sm90", p};
     CaseResult r = start_case(c, t, "descent");
     descend(r, t, m);
-    ASSERT_EQ(r.rounds.size(), 3u);
+    ASSERT_EQ(r.rounds.size(), 4u);
     for (size_t i = 0; i < m.asked.size(); ++i) {
       EXPECT_EQ(to_string(m.asked[i][0]), r.rounds[i].incumbent);
       for (const Config& cand : m.asked[i]) EXPECT_FALSE(sm90::infeasible(to_sm90(cand), p)) << to_string(cand);

@@ -29,10 +29,13 @@ struct Config {
   // CTAs per cluster along M and along N (1x1, 2x1 or 1x2): the pair shares one operand tile through TMA multicast
   // (neighbours along M share the B tile, neighbours along N the A tile).
   int cluster_m = 1, cluster_n = 1;
+  // Stream-K: 1 keeps every tile whole; S > 1 cuts the tiles of a last, partial wave (all of them when there is
+  // less than one wave: split-K) along K over the grid, at most S pieces each (cooperative, cluster 1x1 only).
+  int split = 1;
   bool operator==(const Config&) const = default;
 };
 
-// "block_m=256,block_n=128,stages=4,consumers=2,raster=m,group=8,store=direct,schedule=cooperative,cluster=1x1",
+// "block_m=256,block_n=128,stages=4,consumers=2,raster=m,group=8,store=direct,schedule=cooperative,cluster=1x1,split=1",
 // which parse_config reads back
 // (fields in any order, each at most once; missing fields keep their defaults).
 std::string to_string(const Config& c);

@@ -14,6 +14,8 @@ namespace {
 constexpr int kWidths[] = {8, 16, 32, 48, 64, 96, 128, 160, 192, 224, 256};
 constexpr int kStages[] = {2, 3, 4, 5, 6, 7, 8};  // capped by shared memory
 constexpr int kGroups[] = {1, 4, 8, 16};
+constexpr int kSplits[] = {1, 2, 3, 4};
+constexpr int kMaxSplit = 8;
 // Accumulators per consumer thread that leave room for addresses and the epilogue in the 232 or 240 registers
 // a consumer gets after setmaxnreg.
 constexpr int kMaxAccumulators = 128;
@@ -75,6 +77,9 @@ std::optional<std::string> infeasible(const Config& c, const Problem& p, const L
   if (shared_bytes(c) + kStaticShared > limits.shared_bytes_per_block)
     return fmt::format("{} bytes of shared memory exceed {}", shared_bytes(c), limits.shared_bytes_per_block);
   if (c.group < 1 || c.group > 64) return fmt::format("group={} is outside 1..64", c.group);
+  if (c.split < 1 || c.split > kMaxSplit) return fmt::format("split={} is outside 1..{}", c.split, kMaxSplit);
+  if (c.split > 1 && (c.schedule != Schedule::cooperative || pair))
+    return "stream-K (split > 1) runs cooperative consumers without a cluster";
   if (p.dtype == DType::fp8_e4m3 && p.layout != Layout::TN) return "fp8 wgmma needs both operands K-major (TN)";
   if (tma_store && (p.ldc * 2) % 16 != 0)
     return fmt::format("ldc={} is not a multiple of 16 bytes, which the TMA store needs", p.ldc);
@@ -93,10 +98,11 @@ std::vector<Config> feasible_set(const Problem& p, const Limits& limits) {
             for (int group : kGroups)
               for (Store store : {Store::tma, Store::tma_ring, Store::direct})
                 for (Schedule schedule : {Schedule::cooperative, Schedule::pingpong})
-                  for (auto [cm, cn] : {std::pair{1, 1}, std::pair{2, 1}, std::pair{1, 2}}) {
-                    const Config c{bm, bn, stages, consumers, raster, group, store, schedule, cm, cn};
-                    if (!infeasible(c, p, limits)) out.push_back(c);
-                  }
+                  for (auto [cm, cn] : {std::pair{1, 1}, std::pair{2, 1}, std::pair{1, 2}})
+                    for (int split : kSplits) {
+                      const Config c{bm, bn, stages, consumers, raster, group, store, schedule, cm, cn, split};
+                      if (!infeasible(c, p, limits)) out.push_back(c);
+                    }
   return out;
 }
 

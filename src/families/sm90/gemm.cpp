@@ -16,6 +16,8 @@ struct KernelArgs {
   void* c;
   int M, N, K;
   long long ldc;
+  float* partials;
+  int* flags;
 };
 
 }  // namespace
@@ -24,10 +26,10 @@ jit::KernelBuild kernel_build(const Config& c, const Problem& p) {
   jit::KernelBuild b;
   b.kernel_file = "sm90_gemm.cuh";
   b.name_expression = fmt::format(
-      "tilewise::kernels::sm90_gemm<tilewise::kernels::Sm90Gemm<{},{},{},{},{},{},{},{},{},{},{},{}>>", c.block_m,
+      "tilewise::kernels::sm90_gemm<tilewise::kernels::Sm90Gemm<{},{},{},{},{},{},{},{},{},{},{},{},{}>>", c.block_m,
       c.block_n, c.stages, c.consumers, c.schedule == Schedule::pingpong ? 1 : 0, c.cluster_m, c.cluster_n,
       c.raster == Raster::m ? 1 : 0, c.group, input_kind(p.dtype), p.layout == Layout::NN ? 1 : 0,
-      c.store == Store::direct ? 0 : c.store == Store::tma ? 1 : 2);
+      c.store == Store::direct ? 0 : c.store == Store::tma ? 1 : 2, c.split);
   b.config_text = fmt::format("{} for {} {}", to_string(c), to_string(p.dtype), to_string(p.layout));
   return b;
 }
@@ -47,7 +49,15 @@ Gemm::Gemm(const Problem& p, const Config& c, int sm_count) : p_(p), c_(c) {
   const int resident = cluster == 1 ? sm_count
                                     : kernel_->max_active_clusters(block, shared_bytes(c), dim3(unsigned(cluster)));
   if (resident < 1) throw Unsupported(fmt::format("sm90 {}: no cluster of {} fits on the GPU", to_string(c), cluster));
-  grid_ = int(std::min<int64_t>(cluster_tiles, resident)) * cluster;
+  // Stream-K deals k-tiles over as many CTAs as its pieces need, up to every SM; each CTA gets a slot of partials
+  // and a flag per consumer, allocated once for the problem (so one Gemm runs on one stream at a time).
+  const int64_t wanted = c.split > 1 ? cluster_tiles * c.split : cluster_tiles;
+  grid_ = int(std::min<int64_t>(wanted, resident)) * cluster;
+  if (c.split > 1) {
+    partials_ = device::Buffer(size_t(grid_) * c.block_m * c.block_n * sizeof(float));
+    flags_ = device::Buffer(size_t(grid_) * c.consumers * sizeof(int));
+    TW_CUDA(cudaMemset(flags_.get(), 0, flags_.bytes()));
+  }
 }
 
 const TensorMap& Gemm::map(const TensorMapSpec& spec) {
@@ -78,7 +88,7 @@ void Gemm::run(const void* A, const void* B, void* C, cudaStream_t stream) {
   // Rotation sets alternate operands between launches; the maps of the last set used are kept at hand so that a
   // launch from the host loop costs no key formatting or lookup when the buffers repeat.
   if (A != bound_.A || B != bound_.B || C != bound_.C) bind(A, B, C);
-  KernelArgs args{C, int(p_.M), int(p_.N), int(p_.K), p_.ldc};
+  KernelArgs args{C, int(p_.M), int(p_.N), int(p_.K), p_.ldc, partials_.as<float>(), flags_.as<int>()};
   void* params[] = {const_cast<TensorMap*>(bound_.a), const_cast<TensorMap*>(bound_.b),
                     const_cast<TensorMap*>(bound_.c), &args};
   kernel_->launch(dim3(unsigned(grid_)), dim3(unsigned(128 * (c_.consumers + 1))), shared_bytes(c_), stream, params,

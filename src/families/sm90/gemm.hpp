@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "core/problem.hpp"
+#include "device/cuda.hpp"
 #include "families/sm90/config.hpp"
 #include "families/sm90/tensor_map.hpp"
 #include "jit/cache.hpp"
@@ -37,6 +38,7 @@ class Gemm {
   jit::ResourceUsage usage_;
   std::unique_ptr<jit::LoadedKernel> kernel_;
   int grid_ = 0;
+  device::Buffer partials_, flags_;  // stream-K only
   std::unordered_map<std::string, TensorMap> maps_;  // node-based: the pointers in bound_ stay valid
   struct Bound {
     const void *A = nullptr, *B = nullptr, *C = nullptr;
