@@ -2,7 +2,7 @@
 // layout, tight and padded strides, edge tiles (M, N, K not multiples of the tile), M = 1, a single short k-tile,
 // and grids with more tiles than SMs (the persistent loop). Stream-K configurations meet every case of its work
 // plan there: pieces that do not divide a tile's k-tiles, fewer k-tiles than pieces (empty runs), a tile cut over
-// three CTAs, whole tiles followed by streamed ones, and a wave that divides evenly (no streaming at all).
+// three CTAs, whole tiles followed by streamed ones, a remainder streamed with the last whole wave (1088x2048x256).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -22,7 +22,7 @@ struct Shape {
 };
 
 const Shape kShapes[] = {{512, 512, 512}, {200, 136, 328}, {1, 4096, 4096}, {8, 256, 64},
-                         {384, 384, 16},  {4096, 2048, 1024}, {3000, 1000, 700}};
+                         {384, 384, 16},  {4096, 2048, 1024}, {3000, 1000, 700}, {1088, 2048, 256}};
 
 const char* kConfigs[] = {
     "block_m=256,block_n=128,stages=4,consumers=2,raster=m,group=8,store=direct",
