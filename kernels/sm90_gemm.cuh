@@ -11,9 +11,8 @@
 // Clusters of two CTAs on neighbouring tiles share one operand tile: each CTA loads half of it and TMA multicasts
 // that half into both CTAs' shared memory (ClusterM = 2: neighbours along M share B; ClusterN = 2: along N share A).
 // Stream-K (Split > 1): the tiles that would make a last, partial wave are instead cut along K and their k-tiles
-// dealt evenly over the grid, at most Split pieces per tile (with the last whole wave too when that is too few
-// pieces to fill the grid); the CTA holding a tile's first k-tile adds the others' fp32 partials, in a fixed order,
-// and stores the tile. With fewer tiles than SMs this is split-K.
+// dealt evenly over the grid (the host's plan); the CTA holding a tile's first k-tile adds the others' fp32
+// partials, in a fixed order, and stores the tile. With fewer tiles than SMs this is split-K.
 #pragma once
 #include <cuda/atomic>
 #include <cuda/ptx>
@@ -73,6 +72,12 @@ struct Sm90GemmArgs {
   void* c;          // for the direct epilogue
   int M, N, K;
   long long ldc;
+  // The work plan (src/families/sm90/stream_k.cpp): tiles below dp_tiles whole, one CTA each in turn; then CTA
+  // b < sk_ctas takes the k-tiles [sk_begin(b), sk_begin(b + 1)) of the rest, sk_share each and one more for the
+  // first sk_extra. n / k_tiles = n * k_tiles_magic >> k_tiles_shift.
+  int dp_tiles, sk_ctas, sk_share, sk_extra;
+  unsigned int k_tiles_magic;
+  int k_tiles_shift;
   // Stream-K: one slot of fp32 partials (BlockM x BlockN) and one flag per consumer for every CTA. The flags are
   // zero between launches: the CTA that reads a slot clears its flag.
   float* partials;
@@ -110,51 +115,41 @@ __device__ __forceinline__ void tile_coords(int t, int tiles_m, int tiles_n, int
   tn = (Cfg::RasterM ? o : i) * Cfg::ClusterN + (Cfg::ClusterN == 2 ? rank : 0);
 }
 
-template <class Cfg>
-__host__ __device__ constexpr int cluster_tiles(int tiles_m, int tiles_n) {
-  return ((tiles_m + Cfg::ClusterM - 1) / Cfg::ClusterM) * ((tiles_n + Cfg::ClusterN - 1) / Cfg::ClusterN);
-}
-
 // A CTA's work, in order: whole tiles (tile, 0, k_tiles) on the persistent grid, then with stream-K one contiguous
-// run of the streamed tiles' k-tiles, cut at tile boundaries into pieces (tile, k_begin, k_end).
+// run of the streamed tiles' k-tiles, cut at tile boundaries into pieces (tile, k_begin, k_end). The host works out
+// the plan and the divisor: a division here (MUFU, or a 64-bit subroutine) yields values the compiler cannot prove
+// equal across the warp, and the k-loop then builds its wgmma descriptors in per-thread registers (measured 10-45%
+// slower); multiplies and shifts stay on the uniform datapath.
 template <class Cfg>
 struct WorkPlan {
-  int tiles, k_tiles, dp_tiles, sk_ctas = 0;
-  long long sk_iters = 0;
+  const Sm90GemmArgs& args;
+  int k_tiles;
 
-  __device__ WorkPlan(int tiles_, int k_tiles_) : tiles(tiles_), k_tiles(k_tiles_), dp_tiles(tiles_) {
-    if constexpr (Cfg::Split > 1) {
-      int streamed = tiles % int(gridDim.x);  // all of them when there is less than a wave
-      // A remainder too small to give every CTA a piece would still leave most of the grid idle at the end: stream
-      // the last whole wave with it, so every CTA gets about one tile's k-tiles.
-      if (streamed > 0 && streamed * Cfg::Split < int(gridDim.x) && tiles >= streamed + int(gridDim.x))
-        streamed += gridDim.x;
-      dp_tiles = tiles - streamed;
-      sk_ctas = min(int(gridDim.x), streamed * Cfg::Split);
-      sk_iters = (long long)streamed * k_tiles;
-    }
-  }
   // Where the stream-K run of CTA `cta` starts, as a k-tile index over all tiles; cta = sk_ctas is the end.
-  __device__ long long sk_begin(int cta) const { return (long long)dp_tiles * k_tiles + sk_iters * cta / sk_ctas; }
+  __device__ int sk_begin(int cta) const {
+    return args.dp_tiles * k_tiles + cta * args.sk_share + min(cta, args.sk_extra);
+  }
+  __device__ int tile_of(int k_index) const {
+    return int((unsigned long long)k_index * args.k_tiles_magic >> args.k_tiles_shift);
+  }
 
-  // One call site for both kinds of work, so the consumer's body (the k-loop and the epilogue) is inlined once:
-  // two copies of it measured 5-15% slower on the whole-tile part too (instruction cache).
+  // One call site for both kinds of work, so the consumer's body (the k-loop and the epilogue) is inlined once.
   template <class F>
   __device__ __forceinline__ void for_each(F&& f) const {
     const int stride = gridDim.x / Cfg::ClusterSize;
     int next_tile = blockIdx.x / Cfg::ClusterSize;
-    long long at = 0, end = 0;
-    if (Cfg::Split > 1 && int(blockIdx.x) < sk_ctas) at = sk_begin(blockIdx.x), end = sk_begin(blockIdx.x + 1);
+    int at = 0, end = 0;
+    if (Cfg::Split > 1 && int(blockIdx.x) < args.sk_ctas) at = sk_begin(blockIdx.x), end = sk_begin(blockIdx.x + 1);
     while (true) {
       int t, k_begin = 0, k_end = k_tiles;
-      if (next_tile < dp_tiles) {
+      if (next_tile < args.dp_tiles) {
         t = next_tile;
         next_tile += stride;
       } else if (Cfg::Split > 1 && at < end) {
-        t = int(at / k_tiles);
-        k_begin = int(at - (long long)t * k_tiles);
-        k_end = int(min((long long)k_tiles, end - (long long)t * k_tiles));
-        at = (long long)t * k_tiles + k_end;
+        t = tile_of(at);
+        k_begin = at - t * k_tiles;
+        k_end = min(k_tiles, end - t * k_tiles);
+        at = t * k_tiles + k_end;
       } else {
         break;
       }
@@ -186,8 +181,8 @@ template <class Cfg>
 __device__ __forceinline__ void add_partials(float* acc, const Sm90GemmArgs& args, const WorkPlan<Cfg>& plan,
                                              int tile, int consumer, int consumer_thread, int sync_id) {
   constexpr int kVectors = Cfg::MmasPerConsumer * Cfg::kAccPerMma / 4;
-  const long long tile_end = (long long)(tile + 1) * plan.k_tiles;
-  for (int cta = blockIdx.x + 1; cta < plan.sk_ctas && plan.sk_begin(cta) < tile_end; ++cta) {
+  const int tile_end = (tile + 1) * plan.k_tiles;
+  for (int cta = blockIdx.x + 1; cta < args.sk_ctas && plan.sk_begin(cta) < tile_end; ++cta) {
     if (plan.sk_begin(cta + 1) == plan.sk_begin(cta)) continue;  // an empty run: more CTAs than k-tiles
     const int slot = cta * Cfg::Consumers + consumer;
     if (consumer_thread == 0) {
@@ -295,7 +290,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   const int tiles_m = (args.M + Cfg::BlockM - 1) / Cfg::BlockM;
   const int tiles_n = (args.N + Cfg::BlockN - 1) / Cfg::BlockN;
   const int k_tiles = (args.K + Cfg::BlockK - 1) / Cfg::BlockK;
-  const sm90::WorkPlan<Cfg> plan(sm90::cluster_tiles<Cfg>(tiles_m, tiles_n), k_tiles);
+  const sm90::WorkPlan<Cfg> plan{args, k_tiles};
 
   if (warpgroup == 0) {  // producer: one thread issues every load
     sm90::release_registers<Cfg::kProducerRegisters>();
@@ -350,13 +345,13 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     const int consumer_thread = threadIdx.x - 128 * warpgroup;
     // Every piece of the CTA's sequence fills the next k_end - k_begin slots of the ring; a ping-pong consumer takes
     // every other piece and finds its stages by counting the other's.
-    long long next_slot = 0;
+    int next_slot = 0;
     int local = 0;
     uint32_t turns_waited = 0;
     [[maybe_unused]] uint32_t atoms_staged = 0;  // the store ring's position, carried across tiles
     const int sync_id = 1 + consumer;
     plan.for_each([&](int t, int k_begin, int k_end) {
-      const long long slot0 = next_slot - k_begin;
+      const int slot0 = next_slot - k_begin;
       next_slot += k_end - k_begin;
       const int index = local++;
       if constexpr (Cfg::Pingpong) {

@@ -75,6 +75,9 @@ TEST(Sm90Feasibility, EachRuleNamesWhyAConfigurationCannotRun) {
   EXPECT_NE(why(Config{128, 128, 4, 2, Raster::m, 8, Store::tma, Schedule::cooperative, 2, 1, 2}, p).find("stream-K"),
             std::string::npos);
   EXPECT_EQ(why(Config{128, 128, 4, 2, Raster::m, 8, Store::tma, Schedule::cooperative, 1, 1, 4}, p), "feasible");
+  EXPECT_NE(why(Config{64, 64, 4, 1, Raster::m, 8, Store::tma, Schedule::cooperative, 1, 1, 2},
+                make_problem("huge", 65536, 65536, 131072, DType::bf16, Layout::TN)).find("2^31"),
+            std::string::npos);
 }
 
 TEST(Sm90Feasibility, StridesTmaCannotLoadAreUnsupportedWithTheOperandNamed) {

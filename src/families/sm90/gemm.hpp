@@ -10,6 +10,7 @@
 #include "core/problem.hpp"
 #include "device/cuda.hpp"
 #include "families/sm90/config.hpp"
+#include "families/sm90/stream_k.hpp"
 #include "families/sm90/tensor_map.hpp"
 #include "jit/cache.hpp"
 #include "jit/kernel.hpp"
@@ -38,6 +39,8 @@ class Gemm {
   jit::ResourceUsage usage_;
   std::unique_ptr<jit::LoadedKernel> kernel_;
   int grid_ = 0;
+  WorkPlan plan_;
+  FastDivisor k_tiles_divisor_;
   device::Buffer partials_, flags_;  // stream-K only
   std::unordered_map<std::string, TensorMap> maps_;  // node-based: the pointers in bound_ stay valid
   struct Bound {
