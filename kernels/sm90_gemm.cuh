@@ -117,9 +117,8 @@ __device__ __forceinline__ void tile_coords(int t, int tiles_m, int tiles_n, int
 
 // A CTA's work, in order: whole tiles (tile, 0, k_tiles) on the persistent grid, then with stream-K one contiguous
 // run of the streamed tiles' k-tiles, cut at tile boundaries into pieces (tile, k_begin, k_end). The host works out
-// the plan and the divisor: a division here (MUFU, or a 64-bit subroutine) yields values the compiler cannot prove
-// equal across the warp, and the k-loop then builds its wgmma descriptors in per-thread registers (measured 10-45%
-// slower); multiplies and shifts stay on the uniform datapath.
+// the plan and the divisor: a 64-bit division here is a subroutine call whose result the compiler no longer keeps
+// on the uniform datapath, and the k-loop then builds its wgmma descriptors in per-thread registers (45% slower).
 template <class Cfg>
 struct WorkPlan {
   const Sm90GemmArgs& args;
@@ -133,27 +132,21 @@ struct WorkPlan {
     return int((unsigned long long)k_index * args.k_tiles_magic >> args.k_tiles_shift);
   }
 
-  // One call site for both kinds of work, so the consumer's body (the k-loop and the epilogue) is inlined once.
+  // Two loops, not one with two kinds of step: the whole-tile loop then keeps its state on the uniform datapath
+  // exactly as without stream-K (one loop carrying the stream-K cursor as well moved the k-loop's descriptors to
+  // per-thread registers: 9% slower on whole waves).
   template <class F>
   __device__ __forceinline__ void for_each(F&& f) const {
     const int stride = gridDim.x / Cfg::ClusterSize;
-    int next_tile = blockIdx.x / Cfg::ClusterSize;
-    int at = 0, end = 0;
-    if (Cfg::Split > 1 && int(blockIdx.x) < args.sk_ctas) at = sk_begin(blockIdx.x), end = sk_begin(blockIdx.x + 1);
-    while (true) {
-      int t, k_begin = 0, k_end = k_tiles;
-      if (next_tile < args.dp_tiles) {
-        t = next_tile;
-        next_tile += stride;
-      } else if (Cfg::Split > 1 && at < end) {
-        t = tile_of(at);
-        k_begin = at - t * k_tiles;
-        k_end = min(k_tiles, end - t * k_tiles);
+    for (int t = blockIdx.x / Cfg::ClusterSize; t < args.dp_tiles; t += stride) f(t, 0, k_tiles);
+    if constexpr (Cfg::Split > 1) {
+      if (int(blockIdx.x) >= args.sk_ctas) return;
+      for (int at = sk_begin(blockIdx.x), end = sk_begin(blockIdx.x + 1); at < end;) {
+        const int t = tile_of(at);
+        const int k_end = min(k_tiles, end - t * k_tiles);
+        f(t, at - t * k_tiles, k_end);
         at = t * k_tiles + k_end;
-      } else {
-        break;
       }
-      f(t, k_begin, k_end);
     }
   }
 };
@@ -169,7 +162,7 @@ __device__ __forceinline__ void publish_partial(const float* acc, const Sm90Gemm
 #pragma unroll
   for (int v = 0; v < kVectors; ++v)
     __stcg(out + v * 128, make_float4(acc[4 * v], acc[4 * v + 1], acc[4 * v + 2], acc[4 * v + 3]));
-  __threadfence();
+  // The barrier orders every thread's stores before thread 0's release, which publishes them all at GPU scope.
   warpgroup_sync(sync_id);
   if (consumer_thread == 0)
     cuda::atomic_ref<int, cuda::thread_scope_device>(args.flags[slot]).store(1, cuda::memory_order_release);
@@ -274,6 +267,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   const int warpgroup = threadIdx.x / 128;
   const int rank = Cfg::ClusterSize > 1 ? int(sm90::cluster_rank()) : 0;
   if (threadIdx.x == 0) {
+    // The descriptors live in kernel parameter memory: fetch them while the barriers are set up, not at the
+    // first load and store.
+    sm90::prefetch_tensormap(&a_map);
+    sm90::prefetch_tensormap(&b_map);
+    if constexpr (Cfg::TmaStore) sm90::prefetch_tensormap(&c_map);
     for (int s = 0; s < Cfg::Stages; ++s) {
       ptx::mbarrier_init(&full[s], 1);
       // One arrival per consumer warp of every CTA that reads the stage: a multicast half may be overwritten only

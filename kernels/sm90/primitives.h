@@ -10,6 +10,10 @@ struct alignas(64) TensorMap {
   unsigned long long opaque[16];
 };
 
+__device__ __forceinline__ void prefetch_tensormap(const TensorMap* map) {
+  asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");
+}
+
 // A 128B-swizzled operand tile in shared memory, as wgmma reads it (PTX ISA, matrix descriptor format). The tile
 // must start on a 1024-byte boundary; advancing the start address by 32 bytes steps 16 bf16 (32 fp8) along K
 // inside the swizzle atom.

@@ -110,6 +110,13 @@ TEST(Sm90Heuristic, TileFromTheWavesItFillsAndFeasibleEverywhere) {
   }
   // sq3072: 192x128 fills three waves to 97%, where 256x128 fills 73% and 128x128 87% (measured fastest there).
   EXPECT_EQ(first_rule(square(3072)).block_m, 192);
+  EXPECT_EQ(first_rule(square(3072)).split, 1);
+  // sq2560: no tile fills its waves beyond 76%, and 128x128 makes three waves: stream-K.
+  EXPECT_EQ(first_rule(square(2560)).split, 2);
+  EXPECT_EQ(first_rule(square(2560)).block_m, 128);
+  EXPECT_EQ(first_rule(square(2560)).block_n, 128);
+  // sq1536 fills as badly, but with a single wave of 128x128 tiles the fixup would cost more than it saves.
+  EXPECT_EQ(first_rule(square(1536)).split, 1);
   // Grids too small for the two-consumer tiles step down to one consumer, then to 64x64.
   EXPECT_EQ(first_rule(square(1024)).block_m, 128);
   EXPECT_EQ(first_rule(square(1024)).block_n, 64);

@@ -20,6 +20,10 @@ struct Rung {
 constexpr Rung kLadder[] = {
     {256, 128, 2, 1.0}, {192, 128, 2, 1.0}, {128, 128, 2, 1.0}, {128, 64, 1, 0.88}, {64, 64, 1, 0.5}};
 
+// What stream-K's 128x128 tiles are worth against whole-tile waves: the fixup and the shared last wave cost about
+// a tenth (sq2560: 56.0 us, where 256x128 in waves filled to 0.76 took 63-64.7 us).
+constexpr double kStreamKWorth = 0.88;
+
 int64_t tiles(const Problem& p, int bm, int bn) { return ((p.M + bm - 1) / bm) * ((p.N + bn - 1) / bn); }
 
 // The narrowest wgmma width that covers a small M (decode-like shapes), so no tensor-core work is wasted on rows
@@ -50,11 +54,22 @@ Config first_rule(const Problem& p, const Limits& limits) {
       rung = r;
       break;
     }
-  if (p.M < 64 && p.layout == Layout::TN) rung = {narrow_width(p.M), 64, 1};
+  // Where no tile fills the waves well, stream-K on 128x128 tiles deals the k-tiles of the last wave over the whole
+  // grid, for about 0.9 of full-wave throughput (sq2560: 56.0 us against 63.0-64.7 for every whole-tile choice,
+  // results/logs/sm90-explore/stream-k.md). Only with at least two waves of tiles: below that the fixup, about 3 us,
+  // costs more than the idle SMs (sq1536: 18.5 against 14.2 us).
+  int split = 1;
+  const Rung streamed{128, 128, 2, 1.0};
+  if (best < kStreamKWorth && tiles(p, streamed.block_m, streamed.block_n) >= 2 * int64_t(limits.sm_count)) {
+    rung = streamed;
+    split = 2;
+  }
+  if (p.M < 64 && p.layout == Layout::TN) rung = {narrow_width(p.M), 64, 1}, split = 1;
   Config c;
   c.block_m = rung.block_m;
   c.block_n = rung.block_n;
   c.consumers = rung.consumers;
+  c.split = split;
   c.raster = Raster::m;
   c.group = 8;
   // The TMA store when it still leaves four stages; otherwise the ring's depth matters more than the store width.
