@@ -117,6 +117,15 @@ TEST(Sm90Heuristic, TileFromTheWavesItFillsAndFeasibleEverywhere) {
   EXPECT_EQ(first_rule(square(2560)).block_n, 128);
   // sq1536 fills as badly, but with a single wave of 128x128 tiles the fixup would cost more than it saves.
   EXPECT_EQ(first_rule(square(1536)).split, 1);
+  // Below half a wave, split-K where the pieces keep 16 k-tiles or more (results/llm24-streamk-cold.json).
+  auto llm = [](int64_t m, int64_t n, int64_t k) { return first_rule(make_problem("llm", m, n, k, DType::bf16, Layout::TN)); };
+  EXPECT_EQ(llm(16, 16, 4096).split, 4);        // sn_16_dec: one 16x64 tile
+  EXPECT_GT(llm(16, 4096, 16384).split, 1);     // d4k_down_dec: 64 tiles
+  EXPECT_EQ(llm(16, 8192, 4096).split, 1);      // d4k_qkv_dec: 128 tiles, nearly a wave
+  EXPECT_EQ(llm(8192, 16, 2048).block_n, 64);   // sn_16_pf: N = 16 wastes less of a 64-row tile ...
+  EXPECT_EQ(llm(8192, 16, 2048).split, 2);      // ... and 64 of them split in two
+  EXPECT_EQ(llm(1024, 1024, 8192).split, 1);    // fatK: 128x64 tiles fill 0.85 of a wave whole
+  EXPECT_EQ(llm(512, 512, 512).split, 1);       // sqS: 8 k-tiles are too few to cut
   // Grids too small for the two-consumer tiles step down to one consumer, then to 64x64.
   EXPECT_EQ(first_rule(square(1024)).block_m, 128);
   EXPECT_EQ(first_rule(square(1024)).block_n, 64);
