@@ -6,6 +6,7 @@
 #                          [sm90-tests] [sass] [sm90-explore] [sm90-sanitize] [square-sm90] [decode-gemv] [family-tests]
 set -uo pipefail
 cd "$(dirname "$0")/.."
+export TILEWISE_SOURCE_DIR=$PWD  # the GPU tests read suites from this copy, not from where they were built
 # Everything goes to $work and is packed into one archive at the end (the device tool returns at most 8 files).
 OUT=${OUT:-$PWD/out}
 mkdir -p "$OUT"

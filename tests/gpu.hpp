@@ -3,10 +3,19 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <string>
+
 namespace tilewise::testkit {
 inline bool has_gpu() {
   int n = 0;
   return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
+}
+// The source tree (suites, kernels): $TILEWISE_SOURCE_DIR where the tests run on a copy of it (the GPU machine),
+// else where they were built.
+inline std::string source_dir() {
+  const char* env = std::getenv("TILEWISE_SOURCE_DIR");
+  return env && *env ? env : TILEWISE_SOURCE_DIR;
 }
 }  // namespace tilewise::testkit
 

@@ -18,7 +18,7 @@ namespace {
 std::vector<Problem> suite_problems() {
   std::vector<Problem> out;
   for (const char* suite : {"decode.txt", "llm24.txt", "square.txt"})
-    for (const SuiteEntry& e : load_suite(std::string(TILEWISE_SOURCE_DIR) + "/suites/" + suite).entries)
+    for (const SuiteEntry& e : load_suite(testkit::source_dir() + "/suites/" + suite).entries)
       for (DType d : {DType::bf16, DType::fp16, DType::fp8_e4m3})
         for (Layout l : {Layout::TN, Layout::NN})
           if (d != DType::fp8_e4m3 || l == Layout::TN) out.push_back(make_problem(e.name, e.M, e.N, e.K, d, l));
