@@ -20,6 +20,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include "sm90/args.h"
 #include "sm90/primitives.h"
 #include "sm90/wgmma.h"
 
@@ -66,22 +67,6 @@ struct Sm90Gemm {
   static_assert(!TmaStore || BlockM % 64 == 0, "the TMA epilogue stores 64-column swizzle atoms");
   static_assert(!(AMajorM && Input == 2), "fp8 wgmma reads both operands K-major");
   static_assert(Split == 1 || (!Pingpong && ClusterSize == 1), "stream-K runs cooperative CTAs without clusters");
-};
-
-struct Sm90GemmArgs {
-  void* c;          // for the direct epilogue
-  int M, N, K;
-  long long ldc;
-  // The work plan (src/families/sm90/stream_k.cpp): tiles below dp_tiles whole, one CTA each in turn; then CTA
-  // b < sk_ctas takes the k-tiles [sk_begin(b), sk_begin(b + 1)) of the rest, sk_share each and one more for the
-  // first sk_extra. n / k_tiles = n * k_tiles_magic >> k_tiles_shift.
-  int dp_tiles, sk_ctas, sk_share, sk_extra;
-  unsigned int k_tiles_magic;
-  int k_tiles_shift;
-  // Stream-K: one slot of fp32 partials (BlockM x BlockN) and one flag per consumer for every CTA. The flags are
-  // zero between launches: the CTA that reads a slot clears its flag.
-  float* partials;
-  int* flags;
 };
 
 namespace sm90 {

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/error.hpp"
+#include "families/sm90/stream_k.hpp"
 
 namespace tilewise::sm90 {
 
@@ -27,6 +28,12 @@ bool tma_stride_ok(int64_t ld, DType d) { return (ld * element_bytes(d)) % 16 ==
 }  // namespace
 
 int block_k(DType d) { return 128 / element_bytes(d); }
+
+int64_t k_tiles(const Problem& p) { return (p.K + block_k(p.dtype) - 1) / block_k(p.dtype); }
+
+int64_t tile_count(const Problem& p, int block_m, int block_n) {
+  return ((p.M + block_m - 1) / block_m) * ((p.N + block_n - 1) / block_n);
+}
 
 int rows_per_consumer(const Config& c) {
   return c.schedule == Schedule::pingpong ? c.block_n : c.block_n / c.consumers;
@@ -80,11 +87,8 @@ std::optional<std::string> infeasible(const Config& c, const Problem& p, const L
   if (c.split < 1 || c.split > kMaxSplit) return fmt::format("split={} is outside 1..{}", c.split, kMaxSplit);
   if (c.split > 1 && (c.schedule != Schedule::cooperative || pair))
     return "stream-K (split > 1) runs cooperative consumers without a cluster";
-  if (c.split > 1) {
-    const int64_t tiles = ((p.M + c.block_m - 1) / c.block_m) * ((p.N + c.block_n - 1) / c.block_n);
-    if (tiles * ((p.K + block_k(p.dtype) - 1) / block_k(p.dtype)) >= (int64_t(1) << 31))
-      return "stream-K counts k-tiles over all tiles in 32 bits: this problem has 2^31 or more";
-  }
+  if (c.split > 1 && !fits_work_plan(tile_count(p, c.block_m, c.block_n), k_tiles(p)))
+    return "stream-K counts k-tiles over all tiles in 32 bits: this problem has 2^31 or more";
   if (p.dtype == DType::fp8_e4m3 && p.layout != Layout::TN) return "fp8 wgmma needs both operands K-major (TN)";
   if (tma_store && (p.ldc * 2) % 16 != 0)
     return fmt::format("ldc={} is not a multiple of 16 bytes, which the TMA store needs", p.ldc);

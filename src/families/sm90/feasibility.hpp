@@ -29,5 +29,7 @@ int shared_bytes(const Config& c);
 int accumulator_registers(const Config& c);
 int rows_per_consumer(const Config& c);
 int block_k(DType d);  // elements per k-tile: one 128-byte swizzle row
+int64_t k_tiles(const Problem& p);
+int64_t tile_count(const Problem& p, int block_m, int block_n);  // output tiles of block_m x block_n
 
 }  // namespace tilewise::sm90

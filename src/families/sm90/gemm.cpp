@@ -4,24 +4,13 @@
 
 #include "core/error.hpp"
 #include "families/sm90/feasibility.hpp"
+#include "kernels/sm90/args.h"
 
 namespace tilewise::sm90 {
 
 namespace {
 
 int input_kind(DType d) { return d == DType::bf16 ? 0 : d == DType::fp16 ? 1 : 2; }
-
-// Mirrors kernels/sm90_gemm.cuh's Sm90GemmArgs.
-struct KernelArgs {
-  void* c;
-  int M, N, K;
-  long long ldc;
-  int dp_tiles, sk_ctas, sk_share, sk_extra;
-  unsigned int k_tiles_magic;
-  int k_tiles_shift;
-  float* partials;
-  int* flags;
-};
 
 }  // namespace
 
@@ -56,9 +45,8 @@ Gemm::Gemm(const Problem& p, const Config& c, int sm_count) : p_(p), c_(c) {
   // and a flag per consumer, allocated once for the problem (so one Gemm runs on one stream at a time).
   const int64_t wanted = c.split > 1 ? cluster_tiles * c.split : cluster_tiles;
   grid_ = int(std::min<int64_t>(wanted, resident)) * cluster;
-  const int64_t k_tiles = (p.K + block_k(p.dtype) - 1) / block_k(p.dtype);
-  plan_ = work_plan(cluster_tiles, k_tiles, grid_ / cluster, c.split);
-  k_tiles_divisor_ = fast_divisor(int(std::max<int64_t>(k_tiles, 1)));
+  plan_ = work_plan(cluster_tiles, k_tiles(p), grid_ / cluster, c.split);
+  k_tiles_divisor_ = fast_divisor(int(std::max<int64_t>(k_tiles(p), 1)));
   if (c.split > 1) {
     partials_ = device::Buffer(size_t(grid_) * c.block_m * c.block_n * sizeof(float));
     flags_ = device::Buffer(size_t(grid_) * c.consumers * sizeof(int));
@@ -94,7 +82,7 @@ void Gemm::run(const void* A, const void* B, void* C, cudaStream_t stream) {
   // Rotation sets alternate operands between launches; the maps of the last set used are kept at hand so that a
   // launch from the host loop costs no key formatting or lookup when the buffers repeat.
   if (A != bound_.A || B != bound_.B || C != bound_.C) bind(A, B, C);
-  KernelArgs args{C,
+  kernels::Sm90GemmArgs args{C,
                   int(p_.M),
                   int(p_.N),
                   int(p_.K),

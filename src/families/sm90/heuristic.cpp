@@ -36,8 +36,6 @@ constexpr double kSplitKBelow = 0.5;
 // Whole tiles first, then the smaller splits (up to the largest measured): the cheapest choice within 2% of the best.
 constexpr int kSplits[] = {1, 2, 3, 4};
 
-int64_t tiles(const Problem& p, int bm, int bn) { return ((p.M + bm - 1) / bm) * ((p.N + bn - 1) / bn); }
-
 // The narrowest wgmma width that covers a small M (decode-like shapes), so no tensor-core work is wasted on rows
 // that do not exist.
 int narrow_width(int64_t M) {
@@ -54,14 +52,14 @@ Config first_rule(const Problem& p, const Limits& limits) {
   // partial wave runs at the higher clocks of a GPU under less load (sq2560: 256x128 in two waves beat 128x128 in
   // four, 60.9 against 64.7 us).
   const int64_t sms = limits.sm_count;
-  const int64_t k_tiles = (p.K + block_k(p.dtype) - 1) / block_k(p.dtype);
+  const int64_t k = k_tiles(p);
   // Tiles that overhang the problem (N = 16 on a 64-row tile) multiply zeros: only the covered share counts.
   auto worth = [&](const Rung& r, int split) {
-    const int64_t t = tiles(p, r.block_m, r.block_n);
+    const int64_t t = tile_count(p, r.block_m, r.block_n);
     const double covered = double(p.M) * double(p.N) / (double(t) * r.block_m * r.block_n);
     if (split == 1) return r.rate * covered * double(t) / double((t + sms - 1) / sms * sms);
     // Split-K: only below one wave, and only with pieces long enough to pay for their fixup.
-    if (t >= sms || k_tiles / split < kMinKTilesPerPiece) return 0.0;
+    if (t >= sms || k / split < kMinKTilesPerPiece) return 0.0;
     return r.rate * covered * kSplitKWorth * double(std::min(t * split, sms)) / double(sms);
   };
   // Decode-like shapes take the narrowest wgmma width that covers M; the ladder serves the rest.
@@ -87,7 +85,7 @@ Config first_rule(const Problem& p, const Limits& limits) {
   // grid (results/logs/sm90-explore/stream-k.md). Only with at least two waves of tiles: below that the fixup costs
   // more than the idle SMs (sq1536: 18.5 against 14.2 us).
   const Rung streamed{128, 128, 2, 1.0};
-  if (split == 1 && !narrow && best < kStreamKWorth && tiles(p, streamed.block_m, streamed.block_n) >= 2 * sms) {
+  if (split == 1 && !narrow && best < kStreamKWorth && tile_count(p, streamed.block_m, streamed.block_n) >= 2 * sms) {
     rung = streamed;
     split = 2;
   }

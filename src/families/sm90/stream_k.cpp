@@ -12,8 +12,10 @@ int WorkPlan::begin(int64_t k_tiles, int cta) const {
   return int(dp_tiles * k_tiles + int64_t(cta) * sk_share + std::min(cta, sk_extra));
 }
 
+bool fits_work_plan(int64_t tiles, int64_t k_tiles) { return tiles * k_tiles < (int64_t(1) << 31); }
+
 WorkPlan work_plan(int64_t tiles, int64_t k_tiles, int grid, int split) {
-  if (tiles * k_tiles >= (int64_t(1) << 31))
+  if (!fits_work_plan(tiles, k_tiles))
     throw Error(fmt::format("work plan: {} tiles x {} k-tiles reach 2^31", tiles, k_tiles));
   WorkPlan plan;
   plan.dp_tiles = int(tiles);

@@ -14,9 +14,12 @@ struct WorkPlan {
   int begin(int64_t k_tiles, int cta) const;  // as an index over all tiles' k-tiles: tile * k_tiles + k
 };
 
+// Whether the kernel's 32-bit k-tile indices reach every k-tile of every tile.
+bool fits_work_plan(int64_t tiles, int64_t k_tiles);
+
 // `tiles` tiles of `k_tiles` k-tiles on `grid` CTAs. A remainder too small to give every CTA a piece (fewer than
 // grid / split tiles) is streamed together with the last whole wave, so every CTA still gets about one tile's
-// k-tiles. Throws Error when tiles x k_tiles reaches 2^31 (the kernel counts k-tiles in 32 bits).
+// k-tiles. Throws Error where the plan does not fit (fits_work_plan).
 WorkPlan work_plan(int64_t tiles, int64_t k_tiles, int grid, int split);
 
 // n / d as a multiply and a shift, for 0 <= n < 2^31: n * magic >> shift. The kernel divides this way because a
