@@ -4,6 +4,7 @@
 #   scripts/device-round.sh [smoke] [tests] [sanitize] [square] [decode] [llm24] [protocol-decode]
 #                          [peers-smoke] [peers-torch] [peers-triton] [crosscheck-square] [crosscheck-torch]
 #                          [sm90-tests] [sass] [sm90-explore] [sm90-sanitize] [square-sm90] [decode-gemv] [family-tests]
+#                          [peers-gpus]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export TILEWISE_SOURCE_DIR=$PWD  # the GPU tests read suites from this copy, not from where they were built
@@ -132,6 +133,18 @@ for step in "$@"; do
         --dtypes bf16 --layouts TN --cold --arms gemv:bf16,gemv:int8,gemv:int4,gemv:fp8,cublaslt,cublaslt-default \
         --baseline cublaslt -o "$work/llm24-m16-gemv-cold.json" 2>"$work/llm24-m16-gemv-cold.log" \
         | tee "$work/llm24-m16-gemv-cold-table.txt" | tail -n 8
+      ;;
+    peers-gpus)
+      # One job a GPU, all at once: PEER_JOBS="name|problem args;name|problem args", each tilewise's cublaslt-default
+      # and then the peers on its own GPU (scripts/peers-closest.sh), within PEER_SECONDS.
+      IFS=';' read -r -a jobs <<<"$PEER_JOBS"
+      for i in "${!jobs[@]}"; do
+        read -r -a job_args <<<"${jobs[$i]#*|}"
+        CUDA_VISIBLE_DEVICES=$i scripts/peers-closest.sh "$work" "${jobs[$i]%%|*}" "${PEER_SECONDS:-540}" \
+          "${job_args[@]}" >"$work/${jobs[$i]%%|*}.out" 2>&1 &
+      done
+      wait
+      tail -n 3 "$work"/*.out; grep -h "skipped past" "$work"/*-peers.log | wc -l
       ;;
     crosscheck-torch)
       # tilewise's vendor arms and torch.mm back to back on one machine: the closest runs there can be.

@@ -62,8 +62,8 @@ def launches_for(estimate_us, target_ms, sets):
 # launch (device/timing.hpp); the peers call their own entry points.
 HOST_LOOP = {
     "torch": "torch.mm(out=) called",
-    "triton": "the torch.compile max-autotune function called, one replay of Inductor's CUDA graph on static inputs "
-              "(cold: one captured single-launch CUDA graph per rotation set replayed)",
+    "triton": "one replay of a captured CUDA graph of a single launch of the torch.compile max-autotune function "
+              "(one graph per rotation set)",
 }
 
 

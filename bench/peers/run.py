@@ -40,6 +40,8 @@ def parse_args():
     ap.add_argument("--rewarm-ms", type=float, default=100.0)
     ap.add_argument("--graph-ms", type=float, default=2.0)
     ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--deadline-s", type=float, default=None,
+                    help="start no case after this many seconds; the cases left are listed as skipped, with the reason")
     ap.add_argument("--tilewise", default="build/release/tilewise", help="binary whose checker judges the receipt")
     ap.add_argument("-o", "--output", required=True)
     return ap.parse_args()
@@ -64,7 +66,9 @@ class Clocks:
         import pynvml as nvml
         self.nvml = nvml
         nvml.nvmlInit()
-        self.dev = nvml.nvmlDeviceGetHandleByIndex(torch.cuda.current_device())
+        # By UUID: NVML numbers every GPU of the machine, torch only those CUDA_VISIBLE_DEVICES leaves it.
+        uuid = str(torch.cuda.get_device_properties(torch.cuda.current_device()).uuid)
+        self.dev = nvml.nvmlDeviceGetHandleByUUID(uuid if uuid.startswith("GPU-") else "GPU-" + uuid)
         self.reasons = getattr(nvml, "nvmlDeviceGetCurrentClocksEventReasons", None) or \
             nvml.nvmlDeviceGetCurrentClocksThrottleReasons
         self.start = time.perf_counter()
@@ -214,13 +218,7 @@ class Problem:
         return (d.norm() / self.ref.double().norm()).item(), d.abs().max().item()
 
 
-# Two functions of the same body: dynamo keeps compiled code per code object, so the Triton arm's two compiles
-# (graph path and host path) each need their own.
-def _mm_graph_path(b, a):
-    return torch.mm(b, a)
-
-
-def _mm_host_path(b, a):
+def _mm(b, a):
     return torch.mm(b, a)
 
 
@@ -256,62 +254,42 @@ def triton_arm(prob):
 
     Graph path: compiled without Inductor's CUDA graphs, so time_graph captures the Triton kernel itself, as for
     every arm. Host path: tilewise's host loop times back-to-back launches through an arm's own entry point, one
-    kernel a launch, what an application sees; called in a plain Python loop, the compiled function cost tens of
-    microseconds of Python and launcher work a call, and the checker flagged the two paths apart on 50-150 us
-    kernels. So the host path is what a torch.compile max-autotune user runs: the same function compiled with
-    Inductor's CUDA graphs on, on static inputs, each call one replay of Inductor's graph of one kernel. Cold
-    runs rotate buffer sets, and Inductor would record a graph per set or copy non-static inputs into its own
-    buffers each call (device work the host path would time), so there the host path replays one captured
-    single-launch graph per set instead. Both compiles must choose the same Triton kernel."""
+    kernel a launch, what an application sees. Called in a plain Python loop, the compiled function costs tens of
+    microseconds of Python and launcher work a call (the checker flagged the two paths apart on 50-150 us
+    kernels), so a max-autotune user runs it under CUDA graphs: here one captured single-launch graph per rotation
+    set, replayed a call. That is what Inductor's own CUDA graphs replay, without a second compile (8-50 s a shape)
+    or Inductor's copies of inputs that are not static, which rotation sets would make device work in the timing."""
     import torch._inductor.config as inductor
-    from torch._dynamo.utils import counters
     import triton
     inductor.max_autotune_gemm_backends = "TRITON"
     inductor.autotune_fallback_to_aten = False  # a Triton arm that cannot use Triton fails, never runs cuBLAS
     # Every problem compiles afresh: past dynamo's recompile limit a compiled function silently runs eager
     # (cuBLAS), which once made this arm report torch's times as Triton's.
     torch._dynamo.reset()
-    b0, a0 = prob.b_rows[0], prob.op_a[0]
-    graph_fn = torch.compile(_mm_graph_path, mode="max-autotune-no-cudagraphs", dynamic=False)
-    out, compile_s, kernel = compile_checked(graph_fn, b0, a0)
+    compiled = torch.compile(_mm, mode="max-autotune-no-cudagraphs", dynamic=False)
+    _, compile_s, kernel = compile_checked(compiled, prob.b_rows[0], prob.op_a[0])
     config = {"family": "triton", "mode": "max-autotune-no-cudagraphs", "backends": "TRITON", "compile_s": compile_s,
-              "kernel": kernel, "triton": triton.__version__}
+              "kernel": kernel, "triton": triton.__version__,
+              "host_path": "one single-launch CUDA graph per rotation set"}
 
     def launch(s):
-        return graph_fn(prob.b_rows[s], prob.op_a[s])
+        return compiled(prob.b_rows[s], prob.op_a[s])
 
-    if prob.sets == 1:
-        skips = counters["inductor"]["cudagraph_skips"]
-        torch._dynamo.mark_static_address(b0)  # Inductor's graph reads them in place: no copy into its own buffers
-        torch._dynamo.mark_static_address(a0)
-        host_fn = torch.compile(_mm_host_path, mode="max-autotune", dynamic=False)
-        out_host, host_compile_s, host_kernel = compile_checked(host_fn, b0, a0)  # compiles, then a warm-up run
-        t0 = time.perf_counter()
-        for _ in range(2):  # the second call records Inductor's CUDA graph, the third replays it
-            out_host = host_fn(b0, a0)
-        torch.cuda.synchronize()
-        host_compile_s += time.perf_counter() - t0
-        if counters["inductor"]["cudagraph_skips"] > skips:
-            raise RuntimeError("Inductor skipped its CUDA graphs for the host-path compile")
-        if host_kernel != kernel:
-            raise RuntimeError(f"the host-path compile chose {host_kernel}, the graph-path compile {kernel}")
-        rel_err, _ = prob.judge(out_host)
-        if not rc.is_correct(rel_err, rc.correctness_bound(prob.p["dtype"])):
-            raise RuntimeError(f"the host-path compile is incorrect (rel_err {rel_err})")
-        config.update(host_path="Inductor CUDA graph, static inputs", host_mode="max-autotune",
-                      host_compile_s=host_compile_s, host_output_identical=bool(torch.equal(out, out_host)))
-
-        def host_launch(s):
-            return host_fn(b0, a0)
-        host_text = f"Inductor's CUDA graph (compiled in {host_compile_s:.1f} s)"
-    else:
-        host_launch = replay_per_set(launch, prob.sets)
-        config["host_path"] = "one single-launch CUDA graph per rotation set"
-        host_text = f"one single-launch CUDA graph per rotation set ({prob.sets})"
     tile = " ".join(f"{k}={v}" for k, v in kernel.items() if k not in ("templates", "other_kernels"))
-    return launch, host_launch, config, \
+    return launch, replay_per_set(launch, prob.sets), config, \
         f"torch.compile max-autotune ({', '.join(kernel['templates'])} {tile}), compiled in {compile_s:.1f} s; " \
-        f"host loop: {host_text}"
+        f"host loop: one single-launch CUDA graph per rotation set ({prob.sets})"
+
+
+def cuda_kernels(fn):
+    """The names of the GPU kernels one call of fn launches (torch's profiler): which cuBLAS kernel torch.mm chose,
+    so a gap between the torch and cublaslt-default arms can be told apart from a different kernel choice."""
+    from torch.profiler import ProfilerActivity, profile
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        fn()
+        torch.cuda.synchronize()
+    return sorted({e.name for e in prof.events() if e.device_type.name == "CUDA"})
 
 
 def make_arm(name, prob):
@@ -321,7 +299,9 @@ def make_arm(name, prob):
         def launch(s):
             torch.mm(prob.b_rows[s], prob.op_a[s], out=prob.c[s])
             return prob.c[s]
-        return launch, launch, {"family": "torch", "op": "torch.mm(out=)", "torch": torch.__version__}, "torch.mm"
+        kernels = cuda_kernels(lambda: launch(0))
+        config = {"family": "torch", "op": "torch.mm(out=)", "torch": torch.__version__, "kernels": kernels}
+        return launch, launch, config, f"torch.mm ({', '.join(kernels)})"
     if name == "triton":
         return triton_arm(prob)
     raise SystemExit(f"unknown arm '{name}' (known: torch, triton)")
@@ -420,10 +400,15 @@ def main():
     r["machine"]["read_bw_gbps"] = rc.read_bw_gbps(r["machine"]["read_bw"])
     cases = [(e, d, l) for s in a.suite for e in load_suite(s) if not only or e[0] in only
              for d in a.dtypes.split(",") for l in a.layouts.split(",")]
-    during, failures = [], []
+    during, failures, started = [], [], time.perf_counter()
     for i, ((name, m, n, k), dtype, layout) in enumerate(cases):
         p = rc.problem(name, m, n, k, dtype, layout)
         t0 = time.perf_counter()
+        if a.deadline_s is not None and t0 - started > a.deadline_s:
+            r["skipped"].append({"problem": f"{name} {dtype} {layout}",
+                                 "reason": f"not started: the run's deadline (--deadline-s {a.deadline_s:g}) had passed"})
+            print(f"[{i + 1:>4}/{len(cases)}] skipped past the deadline: {name} {dtype} {layout}", file=sys.stderr)
+            continue
         prob = None
         try:
             sets = rc.rotation_sets(p, a.cold, props.L2_cache_size)
@@ -444,6 +429,7 @@ def main():
         rc.write(r, a.output)
         print(f"[{i + 1:>4}/{len(cases)}] {time.perf_counter() - t0:6.1f} s  {name} {dtype} {layout}  {line}",
               file=sys.stderr, flush=True)
+    r["problems"] = failures  # every case was measured or is listed as skipped with its reason
     r["clocks"]["after"] = clocks.sample()
     clocks.stop = True
     rc.write(r, a.output)

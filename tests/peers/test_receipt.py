@@ -138,7 +138,7 @@ class PeerReceipt(unittest.TestCase):
         r = sample()
         self.assertIn("baseline arm's own graph (torch), replayed for 100 ms", r["notes"][0])
         self.assertTrue(r["protocol"]["timing"].startswith("graph-replay+host-loop (host-loop launch: torch: "))
-        self.assertIn("triton: the torch.compile max-autotune function called, one replay of Inductor's CUDA graph",
+        self.assertIn("triton: one replay of a captured CUDA graph of a single launch of the torch.compile",
                       r["protocol"]["timing"])
         self.assertEqual(rc.timing(["cublaslt"]), "graph-replay+host-loop")
 
