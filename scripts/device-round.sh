@@ -4,7 +4,7 @@
 #   scripts/device-round.sh [smoke] [tests] [sanitize] [square] [decode] [llm24] [protocol-decode]
 #                          [peers-smoke] [peers-torch] [peers-triton] [crosscheck-square] [crosscheck-torch]
 #                          [sm90-tests] [sass] [sm90-explore] [sm90-sanitize] [square-sm90] [decode-gemv] [family-tests]
-#                          [peers-gpus]
+#                          [peers-gpus] [gemv-engines]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export TILEWISE_SOURCE_DIR=$PWD  # the GPU tests read suites from this copy, not from where they were built
@@ -145,6 +145,21 @@ for step in "$@"; do
       done
       wait
       tail -n 3 "$work"/*.out; grep -h "skipped past" "$work"/*-peers.log | wc -l
+      ;;
+    gemv-engines)
+      # Both gemv engines under their GPU tests and compute-sanitizer, then side by side with their settings on the
+      # two shapes issue 4 names, cold.
+      timeout 150 "$tests/families_gpu_test" --gtest_filter='GemvGpu.*' 2>&1 | tee "$work/gemv-gpu-tests.log" \
+        | grep -E "^\[ *(OK|FAILED|PASSED) " | tail -n 12
+      for tool in memcheck racecheck; do
+        timeout 100 compute-sanitizer --tool "$tool" --error-exitcode 3 "$tests/families_gpu_test" \
+          --gtest_filter='GemvGpu.EveryFormat*' >"$work/sanitizer-gemv-$tool.log" 2>&1
+        echo "compute-sanitizer $tool (gemv, both engines): exit $?"; tail -n 2 "$work/sanitizer-gemv-$tool.log"
+      done
+      timeout 150 "$bin" bench --suite suites/decode.txt --only dec_m1_12288,dec_m16_12288 --dtypes bf16,fp8 --layouts TN \
+        --cold --arms "${GEMV_ARMS:-gemv:bf16,gemv:bf16@engine=fma,gemv:fp8,gemv:fp8@engine=fma,cublaslt}" \
+        --baseline cublaslt -o "$work/decode-gemv-engines.json" 2>"$work/decode-gemv-engines.log" \
+        | tee "$work/decode-gemv-engines-table.txt" | tail -n 12
       ;;
     crosscheck-torch)
       # tilewise's vendor arms and torch.mm back to back on one machine: the closest runs there can be.

@@ -6,8 +6,10 @@
 #include <fmt/format.h>
 
 #include <cstring>
+#include <optional>
 
 #include "bench/gemv_arms.hpp"
+#include "device/cuda.hpp"
 #include "device/operands.hpp"
 #include "families/gemv/gemv.hpp"
 #include "families/gemv/quantize.hpp"
@@ -34,7 +36,11 @@ class GemvArm : public Arm {
     const Problem& p = wb.problem;
     problem_ = p;
     operands_ = &wb.operands;
-    config_ = gemv::default_config(p, format_);  // throws Unsupported for a problem the family does not take
+    // An engine named in the overrides is the engine the default is made for (its own columns, K split, unroll).
+    std::optional<gemv::Engine> engine;
+    if (const size_t at = overrides_.find("engine="); at != std::string::npos)
+      engine = gemv::parse_engine(overrides_.substr(at + 7, overrides_.find(';', at) - at - 7));
+    config_ = gemv::default_config(p, format_, device::sm_count(), engine);  // throws Unsupported if the family cannot
     if (!overrides_.empty()) {
       std::string text = gemv::to_string(config_);
       size_t pos = 0;

@@ -35,8 +35,14 @@ Config sample() {
 
 TEST(GemvConfig, CanonicalStringAndJsonRoundTrip) {
   const Config c = sample();
-  EXPECT_EQ(to_string(c), "m=4,w=int4g128,x=fp16,threads=128,cols=4,ksplit=2,unroll=2,hint=ef,persistent=1");
+  EXPECT_EQ(to_string(c), "m=4,w=int4g128,x=fp16,engine=fma,threads=128,cols=4,ksplit=2,unroll=2,hint=ef,persistent=1");
   EXPECT_EQ(parse_config(to_string(c)), c);
+  // Written before the mma engine existed: no engine field, so fma.
+  EXPECT_EQ(parse_config("m=4,w=int4g128,x=fp16,threads=128,cols=4,ksplit=2,unroll=2,hint=ef,persistent=1"), c);
+  Config mma = c;
+  mma.engine = Engine::mma;
+  EXPECT_EQ(parse_config(to_string(mma)), mma);
+  EXPECT_NE(mma, c);
   const nlohmann::json j = c;
   EXPECT_EQ(j.at("family"), "gemv");
   EXPECT_EQ(j.at("group"), 128);
@@ -65,6 +71,7 @@ TEST(GemvConfig, BadTextIsAnErrorNamingTheField) {
   EXPECT_TRUE(Contains(error_of([&] { parse_config(with("hint=ef", "hint=fast")); }), "unknown cache hint 'fast'"));
   EXPECT_TRUE(Contains(error_of([&] { parse_config(with("x=fp16", "x=fp32")); }), "fp32"));
   EXPECT_TRUE(Contains(error_of([&] { parse_config(with("persistent=1", "persistent=yes")); }), "not 0 or 1"));
+  EXPECT_TRUE(Contains(error_of([&] { parse_config(with("engine=fma", "engine=wmma")); }), "unknown gemv engine 'wmma'"));
 }
 
 Problem decode(int64_t M, int64_t N, int64_t K, DType d = DType::bf16, int64_t pad = 0) {
@@ -104,6 +111,37 @@ TEST(GemvConfig, FeasibilityNamesWhatIsWrong) {
   t = c, t.m = 16, t.cols = 8, t.unroll = 8, t.threads = 1024;
   EXPECT_TRUE(Contains(infeasible(t, decode(16, 64, 64)), "registers"));
   EXPECT_THROW(require_feasible(c, decode(1, 64, 100)), Unsupported);
+}
+
+TEST(GemvConfig, TheMmaEngineNamesWhatItDoesNotTake) {
+  Config c;  // M = 1, bf16 weights and activations
+  c.engine = Engine::mma, c.cols = 16;
+  EXPECT_EQ(infeasible(c, decode(1, 12288, 4096)), "");
+  Config cols = c;
+  cols.cols = 2;
+  EXPECT_TRUE(Contains(infeasible(cols, decode(1, 64, 64)), "cols = 16, not 2"));
+  Config fp16_weights = c;
+  fp16_weights.weights = Format::fp16;
+  EXPECT_TRUE(Contains(infeasible(fp16_weights, decode(1, 64, 64)), "fp16 weights only with fp16 activations"));
+  for (Format grouped : {Format::q8_0, Format::int4_g32, Format::int4_g128}) {
+    Config g = c;
+    g.weights = grouped;
+    EXPECT_TRUE(Contains(infeasible(g, decode(1, 64, 128)), "group scale belongs inside the sum")) << to_string(grouped);
+  }
+  // fp8 weights with any activation type; fp8 activations read x 16 bytes at a time, so rows of x 16 elements apart.
+  Config fp8 = c;
+  fp8.weights = Format::fp8, fp8.act = DType::fp8_e4m3, fp8.m = 2;
+  EXPECT_EQ(infeasible(fp8, decode(2, 64, 64, DType::fp8_e4m3)), "");
+  Problem odd_lda = decode(2, 64, 64, DType::fp8_e4m3);
+  odd_lda.lda = 72;
+  EXPECT_TRUE(Contains(infeasible(fp8, odd_lda), "lda = 72 is not a multiple of 16"));
+  // The default takes mma where it can and falls back to fma where it cannot.
+  EXPECT_EQ(default_config(decode(1, 12288, 4096), Format::bf16).engine, Engine::mma);
+  EXPECT_EQ(default_config(decode(1, 12288, 4096), Format::q8_0).engine, Engine::fma);
+  EXPECT_EQ(default_config(odd_lda, Format::fp8).engine, Engine::fma);
+  EXPECT_EQ(default_config(decode(1, 12288, 4096), Format::bf16, 132, Engine::fma).engine, Engine::fma);
+  EXPECT_EQ(to_string(default_config(decode(1, 12288, 4096), Format::bf16, 132, Engine::fma)),
+            "m=1,w=bf16,x=bf16,engine=fma,threads=256,cols=2,ksplit=1,unroll=4,hint=na,persistent=0");
 }
 
 // Every decode shape and every M=16 shape of llm24 has a feasible default in every format and activation type.
@@ -162,14 +200,16 @@ TEST(GemvConfig, RepresentativeConfigurationsCompileWithoutSpills) {
   for (int64_t m : {1, 2, 4, 8, 12, 16})
     for (DType d : {DType::bf16, DType::fp8_e4m3})
       for (Format f : formats)
-        for (int threads : {128, 256, 512}) {
-          const Problem p = decode(m, 12288, 4096, d);
-          auto key = [](const Config& c) { return std::tuple(register_estimate(c), c.hint == Hint::evict_first, c.ksplit); };
-          std::optional<Config> edge;
-          for (const Config& c : feasible_set(p, f))
-            if (c.threads == threads && !c.persistent && (!edge || key(c) > key(*edge))) edge = c;
-          if (edge) add(*edge);  // 512 threads leave 128 registers: too few for x at larger M, nothing is feasible
-        }
+        for (int threads : {128, 256, 512})
+          for (Engine engine : {Engine::fma, Engine::mma}) {
+            const Problem p = decode(m, 12288, 4096, d);
+            auto key = [](const Config& c) { return std::tuple(register_estimate(c), c.hint == Hint::evict_first, c.ksplit); };
+            std::optional<Config> edge;
+            for (const Config& c : feasible_set(p, f))
+              if (c.engine == engine && c.threads == threads && !c.persistent && (!edge || key(c) > key(*edge))) edge = c;
+            // 512 threads leave 128 registers, too few for x at larger M; the mma engine takes no grouped formats
+            if (edge) add(*edge);
+          }
   std::vector<jit::KernelBuild> builds;
   for (const Config& c : configs) builds.push_back(kernel_build(c));
   const std::vector<jit::Built> built = jit::build_all(builds);
@@ -207,6 +247,9 @@ TEST(GemvConfig, KernelBuildNamesTheInstantiation) {
   EXPECT_EQ(b.name_expression, "tilewise::kernels::gemv::gemv<4, 4, 1, 128, 4, 2, 2, 3>");
   EXPECT_EQ(b.config_text, to_string(sample()));
   EXPECT_EQ(b.arch, "sm_90a");
+  Config mma = default_config(decode(16, 12288, 4096, DType::fp16), Format::fp16);
+  EXPECT_EQ(kernel_build(mma).kernel_file, "gemv_mma.cuh");
+  EXPECT_EQ(kernel_build(mma).name_expression, "tilewise::kernels::gemv::gemv_mma<16, 1, 1, 256, 8, 4, 2>");
 }
 
 }  // namespace

@@ -130,15 +130,17 @@ TEST(GemvGpu, EveryFormatActivationAndMMatchesTheDequantizedReference) {
     DType act;
     std::vector<int> ms;
   };
-  const Case cases[] = {{DType::bf16, {1, 2, 3, 5, 8, 13, 16}}, {DType::fp16, {1, 16}}, {DType::fp8_e4m3, {1, 4}}};
+  const Case cases[] = {{DType::bf16, {1, 2, 3, 5, 8, 9, 13, 16}}, {DType::fp16, {1, 16}}, {DType::fp8_e4m3, {1, 4, 16}}};
   std::vector<std::pair<Config, Problem>> runs;
   for (const Case& cs : cases)
     for (int m : cs.ms)
-      for (Format f : all_formats) {
-        // N = 200 is no multiple of a CTA's columns; K = 384 is whole groups of 128.
-        const Problem p = make_problem("gemv", m, 200, 384, cs.act, Layout::TN);
-        runs.emplace_back(default_config(p, f), p);
-      }
+      for (Format f : all_formats)
+        for (Engine e : {Engine::fma, Engine::mma}) {
+          if (e == Engine::mma && !mma_infeasible(f, cs.act).empty()) continue;
+          // N = 200 is no multiple of a CTA's columns; K = 384 is whole groups of 128.
+          const Problem p = make_problem("gemv", m, 200, 384, cs.act, Layout::TN);
+          runs.emplace_back(default_config(p, f, 132, e), p);
+        }
   std::vector<Config> configs;
   for (const auto& r : runs) configs.push_back(r.first);
   prebuild(configs);
@@ -150,8 +152,10 @@ TEST(GemvGpu, ConfigurationCornersAndEdgeShapes) {
   device::Stream s;
   std::vector<std::pair<Config, Problem>> runs;
   const Problem base = make_problem("gemv", 3, 1000, 1024, DType::bf16, Layout::TN);
-  for (Format f : {Format::bf16, Format::q8_0, Format::int4_g128}) {
-    Config c = default_config(base, f);
+  for (auto [f, engine] : {std::pair{Format::bf16, Engine::fma}, std::pair{Format::bf16, Engine::mma},
+                           std::pair{Format::q8_0, Engine::fma}, std::pair{Format::int4_g128, Engine::fma},
+                           std::pair{Format::fp8, Engine::mma}}) {
+    Config c = default_config(base, f, 132, engine);
     for (int ksplit : {1, 2, 8}) {
       c.ksplit = ksplit;
       runs.emplace_back(c, base);
@@ -159,14 +163,14 @@ TEST(GemvGpu, ConfigurationCornersAndEdgeShapes) {
     c.ksplit = 1;
     // The grid's corners inside the feasible set: one chunk in flight, the most columns with one chunk each, and the
     // most register pressure the feasible set admits at this thread count (cols 4 x unroll 8 is past it at M = 3).
-    for (auto [cols, unroll] : {std::pair{1, 1}, std::pair{4, 1}}) {
+    for (int cols : engine == Engine::mma ? std::vector<int>{16} : std::vector<int>{1, 4}) {
       Config v = c;
-      v.cols = cols, v.unroll = unroll;
+      v.cols = cols, v.unroll = 1;
       runs.emplace_back(v, base);
     }
     std::optional<Config> heaviest;
     for (const Config& v : feasible_set(base, f))
-      if (v.threads == c.threads && v.ksplit == 1 && v.hint == c.hint && !v.persistent &&
+      if (v.engine == c.engine && v.threads == c.threads && v.ksplit == 1 && v.hint == c.hint && !v.persistent &&
           (!heaviest || register_estimate(v) > register_estimate(*heaviest)))
         heaviest = v;
     ASSERT_TRUE(heaviest);
@@ -282,6 +286,12 @@ TEST(GemvGpu, ArmsThroughTheHarness) {
       s.sync();
       EXPECT_EQ(arm->config().at("spill_bytes"), 0);
     }
+    // An engine named after '@' is the engine the default is made for; the other fields lie over that default.
+    auto fma = bench::make_gemv_arm("gemv:fp8@engine=fma;unroll=2");
+    fma->prepare(wb);
+    EXPECT_EQ(fma->config().at("engine"), "fma");
+    EXPECT_EQ(fma->config().at("unroll"), 2);
+    EXPECT_EQ(fma->config().at("cols"), 2);
   }
   EXPECT_EQ(bench::make_gemv_arm("gemv:int5"), nullptr);
 }

@@ -18,6 +18,7 @@ constexpr std::pair<Format, std::string_view> format_names[] = {
     {Format::int4_g32, "int4g32"}, {Format::int4_g128, "int4g128"}, {Format::fp8, "fp8"}};
 constexpr std::pair<Hint, std::string_view> hint_names[] = {
     {Hint::none, "none"}, {Hint::nc, "nc"}, {Hint::no_allocate, "na"}, {Hint::evict_first, "ef"}, {Hint::prefetch_256, "pf256"}};
+constexpr std::pair<Engine, std::string_view> engine_names[] = {{Engine::fma, "fma"}, {Engine::mma, "mma"}};
 
 bool power_of_two_in(int v, int lo, int hi) { return v >= lo && v <= hi && (v & (v - 1)) == 0; }
 
@@ -41,6 +42,18 @@ std::string_view to_string(Hint h) {
   for (auto [v, name] : hint_names)
     if (v == h) return name;
   return "?";
+}
+
+std::string_view to_string(Engine e) {
+  for (auto [v, name] : engine_names)
+    if (v == e) return name;
+  return "?";
+}
+
+Engine parse_engine(std::string_view s) {
+  for (auto [v, name] : engine_names)
+    if (name == s) return v;
+  throw Error(fmt::format("unknown gemv engine '{}' (known: fma, mma)", s));
 }
 
 Format parse_format(std::string_view s) {
@@ -72,16 +85,23 @@ bool is_native(Format f, DType d) {
   return (f == Format::bf16 && d == DType::bf16) || (f == Format::fp16 && d == DType::fp16);
 }
 
+std::string mma_infeasible(Format f, DType act) {
+  if (f == Format::fp8 || (f == Format::bf16 && act == DType::bf16) || (f == Format::fp16 && act == DType::fp16)) return "";
+  if (f == Format::bf16 || f == Format::fp16)
+    return fmt::format("the mma engine takes {} weights only with {} activations", to_string(f), to_string(f));
+  return fmt::format("the mma engine does not take {} weights: their group scale belongs inside the sum", to_string(f));
+}
+
 std::string to_string(const Config& c) {
-  return fmt::format("m={},w={},x={},threads={},cols={},ksplit={},unroll={},hint={},persistent={}", c.m,
-                     to_string(c.weights), tilewise::to_string(c.act), c.threads, c.cols, c.ksplit, c.unroll,
-                     to_string(c.hint), c.persistent ? 1 : 0);
+  return fmt::format("m={},w={},x={},engine={},threads={},cols={},ksplit={},unroll={},hint={},persistent={}", c.m,
+                     to_string(c.weights), tilewise::to_string(c.act), to_string(c.engine), c.threads, c.cols, c.ksplit,
+                     c.unroll, to_string(c.hint), c.persistent ? 1 : 0);
 }
 
 Config parse_config(std::string_view text) {
   Config c;
   std::set<std::string> seen;
-  const std::vector<std::string> keys = {"m", "w", "x", "threads", "cols", "ksplit", "unroll", "hint", "persistent"};
+  const std::vector<std::string> keys = {"m", "w", "x", "engine", "threads", "cols", "ksplit", "unroll", "hint", "persistent"};
   size_t pos = 0;
   while (pos <= text.size()) {
     const size_t end = std::min(text.find(',', pos), text.size());
@@ -97,6 +117,7 @@ Config parse_config(std::string_view text) {
       if (key == "w") c.weights = parse_format(value);
       else if (key == "x") c.act = parse_dtype(value);
       else if (key == "hint") c.hint = parse_hint(value);
+      else if (key == "engine") c.engine = parse_engine(value);
       else if (key == "persistent") {
         if (value != "0" && value != "1") throw Error(fmt::format("persistent = '{}' is not 0 or 1", value));
         c.persistent = value == "1";
@@ -111,21 +132,22 @@ Config parse_config(std::string_view text) {
     pos = end + 1;
   }
   for (const std::string& k : keys)
-    if (!seen.count(k)) throw Error(fmt::format("gemv config '{}': '{}' is required", text, k));
+    if (!seen.count(k) && k != "engine") throw Error(fmt::format("gemv config '{}': '{}' is required", text, k));
   return c;
 }
 
 std::string describe(const Config& c) {
   static const char* hint_text[] = {"ld.global", "ld.global.nc", "ld.global.nc.L1::no_allocate",
                                     "ld.global.nc.L1::no_allocate.L2::evict_first", "ld.global.nc.L1::no_allocate.L2::256B"};
-  return fmt::format("gemv {} weights, {} x, M={}, {} threads, {} cols/warp, K split {}, unroll {}, {}{}",
-                     to_string(c.weights), tilewise::to_string(c.act), c.m, c.threads, c.cols, c.ksplit, c.unroll,
+  return fmt::format("gemv {} weights, {} x, M={}, {} engine, {} threads, {} cols/warp, K split {}, unroll {}, {}{}",
+                     to_string(c.weights), tilewise::to_string(c.act), c.m, to_string(c.engine), c.threads, c.cols,
+                     c.ksplit, c.unroll,
                      hint_text[int(c.hint)], c.persistent ? ", persistent grid" : "");
 }
 
 void to_json(nlohmann::json& j, const Config& c) {
   j = {{"family", "gemv"},      {"canonical", to_string(c)}, {"m", c.m},         {"weights", to_string(c.weights)},
-       {"group", group_size(c.weights)}, {"act", tilewise::to_string(c.act)}, {"threads", c.threads},
+       {"group", group_size(c.weights)}, {"act", tilewise::to_string(c.act)}, {"engine", to_string(c.engine)}, {"threads", c.threads},
        {"cols", c.cols},        {"ksplit", c.ksplit},       {"unroll", c.unroll}, {"hint", to_string(c.hint)},
        {"persistent", c.persistent}};
 }
@@ -145,13 +167,20 @@ int register_limit(int threads) { return threads < 1 ? 0 : std::min(255, 65536 /
 // to admitting is 6 registers over the limit, the rest 12 and more: spills near the cap are a few bytes each and
 // come and go with the hint and the K split, so the margin is wide.
 int register_estimate(const Config& c) {
+  const int split = c.ksplit > 1 ? 16 : 0;  // a K slice's bounds and the reduction's addresses
+  if (c.engine == Engine::mma) {
+    // Two rows' chunks and x's matching 16-byte pieces (one or two a chunk, for each 8-token half) in flight, the
+    // accumulators of each half, the A fragment being decoded; indices, addresses and a margin.
+    const int tiles = c.m > 8 ? 2 : 1;
+    const int x_vecs = c.weights == Format::fp8 && c.act != DType::fp8_e4m3 ? 2 : 1;
+    return c.unroll * (8 + 4 * x_vecs * tiles) + 4 * tiles + 8 + split + 56;
+  }
   const int scaled = group_size(c.weights) != 0 ? 1 : 0;
   const int steps = elems_per_chunk(c.weights) / 8;            // 8-weight steps in one chunk: 1, 2 or 4
   const int x_regs = c.act == DType::fp8_e4m3 ? 2 : 4;          // registers of 8 raw activations
   const int loads = c.unroll * c.cols * (4 + scaled);           // chunks in flight, and their scales
   const int acc = c.m * c.cols * (1 + scaled);                  // accumulators, and per-chunk partial sums
   const int x = c.m * x_regs * std::min(steps, 2);              // rows of x loaded ahead of their FMAs
-  const int split = c.ksplit > 1 ? 16 : 0;                      // a K slice's bounds and the reduction's addresses
   return loads + acc + x + 8 * c.cols + split + 64;             // dequantized weights; indices, addresses, margin
 }
 
@@ -169,7 +198,14 @@ std::string infeasible(const Config& c, const Problem& p) {
                        p.K, per_chunk, to_string(c.weights));
   if (group && p.K % group != 0)
     return fmt::format("K = {} is not a multiple of the {} group of {} weights", p.K, to_string(c.weights), group);
-  const int x_align = 8;  // x is read 8 elements (16 or 8 bytes) at a time
+  if (c.engine == Engine::mma) {
+    if (std::string why = mma_infeasible(c.weights, c.act); !why.empty()) return why;
+    if (c.cols != 16) return fmt::format("the mma engine computes 16 columns a warp (one m16 tile): cols = 16, not {}", c.cols);
+  } else if (!power_of_two_in(c.cols, 1, 8)) {
+    return fmt::format("cols = {} is not 1, 2, 4 or 8", c.cols);
+  }
+  // x is read 16 bytes at a time by the mma engine, else 8 elements (16 or 8 bytes) at a time.
+  const int x_align = c.engine == Engine::mma ? 16 / element_bytes(p.dtype) : 8;
   if (p.M > 1 && p.lda % x_align != 0)
     return fmt::format("lda = {} is not a multiple of {}: rows of x must start on {}-byte boundaries", p.lda, x_align,
                        x_align * element_bytes(p.dtype));
@@ -178,7 +214,6 @@ std::string infeasible(const Config& c, const Problem& p) {
   if (p.N > (int64_t(1) << 30) || p.K > (int64_t(1) << 30)) return "N and K must be under 2^30 (32-bit indices)";
   if (c.threads < 64 || c.threads > 1024 || c.threads % 32 != 0)
     return fmt::format("threads = {} is not a multiple of 32 in 64..1024", c.threads);
-  if (!power_of_two_in(c.cols, 1, 8)) return fmt::format("cols = {} is not 1, 2, 4 or 8", c.cols);
   if (!power_of_two_in(c.unroll, 1, 8)) return fmt::format("unroll = {} is not 1, 2, 4 or 8", c.unroll);
   if (!power_of_two_in(c.ksplit, 1, 32) || (c.threads / 32) % c.ksplit != 0)
     return fmt::format("ksplit = {} is not a power of two dividing the CTA's {} warps", c.ksplit, c.threads / 32);
@@ -194,21 +229,36 @@ void require_feasible(const Config& c, const Problem& p) {
     throw Unsupported(fmt::format("{}: gemv {}: {}", describe(p), to_string(c), why));
 }
 
-Config default_config(const Problem& p, Format weights, int sm_count) {
+namespace {
+
+Config default_on(const Problem& p, Format weights, int sm_count, Engine engine) {
   Config c;
   c.m = int(p.M);
   c.weights = weights;
   c.act = p.dtype;
+  c.engine = engine;
   c.threads = 256;
-  // Bytes in flight per lane (16 * cols * unroll) against the registers M's accumulators take.
-  c.cols = p.M > 8 ? 1 : 2;
-  c.unroll = p.M > 4 && p.M <= 8 ? 2 : 4;
+  if (engine == Engine::mma) {
+    c.cols = 16, c.unroll = 4;
+  } else {
+    // Bytes in flight per lane (16 * cols * unroll) against the registers M's accumulators take.
+    c.cols = p.M > 8 ? 1 : 2;
+    c.unroll = p.M > 4 && p.M <= 8 ? 2 : 4;
+  }
   c.hint = Hint::no_allocate;
   // At least four CTAs per SM, so the block scheduler can keep every SM streaming to the end: split K inside the CTA
   // when N alone gives too few.
   while ((p.N + cta_cols(c) - 1) / cta_cols(c) < 4 * int64_t(sm_count) && c.ksplit < c.threads / 32) c.ksplit *= 2;
   // A K split takes registers too: give up loads in flight rather than spill (M = 16 int4 on a narrow N).
   while (register_estimate(c) > register_limit(c.threads) && c.unroll > 1) c.unroll /= 2;
+  return c;
+}
+
+}  // namespace
+
+Config default_config(const Problem& p, Format weights, int sm_count, std::optional<Engine> engine) {
+  Config c = default_on(p, weights, sm_count, engine.value_or(Engine::mma));
+  if (!engine && !infeasible(c, p).empty()) c = default_on(p, weights, sm_count, Engine::fma);
   if (std::string why = infeasible(c, p); !why.empty())
     throw Unsupported(fmt::format("{}: no gemv configuration for {} weights: {}", describe(p), to_string(weights), why));
   return c;
@@ -220,16 +270,17 @@ std::vector<Config> feasible_set(const Problem& p, Format weights) {
   c.m = int(p.M);
   c.weights = weights;
   c.act = p.dtype;
-  for (int threads : {128, 256, 512})
-    for (int cols : {1, 2, 4})
-      for (int ksplit : {1, 2, 4, 8})
-        for (int unroll : {1, 2, 4, 8})
-          for (Hint hint : {Hint::none, Hint::nc, Hint::no_allocate, Hint::evict_first, Hint::prefetch_256})
-            for (bool persistent : {false, true}) {
-              c.threads = threads, c.cols = cols, c.ksplit = ksplit, c.unroll = unroll, c.hint = hint;
-              c.persistent = persistent;
-              if (infeasible(c, p).empty()) out.push_back(c);
-            }
+  for (Engine engine : {Engine::fma, Engine::mma})
+    for (int threads : {128, 256, 512})
+      for (int cols : engine == Engine::mma ? std::vector<int>{16} : std::vector<int>{1, 2, 4})
+        for (int ksplit : {1, 2, 4, 8})
+          for (int unroll : {1, 2, 4, 8})
+            for (Hint hint : {Hint::none, Hint::nc, Hint::no_allocate, Hint::evict_first, Hint::prefetch_256})
+              for (bool persistent : {false, true}) {
+                c.engine = engine, c.threads = threads, c.cols = cols, c.ksplit = ksplit, c.unroll = unroll;
+                c.hint = hint, c.persistent = persistent;
+                if (infeasible(c, p).empty()) out.push_back(c);
+              }
   return out;
 }
 

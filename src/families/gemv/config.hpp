@@ -2,6 +2,7 @@
 // A decode GEMV configuration as a value (kernels/gemv.cuh's template parameters): it serializes to a short canonical
 // string and to JSON, parses back, and compares equal. The legal configurations for a problem (the feasible set) are
 // also the tuner's search space; `default_config` is the choice made without a GPU or a measurement.
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,23 +17,31 @@ namespace tilewise::gemv {
 enum class Format { bf16 = 0, fp16 = 1, q8_0 = 2, int4_g32 = 3, int4_g128 = 4, fp8 = 5 };
 // Cache policy of the weight stream; the values are gemv.cuh's codes.
 enum class Hint { none = 0, nc = 1, no_allocate = 2, evict_first = 3, prefetch_256 = 4 };
+// What does the products: one FMA a weight and token (kernels/gemv.cuh, every format), or mma.sync with the weights
+// as A (kernels/gemv_mma.cuh: 16-bit weights of the activation's type and fp8; 16 columns a warp).
+enum class Engine { fma = 0, mma = 1 };
 
 std::string_view to_string(Format f);  // "bf16", "fp16", "q8_0", "int4g32", "int4g128", "fp8"
 std::string_view to_string(Hint h);    // "none", "nc", "na", "ef", "pf256"
+std::string_view to_string(Engine e);  // "fma", "mma"
 Format parse_format(std::string_view s);  // throws Error naming the text and the known names
 Hint parse_hint(std::string_view s);
+Engine parse_engine(std::string_view s);
 
 int elems_per_chunk(Format f);  // elements of one 16-byte weight chunk: 8, 16 or 32
 int group_size(Format f);       // K extent of one scale: 32 (q8_0, int4g32), 128 (int4g128), 0 otherwise
 // Whether the GEMV can read the problem's B as it is (no packed copy): bf16 weights for a bf16 problem, fp16 for fp16.
 bool is_native(Format f, DType problem_dtype);
+// Whether the mma engine takes these weights with these activations (the reason it does not, else empty).
+std::string mma_infeasible(Format f, DType act);
 
 struct Config {
   int m = 1;  // rows of x, 1..16
   Format weights = Format::bf16;
   DType act = DType::bf16;  // activations (the problem's dtype); the output is output_dtype(act)
   int threads = 256;
-  int cols = 2;      // output columns per warp
+  Engine engine = Engine::fma;
+  int cols = 2;      // output columns per warp (the mma engine: 16, one m16 tile)
   int ksplit = 1;    // warps of a CTA sharing columns, each one slice of K
   int unroll = 4;    // 16-byte chunks per column in flight per lane
   Hint hint = Hint::no_allocate;
@@ -40,9 +49,11 @@ struct Config {
   bool operator==(const Config&) const = default;
 };
 
-// "m=1,w=bf16,x=bf16,threads=256,cols=2,ksplit=1,unroll=4,hint=na,persistent=0"
+// "m=1,w=bf16,x=bf16,engine=fma,threads=256,cols=2,ksplit=1,unroll=4,hint=na,persistent=0"
 std::string to_string(const Config& c);
-Config parse_config(std::string_view text);  // throws Error naming the bad field; every field is required
+// Throws Error naming the bad field. Every field is required except engine, which configurations written before
+// the mma engine existed lack (they are fma).
+Config parse_config(std::string_view text);
 // "gemv bf16 weights, bf16 x, M=1, 256 threads, 2 cols/warp, K split 1, unroll 4, ld.global.nc.L1::no_allocate"
 std::string describe(const Config& c);
 
@@ -66,10 +77,11 @@ std::string infeasible(const Config& c, const Problem& p);
 // Throws Unsupported with infeasible()'s reason.
 void require_feasible(const Config& c, const Problem& p);
 
-// The configuration taken without measuring: enough CTAs for every SM and enough 16-byte loads in flight per SM to
-// cover HBM latency at full bandwidth. Throws Unsupported when nothing is feasible.
-Config default_config(const Problem& p, Format weights, int sm_count = 132);
-// Every feasible configuration over the tuner's grid (threads, cols, ksplit, unroll, hint, persistent).
+// The configuration taken without measuring, on `engine` (by default the mma engine where it takes the weights and
+// activations, else fma): enough CTAs for every SM and enough 16-byte loads in flight per SM to cover HBM latency
+// at full bandwidth. Throws Unsupported when nothing is feasible.
+Config default_config(const Problem& p, Format weights, int sm_count = 132, std::optional<Engine> engine = {});
+// Every feasible configuration over the tuner's grid (engine, threads, cols, ksplit, unroll, hint, persistent).
 std::vector<Config> feasible_set(const Problem& p, Format weights);
 
 }  // namespace tilewise::gemv

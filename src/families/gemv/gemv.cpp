@@ -18,9 +18,15 @@ int act_code(DType d) { return d == DType::bf16 ? 0 : d == DType::fp16 ? 1 : 2; 
 
 jit::KernelBuild kernel_build(const Config& c) {
   jit::KernelBuild b;
-  b.kernel_file = "gemv.cuh";
-  b.name_expression = fmt::format("tilewise::kernels::gemv::gemv<{}, {}, {}, {}, {}, {}, {}, {}>", c.m, int(c.weights),
-                                  act_code(c.act), c.threads, c.cols, c.ksplit, c.unroll, int(c.hint));
+  if (c.engine == Engine::mma) {
+    b.kernel_file = "gemv_mma.cuh";
+    b.name_expression = fmt::format("tilewise::kernels::gemv::gemv_mma<{}, {}, {}, {}, {}, {}, {}>", c.m, int(c.weights),
+                                    act_code(c.act), c.threads, c.ksplit, c.unroll, int(c.hint));
+  } else {
+    b.kernel_file = "gemv.cuh";
+    b.name_expression = fmt::format("tilewise::kernels::gemv::gemv<{}, {}, {}, {}, {}, {}, {}, {}>", c.m, int(c.weights),
+                                    act_code(c.act), c.threads, c.cols, c.ksplit, c.unroll, int(c.hint));
+  }
   b.config_text = to_string(c);
   return b;
 }

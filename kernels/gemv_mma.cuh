@@ -1,0 +1,176 @@
+#pragma once
+// Decode GEMV on the tensor cores: y[m][n] = sum_k x[m][k] W[n][k] for M = 1..16, as kernels/gemv.cuh computes it,
+// with the products done by mma.sync instead of one FMA a weight. The weights are the mma's A (16 output columns x
+// k), x^T its B (k x 8 tokens), so one warp owns 16 columns and M = 9..16 takes two mmas a step; at M = 1 seven of
+// the eight token columns are zero, which costs nothing: the mma issues far under the rate HBM feeds it, and what
+// it saves over the FMA kernel (a multiply-add and an unpack a weight, M of them) is the issue slots that kept that
+// kernel off the bandwidth floor.
+//
+// The order of k inside an mma is free, so long as A and B agree: a thread's k-values of one mma may be any of its
+// row's weights if its x values are the matching ones. So each lane loads whole 16-byte chunks of its two rows (the
+// fragment's rows g and g + 8) and x's matching elements, and one chunk feeds two or four mmas with no shuffle:
+// step s takes the chunk's words 2s and 2s + 1 (a weight pair each) and x's words 2s and 2s + 1. The four lanes of a
+// row take consecutive chunks, so one load instruction reads 64 contiguous bytes of each of 16 rows.
+//
+// Weight formats: bf16 and fp16 as they are (the activation's type); fp8 e4m3 widened to the activation's 16-bit
+// type (exactly: every e4m3 value is a bf16 and an fp16), or, with fp8 activations, both fed as they are to the
+// e4m3 mma (k = 32). Its channel scale multiplies the sum. Group-scaled formats need their scale inside the sum
+// and stay with the FMA kernel.
+//
+// Template parameters (the gemv configuration with engine=mma, src/families/gemv): M, WF, XT as in gemv.cuh;
+// THREADS (warps: THREADS/32/KSPLIT column groups of 16 columns); KSPLIT warps share columns, each one contiguous
+// slice of K, reduced through shared memory in a fixed order; UNROLL chunks per row a lane loads before it
+// computes (bytes in flight per lane: 32 * UNROLL); HINT the weight stream's cache policy.
+#include "gemv.cuh"
+
+namespace tilewise::kernels::gemv {
+
+// The mma of the activation type: m16n8k16 for 16-bit types, m16n8k32 for e4m3 (sm_89 and later).
+template <int XT>
+__device__ __forceinline__ void mma(float (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
+  if constexpr (XT == x_bf16) {
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]) : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  } else if constexpr (XT == x_fp16) {
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]) : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  } else {
+    asm volatile("mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]) : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  }
+}
+
+// Two e4m3 weights (a 16-bit half of `w`, element 0 low) as two values of the activation's 16-bit type, exactly.
+template <int XT>
+__device__ __forceinline__ unsigned widen_e4m3_pair(unsigned short w) {
+  const __half2_raw h = __nv_cvt_fp8x2_to_halfraw2(__nv_fp8x2_storage_t(w), __NV_E4M3);
+  unsigned bits = (unsigned(h.y) << 16) | h.x;
+  if constexpr (XT == x_bf16) {
+    // An fp16 holding an e4m3 value is normal (or zero) with 3 mantissa bits: moving its exponent and mantissa down
+    // 3 bits makes the bf16 of the same value scaled by 2^-112, and a multiply by 2^112 (bf16 0x7780) restores it.
+    const unsigned shifted = (bits & 0x80008000u) | ((bits >> 3) & 0x0FFF0FFFu);
+    const __nv_bfloat162 v = __hmul2(*reinterpret_cast<const __nv_bfloat162*>(&shifted),
+                                     __floats2bfloat162_rn(0x1p112f, 0x1p112f));
+    bits = *reinterpret_cast<const unsigned*>(&v);
+  }
+  return bits;
+}
+
+// The A registers of step s for one row's chunk: a[0] and a[1] of the fragment's row (the pair for k = 2q and for
+// k = 2q + 8 in the mma's own numbering); the caller interleaves the two rows.
+template <int WF, int XT>
+__device__ __forceinline__ void row_pairs(const uint4& v, int s, unsigned& lo, unsigned& hi) {
+  if constexpr (WF == w_fp8 && XT != x_fp8) {  // 16 elements, four steps: word s widened to two 16-bit pairs
+    const unsigned w = word(v, s);
+    lo = widen_e4m3_pair<XT>(w & 0xFFFFu), hi = widen_e4m3_pair<XT>(w >> 16);
+  } else {  // 16-bit weights (two steps of two pairs) or e4m3 with e4m3 x (two steps of two quads): as they are
+    lo = word(v, 2 * s), hi = word(v, 2 * s + 1);
+  }
+}
+
+template <int M, int WF, int XT, int THREADS, int KSPLIT, int UNROLL, int HINT>
+__global__ void __maxnreg__(register_limit<THREADS>)
+    gemv_mma(const unsigned char* __restrict__ x, long long ldx, const unsigned char* __restrict__ w, long long w_row_bytes,
+             const void* __restrict__ scales, void* __restrict__ out, long long ldc, int N, int K) {
+  static_assert(M >= 1 && M <= 16 && THREADS % 32 == 0 && (THREADS / 32) % KSPLIT == 0, "bad gemv configuration");
+  static_assert((WF == w_bf16 && XT == x_bf16) || (WF == w_fp16 && XT == x_fp16) || WF == w_fp8,
+                "the mma engine takes 16-bit weights of the activation's type, or fp8");
+  constexpr int warps = THREADS / 32, col_groups = warps / KSPLIT, cta_cols = col_groups * 16;
+  constexpr int elems = WeightFormat<WF>::elems;
+  constexpr int x_bytes = XT == x_fp8 ? 1 : 2;
+  constexpr int x_vecs = elems * x_bytes / 16;             // 16-byte loads of x matching one weight chunk: 1 or 2
+  constexpr int steps = WF == w_fp8 && XT != x_fp8 ? 4 : 2;  // mmas one chunk feeds
+  constexpr int tiles = M > 8 ? 2 : 1;                     // 8-token halves of x
+  __shared__ float partial[KSPLIT][col_groups][16][M];
+
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int cg = warp / KSPLIT, ks = warp % KSPLIT;
+  const int g = lane / 4, q = lane % 4;  // the fragment's row (and token) and this lane's quarter of k
+  const int chunks = K / elems;          // feasibility guarantees K % elems == 0
+  const int c_begin = ks * (chunks / KSPLIT) + min(ks, chunks % KSPLIT);
+  const int c_end = c_begin + chunks / KSPLIT + (ks < chunks % KSPLIT ? 1 : 0);
+
+  unsigned long long policy = 0;
+  if constexpr (HINT == hint_evict_first) asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+
+  // The tokens this lane feeds to B (g, and g + 8 for the second half); past M it feeds zeros.
+  const unsigned char* x_row[tiles];
+  bool has_token[tiles];
+#pragma unroll
+  for (int t = 0; t < tiles; ++t) {
+    has_token[t] = g + 8 * t < M;
+    x_row[t] = x + (long long)(has_token[t] ? g + 8 * t : 0) * ldx * x_bytes;
+  }
+
+  const int blocks = (N + cta_cols - 1) / cta_cols;
+  for (int blk = blockIdx.x; blk < blocks; blk += gridDim.x) {  // grid-stride: a persistent grid loops
+    const int n0 = blk * cta_cols + cg * 16;
+    // Rows past N read row N - 1 (kept in bounds, no predicate in the stream) and are never stored.
+    const unsigned char* row[2] = {w + (long long)min(n0 + g, N - 1) * w_row_bytes,
+                                   w + (long long)min(n0 + g + 8, N - 1) * w_row_bytes};
+    float acc[tiles][4];
+#pragma unroll
+    for (int t = 0; t < tiles; ++t)
+#pragma unroll
+      for (int i = 0; i < 4; ++i) acc[t][i] = 0.0f;
+
+    for (int base = c_begin; base < c_end; base += 4 * UNROLL) {  // warp-uniform: every lane runs every mma
+      uint4 wv[UNROLL][2], xv[UNROLL][tiles][x_vecs];
+      // Issue every load of this step before any arithmetic: these are the bytes in flight. A chunk past the slice
+      // is zeros in both operands, so its mmas add nothing.
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u) {
+        const int ci = base + 4 * u + q;
+        const bool in = ci < c_end;
+#pragma unroll
+        for (int r = 0; r < 2; ++r)
+          wv[u][r] = in ? load_weights<HINT>(row[r] + (long long)ci * 16, policy) : make_uint4(0, 0, 0, 0);
+#pragma unroll
+        for (int t = 0; t < tiles; ++t)
+#pragma unroll
+          for (int j = 0; j < x_vecs; ++j)
+            xv[u][t][j] = in && has_token[t]
+                              ? __ldg(reinterpret_cast<const uint4*>(x_row[t] + ((long long)ci * elems * x_bytes + 16 * j)))
+                              : make_uint4(0, 0, 0, 0);
+      }
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u)
+#pragma unroll
+        for (int s = 0; s < steps; ++s) {
+          unsigned a[4];
+          row_pairs<WF, XT>(wv[u][0], s, a[0], a[2]);
+          row_pairs<WF, XT>(wv[u][1], s, a[1], a[3]);
+#pragma unroll
+          for (int t = 0; t < tiles; ++t) {
+            // x's words 2s and 2s + 1 hold the elements matching the weights of step s, in every format.
+            const int xw = 2 * s;
+            mma<XT>(acc[t], a, word(xv[u][t][xw / 4], xw % 4), word(xv[u][t][(xw + 1) / 4], (xw + 1) % 4));
+          }
+        }
+    }
+
+    // acc[t]: [0] row g, token 8t + 2q; [1] row g, token 8t + 2q + 1; [2] and [3] the same for row g + 8.
+#pragma unroll
+    for (int t = 0; t < tiles; ++t)
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        const int m = 8 * t + 2 * q + i % 2;
+        if (m < M) partial[ks][cg][g + 8 * (i / 2)][m] = acc[t][i];
+      }
+    __syncthreads();
+    for (int i = threadIdx.x; i < cta_cols * M; i += THREADS) {
+      const int m = i % M, col = i / M;
+      const int n = blk * cta_cols + col;
+      if (n < N) {
+        float sum = 0.0f;
+#pragma unroll
+        for (int s = 0; s < KSPLIT; ++s) sum += partial[s][col / 16][col % 16][m];
+        if constexpr (WF == w_fp8) sum *= __ldg(static_cast<const float*>(scales) + n);
+        store_out<XT>(out, (long long)n * ldc + m, sum);
+      }
+    }
+    __syncthreads();  // `partial` is reused by the next block of a persistent grid
+  }
+}
+
+}  // namespace tilewise::kernels::gemv
