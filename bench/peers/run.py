@@ -396,7 +396,10 @@ def main():
                                 text=True).stdout.strip()) or commit == "unknown"
     r = {"schema": rc.SCHEMA, "created": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
          "command": " ".join(sys.argv),
-         "notes": ["peer runner: torch and triton under tilewise's protocol", rc.rewarm_note(a.baseline, a.rewarm_ms)],
+         "notes": ["peer runner: torch and triton under tilewise's protocol", rc.rewarm_note(a.baseline, a.rewarm_ms),
+                   f"CPU: this process and its compile workers ran on {len(os.sched_getaffinity(0))} of the machine's "
+                   f"{os.cpu_count()} cores (another GPU's runner, compiling, used the rest: its compiles on the same "
+                   "cores delayed torch.mm's eager launches, the host loop, by up to 11%)"],
          "tool": {"name": "tilewise-peers", "version": f"torch {torch.__version__}, triton {triton.__version__}",
                   "commit": commit, "dirty": dirty},
          "machine": {"gpu": props.name, "sm_count": props.multi_processor_count, "cc": f"{props.major}.{props.minor}",

@@ -138,6 +138,9 @@ TEST(GemvConfig, TheMmaEngineNamesWhatItDoesNotTake) {
   // The default takes mma where it can and falls back to fma where it cannot.
   EXPECT_EQ(default_config(decode(1, 12288, 4096), Format::bf16).engine, Engine::mma);
   EXPECT_EQ(default_config(decode(1, 12288, 4096), Format::q8_0).engine, Engine::fma);
+  EXPECT_EQ(default_config(decode(1, 12288, 4096), Format::fp8).engine, Engine::fma);  // widening costs most at M = 1
+  EXPECT_EQ(default_config(decode(2, 12288, 4096), Format::fp8).engine, Engine::mma);
+  EXPECT_EQ(default_config(decode(1, 12288, 4096, DType::fp8_e4m3), Format::fp8).engine, Engine::mma);
   EXPECT_EQ(default_config(odd_lda, Format::fp8).engine, Engine::fma);
   EXPECT_EQ(default_config(decode(1, 12288, 4096), Format::bf16, 132, Engine::fma).engine, Engine::fma);
   EXPECT_EQ(to_string(default_config(decode(1, 12288, 4096), Format::bf16, 132, Engine::fma)),

@@ -257,7 +257,10 @@ Config default_on(const Problem& p, Format weights, int sm_count, Engine engine)
 }  // namespace
 
 Config default_config(const Problem& p, Format weights, int sm_count, std::optional<Engine> engine) {
-  Config c = default_on(p, weights, sm_count, engine.value_or(Engine::mma));
+  // fp8 weights widened to 16-bit activations at M = 1 take four instructions a pair before the mma, and there the
+  // FMA kernel was the faster (16.2 against 17.6 us on dec_m1_12288, results/decode-gemv-engines.json).
+  const bool widen_at_m1 = weights == Format::fp8 && p.dtype != DType::fp8_e4m3 && p.M == 1;
+  Config c = default_on(p, weights, sm_count, engine.value_or(widen_at_m1 ? Engine::fma : Engine::mma));
   if (!engine && !infeasible(c, p).empty()) c = default_on(p, weights, sm_count, Engine::fma);
   if (std::string why = infeasible(c, p); !why.empty())
     throw Unsupported(fmt::format("{}: no gemv configuration for {} weights: {}", describe(p), to_string(weights), why));
