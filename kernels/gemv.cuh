@@ -62,6 +62,27 @@ __device__ __forceinline__ uint4 load_weights(const unsigned char* p, unsigned l
 
 __device__ __forceinline__ unsigned word(const uint4& v, int i) { return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w; }
 
+// Two e4m3 values (the low 16 bits, element 0 lowest) as floats, exactly.
+__device__ __forceinline__ float2 e4m3x2_to_float2(unsigned bits) {
+  const __half2_raw h = __nv_cvt_fp8x2_to_halfraw2(__nv_fp8x2_storage_t(bits), __NV_E4M3);
+  return __half22float2(*reinterpret_cast<const __half2*>(&h));
+}
+
+// Eight 16-bit values (bf16 or fp16; element 0 in the low half of word 0) as floats, exactly.
+template <bool BF16>
+__device__ __forceinline__ void widen8(const uint4& v, float (&f)[8]) {
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const unsigned w = word(v, i);
+    if constexpr (BF16) {
+      f[2 * i] = __uint_as_float(w << 16), f[2 * i + 1] = __uint_as_float(w & 0xFFFF0000u);
+    } else {
+      const float2 t = __half22float2(*reinterpret_cast<const __half2*>(&w));
+      f[2 * i] = t.x, f[2 * i + 1] = t.y;
+    }
+  }
+}
+
 // Eight activations x[k .. k+8) as floats.
 template <int XT>
 __device__ __forceinline__ void load_x8(const unsigned char* p, float (&f)[8]) {
@@ -69,22 +90,11 @@ __device__ __forceinline__ void load_x8(const unsigned char* p, float (&f)[8]) {
     const uint2 v = __ldg(reinterpret_cast<const uint2*>(p));
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
-      const __half2_raw h = __nv_cvt_fp8x2_to_halfraw2(__nv_fp8x2_storage_t((i < 2 ? v.x : v.y) >> (16 * (i % 2))), __NV_E4M3);
-      const float2 t = __half22float2(*reinterpret_cast<const __half2*>(&h));
+      const float2 t = e4m3x2_to_float2((i < 2 ? v.x : v.y) >> (16 * (i % 2)));
       f[2 * i] = t.x, f[2 * i + 1] = t.y;
     }
   } else {
-    const uint4 v = __ldg(reinterpret_cast<const uint4*>(p));
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      const unsigned w = word(v, i);
-      if constexpr (XT == x_bf16) {
-        f[2 * i] = __uint_as_float(w << 16), f[2 * i + 1] = __uint_as_float(w & 0xFFFF0000u);
-      } else {
-        const float2 t = __half22float2(*reinterpret_cast<const __half2*>(&w));
-        f[2 * i] = t.x, f[2 * i + 1] = t.y;
-      }
-    }
+    widen8<XT == x_bf16>(__ldg(reinterpret_cast<const uint4*>(p)), f);
   }
 }
 
@@ -92,16 +102,7 @@ __device__ __forceinline__ void load_x8(const unsigned char* p, float (&f)[8]) {
 template <int WF>
 __device__ __forceinline__ void weights8(const uint4& v, int s, float (&f)[8]) {
   if constexpr (WF == w_bf16 || WF == w_fp16) {  // one chunk is 8 elements: s == 0
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      const unsigned w = word(v, i);
-      if constexpr (WF == w_bf16) {
-        f[2 * i] = __uint_as_float(w << 16), f[2 * i + 1] = __uint_as_float(w & 0xFFFF0000u);
-      } else {
-        const float2 t = __half22float2(*reinterpret_cast<const __half2*>(&w));
-        f[2 * i] = t.x, f[2 * i + 1] = t.y;
-      }
-    }
+    widen8<WF == w_bf16>(v, f);
   } else if constexpr (WF == w_q8_0 || WF == w_fp8) {  // 16 elements: words 2s and 2s+1
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
@@ -111,8 +112,7 @@ __device__ __forceinline__ void weights8(const uint4& v, int s, float (&f)[8]) {
         if constexpr (WF == w_q8_0) {
           f[4 * h + b] = float(static_cast<signed char>(w >> (8 * b)));
         } else if (b % 2 == 0) {
-          const __half2_raw r = __nv_cvt_fp8x2_to_halfraw2(__nv_fp8x2_storage_t(w >> (8 * b)), __NV_E4M3);
-          const float2 t = __half22float2(*reinterpret_cast<const __half2*>(&r));
+          const float2 t = e4m3x2_to_float2(w >> (8 * b));
           f[4 * h + b] = t.x, f[4 * h + b + 1] = t.y;
         }
       }

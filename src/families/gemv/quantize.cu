@@ -1,6 +1,7 @@
 // The GPU quantizer's host side: picks the kernel of kernels/quantize.cuh for the source type and the format. No fmt
 // here: its headers do not compile under nvcc in C++20 mode.
 #include <string>
+#include <type_traits>
 
 #include "device/dtype_dispatch.cuh"
 #include "families/gemv/quantize.hpp"
@@ -12,6 +13,20 @@ namespace {
 
 unsigned blocks_for(int64_t count, int threads) { return unsigned((count + threads - 1) / threads); }
 
+// Calls fn(std::integral_constant<int, code>) with the format's code in kernels/gemv.cuh.
+template <typename Fn>
+void dispatch_format(Format f, Fn&& fn) {
+  using namespace kernels::gemv;
+  switch (f) {
+    case Format::bf16: return fn(std::integral_constant<int, w_bf16>{});
+    case Format::fp16: return fn(std::integral_constant<int, w_fp16>{});
+    case Format::q8_0: return fn(std::integral_constant<int, w_q8_0>{});
+    case Format::int4_g32: return fn(std::integral_constant<int, w_int4_g32>{});
+    case Format::int4_g128: return fn(std::integral_constant<int, w_int4_g128>{});
+    case Format::fp8: return fn(std::integral_constant<int, w_fp8>{});
+  }
+}
+
 }  // namespace
 
 PackedWeights quantize(const void* src, DType src_type, int64_t N, int64_t K, int64_t ld_src, Format f,
@@ -21,35 +36,24 @@ PackedWeights quantize(const void* src, DType src_type, int64_t N, int64_t K, in
   const PackedLayout& l = w.layout;
   w.q = device::Buffer(size_t(l.q_bytes()));
   if (l.scale_bytes) w.scales = device::Buffer(size_t(l.scale_bytes));
-  auto* q = w.q.as<unsigned char>();
   device::dispatch_dtype(src_type, [&](auto tag) {
     using T = decltype(tag);
     const T* s = static_cast<const T*>(src);
     const int n = int(N), k = int(K);
-    switch (f) {
-      case Format::bf16:
-        kernels::quant::convert_rows<<<blocks_for(N * K, 256), 256, 0, stream>>>(s, ld_src, n, k, w.q.as<__nv_bfloat16>());
-        break;
-      case Format::fp16:
-        kernels::quant::convert_rows<<<blocks_for(N * K, 256), 256, 0, stream>>>(s, ld_src, n, k, w.q.as<__half>());
-        break;
-      case Format::q8_0:
-        kernels::quant::quantize_groups<T, kernels::gemv::w_q8_0><<<blocks_for(N * K / 32, 128), 128, 0, stream>>>(
-            s, ld_src, n, k, q, l.row_bytes, w.scales.as<unsigned short>());
-        break;
-      case Format::int4_g32:
-        kernels::quant::quantize_groups<T, kernels::gemv::w_int4_g32><<<blocks_for(N * K / 32, 128), 128, 0, stream>>>(
-            s, ld_src, n, k, q, l.row_bytes, w.scales.as<unsigned short>());
-        break;
-      case Format::int4_g128:
-        kernels::quant::quantize_groups<T, kernels::gemv::w_int4_g128><<<blocks_for(N * K / 128, 128), 128, 0, stream>>>(
-            s, ld_src, n, k, q, l.row_bytes, w.scales.as<unsigned short>());
-        break;
-      case Format::fp8:
-        kernels::quant::quantize_fp8_rows<<<unsigned(N), 256, 0, stream>>>(s, ld_src, k, q, l.row_bytes,
-                                                                          w.scales.as<float>());
-        break;
-    }
+    dispatch_format(f, [&](auto format) {
+      constexpr int WF = decltype(format)::value;
+      if constexpr (WF == kernels::gemv::w_bf16 || WF == kernels::gemv::w_fp16) {
+        using Out = std::conditional_t<WF == kernels::gemv::w_bf16, __nv_bfloat16, __half>;
+        kernels::quant::convert_rows<<<blocks_for(N * K, 256), 256, 0, stream>>>(s, ld_src, n, k, w.q.as<Out>());
+      } else if constexpr (WF == kernels::gemv::w_fp8) {
+        kernels::quant::quantize_fp8_rows<<<unsigned(N), 256, 0, stream>>>(s, ld_src, k, w.q.as<unsigned char>(),
+                                                                          l.row_bytes, w.scales.as<float>());
+      } else {  // one thread a group
+        constexpr int group = kernels::gemv::WeightFormat<WF>::group;
+        kernels::quant::quantize_groups<T, WF><<<blocks_for(N * K / group, 128), 128, 0, stream>>>(
+            s, ld_src, n, k, w.q.as<unsigned char>(), l.row_bytes, w.scales.as<unsigned short>());
+      }
+    });
   });
   TW_CUDA(cudaGetLastError());
   return w;
@@ -57,16 +61,11 @@ PackedWeights quantize(const void* src, DType src_type, int64_t N, int64_t K, in
 
 void dequantize(const PackedLayout& l, const void* q, const void* scales, float* dst, cudaStream_t stream) {
   const auto* qb = static_cast<const unsigned char*>(q);
-  const unsigned grid = blocks_for(l.n * l.k, 256);
   const int n = int(l.n), k = int(l.k);
-  switch (l.format) {
-    case Format::bf16: kernels::quant::dequantize<kernels::gemv::w_bf16><<<grid, 256, 0, stream>>>(qb, l.row_bytes, scales, n, k, dst); break;
-    case Format::fp16: kernels::quant::dequantize<kernels::gemv::w_fp16><<<grid, 256, 0, stream>>>(qb, l.row_bytes, scales, n, k, dst); break;
-    case Format::q8_0: kernels::quant::dequantize<kernels::gemv::w_q8_0><<<grid, 256, 0, stream>>>(qb, l.row_bytes, scales, n, k, dst); break;
-    case Format::int4_g32: kernels::quant::dequantize<kernels::gemv::w_int4_g32><<<grid, 256, 0, stream>>>(qb, l.row_bytes, scales, n, k, dst); break;
-    case Format::int4_g128: kernels::quant::dequantize<kernels::gemv::w_int4_g128><<<grid, 256, 0, stream>>>(qb, l.row_bytes, scales, n, k, dst); break;
-    case Format::fp8: kernels::quant::dequantize<kernels::gemv::w_fp8><<<grid, 256, 0, stream>>>(qb, l.row_bytes, scales, n, k, dst); break;
-  }
+  dispatch_format(l.format, [&](auto format) {
+    kernels::quant::dequantize<decltype(format)::value><<<blocks_for(l.n * l.k, 256), 256, 0, stream>>>(
+        qb, l.row_bytes, scales, n, k, dst);
+  });
   TW_CUDA(cudaGetLastError());
 }
 
