@@ -1,5 +1,5 @@
-// The decode GEMV protocol (protocols/decode-gemv.toml) parses: its arms exist and its metrics are known. Caught
-// here, before it is committed and a GPU run refuses it.
+// Every committed protocol (protocols/*.toml) parses: its arms exist and its metrics are known. Caught here, before
+// it is committed and a GPU run refuses it.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,13 +10,27 @@
 namespace tilewise::protocol {
 namespace {
 
+// Suite paths in a protocol are relative to the repository root, where the bench runs.
+struct InRoot {
+  std::filesystem::path was = std::filesystem::current_path();
+  InRoot() { std::filesystem::current_path(TILEWISE_SOURCE_DIR); }
+  ~InRoot() { std::filesystem::current_path(was); }
+};
+
+TEST(CommittedProtocols, EveryOneParses) {
+  InRoot root;
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator("protocols")) {
+    if (entry.path().extension() != ".toml") continue;
+    SCOPED_TRACE(entry.path().string());
+    const ProtocolFile pf = load_protocol(entry.path().string());
+    EXPECT_FALSE(pf.predictions.empty());
+    ++files;
+  }
+  EXPECT_GE(files, 3);
+}
+
 TEST(DecodeGemvProtocol, Parses) {
-  // Suite paths in a protocol are relative to the repository root, where the bench runs.
-  struct InRoot {
-    std::filesystem::path was = std::filesystem::current_path();
-    InRoot() { std::filesystem::current_path(TILEWISE_SOURCE_DIR); }
-    ~InRoot() { std::filesystem::current_path(was); }
-  };
   const ProtocolFile pf = [] {
     InRoot root;
     return load_protocol("protocols/decode-gemv.toml");
