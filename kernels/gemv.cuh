@@ -15,6 +15,8 @@
 //            shared memory in a fixed order, so the result is deterministic
 //   UNROLL   16-byte chunks per column a lane loads before it computes (bytes in flight per lane: 16*UNROLL*COLS)
 //   HINT     cache policy of the weight stream (the weights are read once: keep them out of L1 and out of L2's way)
+//   PDL      1: launched as a programmatic dependent (src/families/gemv/gemv.cpp), so the grid may start while the
+//            kernel before it in the stream is finishing (see launch_dependents)
 // Accumulation is fp32 throughout. Scaled formats sum q*x over one 16-byte chunk (which never straddles a group)
 // and add scale * partial to the accumulator.
 //
@@ -138,6 +140,16 @@ __device__ __forceinline__ float group_scale(const unsigned short* scales, long 
   return __half2float(*reinterpret_cast<const __half*>(&bits));
 }
 
+// Programmatic dependent launch (PDL = 1): the grid may start while the grid before it in the stream is still running,
+// which hides this launch's latency and ramp behind that grid's tail. Every CTA lets the next grid launch at once
+// (it launches only when every CTA of this one has started, so it never takes a slot this grid still needs); the
+// weights do not depend on the grid before, so each lane asks for its first chunks into L2 before it waits; x and
+// the output do, so nothing reads x or writes the output before the wait. Without the launch attribute both
+// griddepcontrol instructions return at once.
+__device__ __forceinline__ void launch_dependents() { asm volatile("griddepcontrol.launch_dependents;" ::: "memory"); }
+__device__ __forceinline__ void wait_for_prerequisites() { asm volatile("griddepcontrol.wait;" ::: "memory"); }
+__device__ __forceinline__ void prefetch_l2(const unsigned char* p) { asm volatile("prefetch.global.L2 [%0];" ::"l"(p)); }
+
 template <int XT>
 __device__ __forceinline__ void store_out(void* out, long long index, float v) {
   if constexpr (XT == x_fp16) static_cast<__half*>(out)[index] = __float2half_rn(v);
@@ -152,7 +164,7 @@ __device__ __forceinline__ void store_out(void* out, long long index, float v) {
 template <int THREADS>
 constexpr int register_limit = 65536 / THREADS / 8 * 8 < 255 ? 65536 / THREADS / 8 * 8 : 255;
 
-template <int M, int WF, int XT, int THREADS, int COLS, int KSPLIT, int UNROLL, int HINT>
+template <int M, int WF, int XT, int THREADS, int COLS, int KSPLIT, int UNROLL, int HINT, int PDL>
 __global__ void __maxnreg__(register_limit<THREADS>)
     gemv(const unsigned char* __restrict__ x, long long ldx, const unsigned char* __restrict__ w, long long w_row_bytes,
          const void* __restrict__ scales, void* __restrict__ out, long long ldc, int N, int K) {
@@ -174,6 +186,17 @@ __global__ void __maxnreg__(register_limit<THREADS>)
   if constexpr (HINT == hint_evict_first) asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
 
   const int blocks = (N + cta_cols - 1) / cta_cols;
+  if constexpr (PDL) {  // prefetch the first block's first step, then wait (launch_dependents, above)
+    launch_dependents();
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u)
+#pragma unroll
+      for (int c = 0; c < COLS; ++c)
+        if (c_begin + lane + 32 * u < c_end)
+          prefetch_l2(w + (long long)min(int(blockIdx.x) * cta_cols + cg * COLS + c, N - 1) * w_row_bytes +
+                      (long long)(c_begin + lane + 32 * u) * 16);
+    wait_for_prerequisites();
+  }
   for (int blk = blockIdx.x; blk < blocks; blk += gridDim.x) {  // grid-stride: a persistent grid loops
     const int n0 = blk * cta_cols + cg * COLS;
     // Columns past N read row N - 1 (kept in bounds, no predicate in the stream) and are never stored.

@@ -20,7 +20,7 @@
 // Template parameters (the gemv configuration with engine=mma, src/families/gemv): M, WF, XT as in gemv.cuh;
 // THREADS (warps: THREADS/32/KSPLIT column groups of 16 columns); KSPLIT warps share columns, each one contiguous
 // slice of K, reduced through shared memory in a fixed order; UNROLL chunks per row a lane loads before it
-// computes (bytes in flight per lane: 32 * UNROLL); HINT the weight stream's cache policy.
+// computes (bytes in flight per lane: 32 * UNROLL); HINT the weight stream's cache policy; PDL as in gemv.cuh.
 #include "gemv.cuh"
 
 namespace tilewise::kernels::gemv {
@@ -68,7 +68,7 @@ __device__ __forceinline__ void row_pairs(const uint4& v, int s, unsigned& lo, u
   }
 }
 
-template <int M, int WF, int XT, int THREADS, int KSPLIT, int UNROLL, int HINT>
+template <int M, int WF, int XT, int THREADS, int KSPLIT, int UNROLL, int HINT, int PDL>
 __global__ void __maxnreg__(register_limit<THREADS>)
     gemv_mma(const unsigned char* __restrict__ x, long long ldx, const unsigned char* __restrict__ w, long long w_row_bytes,
              const void* __restrict__ scales, void* __restrict__ out, long long ldc, int N, int K) {
@@ -103,6 +103,17 @@ __global__ void __maxnreg__(register_limit<THREADS>)
   }
 
   const int blocks = (N + cta_cols - 1) / cta_cols;
+  if constexpr (PDL) {  // prefetch the first block's first step, then wait (gemv.cuh, launch_dependents)
+    launch_dependents();
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u)
+#pragma unroll
+      for (int r = 0; r < 2; ++r)
+        if (c_begin + 4 * u + q < c_end)
+          prefetch_l2(w + (long long)min(int(blockIdx.x) * cta_cols + cg * 16 + g + 8 * r, N - 1) * w_row_bytes +
+                      (long long)(c_begin + 4 * u + q) * 16);
+    wait_for_prerequisites();
+  }
   for (int blk = blockIdx.x; blk < blocks; blk += gridDim.x) {  // grid-stride: a persistent grid loops
     const int n0 = blk * cta_cols + cg * 16;
     // Rows past N read row N - 1 (kept in bounds, no predicate in the stream) and are never stored.

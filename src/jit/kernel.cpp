@@ -57,17 +57,22 @@ int LoadedKernel::max_active_clusters(dim3 block, int shared_bytes, dim3 cluster
   return count;
 }
 
-void LoadedKernel::launch(dim3 grid, dim3 block, int shared_bytes, cudaStream_t stream, void** args, dim3 cluster) const {
+void LoadedKernel::launch(dim3 grid, dim3 block, int shared_bytes, cudaStream_t stream, void** args, dim3 cluster,
+                          bool programmatic) const {
   cudaLaunchConfig_t cfg{};
   cfg.gridDim = grid;
   cfg.blockDim = block;
   cfg.dynamicSmemBytes = size_t(shared_bytes);
   cfg.stream = stream;
-  cudaLaunchAttribute attr = cluster_attribute(cluster);
-  if (cluster.x * cluster.y * cluster.z > 1) {
-    cfg.attrs = &attr;
-    cfg.numAttrs = 1;
+  cudaLaunchAttribute attrs[2];
+  unsigned count = 0;
+  if (cluster.x * cluster.y * cluster.z > 1) attrs[count++] = cluster_attribute(cluster);
+  if (programmatic) {
+    attrs[count].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attrs[count++].val.programmaticStreamSerializationAllowed = 1;
   }
+  cfg.attrs = count ? attrs : nullptr;
+  cfg.numAttrs = count;
   check(cudaLaunchKernelExC(&cfg, reinterpret_cast<const void*>(kernel_), args), "launching", name_);
 }
 

@@ -14,9 +14,11 @@ class LoadedKernel {
   LoadedKernel(const LoadedKernel&) = delete;
   LoadedKernel& operator=(const LoadedKernel&) = delete;
 
-  // Raises the dynamic shared-memory limit once; launches with optional cluster dimensions.
+  // Raises the dynamic shared-memory limit once; launches with optional cluster dimensions, and optionally as a
+  // programmatic dependent of the work before it in the stream (the kernel must wait for it: griddepcontrol.wait).
   void set_max_dynamic_shared(int bytes);
-  void launch(dim3 grid, dim3 block, int shared_bytes, cudaStream_t stream, void** args, dim3 cluster = {1, 1, 1}) const;
+  void launch(dim3 grid, dim3 block, int shared_bytes, cudaStream_t stream, void** args, dim3 cluster = {1, 1, 1},
+              bool programmatic = false) const;
   // How many clusters of `cluster` CTAs can run at once with this block size and shared memory.
   int max_active_clusters(dim3 block, int shared_bytes, dim3 cluster) const;
   cudaKernel_t handle() const { return kernel_; }

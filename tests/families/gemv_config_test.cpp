@@ -35,10 +35,16 @@ Config sample() {
 
 TEST(GemvConfig, CanonicalStringAndJsonRoundTrip) {
   const Config c = sample();
-  EXPECT_EQ(to_string(c), "m=4,w=int4g128,x=fp16,engine=fma,threads=128,cols=4,ksplit=2,unroll=2,hint=ef,persistent=1");
+  EXPECT_EQ(to_string(c),
+            "m=4,w=int4g128,x=fp16,engine=fma,threads=128,cols=4,ksplit=2,unroll=2,hint=ef,persistent=1,pdl=0");
   EXPECT_EQ(parse_config(to_string(c)), c);
-  // Written before the mma engine existed: no engine field, so fma.
+  // Written before the mma engine and PDL existed: no engine or pdl field, so fma without PDL.
   EXPECT_EQ(parse_config("m=4,w=int4g128,x=fp16,threads=128,cols=4,ksplit=2,unroll=2,hint=ef,persistent=1"), c);
+  Config pdl = c;
+  pdl.pdl = true;
+  EXPECT_EQ(parse_config(to_string(pdl)), pdl);
+  EXPECT_NE(pdl, c);
+  EXPECT_TRUE(nlohmann::json(pdl).at("pdl").get<bool>());
   Config mma = c;
   mma.engine = Engine::mma;
   EXPECT_EQ(parse_config(to_string(mma)), mma);
@@ -72,6 +78,7 @@ TEST(GemvConfig, BadTextIsAnErrorNamingTheField) {
   EXPECT_TRUE(Contains(error_of([&] { parse_config(with("x=fp16", "x=fp32")); }), "fp32"));
   EXPECT_TRUE(Contains(error_of([&] { parse_config(with("persistent=1", "persistent=yes")); }), "not 0 or 1"));
   EXPECT_TRUE(Contains(error_of([&] { parse_config(with("engine=fma", "engine=wmma")); }), "unknown gemv engine 'wmma'"));
+  EXPECT_TRUE(Contains(error_of([&] { parse_config(with("pdl=0", "pdl=2")); }), "pdl = '2' is not 0 or 1"));
 }
 
 Problem decode(int64_t M, int64_t N, int64_t K, DType d = DType::bf16, int64_t pad = 0) {
@@ -145,7 +152,7 @@ TEST(GemvConfig, TheMmaEngineNamesWhatItDoesNotTake) {
   EXPECT_EQ(default_config(odd_lda, Format::fp8).engine, Engine::fma);
   EXPECT_EQ(default_config(decode(1, 12288, 4096), Format::bf16, 132, Engine::fma).engine, Engine::fma);
   EXPECT_EQ(to_string(default_config(decode(1, 12288, 4096), Format::bf16, 132, Engine::fma)),
-            "m=1,w=bf16,x=bf16,engine=fma,threads=256,cols=2,ksplit=1,unroll=4,hint=na,persistent=0");
+            "m=1,w=bf16,x=bf16,engine=fma,threads=256,cols=2,ksplit=1,unroll=4,hint=na,persistent=0,pdl=0");
 }
 
 // Every decode shape and every M=16 shape of llm24 has a feasible default in every format and activation type.
@@ -248,12 +255,14 @@ TEST(GemvConfig, RegisterLimitIsTheKernelsCap) {
 TEST(GemvConfig, KernelBuildNamesTheInstantiation) {
   const jit::KernelBuild b = kernel_build(sample());
   EXPECT_EQ(b.kernel_file, "gemv.cuh");
-  EXPECT_EQ(b.name_expression, "tilewise::kernels::gemv::gemv<4, 4, 1, 128, 4, 2, 2, 3>");
+  EXPECT_EQ(b.name_expression, "tilewise::kernels::gemv::gemv<4, 4, 1, 128, 4, 2, 2, 3, 0>");
   EXPECT_EQ(b.config_text, to_string(sample()));
   EXPECT_EQ(b.arch, "sm_90a");
   Config mma = default_config(decode(16, 12288, 4096, DType::fp16), Format::fp16);
   EXPECT_EQ(kernel_build(mma).kernel_file, "gemv_mma.cuh");
-  EXPECT_EQ(kernel_build(mma).name_expression, "tilewise::kernels::gemv::gemv_mma<16, 1, 1, 256, 8, 4, 2>");
+  EXPECT_EQ(kernel_build(mma).name_expression, "tilewise::kernels::gemv::gemv_mma<16, 1, 1, 256, 8, 4, 2, 0>");
+  mma.pdl = true;
+  EXPECT_EQ(kernel_build(mma).name_expression, "tilewise::kernels::gemv::gemv_mma<16, 1, 1, 256, 8, 4, 2, 1>");
 }
 
 }  // namespace

@@ -184,6 +184,10 @@ TEST(GemvGpu, ConfigurationCornersAndEdgeShapes) {
     Config persistent = c;
     persistent.persistent = true;
     runs.emplace_back(persistent, make_problem("many", 3, 200000, 128, DType::bf16, Layout::TN));  // loops over blocks
+    for (Config v : {c, persistent}) {  // launched as a programmatic dependent of the reference before it
+      v.pdl = true;
+      runs.emplace_back(v, v.persistent ? make_problem("many", 3, 200000, 128, DType::bf16, Layout::TN) : base);
+    }
   }
   // Shapes: one column; fewer columns than a CTA has; K of one chunk (fewer chunks than lanes); a padded x and W.
   // Exactly one pair is a shape its format cannot take (int4 g128 at K = 96, not whole groups of 128): it is skipped
@@ -217,6 +221,36 @@ TEST(GemvGpu, ConfigurationCornersAndEdgeShapes) {
   for (const auto& [c, p] : runs) {
     EXPECT_EQ(infeasible(c, p), "") << to_string(c);  // everything run here is inside the feasible set
     expect_correct(c, p, s.get());
+  }
+}
+
+// A PDL launch may start while the kernel before it runs; it must wait for it before it reads x and W or writes the
+// output. Here the kernels before it rewrite x and W (from other values) and poison the output with NaN, and the GEMV
+// is launched right behind them with no synchronization: it must see the new operands and its output must survive.
+TEST(GemvGpu, AProgrammaticLaunchWaitsForTheKernelBeforeIt) {
+  TW_REQUIRE_GPU();
+  device::Stream s;
+  const Problem p = make_problem("pdl", 4, 8192, 4096, DType::bf16, Layout::TN);
+  for (Engine engine : {Engine::fma, Engine::mma}) {
+    Config c = default_config(p, Format::bf16, 132, engine);
+    c.pdl = true;
+    SCOPED_TRACE(to_string(c));
+    device::Operands ops(p, 1, device::Reference::bytes(p));
+    ops.fill(7, s.get());
+    const device::Reference ref(p, ops.set(0), s.get());
+    ops.fill(8, s.get());  // other values, then the ones the reference holds again, right before the launch
+    const Kernel k(c);
+    const device::OperandSet& set = ops.set(0);
+    const Args a{set.a.get(), p.lda, set.b.get(), p.ldb * element_bytes(p.dtype), nullptr, set.c.get(), p.ldc};
+    for (int i = 0; i < 3; ++i) {
+      ops.fill(7, s.get());
+      ops.poison_output(0, s.get());  // the kernel right before the GEMV: NaN wherever the GEMV writes too early
+      k.launch(p, a, s.get());
+      TW_CUDA(cudaGetLastError());
+    }
+    const device::OutputError e = ref.compare(set.c.get(), s.get());
+    ASSERT_TRUE(e.rel_err) << e.non_finite << " outputs not finite (written before the fill ended?)";
+    EXPECT_LE(*e.rel_err, receipt::correctness_bound(p.dtype) / 4);
   }
 }
 

@@ -93,15 +93,17 @@ std::string mma_infeasible(Format f, DType act) {
 }
 
 std::string to_string(const Config& c) {
-  return fmt::format("m={},w={},x={},engine={},threads={},cols={},ksplit={},unroll={},hint={},persistent={}", c.m,
-                     to_string(c.weights), tilewise::to_string(c.act), to_string(c.engine), c.threads, c.cols, c.ksplit,
-                     c.unroll, to_string(c.hint), c.persistent ? 1 : 0);
+  return fmt::format("m={},w={},x={},engine={},threads={},cols={},ksplit={},unroll={},hint={},persistent={},pdl={}",
+                     c.m, to_string(c.weights), tilewise::to_string(c.act), to_string(c.engine), c.threads, c.cols,
+                     c.ksplit, c.unroll, to_string(c.hint), c.persistent ? 1 : 0, c.pdl ? 1 : 0);
 }
 
 Config parse_config(std::string_view text) {
   Config c;
   std::set<std::string> seen;
-  const std::vector<std::string> keys = {"m", "w", "x", "engine", "threads", "cols", "ksplit", "unroll", "hint", "persistent"};
+  const std::vector<std::string> keys = {"m",      "w",      "x",    "engine",     "threads", "cols",
+                                         "ksplit", "unroll", "hint", "persistent", "pdl"};
+  const std::vector<std::string> optional_keys = {"engine", "pdl"};
   size_t pos = 0;
   while (pos <= text.size()) {
     const size_t end = std::min(text.find(',', pos), text.size());
@@ -118,9 +120,9 @@ Config parse_config(std::string_view text) {
       else if (key == "x") c.act = parse_dtype(value);
       else if (key == "hint") c.hint = parse_hint(value);
       else if (key == "engine") c.engine = parse_engine(value);
-      else if (key == "persistent") {
-        if (value != "0" && value != "1") throw Error(fmt::format("persistent = '{}' is not 0 or 1", value));
-        c.persistent = value == "1";
+      else if (key == "persistent" || key == "pdl") {
+        if (value != "0" && value != "1") throw Error(fmt::format("{} = '{}' is not 0 or 1", key, value));
+        (key == "pdl" ? c.pdl : c.persistent) = value == "1";
       } else {
         const int v = parse_int(text, key, value);
         (key == "m" ? c.m : key == "threads" ? c.threads : key == "cols" ? c.cols : key == "ksplit" ? c.ksplit : c.unroll) = v;
@@ -132,24 +134,25 @@ Config parse_config(std::string_view text) {
     pos = end + 1;
   }
   for (const std::string& k : keys)
-    if (!seen.count(k) && k != "engine") throw Error(fmt::format("gemv config '{}': '{}' is required", text, k));
+    if (!seen.count(k) && std::find(optional_keys.begin(), optional_keys.end(), k) == optional_keys.end()) throw Error(fmt::format("gemv config '{}': '{}' is required", text, k));
   return c;
 }
 
 std::string describe(const Config& c) {
   static const char* hint_text[] = {"ld.global", "ld.global.nc", "ld.global.nc.L1::no_allocate",
                                     "ld.global.nc.L1::no_allocate.L2::evict_first", "ld.global.nc.L1::no_allocate.L2::256B"};
-  return fmt::format("gemv {} weights, {} x, M={}, {} engine, {} threads, {} cols/warp, K split {}, unroll {}, {}{}",
+  return fmt::format("gemv {} weights, {} x, M={}, {} engine, {} threads, {} cols/warp, K split {}, unroll {}, {}{}{}",
                      to_string(c.weights), tilewise::to_string(c.act), c.m, to_string(c.engine), c.threads, c.cols,
                      c.ksplit, c.unroll,
-                     hint_text[int(c.hint)], c.persistent ? ", persistent grid" : "");
+                     hint_text[int(c.hint)], c.persistent ? ", persistent grid" : "",
+                     c.pdl ? ", programmatic dependent launch" : "");
 }
 
 void to_json(nlohmann::json& j, const Config& c) {
   j = {{"family", "gemv"},      {"canonical", to_string(c)}, {"m", c.m},         {"weights", to_string(c.weights)},
        {"group", group_size(c.weights)}, {"act", tilewise::to_string(c.act)}, {"engine", to_string(c.engine)}, {"threads", c.threads},
        {"cols", c.cols},        {"ksplit", c.ksplit},       {"unroll", c.unroll}, {"hint", to_string(c.hint)},
-       {"persistent", c.persistent}};
+       {"persistent", c.persistent}, {"pdl", c.pdl}};
 }
 
 void from_json(const nlohmann::json& j, Config& c) { c = parse_config(j.at("canonical").get<std::string>()); }
@@ -281,11 +284,12 @@ std::vector<Config> feasible_set(const Problem& p, Format weights) {
         for (int ksplit : {1, 2, 4, 8})
           for (int unroll : {1, 2, 4, 8})
             for (Hint hint : {Hint::none, Hint::nc, Hint::no_allocate, Hint::evict_first, Hint::prefetch_256})
-              for (bool persistent : {false, true}) {
-                c.engine = engine, c.threads = threads, c.cols = cols, c.ksplit = ksplit, c.unroll = unroll;
-                c.hint = hint, c.persistent = persistent;
-                if (infeasible(c, p).empty()) out.push_back(c);
-              }
+              for (bool persistent : {false, true})
+                for (bool pdl : {false, true}) {
+                  c.engine = engine, c.threads = threads, c.cols = cols, c.ksplit = ksplit, c.unroll = unroll;
+                  c.hint = hint, c.persistent = persistent, c.pdl = pdl;
+                  if (infeasible(c, p).empty()) out.push_back(c);
+                }
   return out;
 }
 

@@ -46,13 +46,16 @@ struct Config {
   int unroll = 4;    // 16-byte chunks per column in flight per lane
   Hint hint = Hint::no_allocate;
   bool persistent = false;  // grid of SMs x resident CTAs looping over column blocks, else one CTA per block
+  // Launched as a programmatic dependent: the grid may start while the kernel before it in the stream finishes,
+  // prefetching its first weights before it waits for that kernel (kernels/gemv.cuh, launch_dependents).
+  bool pdl = false;
   bool operator==(const Config&) const = default;
 };
 
-// "m=1,w=bf16,x=bf16,engine=fma,threads=256,cols=2,ksplit=1,unroll=4,hint=na,persistent=0"
+// "m=1,w=bf16,x=bf16,engine=fma,threads=256,cols=2,ksplit=1,unroll=4,hint=na,persistent=0,pdl=0"
 std::string to_string(const Config& c);
-// Throws Error naming the bad field. Every field is required except engine, which configurations written before
-// the mma engine existed lack (they are fma).
+// Throws Error naming the bad field. Every field is required except engine and pdl, which configurations written
+// before they existed lack (they are fma and 0).
 Config parse_config(std::string_view text);
 // "gemv bf16 weights, bf16 x, M=1, 256 threads, 2 cols/warp, K split 1, unroll 4, ld.global.nc.L1::no_allocate"
 std::string describe(const Config& c);
@@ -81,7 +84,7 @@ void require_feasible(const Config& c, const Problem& p);
 // it takes the weights and activations, else fma): enough CTAs for every SM and enough 16-byte loads in flight per SM to cover HBM latency
 // at full bandwidth. Throws Unsupported when nothing is feasible.
 Config default_config(const Problem& p, Format weights, int sm_count = 132, std::optional<Engine> engine = {});
-// Every feasible configuration over the tuner's grid (engine, threads, cols, ksplit, unroll, hint, persistent).
+// Every feasible configuration over the tuner's grid (engine, threads, cols, ksplit, unroll, hint, persistent, pdl).
 std::vector<Config> feasible_set(const Problem& p, Format weights);
 
 }  // namespace tilewise::gemv

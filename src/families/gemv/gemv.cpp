@@ -20,12 +20,13 @@ jit::KernelBuild kernel_build(const Config& c) {
   jit::KernelBuild b;
   if (c.engine == Engine::mma) {
     b.kernel_file = "gemv_mma.cuh";
-    b.name_expression = fmt::format("tilewise::kernels::gemv::gemv_mma<{}, {}, {}, {}, {}, {}, {}>", c.m, int(c.weights),
-                                    act_code(c.act), c.threads, c.ksplit, c.unroll, int(c.hint));
+    b.name_expression = fmt::format("tilewise::kernels::gemv::gemv_mma<{}, {}, {}, {}, {}, {}, {}, {}>", c.m,
+                                    int(c.weights), act_code(c.act), c.threads, c.ksplit, c.unroll, int(c.hint), int(c.pdl));
   } else {
     b.kernel_file = "gemv.cuh";
-    b.name_expression = fmt::format("tilewise::kernels::gemv::gemv<{}, {}, {}, {}, {}, {}, {}, {}>", c.m, int(c.weights),
-                                    act_code(c.act), c.threads, c.cols, c.ksplit, c.unroll, int(c.hint));
+    b.name_expression = fmt::format("tilewise::kernels::gemv::gemv<{}, {}, {}, {}, {}, {}, {}, {}, {}>", c.m,
+                                    int(c.weights), act_code(c.act), c.threads, c.cols, c.ksplit, c.unroll, int(c.hint),
+                                    int(c.pdl));
   }
   b.config_text = to_string(c);
   return b;
@@ -59,7 +60,7 @@ void Kernel::launch(const Problem& p, const Args& a, cudaStream_t stream) const 
   void* out = a.out;
   int N = int(p.N), K = int(p.K);
   void* args[] = {&x, &ldx, &w, &w_row_bytes, &scales, &out, &ldc, &N, &K};
-  kernel_->launch(dim3(unsigned(grid(p.N))), dim3(unsigned(config_.threads)), 0, stream, args);
+  kernel_->launch(dim3(unsigned(grid(p.N))), dim3(unsigned(config_.threads)), 0, stream, args, {1, 1, 1}, config_.pdl);
 }
 
 }  // namespace tilewise::gemv
