@@ -41,10 +41,25 @@ struct WeightFormat {
   static constexpr int group = WF == w_q8_0 || WF == w_int4_g32 ? 32 : WF == w_int4_g128 ? 128 : 0;
 };
 
-template <int HINT>
+// 16 bytes of weights under the stream's cache policy; BYTES = 8 loads 8 (into x and y; z and w are zero).
+template <int HINT, int BYTES = 16>
 __device__ __forceinline__ uint4 load_weights(const unsigned char* p, unsigned long long policy) {
-  uint4 v;
-  if constexpr (HINT == hint_none) {
+  uint4 v = make_uint4(0, 0, 0, 0);
+  if constexpr (BYTES == 8) {
+    if constexpr (HINT == hint_none) {
+      const uint2 h = *reinterpret_cast<const uint2*>(p);
+      v.x = h.x, v.y = h.y;
+    } else if constexpr (HINT == hint_nc) {
+      asm volatile("ld.global.nc.v2.u32 {%0, %1}, [%2];" : "=r"(v.x), "=r"(v.y) : "l"(p));
+    } else if constexpr (HINT == hint_no_allocate) {
+      asm volatile("ld.global.nc.L1::no_allocate.v2.u32 {%0, %1}, [%2];" : "=r"(v.x), "=r"(v.y) : "l"(p));
+    } else if constexpr (HINT == hint_evict_first) {
+      asm volatile("ld.global.nc.L1::no_allocate.L2::cache_hint.v2.u32 {%0, %1}, [%2], %3;"
+                   : "=r"(v.x), "=r"(v.y) : "l"(p), "l"(policy));
+    } else {
+      asm volatile("ld.global.nc.L1::no_allocate.L2::256B.v2.u32 {%0, %1}, [%2];" : "=r"(v.x), "=r"(v.y) : "l"(p));
+    }
+  } else if constexpr (HINT == hint_none) {
     v = *reinterpret_cast<const uint4*>(p);
   } else if constexpr (HINT == hint_nc) {
     asm volatile("ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];"

@@ -14,8 +14,14 @@
 //
 // Weight formats: bf16 and fp16 as they are (the activation's type); fp8 e4m3 widened to the activation's 16-bit
 // type (exactly: every e4m3 value is a bf16 and an fp16), or, with fp8 activations, both fed as they are to the
-// e4m3 mma (k = 32). Its channel scale multiplies the sum. Group-scaled formats need their scale inside the sum
-// and stay with the FMA kernel.
+// e4m3 mma (k = 32). Its channel scale multiplies the sum. Q8_0 and int4 with groups of 128 feed q itself, exact in
+// the 16-bit type, and scale in fp32 as the reference does: the four lanes of a row then read one group together
+// (a lane 8 bytes of Q8_0's 32, or 16 of int4's 64), so every mma sums one group of each row into a partial that
+// the group's scale multiplies into the accumulator. int4 with groups of 32 (16 bytes) would need 4-byte loads.
+//
+// A lane's piece of a row is 16 bytes (8 for Q8_0). Step s of a piece takes its words 2s and 2s + 1 (16-bit and
+// fp8 weights), or its word s widened to two pairs (fp8 into 16-bit x, Q8_0), or nibbles j and j + 4 of its word
+// s / 2 (int4: the pairs one magic-number conversion makes); x's matching elements are paired the same way.
 //
 // Template parameters (the gemv configuration with engine=mma, src/families/gemv): M, WF, XT as in gemv.cuh;
 // THREADS (warps: THREADS/32/KSPLIT column groups of 16 columns); KSPLIT warps share columns, each one contiguous
@@ -56,15 +62,64 @@ __device__ __forceinline__ unsigned widen_e4m3_pair(unsigned short w) {
   return bits;
 }
 
-// The A registers of step s for one row's chunk: a[0] and a[1] of the fragment's row (the pair for k = 2q and for
-// k = 2q + 8 in the mma's own numbering); the caller interleaves the two rows.
+// Two stored integers (the low bytes of b0 and b1 of a magic-number encoding, already in the 16-bit halves) as the
+// activation's 16-bit type, exactly: `bits` holds (magic | u) in each half, and u - bias is the integer.
+template <int XT>
+__device__ __forceinline__ unsigned magic_pair(unsigned bits, float bias) {
+  if constexpr (XT == x_bf16) {
+    const __nv_bfloat162 v = __hsub2(*reinterpret_cast<const __nv_bfloat162*>(&bits), __floats2bfloat162_rn(bias, bias));
+    return *reinterpret_cast<const unsigned*>(&v);
+  } else {
+    const __half2 v = __hsub2(*reinterpret_cast<const __half2*>(&bits), __floats2half2_rn(bias, bias));
+    return *reinterpret_cast<const unsigned*>(&v);
+  }
+}
+
+// Two signed bytes (bytes e and e + 1 of `w`) as the activation's 16-bit type, exactly. fp16: 0x64 over (q + 128)
+// is 1024 + q + 128. bf16 holds no 256 consecutive integers under one exponent, so through fp32: 0x4B000000 over
+// (q + 128) is 2^23 + q + 128.
+template <int XT>
+__device__ __forceinline__ unsigned int8_pair(unsigned w, int e) {
+  const unsigned biased = w ^ 0x80808080u;
+  if constexpr (XT == x_fp16) {
+    return magic_pair<XT>(__byte_perm(biased, 0x64646464u, e == 0 ? 0x4140 : 0x4342), 1152.0f);
+  } else {
+    const float lo = __uint_as_float(__byte_perm(biased, 0x4B000000u, 0x7540 + e)) - 8388736.0f;
+    const float hi = __uint_as_float(__byte_perm(biased, 0x4B000000u, 0x7540 + e + 1)) - 8388736.0f;
+    const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+    return *reinterpret_cast<const unsigned*>(&v);
+  }
+}
+
+// The A registers of step s for one row's piece: the pair for k = 2q (lo) and for k = 2q + 8 (hi) in the mma's own
+// numbering; the caller interleaves the two rows.
 template <int WF, int XT>
 __device__ __forceinline__ void row_pairs(const uint4& v, int s, unsigned& lo, unsigned& hi) {
   if constexpr (WF == w_fp8 && XT != x_fp8) {  // 16 elements, four steps: word s widened to two 16-bit pairs
     const unsigned w = word(v, s);
     lo = widen_e4m3_pair<XT>(w & 0xFFFFu), hi = widen_e4m3_pair<XT>(w >> 16);
+  } else if constexpr (WF == w_q8_0) {  // 8 elements, two steps: word s, bytes 0-1 and 2-3
+    lo = int8_pair<XT>(word(v, s), 0), hi = int8_pair<XT>(word(v, s), 2);
+  } else if constexpr (WF == w_int4_g128) {  // 32 elements, eight steps: word s / 2, nibbles 2h, 2h + 4 and 2h + 1, 2h + 5
+    const unsigned w = word(v, s / 2) >> (8 * (s % 2));
+    const unsigned magic = XT == x_bf16 ? 0x43004300u : 0x64006400u;  // 128 + u in bf16, 1024 + u in fp16
+    const float bias = XT == x_bf16 ? 136.0f : 1032.0f;               // stored u is q + 8
+    lo = magic_pair<XT>((w & 0x000F000Fu) | magic, bias), hi = magic_pair<XT>(((w >> 4) & 0x000F000Fu) | magic, bias);
   } else {  // 16-bit weights (two steps of two pairs) or e4m3 with e4m3 x (two steps of two quads): as they are
     lo = word(v, 2 * s), hi = word(v, 2 * s + 1);
+  }
+}
+
+// The B registers of step s from x's elements matching the piece (words xw[0..]): words 2s and 2s + 1, or for int4
+// the pairs (j, j + 4) of its word s / 2 to match row_pairs.
+template <int WF, int X_VECS>
+__device__ __forceinline__ void x_pairs(const uint4 (&xv)[X_VECS], int s, unsigned& lo, unsigned& hi) {
+  if constexpr (WF == w_int4_g128) {
+    const int i = s / 2, h = s % 2;  // weights word i: x words 4i .. 4i + 3 hold elements 8i .. 8i + 8 in pairs
+    const unsigned a = word(xv[i], h), b = word(xv[i], h + 2);
+    lo = __byte_perm(a, b, 0x5410), hi = __byte_perm(a, b, 0x7632);
+  } else {
+    lo = word(xv[s / 2], (2 * s) % 4), hi = word(xv[s / 2], (2 * s + 1) % 4);
   }
 }
 
@@ -73,22 +128,29 @@ __global__ void __maxnreg__(register_limit<THREADS>)
     gemv_mma(const unsigned char* __restrict__ x, long long ldx, const unsigned char* __restrict__ w, long long w_row_bytes,
              const void* __restrict__ scales, void* __restrict__ out, long long ldc, int N, int K) {
   static_assert(M >= 1 && M <= 16 && THREADS % 32 == 0 && (THREADS / 32) % KSPLIT == 0, "bad gemv configuration");
-  static_assert((WF == w_bf16 && XT == x_bf16) || (WF == w_fp16 && XT == x_fp16) || WF == w_fp8,
-                "the mma engine takes 16-bit weights of the activation's type, or fp8");
+  constexpr bool grouped = WF == w_q8_0 || WF == w_int4_g128;
+  static_assert((WF == w_bf16 && XT == x_bf16) || (WF == w_fp16 && XT == x_fp16) || WF == w_fp8 ||
+                    (grouped && XT != x_fp8),
+                "the mma engine takes 16-bit weights of the activation's type, fp8, or Q8_0 and int4 g128 with 16-bit x");
   constexpr int warps = THREADS / 32, col_groups = warps / KSPLIT, cta_cols = col_groups * 16;
-  constexpr int elems = WeightFormat<WF>::elems;
+  constexpr int piece_bytes = WF == w_q8_0 ? 8 : 16;           // a lane's load from one row
+  constexpr int elems = WeightFormat<WF>::elems * piece_bytes / 16;
   constexpr int x_bytes = XT == x_fp8 ? 1 : 2;
-  constexpr int x_vecs = elems * x_bytes / 16;             // 16-byte loads of x matching one weight chunk: 1 or 2
-  constexpr int steps = WF == w_fp8 && XT != x_fp8 ? 4 : 2;  // mmas one chunk feeds
-  constexpr int tiles = M > 8 ? 2 : 1;                     // 8-token halves of x
+  constexpr int x_vecs = elems * x_bytes / 16;                 // 16-byte loads of x matching one piece: 1, 2 or 4
+  constexpr int steps = XT == x_fp8 ? elems / 8 : elems / 4;   // mmas one piece feeds: a lane gives 8 or 4 k a row
+  constexpr int tiles = M > 8 ? 2 : 1;                         // 8-token halves of x
+  // A grouped format's four lanes of a row read one group: slices of K are whole groups.
+  static_assert(!grouped || WeightFormat<WF>::group == 4 * elems, "four pieces make one group");
+  constexpr int unit = grouped ? 4 : 1;
   __shared__ float partial[KSPLIT][col_groups][16][M];
 
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int cg = warp / KSPLIT, ks = warp % KSPLIT;
   const int g = lane / 4, q = lane % 4;  // the fragment's row (and token) and this lane's quarter of k
-  const int chunks = K / elems;          // feasibility guarantees K % elems == 0
-  const int c_begin = ks * (chunks / KSPLIT) + min(ks, chunks % KSPLIT);
-  const int c_end = c_begin + chunks / KSPLIT + (ks < chunks % KSPLIT ? 1 : 0);
+  const int units = K / elems / unit;    // feasibility guarantees K % elems == 0 (and K % group == 0)
+  const int c_begin = unit * (ks * (units / KSPLIT) + min(ks, units % KSPLIT));
+  const int c_end = c_begin + unit * (units / KSPLIT + (ks < units % KSPLIT ? 1 : 0));
+  const int groups = grouped ? K / WeightFormat<WF>::group : 0;
 
   unsigned long long policy = 0;
   if constexpr (HINT == hint_evict_first) asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
@@ -111,14 +173,14 @@ __global__ void __maxnreg__(register_limit<THREADS>)
       for (int r = 0; r < 2; ++r)
         if (c_begin + 4 * u + q < c_end)
           prefetch_l2(w + (long long)min(int(blockIdx.x) * cta_cols + cg * 16 + g + 8 * r, N - 1) * w_row_bytes +
-                      (long long)(c_begin + 4 * u + q) * 16);
+                      (long long)(c_begin + 4 * u + q) * piece_bytes);
     wait_for_prerequisites();
   }
   for (int blk = blockIdx.x; blk < blocks; blk += gridDim.x) {  // grid-stride: a persistent grid loops
     const int n0 = blk * cta_cols + cg * 16;
     // Rows past N read row N - 1 (kept in bounds, no predicate in the stream) and are never stored.
-    const unsigned char* row[2] = {w + (long long)min(n0 + g, N - 1) * w_row_bytes,
-                                   w + (long long)min(n0 + g + 8, N - 1) * w_row_bytes};
+    const long long rows[2] = {min(n0 + g, N - 1), min(n0 + g + 8, N - 1)};
+    const unsigned char* row[2] = {w + rows[0] * w_row_bytes, w + rows[1] * w_row_bytes};
     float acc[tiles][4];
 #pragma unroll
     for (int t = 0; t < tiles; ++t)
@@ -127,15 +189,22 @@ __global__ void __maxnreg__(register_limit<THREADS>)
 
     for (int base = c_begin; base < c_end; base += 4 * UNROLL) {  // warp-uniform: every lane runs every mma
       uint4 wv[UNROLL][2], xv[UNROLL][tiles][x_vecs];
-      // Issue every load of this step before any arithmetic: these are the bytes in flight. A chunk past the slice
+      float scale[UNROLL][2];
+      // Issue every load of this step before any arithmetic: these are the bytes in flight. A piece past the slice
       // is zeros in both operands, so its mmas add nothing.
 #pragma unroll
       for (int u = 0; u < UNROLL; ++u) {
         const int ci = base + 4 * u + q;
         const bool in = ci < c_end;
 #pragma unroll
-        for (int r = 0; r < 2; ++r)
-          wv[u][r] = in ? load_weights<HINT>(row[r] + (long long)ci * 16, policy) : make_uint4(0, 0, 0, 0);
+        for (int r = 0; r < 2; ++r) {
+          wv[u][r] = in ? load_weights<HINT, piece_bytes>(row[r] + (long long)ci * piece_bytes, policy)
+                        : make_uint4(0, 0, 0, 0);
+          if constexpr (grouped)  // the four lanes' pieces are one group (base and c_begin are whole groups)
+            scale[u][r] = in ? group_scale<WF>(static_cast<const unsigned short*>(scales), rows[r], groups,
+                                               ci * piece_bytes / 16)  // group_scale counts 16-byte chunks
+                             : 0.0f;
+        }
 #pragma unroll
         for (int t = 0; t < tiles; ++t)
 #pragma unroll
@@ -145,7 +214,14 @@ __global__ void __maxnreg__(register_limit<THREADS>)
                               : make_uint4(0, 0, 0, 0);
       }
 #pragma unroll
-      for (int u = 0; u < UNROLL; ++u)
+      for (int u = 0; u < UNROLL; ++u) {
+        // A grouped format sums the group apart and scales it in fp32; the others accumulate directly.
+        float part[tiles][4];
+        float(&sum)[tiles][4] = grouped ? part : acc;
+#pragma unroll
+        for (int t = 0; t < tiles; ++t)
+#pragma unroll
+          for (int i = 0; i < 4; ++i) part[t][i] = 0.0f;
 #pragma unroll
         for (int s = 0; s < steps; ++s) {
           unsigned a[4];
@@ -153,11 +229,17 @@ __global__ void __maxnreg__(register_limit<THREADS>)
           row_pairs<WF, XT>(wv[u][1], s, a[1], a[3]);
 #pragma unroll
           for (int t = 0; t < tiles; ++t) {
-            // x's words 2s and 2s + 1 hold the elements matching the weights of step s, in every format.
-            const int xw = 2 * s;
-            mma<XT>(acc[t], a, word(xv[u][t][xw / 4], xw % 4), word(xv[u][t][(xw + 1) / 4], (xw + 1) % 4));
+            unsigned b0, b1;
+            x_pairs<WF>(xv[u][t], s, b0, b1);
+            mma<XT>(sum[t], a, b0, b1);
           }
         }
+        if constexpr (grouped)
+#pragma unroll
+          for (int t = 0; t < tiles; ++t)
+#pragma unroll
+            for (int i = 0; i < 4; ++i) acc[t][i] = fmaf(scale[u][i / 2], part[t][i], acc[t][i]);
+      }
     }
 
     // acc[t]: [0] row g, token 8t + 2q; [1] row g, token 8t + 2q + 1; [2] and [3] the same for row g + 8.

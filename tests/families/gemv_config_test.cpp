@@ -130,10 +130,15 @@ TEST(GemvConfig, TheMmaEngineNamesWhatItDoesNotTake) {
   Config fp16_weights = c;
   fp16_weights.weights = Format::fp16;
   EXPECT_TRUE(Contains(infeasible(fp16_weights, decode(1, 64, 64)), "fp16 weights only with fp16 activations"));
-  for (Format grouped : {Format::q8_0, Format::int4_g32, Format::int4_g128}) {
-    Config g = c;
-    g.weights = grouped;
-    EXPECT_TRUE(Contains(infeasible(g, decode(1, 64, 128)), "group scale belongs inside the sum")) << to_string(grouped);
+  // Grouped formats: each mma must sum within one group of each row, so the four lanes of a row read one group.
+  Config g = c;
+  g.weights = Format::int4_g32;
+  EXPECT_TRUE(Contains(infeasible(g, decode(1, 64, 128)), "a group of 16 bytes"));
+  for (Format grouped : {Format::q8_0, Format::int4_g128}) {
+    g.weights = grouped, g.act = DType::bf16;
+    EXPECT_EQ(infeasible(g, decode(1, 64, 128)), "") << to_string(grouped);
+    g.act = DType::fp8_e4m3;
+    EXPECT_TRUE(Contains(infeasible(g, decode(1, 64, 128, DType::fp8_e4m3)), "only with 16-bit activations"));
   }
   // fp8 weights with any activation type; fp8 activations read x 16 bytes at a time, so rows of x 16 elements apart.
   Config fp8 = c;
@@ -146,6 +151,8 @@ TEST(GemvConfig, TheMmaEngineNamesWhatItDoesNotTake) {
   EXPECT_EQ(default_config(decode(2, 12288, 4096), Format::bf16).engine, Engine::mma);
   EXPECT_EQ(default_config(decode(1, 12288, 4096), Format::bf16).engine, Engine::fma);  // M = 1 measured no faster
   EXPECT_EQ(default_config(decode(1, 12288, 4096), Format::q8_0).engine, Engine::fma);
+  EXPECT_EQ(default_config(decode(2, 12288, 4096), Format::q8_0).engine, Engine::mma);
+  EXPECT_EQ(default_config(decode(2, 12288, 4096), Format::int4_g32).engine, Engine::fma);
   EXPECT_EQ(default_config(decode(1, 12288, 4096), Format::fp8).engine, Engine::fma);
   EXPECT_EQ(default_config(decode(2, 12288, 4096), Format::fp8).engine, Engine::mma);
   EXPECT_EQ(default_config(decode(1, 12288, 4096, DType::fp8_e4m3), Format::fp8).engine, Engine::mma);

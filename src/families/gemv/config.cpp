@@ -89,7 +89,12 @@ std::string mma_infeasible(Format f, DType act) {
   if (f == Format::fp8 || (f == Format::bf16 && act == DType::bf16) || (f == Format::fp16 && act == DType::fp16)) return "";
   if (f == Format::bf16 || f == Format::fp16)
     return fmt::format("the mma engine takes {} weights only with {} activations", to_string(f), to_string(f));
-  return fmt::format("the mma engine does not take {} weights: their group scale belongs inside the sum", to_string(f));
+  if (f == Format::int4_g32)
+    return "the mma engine does not take int4g32 weights: a group of 16 bytes is under the 64 bytes the four lanes "
+           "of an mma row read, and each mma must sum within one group";
+  if (act == DType::fp8_e4m3)
+    return fmt::format("the mma engine takes {} weights only with 16-bit activations", to_string(f));
+  return "";
 }
 
 std::string to_string(const Config& c) {
@@ -175,8 +180,9 @@ int register_estimate(const Config& c) {
     // Two rows' chunks and x's matching 16-byte pieces (one or two a chunk, for each 8-token half) in flight, the
     // accumulators of each half, the A fragment being decoded; indices, addresses and a margin.
     const int tiles = c.m > 8 ? 2 : 1;
-    const int x_vecs = c.weights == Format::fp8 && c.act != DType::fp8_e4m3 ? 2 : 1;
-    return c.unroll * (8 + 4 * x_vecs * tiles) + 4 * tiles + 8 + split + 56;
+    const int x_vecs = c.weights == Format::int4_g128 ? 4 : c.weights == Format::fp8 && c.act != DType::fp8_e4m3 ? 2 : 1;
+    const int scaled = group_size(c.weights) != 0 ? 1 : 0;  // a scale per row and a group's partial sums
+    return c.unroll * (8 + 4 * x_vecs * tiles + 2 * scaled) + 4 * tiles * (1 + scaled) + 8 + split + 56;
   }
   const int scaled = group_size(c.weights) != 0 ? 1 : 0;
   const int steps = elems_per_chunk(c.weights) / 8;            // 8-weight steps in one chunk: 1, 2 or 4

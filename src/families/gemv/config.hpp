@@ -18,7 +18,8 @@ enum class Format { bf16 = 0, fp16 = 1, q8_0 = 2, int4_g32 = 3, int4_g128 = 4, f
 // Cache policy of the weight stream; the values are gemv.cuh's codes.
 enum class Hint { none = 0, nc = 1, no_allocate = 2, evict_first = 3, prefetch_256 = 4 };
 // What does the products: one FMA a weight and token (kernels/gemv.cuh, every format), or mma.sync with the weights
-// as A (kernels/gemv_mma.cuh: 16-bit weights of the activation's type and fp8; 16 columns a warp).
+// as A (kernels/gemv_mma.cuh: 16-bit weights of the activation's type, fp8, and Q8_0 and int4 g128 with 16-bit
+// activations; 16 columns a warp).
 enum class Engine { fma = 0, mma = 1 };
 
 std::string_view to_string(Format f);  // "bf16", "fp16", "q8_0", "int4g32", "int4g128", "fp8"
