@@ -153,7 +153,8 @@ TEST(GemvGpu, ConfigurationCornersAndEdgeShapes) {
   std::vector<std::pair<Config, Problem>> runs;
   const Problem base = make_problem("gemv", 3, 1000, 1024, DType::bf16, Layout::TN);
   for (auto [f, engine] : {std::pair{Format::bf16, Engine::fma}, std::pair{Format::bf16, Engine::mma},
-                           std::pair{Format::q8_0, Engine::fma}, std::pair{Format::int4_g128, Engine::fma},
+                           std::pair{Format::q8_0, Engine::fma}, std::pair{Format::q8_0, Engine::mma},
+                           std::pair{Format::int4_g128, Engine::fma}, std::pair{Format::int4_g128, Engine::mma},
                            std::pair{Format::fp8, Engine::mma}}) {
     Config c = default_config(base, f, 132, engine);
     for (int ksplit : {1, 2, 8}) {
