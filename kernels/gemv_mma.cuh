@@ -6,27 +6,26 @@
 // it saves over the FMA kernel (a multiply-add and an unpack a weight, M of them) is the issue slots that kept that
 // kernel off the bandwidth floor.
 //
-// The order of k inside an mma is free, so long as A and B agree: a thread's k-values of one mma may be any of its
-// row's weights if its x values are the matching ones. So each lane loads whole 16-byte chunks of its two rows (the
-// fragment's rows g and g + 8) and x's matching elements, and one chunk feeds two or four mmas with no shuffle:
-// step s takes the chunk's words 2s and 2s + 1 (a weight pair each) and x's words 2s and 2s + 1. The four lanes of a
-// row take consecutive chunks, so one load instruction reads 64 contiguous bytes of each of 16 rows.
+// The order of k inside an mma is free, so long as A and B agree: a lane's k-values of one mma may be any of its
+// row's weights if its x values are the matching ones. So each lane loads whole pieces of its two rows (the
+// fragment's rows g and g + 8: 16 bytes, 8 for Q8_0) and x's matching elements, and one piece feeds two to eight
+// mmas with no shuffle. Step s of a piece takes its words 2s and 2s + 1 (16-bit weights; fp8 with fp8 x), its word
+// s widened to two pairs (fp8 into 16-bit x, Q8_0), or nibbles j and j + 4 of its word s / 2 (int4: the pairs one
+// magic-number conversion makes); x's matching elements are paired the same way (x_pairs). The four lanes of a row
+// take consecutive pieces, so one load instruction reads 64 (Q8_0: 32) contiguous bytes of each of 16 rows.
 //
 // Weight formats: bf16 and fp16 as they are (the activation's type); fp8 e4m3 widened to the activation's 16-bit
 // type (exactly: every e4m3 value is a bf16 and an fp16), or, with fp8 activations, both fed as they are to the
-// e4m3 mma (k = 32). Its channel scale multiplies the sum. Q8_0 and int4 with groups of 128 feed q itself, exact in
-// the 16-bit type, and scale in fp32 as the reference does: the four lanes of a row then read one group together
-// (a lane 8 bytes of Q8_0's 32, or 16 of int4's 64), so every mma sums one group of each row into a partial that
-// the group's scale multiplies into the accumulator. int4 with groups of 32 (16 bytes) would need 4-byte loads.
-//
-// A lane's piece of a row is 16 bytes (8 for Q8_0). Step s of a piece takes its words 2s and 2s + 1 (16-bit and
-// fp8 weights), or its word s widened to two pairs (fp8 into 16-bit x, Q8_0), or nibbles j and j + 4 of its word
-// s / 2 (int4: the pairs one magic-number conversion makes); x's matching elements are paired the same way.
+// e4m3 mma (k = 32); its channel scale multiplies the sum. Q8_0 and int4 with groups of 128 feed q itself, exact in
+// the 16-bit type, and scale in fp32 as the reference does: the four lanes' pieces of a row are one group, so every
+// mma sums within one group of each row into a partial that the group's scale multiplies into the accumulator.
+// int4 with groups of 32 (16 bytes) would need 4-byte pieces, and stays with the FMA kernel.
 //
 // Template parameters (the gemv configuration with engine=mma, src/families/gemv): M, WF, XT as in gemv.cuh;
 // THREADS (warps: THREADS/32/KSPLIT column groups of 16 columns); KSPLIT warps share columns, each one contiguous
-// slice of K, reduced through shared memory in a fixed order; UNROLL chunks per row a lane loads before it
-// computes (bytes in flight per lane: 32 * UNROLL); HINT the weight stream's cache policy; PDL as in gemv.cuh.
+// slice of K (whole groups), reduced through shared memory in a fixed order; UNROLL pieces per row a lane loads
+// before it computes (two rows: 2 * UNROLL pieces in flight per lane); HINT the weight stream's cache policy; PDL as
+// in gemv.cuh.
 #include "gemv.cuh"
 
 namespace tilewise::kernels::gemv {
@@ -62,8 +61,8 @@ __device__ __forceinline__ unsigned widen_e4m3_pair(unsigned short w) {
   return bits;
 }
 
-// Two stored integers (the low bytes of b0 and b1 of a magic-number encoding, already in the 16-bit halves) as the
-// activation's 16-bit type, exactly: `bits` holds (magic | u) in each half, and u - bias is the integer.
+// Two small integers stored as magic | u in the 16-bit halves of `bits` (magic | u reads as the integer base + u in
+// the activation's type), returned as (base + u) - bias: exact, since both are integers the type holds.
 template <int XT>
 __device__ __forceinline__ unsigned magic_pair(unsigned bits, float bias) {
   if constexpr (XT == x_bf16) {
@@ -110,8 +109,8 @@ __device__ __forceinline__ void row_pairs(const uint4& v, int s, unsigned& lo, u
   }
 }
 
-// The B registers of step s from x's elements matching the piece (words xw[0..]): words 2s and 2s + 1, or for int4
-// the pairs (j, j + 4) of its word s / 2 to match row_pairs.
+// The B registers of step s from x's elements matching the piece (xv: its 16-byte loads): words 2s and 2s + 1, or
+// for int4 the pairs (j, j + 4) of the elements of its weight word s / 2, to match row_pairs.
 template <int WF, int X_VECS>
 __device__ __forceinline__ void x_pairs(const uint4 (&xv)[X_VECS], int s, unsigned& lo, unsigned& hi) {
   if constexpr (WF == w_int4_g128) {

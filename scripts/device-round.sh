@@ -150,8 +150,8 @@ for step in "$@"; do
       tail -n 3 "$work"/*.out; grep -h "skipped past" "$work"/*-peers.log | wc -l
       ;;
     gemv-engines)
-      # Both gemv engines under their GPU tests and compute-sanitizer, then side by side with their settings on the
-      # two shapes issue 4 names, cold.
+      # Both gemv engines under their GPU tests and compute-sanitizer, then side by side with their settings (the
+      # default, each format on the other engine, PDL) on the two shapes issue 4 names, cold.
       timeout 150 "$tests/families_gpu_test" --gtest_filter='GemvGpu.*' 2>&1 | tee "$work/gemv-gpu-tests.log" \
         | grep -E "^\[ *(OK|FAILED|PASSED) " | tail -n 12
       for tool in memcheck racecheck; do
@@ -160,7 +160,7 @@ for step in "$@"; do
         echo "compute-sanitizer $tool (gemv, both engines): exit $?"; tail -n 2 "$work/sanitizer-gemv-$tool.log"
       done
       timeout 150 "$bin" bench --suite suites/decode.txt --only dec_m1_12288,dec_m16_12288 --dtypes bf16,fp8 --layouts TN \
-        --cold --arms "${GEMV_ARMS:-gemv:bf16,gemv:bf16@engine=fma,gemv:fp8,gemv:fp8@engine=fma,cublaslt}" \
+        --cold --arms "${GEMV_ARMS:-gemv:bf16,gemv:bf16@engine=mma,gemv:bf16@pdl=1,gemv:int8,gemv:int8@engine=mma,gemv:int8@engine=mma;pdl=1,gemv:int4,gemv:int4@engine=mma,gemv:int4@engine=mma;pdl=1,gemv:fp8,cublaslt}" \
         --baseline cublaslt -o "$work/decode-gemv-engines.json" 2>"$work/decode-gemv-engines.log" \
         | tee "$work/decode-gemv-engines-table.txt" | tail -n 12
       ;;
