@@ -289,8 +289,10 @@ def triton_arm(prob):
 def torch_kernels(problems):
     """The GPU kernels one torch.mm launches for each problem, named by torch's profiler in a child process: which
     cuBLAS kernel torch chose, so a gap between the torch and cublaslt-default arms can be told apart from a
-    different choice. Not in this process: once the profiler has run, every eager launch after it went 4-11%
-    slower (CUPTI stays attached), and the torch arm's host loop drifted off its graph replay."""
+    different choice. Not in this process, so no profiler is ever attached while the arms are timed. (The first run
+    that named them in this process had torch's host loop 10-11% off its graph replay; so did the next, without
+    the profiler but with another runner compiling on the same cores, and the run after, on cores of its own, had
+    not: the cores, not the profiler, were what the runs showed.)"""
     script = ("import json, sys, torch\n"
               "from torch.profiler import ProfilerActivity, profile\n"
               "sys.path.insert(0, %r)\n"
