@@ -259,6 +259,32 @@ TEST(GemvConfig, RegisterLimitIsTheKernelsCap) {
   EXPECT_TRUE(Contains(infeasible(c, decode(16, 12288, 4096)), "would spill"));
 }
 
+TEST(GemvConfig, LaunchArgumentsAreCheckedBeforeTheLaunch) {
+  const Problem p = decode(1, 64, 128);
+  auto at = [](uintptr_t address) { return reinterpret_cast<void*>(address); };
+  const Args good{at(0x1000), 128, at(0x2000), 256, nullptr, at(0x3000), 1};
+  Config c = default_config(p, Format::bf16, 132, Engine::mma);
+  EXPECT_EQ(args_error(c, p, good), "");
+  Args a = good;
+  a.x = nullptr;
+  EXPECT_TRUE(Contains(args_error(c, p, a), "are all required"));
+  a = good, a.x = at(0x1008);  // 8-byte aligned: enough for the FMA engine's fp8 x only
+  EXPECT_TRUE(Contains(args_error(c, p, a), "is not 16-byte aligned (mma engine vector loads)"));
+  a = good, a.w = at(0x2008);
+  EXPECT_TRUE(Contains(args_error(c, p, a), "not 16-byte aligned rows of K = 128"));
+  a = good, a.w_row_bytes = 128;  // 64 bf16 weights: short of K
+  EXPECT_TRUE(Contains(args_error(c, p, a), "not 16-byte aligned rows of K = 128"));
+  c = default_config(p, Format::q8_0);
+  a = good, a.w_row_bytes = 128;
+  EXPECT_TRUE(Contains(args_error(c, p, a), "q8_0 weights need their scales"));
+  a.scales = at(0x4000);
+  EXPECT_EQ(args_error(c, p, a), "");
+  const Problem fp8 = decode(1, 64, 128, DType::fp8_e4m3);
+  c = default_config(fp8, Format::fp8, 132, Engine::fma);
+  a.x = at(0x1008);
+  EXPECT_EQ(args_error(c, fp8, a), "");  // the FMA engine reads fp8 x 8 bytes at a time
+}
+
 TEST(GemvConfig, KernelBuildNamesTheInstantiation) {
   const jit::KernelBuild b = kernel_build(sample());
   EXPECT_EQ(b.kernel_file, "gemv.cuh");

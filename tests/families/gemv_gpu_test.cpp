@@ -175,7 +175,7 @@ TEST(GemvGpu, ConfigurationCornersAndEdgeShapes) {
           (!heaviest || register_estimate(v) > register_estimate(*heaviest)))
         heaviest = v;
     ASSERT_TRUE(heaviest);
-    EXPECT_GT(heaviest->cols * heaviest->unroll, c.cols * c.unroll);
+    EXPECT_GE(heaviest->cols * heaviest->unroll, c.cols * c.unroll);  // the default may be the heaviest already
     runs.emplace_back(*heaviest, base);
     for (Hint h : {Hint::none, Hint::nc, Hint::evict_first, Hint::prefetch_256}) {
       Config v = c;
@@ -225,33 +225,57 @@ TEST(GemvGpu, ConfigurationCornersAndEdgeShapes) {
   }
 }
 
-// A PDL launch may start while the kernel before it runs; it must wait for it before it reads x and W or writes the
-// output. Here the kernels before it rewrite x and W (from other values) and poison the output with NaN, and the GEMV
-// is launched right behind them with no synchronization: it must see the new operands and its output must survive.
+// A PDL launch may start while the kernel before it runs; it must wait for it before it reads x or writes the
+// output. Only a kernel that lets its dependents launch early overlaps them, so the test chains two PDL GEMVs as a
+// decode step chains layers: the first writes the second's x (NaN until then), and the second, launched right
+// behind it, must read what the first wrote. Once on a stream, once replayed from a captured graph (the harness
+// times graphs).
 TEST(GemvGpu, AProgrammaticLaunchWaitsForTheKernelBeforeIt) {
   TW_REQUIRE_GPU();
   device::Stream s;
-  const Problem p = make_problem("pdl", 4, 8192, 4096, DType::bf16, Layout::TN);
+  const Problem first = make_problem("layer1", 1, 4096, 8192, DType::bf16, Layout::TN);
+  const Problem second = make_problem("layer2", 1, 12288, 4096, DType::bf16, Layout::TN);  // K = first's N
+  device::Operands ops1(first, 1, device::Reference::bytes(first)), ops2(second, 1, device::Reference::bytes(second));
+  ops1.fill(7, s.get());
+  ops2.fill(8, s.get());
+  const device::OperandSet &s1 = ops1.set(0), &s2 = ops2.set(0);
   for (Engine engine : {Engine::fma, Engine::mma}) {
-    Config c = default_config(p, Format::bf16, 132, engine);
-    c.pdl = true;
-    SCOPED_TRACE(to_string(c));
-    device::Operands ops(p, 1, device::Reference::bytes(p));
-    ops.fill(7, s.get());
-    const device::Reference ref(p, ops.set(0), s.get());
-    ops.fill(8, s.get());  // other values, then the ones the reference holds again, right before the launch
-    const Kernel k(c);
-    const device::OperandSet& set = ops.set(0);
-    const Args a{set.a.get(), p.lda, set.b.get(), p.ldb * element_bytes(p.dtype), nullptr, set.c.get(), p.ldc};
-    for (int i = 0; i < 3; ++i) {
-      ops.fill(7, s.get());
-      ops.poison_output(0, s.get());  // the kernel right before the GEMV: NaN wherever the GEMV writes too early
-      k.launch(p, a, s.get());
+    Config c1 = default_config(first, Format::bf16, 132, engine), c2 = default_config(second, Format::bf16, 132, engine);
+    c1.pdl = c2.pdl = true;
+    SCOPED_TRACE(to_string(c2));
+    const Kernel k1(c1), k2(c2);
+    // The first layer's output is the second's x: N values, one token (ldc 1).
+    const Args a1{s1.a.get(), first.lda, s1.b.get(), first.ldb * 2, nullptr, s2.a.get(), 1};
+    const Args a2{s2.a.get(), second.lda, s2.b.get(), second.ldb * 2, nullptr, s2.c.get(), second.ldc};
+    auto step = [&](cudaStream_t st) {
+      TW_CUDA(cudaMemsetAsync(s2.a.get(), 0xFF, size_t(second.K) * 2, st));  // x2 NaN until the first layer writes it
+      k1.launch(first, a1, st);
+      k2.launch(second, a2, st);
+    };
+    for (bool graph : {false, true}) {
+      SCOPED_TRACE(graph ? "graph replay" : "stream");
+      ops2.poison_output(0, s.get());
+      if (graph) {
+        cudaGraph_t g = nullptr;
+        cudaGraphExec_t exec = nullptr;
+        TW_CUDA(cudaStreamBeginCapture(s.get(), cudaStreamCaptureModeThreadLocal));
+        step(s.get());
+        TW_CUDA(cudaStreamEndCapture(s.get(), &g));
+        TW_CUDA(cudaGraphInstantiate(&exec, g, 0));
+        TW_CUDA(cudaGraphLaunch(exec, s.get()));
+        TW_CUDA(cudaStreamSynchronize(s.get()));
+        TW_CUDA(cudaGraphExecDestroy(exec));
+        TW_CUDA(cudaGraphDestroy(g));
+      } else {
+        step(s.get());
+      }
       TW_CUDA(cudaGetLastError());
+      // The reference reads x2 as the first layer left it: a second layer that read x2 early computed on NaN.
+      const device::Reference ref(second, s2, s.get());
+      const device::OutputError e = ref.compare(s2.c.get(), s.get());
+      ASSERT_TRUE(e.rel_err) << e.non_finite << " outputs not finite: x read before the first layer wrote it?";
+      EXPECT_LE(*e.rel_err, receipt::correctness_bound(second.dtype) / 4);
     }
-    const device::OutputError e = ref.compare(set.c.get(), s.get());
-    ASSERT_TRUE(e.rel_err) << e.non_finite << " outputs not finite (written before the fill ended?)";
-    EXPECT_LE(*e.rel_err, receipt::correctness_bound(p.dtype) / 4);
   }
 }
 

@@ -48,11 +48,22 @@ int Kernel::grid(int64_t N) const {
   return int(std::min<int64_t>(blocks, int64_t(sm_count_) * std::max(1, 2048 / config_.threads)));
 }
 
+std::string args_error(const Config& c, const Problem& p, const Args& a) {
+  if (!a.x || !a.w || !a.out) return fmt::format("x ({}), weights ({}) and the output ({}) are all required", a.x, a.w, a.out);
+  if (reinterpret_cast<uintptr_t>(a.w) % 16 || a.w_row_bytes % 16 || a.w_row_bytes * elems_per_chunk(c.weights) < p.K * 16)
+    return fmt::format("weights at {} with rows {} bytes apart are not 16-byte aligned rows of K = {}", a.w,
+                       a.w_row_bytes, p.K);
+  const int x_align = c.engine == Engine::fma && p.dtype == DType::fp8_e4m3 ? 8 : 16;
+  if (reinterpret_cast<uintptr_t>(a.x) % x_align)
+    return fmt::format("x at {} is not {}-byte aligned ({} engine vector loads)", a.x, x_align, to_string(c.engine));
+  if (!a.scales && (group_size(c.weights) != 0 || c.weights == Format::fp8))
+    return fmt::format("{} weights need their scales", to_string(c.weights));
+  return "";
+}
+
 void Kernel::launch(const Problem& p, const Args& a, cudaStream_t stream) const {
   require_feasible(config_, p);
-  if (reinterpret_cast<uintptr_t>(a.w) % 16 || a.w_row_bytes % 16 || a.w_row_bytes * elems_per_chunk(config_.weights) < p.K * 16)
-    throw Error(fmt::format("gemv: weights at {} with rows {} bytes apart are not 16-byte aligned rows of K = {}", a.w,
-                            a.w_row_bytes, p.K));
+  if (std::string why = args_error(config_, p, a); !why.empty()) throw Error("gemv: " + why);
   const unsigned char* x = static_cast<const unsigned char*>(a.x);
   const unsigned char* w = static_cast<const unsigned char*>(a.w);
   long long ldx = a.ldx, w_row_bytes = a.w_row_bytes, ldc = a.ldc;

@@ -29,6 +29,11 @@ struct Args {
 // The one description of what to compile for a configuration (the JIT cache derives its key from it).
 jit::KernelBuild kernel_build(const Config& c);
 
+// Why `a` cannot be launched with `c` on `p` (empty when it can): a missing operand or scale array, weight rows that
+// are not whole 16-byte-aligned rows of K, or x not aligned for the engine's vector loads (16 bytes; the FMA engine
+// reads fp8 x 8 bytes at a time). Shape and stride rules are require_feasible's.
+std::string args_error(const Config& c, const Problem& p, const Args& a);
+
 class Kernel {
  public:
   // Compiles (or takes from the cache) and loads the kernel on the current device. Throws Error.
@@ -41,7 +46,8 @@ class Kernel {
   const jit::ResourceUsage& usage() const { return usage_; }
   // CTAs launched for N output columns.
   int grid(int64_t N) const;
-  // Throws Unsupported when the configuration cannot run the problem (require_feasible).
+  // Throws Unsupported when the configuration cannot run the problem (require_feasible), Error when the arguments
+  // cannot be launched (args_error).
   void launch(const Problem& p, const Args& a, cudaStream_t stream) const;
 
  private:
