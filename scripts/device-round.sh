@@ -4,7 +4,7 @@
 #   scripts/device-round.sh [smoke] [tests] [sanitize] [square] [decode] [llm24] [protocol-decode]
 #                          [peers-smoke] [peers-torch] [peers-triton] [crosscheck-square] [crosscheck-torch]
 #                          [sm90-tests] [sass] [sm90-explore] [sm90-sanitize] [square-sm90] [decode-gemv] [family-tests]
-#                          [peers-gpus] [gemv-engines]
+#                          [peers-gpus] [gemv-engines] [sm90-sweep]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export TILEWISE_SOURCE_DIR=$PWD  # the GPU tests read suites from this copy, not from where they were built
@@ -163,6 +163,14 @@ for step in "$@"; do
         --cold --arms "${GEMV_ARMS:-gemv:bf16,gemv:bf16@engine=mma,gemv:bf16@pdl=1,gemv:int8,gemv:int8@engine=mma,gemv:int8@engine=mma;pdl=1,gemv:int4,gemv:int4@engine=mma,gemv:int4@engine=mma;pdl=1,gemv:fp8,cublaslt}" \
         --baseline cublaslt -o "$work/decode-gemv-engines.json" 2>"$work/decode-gemv-engines.log" \
         | tee "$work/decode-gemv-engines-table.txt" | tail -n 12
+      ;;
+    sm90-sweep)
+      # Every configuration the first rule chooses among, timed side by side per problem (warm): the receipt
+      # `tilewise fit` fits the rule's constants to.
+      timeout "${BENCH_TIMEOUT:-560}" "$bin" bench --suite suites/llm24.txt --suite suites/square.txt --dtypes bf16 \
+        --layouts TN --arms sm90:sweep,sm90,cublaslt --baseline cublaslt -o "$work/sm90-sweep-warm.json" \
+        2>"$work/sm90-sweep-warm.log" | tee "$work/sm90-sweep-warm-table.txt" | tail -n 6
+      "$bin" fit "$work/sm90-sweep-warm.json" | tee "$work/sm90-fit.txt" | tail -n 4
       ;;
     crosscheck-torch)
       # tilewise's vendor arms and torch.mm back to back on one machine: the closest runs there can be.

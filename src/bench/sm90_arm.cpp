@@ -1,10 +1,14 @@
 // The arm `sm90`: our Hopper GEMM with the configuration given in its name ("sm90:block_m=128;stages=5", fields
-// separated by ';' because ',' separates arms) or, for a plain "sm90", the first shape rule.
+// separated by ';' because ',' separates arms) or, for a plain "sm90", the first shape rule. And `sm90:sweep`:
+// every configuration the first rule chooses among (sm90::rule_candidates), checked and timed as the cublaslt arm
+// times its candidates (bench/choose.hpp); the fastest runs, and the receipt keeps every candidate's time, the
+// sweep `tilewise fit` fits the rule's constants to.
 #include <fmt/format.h>
 
 #include <algorithm>
 
 #include "bench/arm.hpp"
+#include "bench/choose.hpp"
 #include "bench/sm90_arm.hpp"
 #include "families/sm90/gemm.hpp"
 #include "families/sm90/heuristic.hpp"
@@ -12,6 +16,15 @@
 namespace tilewise::bench {
 
 namespace {
+
+nlohmann::json gemm_config(const sm90::Config& c, const sm90::Gemm& gemm) {
+  const jit::ResourceUsage& u = gemm.usage();
+  return {{"config", sm90::to_string(c)},
+          {"grid", gemm.grid()},
+          {"registers", u.registers},
+          {"spill_bytes", u.spill_store_bytes + u.spill_load_bytes},
+          {"stack_frame_bytes", u.stack_frame_bytes}};
+}
 
 class Sm90Arm : public Arm {
  public:
@@ -32,14 +45,7 @@ class Sm90Arm : public Arm {
     gemm_->run(s.a.get(), s.b.get(), s.c.get(), stream);
   }
 
-  nlohmann::json config() const override {
-    const jit::ResourceUsage& u = gemm_->usage();
-    return {{"config", sm90::to_string(config_)},
-            {"grid", gemm_->grid()},
-            {"registers", u.registers},
-            {"spill_bytes", u.spill_store_bytes + u.spill_load_bytes},
-            {"stack_frame_bytes", u.stack_frame_bytes}};
-  }
+  nlohmann::json config() const override { return gemm_config(config_, *gemm_); }
   std::string config_text() const override { return sm90::describe(config_); }
 
  private:
@@ -50,10 +56,67 @@ class Sm90Arm : public Arm {
   const device::Operands* operands_ = nullptr;
 };
 
+class Sm90SweepArm : public Arm {
+ public:
+  const std::string& name() const override { return name_; }
+
+  void prepare(const Workbench& wb) override {
+    operands_ = &wb.operands;
+    const int sm_count = device::sm_count();
+    sm90::Limits limits;
+    limits.sm_count = sm_count;
+    configs_ = sm90::rule_candidates(wb.problem, limits);
+    std::vector<jit::KernelBuild> builds;
+    for (const sm90::Config& c : configs_) builds.push_back(sm90::kernel_build(c, wb.problem));
+    try {
+      jit::build_all(builds);  // in parallel; the Gemms below then load from the cache
+    } catch (const Error&) {  // a candidate that does not build fails on its own below, named, and is recorded
+    }
+    gemms_.clear();
+    gemms_.resize(configs_.size());
+    std::vector<nlohmann::json> configs;
+    for (const sm90::Config& c : configs_) configs.push_back({{"config", sm90::to_string(c)}});
+    const device::Launch launch = [this](int set, cudaStream_t s) { this->launch(set, s); };
+    auto use = [&](size_t i) {
+      current_ = nullptr;
+      if (!gemms_[i]) gemms_[i] = std::make_unique<sm90::Gemm>(wb.problem, configs_[i], sm_count);
+      current_ = gemms_[i].get(), chosen_ = i;
+    };
+    const Choice choice = choose_fastest(wb, configs, use, launch);
+    tried_ = choice.tried;
+    if (!current_) throw Error(fmt::format("sm90:sweep: no rule candidate runs {}", describe(wb.problem)));
+  }
+
+  void launch(int set, cudaStream_t stream) const override {
+    const device::OperandSet& s = operands_->set(set);
+    current_->run(s.a.get(), s.b.get(), s.c.get(), stream);
+  }
+
+  nlohmann::json config() const override {
+    nlohmann::json j = gemm_config(configs_[chosen_], *current_);
+    j["swept"] = configs_.size();
+    return j;
+  }
+  std::string config_text() const override {
+    return fmt::format("fastest of {} rule candidates: {}", configs_.size(), sm90::describe(configs_[chosen_]));
+  }
+  std::vector<receipt::Candidate> candidates() const override { return tried_; }
+
+ private:
+  std::string name_ = "sm90:sweep";
+  std::vector<sm90::Config> configs_;
+  std::vector<std::unique_ptr<sm90::Gemm>> gemms_;
+  sm90::Gemm* current_ = nullptr;
+  size_t chosen_ = 0;
+  std::vector<receipt::Candidate> tried_;
+  const device::Operands* operands_ = nullptr;
+};
+
 }  // namespace
 
 std::unique_ptr<Arm> make_sm90_arm(const std::string& name) {
   if (name == "sm90") return std::make_unique<Sm90Arm>(name, std::nullopt);
+  if (name == "sm90:sweep") return std::make_unique<Sm90SweepArm>();
   std::string fields = name.substr(std::string_view("sm90:").size());
   std::replace(fields.begin(), fields.end(), ';', ',');
   return std::make_unique<Sm90Arm>(name, sm90::parse_config(fields));

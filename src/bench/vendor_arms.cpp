@@ -1,16 +1,16 @@
 // The vendor arms. A vendor figure far under what the machine does elsewhere is a harness bug until shown
 // otherwise (seed 000), so the `cublaslt` arm gets every chance: one workspace allocated once and shared, every
-// candidate the heuristic offers checked for correctness and timed, and the fastest kept.
+// candidate the heuristic offers checked for correctness and timed (bench/choose.hpp), and the fastest kept.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 
 #include "bench/arm.hpp"
+#include "bench/choose.hpp"
 #include "bench/gemv_arms.hpp"
 #include "bench/selected_arm.hpp"
 #include "bench/sm90_arm.hpp"
 #include "families/cublaslt/matmul.hpp"
-#include "receipt/derive.hpp"
 
 namespace tilewise::bench {
 
@@ -32,38 +32,11 @@ class VendorArm : public Arm {
     matmul_ = std::make_unique<cublaslt::Matmul>(shared_context(), wb.problem);
     std::vector<cublaslt::Candidate> offered = matmul_->heuristic(32);
     if (!search_) offered.resize(1);
-    tried_.assign(offered.size(), {});
-    std::vector<std::unique_ptr<device::GraphTimer>> timers(offered.size());
+    std::vector<nlohmann::json> configs;
+    for (const cublaslt::Candidate& c : offered) configs.push_back(c.config);
     const device::Launch launch = [this](int set, cudaStream_t s) { this->launch(set, s); };
-    for (size_t i = 0; i < offered.size(); ++i) {
-      receipt::Candidate& record = tried_[i];
-      record.config = offered[i].config;
-      try {
-        chosen_ = offered[i];  // the graphs below capture this candidate
-        const device::OutputError err = checked_run(wb, launch);
-        record.rel_err = err.rel_err;
-        record.correct = receipt::is_correct(err.rel_err, receipt::correctness_bound(wb.problem.dtype));
-        if (record.correct && search_)
-          timers[i] = device::sized_graph_timer(launch, wb.operands.count(), wb.graph_target_ms / 2, wb.stream);
-      } catch (const Error& e) {
-        record.error = e.what();
-      }
-    }
-    // Candidates are timed in interleaved rounds, so clock drift under the power cap hits them all alike; timed
-    // one after another, a candidate once won by 15% what it lost in the repeats that followed.
-    std::vector<std::vector<double>> samples(offered.size());
-    for (int round = 0; round < wb.selection_rounds; ++round)
-      for (size_t k = 0; k < offered.size(); ++k) {
-        const size_t i = (k + size_t(round)) % offered.size();
-        if (timers[i]) samples[i].push_back(timers[i]->measure(1));
-      }
-    size_t best = 0;  // with nothing correct, the first candidate stands so the harness reports it as incorrect
-    for (size_t i = 0; i < offered.size(); ++i) {
-      if (samples[i].empty()) continue;
-      tried_[i].us = receipt::median(samples[i]);
-      if (!tried_[best].us || *tried_[i].us < *tried_[best].us) best = i;
-    }
-    chosen_ = offered[best];
+    const Choice choice = choose_fastest(wb, configs, [&](size_t i) { chosen_ = offered[i]; }, launch, search_);
+    tried_ = choice.tried;
   }
 
   void launch(int set, cudaStream_t stream) const override {
@@ -94,7 +67,7 @@ std::unique_ptr<Arm> make_arm(const std::string& name) {
   if (name == "sm90" || name.starts_with("sm90:")) return make_sm90_arm(name);
   if (auto arm = make_gemv_arm(name)) return arm;
   if (auto arm = make_selected_arm(name)) return arm;
-  throw Error(fmt::format("unknown arm '{}' (known: cublaslt, cublaslt-default, sm90, sm90:<config>, selected, "
+  throw Error(fmt::format("unknown arm '{}' (known: cublaslt, cublaslt-default, sm90, sm90:<config>, sm90:sweep, selected, "
                           "selected:<database>, {})", name,
                           fmt::join(gemv_arm_names(), ", ")));
 }

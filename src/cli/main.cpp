@@ -8,6 +8,7 @@
 
 #include "bench/runner.hpp"
 #include "cli/compile.hpp"
+#include "cli/fit.hpp"
 #include "cli/lists.hpp"
 #include "cli/tune.hpp"
 #include "core/error.hpp"
@@ -109,6 +110,11 @@ int main(int argc, char** argv) {
   suite->add_option("--dtypes", dtypes_text, "comma-separated: bf16, fp16, fp8");
   suite->add_option("--layouts", layouts_text, "comma-separated: TN, NN");
 
+  auto* fit = app.add_subcommand("fit", "fit the sm90 first rule's constants to the sm90:sweep results of receipts "
+                                       "(no GPU needed)");
+  std::vector<std::string> fit_files;
+  fit->add_option("receipts", fit_files, "receipt files with sm90:sweep results")->required();
+
   auto* compile = app.add_subcommand("compile", "build sm90 configurations for suites (no GPU) and report registers, "
                                                  "spills and shared memory; exits non-zero on any spill");
   tw::cli::CompileOptions co;
@@ -198,6 +204,7 @@ int main(int argc, char** argv) {
     if (*info) return cmd_info();
     if (*check) return cmd_check(check_files);
     if (*suite) return cmd_suite(suite_files, dtypes(), layouts());
+    if (*fit) return tw::cli::run_fit(fit_files);
     if (*compile) {
       co.dtypes = dtypes();
       co.layouts = layouts();

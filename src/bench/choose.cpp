@@ -1,0 +1,41 @@
+#include "bench/choose.hpp"
+
+#include "receipt/derive.hpp"
+
+namespace tilewise::bench {
+
+Choice choose_fastest(const Workbench& wb, const std::vector<nlohmann::json>& configs,
+                      const std::function<void(size_t)>& use, const device::Launch& launch, bool time) {
+  Choice out;
+  out.tried.assign(configs.size(), {});
+  std::vector<std::unique_ptr<device::GraphTimer>> timers(configs.size());
+  for (size_t i = 0; i < configs.size(); ++i) {
+    receipt::Candidate& record = out.tried[i];
+    record.config = configs[i];
+    try {
+      use(i);  // the graph below captures this candidate
+      const device::OutputError err = checked_run(wb, launch);
+      record.rel_err = err.rel_err;
+      record.correct = receipt::is_correct(err.rel_err, receipt::correctness_bound(wb.problem.dtype));
+      if (record.correct && time)
+        timers[i] = device::sized_graph_timer(launch, wb.operands.count(), wb.graph_target_ms / 2, wb.stream);
+    } catch (const Error& e) {
+      record.error = e.what();
+    }
+  }
+  std::vector<std::vector<double>> samples(configs.size());
+  for (int round = 0; round < wb.selection_rounds; ++round)
+    for (size_t k = 0; k < configs.size(); ++k) {
+      const size_t i = (k + size_t(round)) % configs.size();
+      if (timers[i]) samples[i].push_back(timers[i]->measure(1));
+    }
+  for (size_t i = 0; i < configs.size(); ++i) {
+    if (samples[i].empty()) continue;
+    out.tried[i].us = receipt::median(samples[i]);
+    if (!out.tried[out.best].us || *out.tried[i].us < *out.tried[out.best].us) out.best = i;
+  }
+  if (!configs.empty()) use(out.best);
+  return out;
+}
+
+}  // namespace tilewise::bench

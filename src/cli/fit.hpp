@@ -1,0 +1,14 @@
+#pragma once
+// `tilewise fit RECEIPT...`: the first rule's constants (sm90::RuleParams) fitted to the `sm90:sweep` results of
+// valid receipts, printed with the fit's error against each problem's fastest candidate beside the error of the
+// constants in use. The fitted values go into heuristic.hpp by hand, citing the receipt.
+#include <string>
+#include <vector>
+
+namespace tilewise::cli {
+
+// Returns the exit status: 0 with a fit printed; throws Error naming the receipt for an invalid receipt, one
+// without sweep results, or sweeps measured on machines with different SM counts.
+int run_fit(const std::vector<std::string>& receipts);
+
+}  // namespace tilewise::cli
