@@ -138,7 +138,7 @@ for step in "$@"; do
       # One job a GPU, all at once: PEER_JOBS="name|problem args;name|problem args", each tilewise's cublaslt-default
       # and then the peers on its own GPU (scripts/peers-closest.sh), within PEER_SECONDS.
       # Each job on its own share of the cores: a job's Triton compiles on another job's cores delayed that job's
-      # eager torch.mm launches, its host loop, by up to 11%.
+      # eager torch.mm launches until the checker refused its host loop.
       IFS=';' read -r -a jobs <<<"$PEER_JOBS"
       share=$(($(nproc) / ${#jobs[@]}))
       for i in "${!jobs[@]}"; do

@@ -289,10 +289,7 @@ def triton_arm(prob):
 def torch_kernels(problems):
     """The GPU kernels one torch.mm launches for each problem, named by torch's profiler in a child process: which
     cuBLAS kernel torch chose, so a gap between the torch and cublaslt-default arms can be told apart from a
-    different choice. Not in this process, so no profiler is ever attached while the arms are timed. (The first run
-    that named them in this process had torch's host loop 10-11% off its graph replay; so did the next, without
-    the profiler but with another runner compiling on the same cores, and the run after, on cores of its own, had
-    not: the cores, not the profiler, were what the runs showed.)"""
+    different choice. Not in this process, so no profiler is ever attached while the arms are timed."""
     script = ("import json, sys, torch\n"
               "from torch.profiler import ProfilerActivity, profile\n"
               "sys.path.insert(0, %r)\n"
@@ -400,8 +397,8 @@ def main():
          "command": " ".join(sys.argv),
          "notes": ["peer runner: torch and triton under tilewise's protocol", rc.rewarm_note(a.baseline, a.rewarm_ms),
                    f"CPU: this process and its compile workers ran on {len(os.sched_getaffinity(0))} of the machine's "
-                   f"{os.cpu_count()} cores (another GPU's runner, compiling, used the rest: its compiles on the same "
-                   "cores delayed torch.mm's eager launches, the host loop, by up to 11%)"],
+                   f"{os.cpu_count()} cores (where other runners ran, on the rest: their compiles on the same cores "
+                   "delayed torch.mm's eager launches until the checker refused the host loop)"],
          "tool": {"name": "tilewise-peers", "version": f"torch {torch.__version__}, triton {triton.__version__}",
                   "commit": commit, "dirty": dirty},
          "machine": {"gpu": props.name, "sm_count": props.multi_processor_count, "cc": f"{props.major}.{props.minor}",

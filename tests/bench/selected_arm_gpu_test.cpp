@@ -7,6 +7,7 @@
 #include "bench/arm.hpp"
 #include "core/suite.hpp"
 #include "families/sm90/gemm.hpp"
+#include "arm_bench.hpp"
 #include "gpu.hpp"
 #include "jit/cache.hpp"
 #include "receipt/derive.hpp"
@@ -45,10 +46,8 @@ TEST(SelectedArm, CorrectOnEverySuiteProblem) {
   std::map<std::string, int> families;
   for (const Problem& p : problems) {
     SCOPED_TRACE(describe(p));
-    device::Operands ops(p, 1, device::Reference::bytes(p));
-    ops.fill(5, s.get());
-    const device::Reference ref(p, ops.set(0), s.get());
-    const Workbench wb{p, ops, ref, s.get(), 0.5, 1, 1};
+    const testkit::ArmBench bench(p, 1, 5, s.get(), 1);
+    const Workbench& wb = bench.wb;
     auto arm = make_arm("selected");
     arm->prepare(wb);
     const nlohmann::json config = arm->config();

@@ -6,6 +6,7 @@
 
 #include "bench/arm.hpp"
 #include "families/sm90/heuristic.hpp"
+#include "arm_bench.hpp"
 #include "gpu.hpp"
 #include "receipt/derive.hpp"
 
@@ -20,10 +21,8 @@ TEST(Sm90SweepArm, TimesEveryRuleCandidateAndRunsTheFastest) {
                            make_problem("sqS", 512, 512, 512, DType::bf16, Layout::TN),
                            make_problem("sq2560", 2560, 2560, 2560, DType::fp16, Layout::NN)}) {
     SCOPED_TRACE(describe(p));
-    device::Operands ops(p, 1, device::Reference::bytes(p));
-    ops.fill(11, s.get());
-    const device::Reference ref(p, ops.set(0), s.get());
-    const Workbench wb{p, ops, ref, s.get(), 0.5, 1, 2};
+    const testkit::ArmBench bench(p, 1, 11, s.get(), 2);
+    const Workbench& wb = bench.wb;
     auto arm = make_arm("sm90:sweep");
     arm->prepare(wb);
     const std::vector<receipt::Candidate> tried = arm->candidates();

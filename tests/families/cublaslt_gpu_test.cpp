@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "bench/arm.hpp"
+#include "arm_bench.hpp"
 #include "gpu.hpp"
 #include "receipt/derive.hpp"
 
@@ -23,10 +24,8 @@ TEST(CublasltArms, CorrectOnEveryDtypeLayoutAndPadding) {
           if (d == DType::fp8_e4m3 && l == Layout::NN) continue;
           const Problem p = make_problem("arm", sh.M, sh.N, sh.K, d, l, pad);
           SCOPED_TRACE(describe(p));
-          device::Operands ops(p, 2, device::Reference::bytes(p));
-          ops.fill(11, s.get());
-          const device::Reference ref(p, ops.set(0), s.get());
-          const Workbench wb{p, ops, ref, s.get(), 0.5, 1, 2};
+          const testkit::ArmBench bench(p, 2, 11, s.get(), 2);
+          const Workbench& wb = bench.wb;
           for (const std::string name : {"cublaslt", "cublaslt-default"}) {
             SCOPED_TRACE(name);
             auto arm = make_arm(name);

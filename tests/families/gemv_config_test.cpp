@@ -151,7 +151,8 @@ TEST(GemvConfig, TheMmaEngineNamesWhatItDoesNotTake) {
   EXPECT_EQ(default_config(decode(2, 12288, 4096), Format::bf16).engine, Engine::mma);
   EXPECT_EQ(default_config(decode(1, 12288, 4096), Format::bf16).engine, Engine::fma);  // M = 1 measured no faster
   EXPECT_EQ(default_config(decode(1, 12288, 4096), Format::q8_0).engine, Engine::fma);
-  EXPECT_EQ(default_config(decode(2, 12288, 4096), Format::q8_0).engine, Engine::mma);
+  EXPECT_EQ(default_config(decode(2, 12288, 4096), Format::q8_0).engine, Engine::fma);  // mma only when asked
+  EXPECT_EQ(default_config(decode(2, 12288, 4096), Format::q8_0, 132, Engine::mma).engine, Engine::mma);
   EXPECT_EQ(default_config(decode(2, 12288, 4096), Format::int4_g32).engine, Engine::fma);
   EXPECT_EQ(default_config(decode(1, 12288, 4096), Format::fp8).engine, Engine::fma);
   EXPECT_EQ(default_config(decode(2, 12288, 4096), Format::fp8).engine, Engine::mma);

@@ -11,6 +11,7 @@
 #include "core/error.hpp"
 #include "families/sm90/feasibility.hpp"
 #include "families/sm90/heuristic.hpp"
+#include "arm_bench.hpp"
 #include "gpu.hpp"
 #include "receipt/derive.hpp"
 
@@ -46,10 +47,8 @@ const char* kConfigs[] = {
 
 // Runs `arm_name` on `p`; returns false when the family declines the problem or configuration.
 bool run_and_check(const Problem& p, const std::string& arm_name, device::Stream& s) {
-  device::Operands ops(p, 2, device::Reference::bytes(p));
-  ops.fill(23, s.get());
-  const device::Reference ref(p, ops.set(0), s.get());
-  const Workbench wb{p, ops, ref, s.get(), 0.5, 1, 2};
+  const testkit::ArmBench bench(p, 2, 23, s.get(), 2);
+  const Workbench& wb = bench.wb;
   auto arm = make_arm(arm_name);
   try {
     arm->prepare(wb);
@@ -116,12 +115,10 @@ TEST(Sm90StreamK, DeterministicAcrossRuns) {
   TW_REQUIRE_GPU();
   device::Stream s;
   const Problem p = make_problem("sk", 2560, 2560, 2560, DType::bf16, Layout::TN);
-  device::Operands ops(p, 1, device::Reference::bytes(p));
-  ops.fill(5, s.get());
-  const device::Reference ref(p, ops.set(0), s.get());
-  const Workbench wb{p, ops, ref, s.get(), 0.5, 1, 1};
+  testkit::ArmBench bench(p, 1, 5, s.get(), 1);
+  device::Operands& ops = bench.ops;
   auto arm = make_arm("sm90:block_m=256;block_n=128;stages=4;consumers=2;store=tma_ring;split=3");
-  arm->prepare(wb);
+  arm->prepare(bench.wb);
   std::vector<uint16_t> first(size_t(p.ldc * p.N)), again(first.size());
   for (int run = 0; run < 5; ++run) {
     ops.poison_output(0, s.get());
@@ -131,7 +128,7 @@ TEST(Sm90StreamK, DeterministicAcrossRuns) {
     s.sync();
     if (run > 0) ASSERT_EQ(first, again) << "run " << run << " differs from the first";
   }
-  const device::OutputError e = ref.compare(ops.set(0).c.get(), s.get());
+  const device::OutputError e = bench.ref.compare(ops.set(0).c.get(), s.get());
   EXPECT_TRUE(receipt::is_correct(e.rel_err, receipt::correctness_bound(p.dtype)));
 }
 

@@ -270,8 +270,10 @@ Config default_config(const Problem& p, Format weights, int sm_count, std::optio
   // bf16 26.3 against 26.5 us, fp8 weights with bf16 x 16.2 against 17.6, fp8 with fp8 x 16.4 against 15.0 on
   // dec_m1_12288; results/decode-gemv-mma-cold.json: 11-13% behind the FMA kernel's 16-bit weights at K = 8192 and
   // 14336). From M = 2 the mma engine leads (dec_m4_12288 bf16 27.2 against 32.0 us, dec_m16_12288 29.6 against 112).
+  // Group-scaled formats run on the mma engine only when asked (engine=mma): not yet measured there.
   const bool fma_at_m1 = p.M == 1 && !(weights == Format::fp8 && p.dtype == DType::fp8_e4m3);
-  Config c = default_on(p, weights, sm_count, engine.value_or(fma_at_m1 ? Engine::fma : Engine::mma));
+  const bool fma = fma_at_m1 || group_size(weights) != 0;
+  Config c = default_on(p, weights, sm_count, engine.value_or(fma ? Engine::fma : Engine::mma));
   if (!engine && !infeasible(c, p).empty()) c = default_on(p, weights, sm_count, Engine::fma);
   if (std::string why = infeasible(c, p); !why.empty())
     throw Unsupported(fmt::format("{}: no gemv configuration for {} weights: {}", describe(p), to_string(weights), why));
