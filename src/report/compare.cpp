@@ -176,6 +176,8 @@ CrossRow cross_row(const ProblemKey& key, const Source& torch, const Source& ven
   row.ratio = *torch.arm->us_median / vendor_us;
   row.long_kernel = vendor_us >= long_kernel_us;
   row.flagged = row.long_kernel && (row.ratio < agree_low || row.ratio > agree_high);
+  const int torch_mhz = torch.arm->clock.sm_mhz_median, vendor_mhz = vendor.arm->clock.sm_mhz_median;
+  if (torch_mhz > 0 && vendor_mhz > 0) row.cycle_ratio = row.ratio * torch_mhz / vendor_mhz;
   return row;
 }
 
@@ -184,6 +186,8 @@ void count(CrossCheck& c) {
     c.long_kernels += row.long_kernel;
     c.within += row.long_kernel && !row.flagged;
     c.outside += row.flagged;
+    c.outside_within_in_cycles +=
+        row.flagged && row.cycle_ratio && *row.cycle_ratio >= agree_low && *row.cycle_ratio <= agree_high;
   }
 }
 

@@ -72,6 +72,9 @@ struct CrossRow {
   ProblemKey problem;
   Source torch, vendor;
   double ratio = 0;          // torch us_median / cublaslt-default us_median
+  // The same ratio in SM cycles (median time x median SM clock): a gap that vanishes here is the clock the two runs
+  // held, not the kernel or the harness. Absent where either arm recorded no clock.
+  std::optional<double> cycle_ratio;
   bool long_kernel = false;  // cublaslt-default median >= long_kernel_us
   bool flagged = false;      // a long kernel whose ratio is outside [agree_low, agree_high]
 };
@@ -79,6 +82,7 @@ struct CrossCheck {
   std::string gpu;
   std::vector<CrossRow> rows;  // in the order of the vendor receipt on the page, then its result index
   int long_kernels = 0, within = 0, outside = 0;
+  int outside_within_in_cycles = 0;  // flagged rows whose cycle ratio is within [agree_low, agree_high]
 };
 struct CrossChecks {
   std::vector<CrossCheck> gpus;              // one per GPU with at least one pair

@@ -547,9 +547,10 @@ std::string side_by_side_section(const std::vector<PageReceipt>& receipts) {
 std::string cross_counts(const CrossCheck& c) {
   return fmt::format(
       R"(<p class="counts">On {}: {} problem{} paired; <b>{}</b> long kernel{} (cublaslt-default median &ge; {:.0f} )"
-      R"(&micro;s) compared, <b>{}</b> within 5% (ratio in [{:.2f}, {:.2f}]), <b class="{}">{}</b> outside.</p>)",
+      R"(&micro;s) compared, <b>{}</b> within 5% (ratio in [{:.2f}, {:.2f}]), <b class="{}">{}</b> outside{}.</p>)",
       escape(c.gpu), c.rows.size(), c.rows.size() == 1 ? "" : "s", c.long_kernels, c.long_kernels == 1 ? "" : "s",
-      long_kernel_us, c.within, agree_low, agree_high, c.outside ? "slower" : "", c.outside);
+      long_kernel_us, c.within, agree_low, agree_high, c.outside ? "slower" : "", c.outside,
+      c.outside ? fmt::format(", of which {} within 5% in SM cycles", c.outside_within_in_cycles) : "");
 }
 
 std::string cross_source(const Source& s) {
@@ -570,6 +571,8 @@ std::string cross_row_html(const CrossRow& row, const std::string& id) {
          linked_cell(row.torch, us_text(*t.us_median)) + linked_cell(row.vendor, us_text(*v.us_median)) +
          fmt::format(R"(<td class="num" title="torch {} / cublaslt-default {}">{}</td>)", us_text(*t.us_median),
                      us_text(*v.us_median), speedup_text(row.ratio)) +
+         (row.cycle_ratio ? fmt::format(R"(<td class="num">{}</td>)", speedup_text(*row.cycle_ratio))
+                          : std::string(R"(<td class="muted">no clock</td>)")) +
          linked_cell(row.torch, std::to_string(t.clock.sm_mhz_median)) +
          linked_cell(row.vendor, std::to_string(v.clock.sm_mhz_median)) +
          fmt::format("<td>{}</td><td>{}</td>{}</tr>", cross_source(row.torch), cross_source(row.vendor), flag);
@@ -580,7 +583,8 @@ std::string cross_table(const CrossCheck& c, size_t g) {
       cross_counts(c) +
       R"(<div class="scroll"><table class="cross"><thead><tr><th>problem</th><th>dtype</th>)"
       R"(<th>layout</th><th>M&times;N&times;K</th><th>buffers</th><th>torch<br>median &micro;s</th>)"
-      R"(<th>cublaslt-default<br>median &micro;s</th><th>torch /<br>default</th><th>torch<br>SM MHz</th>)"
+      R"(<th>cublaslt-default<br>median &micro;s</th><th>torch /<br>default</th><th>in SM<br>cycles</th>)"
+      R"(<th>torch<br>SM MHz</th>)"
       R"(<th>default<br>SM MHz</th><th>torch receipt</th><th>cublaslt-default receipt</th><th>flag</th>)"
       R"(</tr></thead><tbody>)";
   for (const CrossRow& row : c.rows)
@@ -598,6 +602,8 @@ std::string cross_check_section(const std::vector<PageReceipt>& receipts) {
       R"(measured correctly, in valid receipts on the same GPU with the same buffer mode, from the pair of receipts )"
       R"(closest in <code>created</code>. Ratio = torch median / cublaslt-default median (under 1: torch faster); )"
       R"(flagged where cublaslt-default runs {:.0f} &micro;s or longer and the ratio is outside [{:.2f}, {:.2f}]. )"
+      R"(The ratio in SM cycles weighs each median by its arm's median SM clock: where a flagged gap is gone )"
+      R"(there, the two runs held different clocks, not different kernels. )"
       R"(Medians and clocks link to the arms' rows.</p>)",
       long_kernel_us, agree_low, agree_high);
   if (!checks.left_out.empty())

@@ -218,7 +218,31 @@ TEST(report_compare, CrossCheckRatioAndFlagAreExact) {
     EXPECT_EQ(c.rows[i].vendor.arm->arm, "cublaslt-default");
   }
   EXPECT_EQ(c.rows[0].ratio, 0.95);  // at the edge, within
+  for (const CrossRow& row : c.rows) EXPECT_EQ(row.cycle_ratio, row.ratio);  // both arms at the same sample clock
   EXPECT_EQ(std::tuple(c.long_kernels, c.within, c.outside), std::tuple(5, 2, 3));
+}
+
+TEST(report_compare, CrossCheckWeighsEachMedianByItsClockInSmCycles) {
+  // sq2048: 6% slower at a clock 5.7% lower, the same kernel in cycles; dec_m16_12288: no clock on the torch arm.
+  Receipt vendor = tilewise_run("2026-11-30T10:00:00Z"), torch = peers_run("2026-11-30T10:05:00Z");
+  set_median(vendor, 0, "cublaslt-default", 200);
+  set_median(torch, 0, "torch", 212);
+  vendor.results[0].arms[1].clock.sm_mhz_median = 1500;
+  torch.results[0].arms[0].clock.sm_mhz_median = 1415;
+  set_median(vendor, 1, "cublaslt-default", 100);
+  set_median(torch, 1, "torch", 120);
+  torch.results[1].arms[0].clock.sm_mhz_median = 0;
+  const CrossCheck c = cross_check({page(torch, "t.json"), page(vendor, "v.json")}).gpus.at(0);
+  ASSERT_EQ(c.rows.size(), 2u);
+  EXPECT_TRUE(c.rows[0].flagged);
+  ASSERT_TRUE(c.rows[0].cycle_ratio);
+  EXPECT_DOUBLE_EQ(*c.rows[0].cycle_ratio, 212.0 * 1415 / (200.0 * 1500));
+  EXPECT_TRUE(c.rows[1].flagged);
+  EXPECT_FALSE(c.rows[1].cycle_ratio);
+  EXPECT_EQ(std::tuple(c.outside, c.outside_within_in_cycles), std::tuple(2, 1));
+  const std::string row = testkit::element(render_page({page(torch, "t.json"), page(vendor, "v.json")}), "tr",
+                                  "xc0-dec_m16_12288-fp16-TN-warm");
+  EXPECT_TRUE(testkit::HtmlContains(row, R"(<td class="muted">no clock</td>)"));
 }
 
 TEST(report_compare, CrossCheckPairsTheReceiptsClosestInTime) {
@@ -369,7 +393,7 @@ TEST(report_compare, CrossCheckRowsCarryRatioClocksReceiptsAndFlag) {
   EXPECT_TRUE(HtmlContains(section,
                        "On NVIDIA H200: 2 problems paired; <b>1</b> long kernel (cublaslt-default median "
                        "&ge; 50 &micro;s) compared, <b>0</b> within 5% (ratio in [0.95, 1.05]), "
-                       R"(<b class="slower">1</b> outside.)"));
+                       R"(<b class="slower">1</b> outside, of which 0 within 5% in SM cycles.)"));
   EXPECT_TRUE(HtmlContains(section, R"(Left out, as the checker finds them INVALID: <a href="#bad">bad.json</a>)"));
 
   const std::string row = element(html, "tr", "xc0-sq2048-bf16-TN-warm");
