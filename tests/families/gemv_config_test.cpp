@@ -151,9 +151,11 @@ TEST(GemvConfig, TheMmaEngineNamesWhatItDoesNotTake) {
   EXPECT_EQ(default_config(decode(2, 12288, 4096), Format::bf16).engine, Engine::mma);
   EXPECT_EQ(default_config(decode(1, 12288, 4096), Format::bf16).engine, Engine::fma);  // M = 1 measured no faster
   EXPECT_EQ(default_config(decode(1, 12288, 4096), Format::q8_0).engine, Engine::fma);
-  EXPECT_EQ(default_config(decode(2, 12288, 4096), Format::q8_0).engine, Engine::fma);  // mma only when asked
-  EXPECT_EQ(default_config(decode(2, 12288, 4096), Format::q8_0, 132, Engine::mma).engine, Engine::mma);
-  EXPECT_EQ(default_config(decode(2, 12288, 4096), Format::int4_g32).engine, Engine::fma);
+  EXPECT_EQ(default_config(decode(2, 12288, 4096), Format::q8_0).engine, Engine::mma);
+  EXPECT_EQ(default_config(decode(2, 12288, 4096), Format::q8_0, 132, Engine::fma).engine, Engine::fma);
+  EXPECT_EQ(default_config(decode(16, 12288, 4096), Format::int4_g128).engine, Engine::mma);
+  EXPECT_EQ(default_config(decode(1, 12288, 4096), Format::int4_g128).engine, Engine::fma);
+  EXPECT_EQ(default_config(decode(2, 12288, 4096), Format::int4_g32).engine, Engine::fma);  // the mma engine cannot
   EXPECT_EQ(default_config(decode(1, 12288, 4096), Format::fp8).engine, Engine::fma);
   EXPECT_EQ(default_config(decode(2, 12288, 4096), Format::fp8).engine, Engine::mma);
   EXPECT_EQ(default_config(decode(1, 12288, 4096, DType::fp8_e4m3), Format::fp8).engine, Engine::mma);

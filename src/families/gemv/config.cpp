@@ -269,10 +269,10 @@ Config default_config(const Problem& p, Format weights, int sm_count, std::optio
   // At M = 1 the FMA kernel was as fast or faster, except with fp8 activations (results/decode-gemv-engines.json:
   // bf16 26.3 against 26.5 us, fp8 weights with bf16 x 16.2 against 17.6, fp8 with fp8 x 16.4 against 15.0 on
   // dec_m1_12288; results/decode-gemv-mma-cold.json: 11-13% behind the FMA kernel's 16-bit weights at K = 8192 and
-  // 14336). From M = 2 the mma engine leads (dec_m4_12288 bf16 27.2 against 32.0 us, dec_m16_12288 29.6 against 112).
-  // Group-scaled formats run on the mma engine only when asked (engine=mma): not yet measured there.
-  const bool fma_at_m1 = p.M == 1 && !(weights == Format::fp8 && p.dtype == DType::fp8_e4m3);
-  const bool fma = fma_at_m1 || group_size(weights) != 0;
+  // 14336). From M = 2 the mma engine leads (dec_m4_12288 bf16 27.2 against 32.0 us, dec_m16_12288 29.6 against 112),
+  // the group-scaled formats by more (results/decode-gemv-engines-pdl.json, dec_m16_12288: Q8_0 27.2 against 124.6 us,
+  // int4 g128 28.7 against 217.6; at M = 1 the FMA kernel keeps them, 19.8 against 22.1 and 14.3 against 17.6).
+  const bool fma = p.M == 1 && !(weights == Format::fp8 && p.dtype == DType::fp8_e4m3);
   Config c = default_on(p, weights, sm_count, engine.value_or(fma ? Engine::fma : Engine::mma));
   if (!engine && !infeasible(c, p).empty()) c = default_on(p, weights, sm_count, Engine::fma);
   if (std::string why = infeasible(c, p); !why.empty())
