@@ -13,9 +13,10 @@ namespace tilewise::cli {
 namespace {
 
 std::string params_text(const sm90::RuleParams& p) {
-  return fmt::format("rates 128x64 {:.2f}, 64x64 {:.2f}; stream-K worth {:.2f}; split-K worth {:.2f}, at least {} "
-                     "k-tiles a piece, below {:.2f} of the grid",
-                     p.rates[3], p.rates[4], p.stream_k_worth, p.split_k_worth, p.min_k_tiles_per_piece, p.split_k_below);
+  return fmt::format("rates 256x128 {:.2f}, 192x128 {:.2f}, 128x64 {:.2f}, 64x64 {:.2f} of 128x128; stream-K worth "
+                     "{:.2f}; split-K worth {:.2f}, below {:.2f} of the grid; at least {} k-tiles a split piece",
+                     p.rates[0], p.rates[1], p.rates[3], p.rates[4], p.stream_k_worth, p.split_k_worth,
+                     p.split_k_below, p.min_k_tiles_per_piece);
 }
 
 }  // namespace
@@ -33,16 +34,9 @@ int run_fit(const std::vector<std::string>& receipts) {
       throw Error(fmt::format("{}: measured on {} SMs, the other receipts on {}: one fit is for one machine", path,
                               r.machine.sm_count, sm_count));
     sm_count = r.machine.sm_count;
-    const size_t before = cases.size();
-    for (const receipt::Result& result : r.results)
-      for (const receipt::ArmResult& arm : result.arms) {
-        if (arm.arm != "sm90:sweep") continue;
-        sm90::SweepCase c{result.problem, {}};
-        for (const receipt::Candidate& cand : arm.candidates)
-          if (cand.correct && cand.us) c.us[cand.config.at("config").get<std::string>()] = *cand.us;
-        cases.push_back(std::move(c));
-      }
-    if (cases.size() == before) throw Error(fmt::format("{}: no sm90:sweep results to fit to", path));
+    const std::vector<sm90::SweepCase> mine = sm90::sweep_cases(r);
+    if (mine.empty()) throw Error(fmt::format("{}: no sm90:sweep results to fit to", path));
+    cases.insert(cases.end(), mine.begin(), mine.end());
   }
   sm90::Limits limits;
   limits.sm_count = sm_count;
@@ -54,10 +48,11 @@ int run_fit(const std::vector<std::string>& receipts) {
     fmt::print("{:<48} {:>10.2f} {:>+9.1f}% {:>+9.1f}%   {}{}\n", f.problem, f.fastest_us, 100 * f.error(),
                100 * c.error(), f.fastest, f.chosen == f.fastest ? "" : " / " + f.chosen);
   }
-  fmt::print("\ncurrent constants: mean {:.1f}%, worst {:.1f}% from the fastest ({})\n", 100 * now.mean_error,
-             100 * now.worst_error, params_text(now.params));
-  fmt::print("fitted constants:  mean {:.1f}%, worst {:.1f}% from the fastest ({})\n", 100 * fit.mean_error,
-             100 * fit.worst_error, params_text(fit.params));
+  auto summary = [](const sm90::Fit& f) {
+    return fmt::format("mean {:.1f}%, worst {:.1f}%, rms {:.1f}% from the fastest ({})", 100 * f.errors.mean,
+                       100 * f.errors.worst, 100 * f.errors.rms, params_text(f.params));
+  };
+  fmt::print("\ncurrent constants: {}\nfitted constants:  {}\n", summary(now), summary(fit));
   fmt::print("over {} problems from {} receipt(s), {} SMs\n", cases.size(), receipts.size(), sm_count);
   return 0;
 }

@@ -158,12 +158,16 @@ for k in sorted(set(torch) & set(vendor), key=lambda k: min((v[0], v[2]) for v i
     _, _, _, t, v = min(pairs, key=lambda p: p[:3])
     ratio = t[3]["us_median"] / v[3]["us_median"]
     long, flagged = v[3]["us_median"] >= 50, v[3]["us_median"] >= 50 and not 0.95 <= ratio <= 1.05
-    g = gpus.setdefault(k[0], {"index": len(gpus), "rows": 0, "long": 0, "outside": 0})
+    t_mhz, v_mhz = t[3]["clock"]["sm_mhz_median"], v[3]["clock"]["sm_mhz_median"]
+    cycles = ratio * t_mhz / v_mhz if t_mhz > 0 and v_mhz > 0 else None
+    g = gpus.setdefault(k[0], {"index": len(gpus), "rows": 0, "long": 0, "outside": 0, "cycles_within": 0})
     g["rows"] += 1; g["long"] += long; g["outside"] += flagged
+    g["cycles_within"] += flagged and cycles is not None and 0.95 <= cycles <= 1.05
     name, dtype, layout = k[2][0], k[2][4], k[2][5]
     row = dom.text.get(f"xc{g['index']}-{safe(name)}-{dtype}-{layout}-{'cold' if k[1] else 'warm'}")
     where = f"cross-check {name} {dtype} {layout} ({t[1]} / {v[1]})"
     for figure in (f"{t[3]['us_median']:.2f}", f"{v[3]['us_median']:.2f}", f"{ratio:.3f}",
+                   f"{cycles:.3f}" if cycles is not None else "no clock",
                    str(t[3]["clock"]["sm_mhz_median"]), str(v[3]["clock"]["sm_mhz_median"]),
                    f"{t[1]} [{t[2]}]", f"{v[1]} [{v[2]}]", t[4]["created"], v[4]["created"],
                    "outside" if flagged else "within" if long else "short"):
@@ -175,7 +179,8 @@ section = flat(dom.text.get("cross-check", ""))
 for gpu, g in gpus.items():
     sentence = (f"On {gpu}: {g['rows']} problem{'' if g['rows'] == 1 else 's'} paired; {g['long']} long kernel"
                 f"{'' if g['long'] == 1 else 's'} (cublaslt-default median \u2265 50 \u00b5s) compared, "
-                f"{g['long'] - g['outside']} within 5% (ratio in [0.95, 1.05]), {g['outside']} outside.")
+                f"{g['long'] - g['outside']} within 5% (ratio in [0.95, 1.05]), {g['outside']} outside"
+                + (f", of which {g['cycles_within']} within 5% in SM cycles." if g["outside"] else "."))
     expect(f"cross-check counts on {gpu}", section, sentence)
     print(f"cross-check: {sentence}")
 print(f"cross-check: {checked - cross_checked} figures checked in the DOM")

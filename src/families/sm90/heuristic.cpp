@@ -19,16 +19,14 @@ struct Rung {
 // round-12.log), where every tile runs several waves: the two-consumer tiles move about the same FLOP per
 // SM-second; one consumer on 128x64 about 0.88 of that and on 64x64 about half.
 constexpr Rung kLadder[] = {{256, 128, 2, 0}, {192, 128, 2, 1}, {128, 128, 2, 2}, {128, 64, 1, 3}, {64, 64, 1, 4}};
-// The defaults' evidence. Stream-K's worth: the fixup and the shared last wave cost about a tenth (sq2560: 56.0 us,
-// where 256x128 in waves filled to 0.76 took 63-64.7 us). Split-K below one wave keeps a full wave's throughput
-// less its fixup (each piece's fp32 partial written, flagged and read back, about 3 us) where each piece has 16
-// k-tiles (results/llm24-streamk-cold.json: sn_16_dec 0.53x -> 0.87x of cuBLASLt at split 4, d4k_down_dec 0.85x ->
-// 0.97x at split 2, sn_16_pf 0.52x -> 0.78x with 128x64 at split 2; sqS with 8 k-tiles only loses), and only where
-// whole tiles leave at least half the grid idle (fatK and sn_256_pf, whose whole tiles fill 0.85, lost 10% at
-// split 2 and 35% at split 4).
+// The defaults' evidence before the sweep fit them (results/sm90-sweep-warm.json; the fit moved only stream-K's
+// worth, from 0.88 to 1). Split-K below one wave keeps a full wave's throughput less its fixup (each piece's fp32
+// partial written, flagged and read back, about 3 us) where each piece has 16 k-tiles (results/llm24-streamk-cold.json:
+// sn_16_dec 0.53x -> 0.87x of cuBLASLt at split 4, d4k_down_dec 0.85x -> 0.97x at split 2, sn_16_pf 0.52x -> 0.78x
+// with 128x64 at split 2; sqS with 8 k-tiles only loses), and only where whole tiles leave at least half the grid
+// idle (fatK and sn_256_pf, whose whole tiles fill 0.85, lost 10% at split 2 and 35% at split 4).
 // Whole tiles first, then the smaller splits (up to the largest measured): the cheapest choice within 2% of the best.
 constexpr int kSplits[] = {1, 2, 3, 4};
-const Rung kStreamed{128, 128, 2, 2};
 
 // The narrowest wgmma width that covers a small M (decode-like shapes), so no tensor-core work is wasted on rows
 // that do not exist.
@@ -45,28 +43,11 @@ std::vector<Rung> rungs_for(const Problem& p) {
   return {std::begin(kLadder), std::end(kLadder)};
 }
 
-// The rung at the split, with the rule's stages and store: the TMA store when it still leaves four stages; otherwise
-// the ring's depth matters more than the store width.
-Config complete(const Problem& p, const Limits& limits, const Rung& rung, int split) {
-  Config c;
-  c.block_m = rung.block_m;
-  c.block_n = rung.block_n;
-  c.consumers = rung.consumers;
-  c.split = split;
-  c.raster = Raster::m;
-  c.group = 8;
-  for (Store store : {Store::tma, Store::tma_ring, Store::direct})
-    for (int stages = 8; stages >= 2; --stages) {
-      c.store = store;
-      c.stages = stages;
-      if (!infeasible(c, p, limits) && (store == Store::direct || stages >= 4)) return c;
-    }
-  throw Unsupported(fmt::format("sm90: no feasible configuration for {}", describe(p)));
-}
+TileChoice choice_of(const Rung& r, int split) { return {r.block_m, r.block_n, r.consumers, split}; }
 
 }  // namespace
 
-Config first_rule(const Problem& p, const Limits& limits, const RuleParams& params) {
+TileChoice choose_tile(const Problem& p, const Limits& limits, const RuleParams& params) {
   require_tma_expressible(p);
   // A persistent grid runs ceil(tiles / SMs) waves whatever the last one holds, so a tile is worth the share of the
   // SM-waves it keeps busy times its rate. Within 2% of the best, the larger tile wins: fewer waves, and a last
@@ -80,50 +61,66 @@ Config first_rule(const Problem& p, const Limits& limits, const RuleParams& para
     const int64_t t = tile_count(p, r.block_m, r.block_n);
     const double covered = double(p.M) * double(p.N) / (double(t) * r.block_m * r.block_n);
     if (split == 1) return rate * covered * double(t) / double((t + sms - 1) / sms * sms);
-    // Split-K: only below one wave, and only with pieces long enough to pay for their fixup.
-    if (t >= sms || k / split < params.min_k_tiles_per_piece) return 0.0;
-    return rate * covered * params.split_k_worth * double(std::min(t * split, sms)) / double(sms);
+    // A split only pays with pieces long enough for their fixup.
+    if (k / split < params.min_k_tiles_per_piece) return 0.0;
+    // Below one wave, split-K fills the idle SMs.
+    if (t < sms) return rate * covered * params.split_k_worth * double(std::min(t * split, sms)) / double(sms);
+    // Above, stream-K cuts the last partial wave's tiles along K over the whole grid (results/logs/sm90-explore/
+    // stream-k.md): that wave takes ceil(tail * split / SMs) / split of a wave, at stream-K's worth.
+    const int64_t tail = t % sms;
+    if (tail == 0) return 0.0;
+    const double last_wave = double((tail * split + sms - 1) / sms) / split / params.stream_k_worth;
+    return rate * covered * double(t) / (double(sms) * (double(t / sms) + last_wave));
   };
   const std::vector<Rung> rungs = rungs_for(p);
+  double whole = 0;
+  for (const Rung& r : rungs) whole = std::max(whole, worth(r, 1));
+  // Split-K below one wave only where no whole tile keeps enough of the grid busy.
+  auto considered = [&](const Rung& r, int split) {
+    return split == 1 || tile_count(p, r.block_m, r.block_n) >= sms || whole < params.split_k_below;
+  };
   double best = 0;
-  for (const Rung& r : rungs) best = std::max(best, worth(r, 1));
-  const int splits = best < params.split_k_below ? int(std::size(kSplits)) : 1;
   for (const Rung& r : rungs)
-    for (int i = 1; i < splits; ++i) best = std::max(best, worth(r, kSplits[i]));
-  Rung rung = rungs.front();
-  int split = 1;
-  for (const Rung& r : rungs) {
-    auto it = std::find_if(kSplits, kSplits + splits, [&](int s) { return worth(r, s) >= 0.98 * best; });
-    if (it != kSplits + splits) {
-      rung = r;
-      split = *it;
-      break;
+    for (int split : kSplits)
+      if (considered(r, split)) best = std::max(best, worth(r, split));
+  for (const Rung& r : rungs)
+    for (int split : kSplits)
+      if (considered(r, split) && worth(r, split) >= 0.98 * best) return choice_of(r, split);
+  return choice_of(rungs.front(), 1);  // unreachable: the best is one of them
+}
+
+// The choice with the rule's stages and store: the TMA store when it still leaves four stages; otherwise the ring's
+// depth matters more than the store width.
+Config complete(const Problem& p, const Limits& limits, const TileChoice& choice) {
+  Config c;
+  c.block_m = choice.block_m;
+  c.block_n = choice.block_n;
+  c.consumers = choice.consumers;
+  c.split = choice.split;
+  c.raster = Raster::m;
+  c.group = 8;
+  for (Store store : {Store::tma, Store::tma_ring, Store::direct})
+    for (int stages = 8; stages >= 2; --stages) {
+      c.store = store;
+      c.stages = stages;
+      if (!infeasible(c, p, limits) && (store == Store::direct || stages >= 4)) return c;
     }
-  }
-  // Where no tile fills its waves well, stream-K on 128x128 tiles deals the k-tiles of the last wave over the whole
-  // grid (results/logs/sm90-explore/stream-k.md). Only with at least two waves of tiles: below that the fixup costs
-  // more than the idle SMs (sq1536: 18.5 against 14.2 us).
-  if (split == 1 && !is_narrow(p) && best < params.stream_k_worth &&
-      tile_count(p, kStreamed.block_m, kStreamed.block_n) >= 2 * sms) {
-    rung = kStreamed;
-    split = 2;
-  }
-  return complete(p, limits, rung, split);
+  throw Unsupported(fmt::format("sm90: no feasible configuration for {}", describe(p)));
+}
+
+Config first_rule(const Problem& p, const Limits& limits, const RuleParams& params) {
+  return complete(p, limits, choose_tile(p, limits, params));
 }
 
 std::vector<Config> rule_candidates(const Problem& p, const Limits& limits) {
   require_tma_expressible(p);
   std::vector<Config> out;
-  auto add = [&](const Rung& r, int split) {
-    try {
-      const Config c = complete(p, limits, r, split);
-      if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
-    } catch (const Unsupported&) {  // a rung the problem cannot take is no candidate
-    }
-  };
   for (const Rung& r : rungs_for(p))
-    for (int split : kSplits) add(r, split);
-  if (!is_narrow(p)) add(kStreamed, 2);
+    for (int split : kSplits) try {
+        const Config c = complete(p, limits, choice_of(r, split));
+        if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+      } catch (const Unsupported&) {  // a rung the problem cannot take is no candidate
+      }
   return out;
 }
 

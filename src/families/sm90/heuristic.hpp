@@ -1,7 +1,7 @@
 #pragma once
-// The first shape rule (the selection issue replaces it with a fitted heuristic): from a ladder of tiles, the one
-// whose persistent grid keeps the most SM-waves busy, weighted by the tile's measured rate, as the seeds choose
-// tiles from the shape.
+// The first shape rule, the sm90 family's heuristic: from a ladder of tiles and splits, the one whose persistent grid
+// keeps the most SM-waves busy, weighted by the tile's measured rate, as the seeds choose tiles from the shape. Its
+// constants are fitted to a sweep of every choice it can make (`tilewise fit`).
 #include <vector>
 
 #include "core/problem.hpp"
@@ -10,22 +10,34 @@
 
 namespace tilewise::sm90 {
 
-// The rule's constants, as `tilewise fit` fits them to a sweep receipt (src/families/sm90/rule_fit.hpp).
+// The rule's constants, as `tilewise fit` fits them to a sweep receipt (src/families/sm90/rule_fit.hpp). The defaults
+// are the fit to results/sm90-sweep-warm.json (llm24 and square, bf16 TN: mean 1.9%, worst 22.0% from the fastest).
 struct RuleParams {
   // Throughput per SM at full waves of the ladder's tiles 256x128, 192x128, 128x128 (two consumers), 128x64 and
-  // 64x64 (one), relative to the largest.
+  // 64x64 (one), relative to 128x128.
   double rates[5] = {1.0, 1.0, 1.0, 0.88, 0.5};
-  double stream_k_worth = 0.88;   // stream-K's 128x128 against whole-tile waves (its fixup and shared last wave)
+  double stream_k_worth = 1.0;    // a last wave split along K (stream-K) against whole tiles: its fixup
   double split_k_worth = 0.85;    // a full wave's throughput split-K keeps after its fixup
-  int min_k_tiles_per_piece = 16; // the fewest k-tiles a split-K piece needs to pay for its fixup
+  int min_k_tiles_per_piece = 16; // the fewest k-tiles a split piece needs to pay for its fixup
   double split_k_below = 0.5;     // split-K only where whole tiles keep less than this share of the grid busy
   bool operator==(const RuleParams&) const = default;
 };
 
-// A feasible configuration for `p`; throws Unsupported when the problem has none (a stride TMA cannot load).
+// What the rule decides from the shape: the tile and how far to split K (split-K below one wave, stream-K's last
+// wave above). The pipeline is then filled in by complete().
+struct TileChoice {
+  int block_m = 0, block_n = 0, consumers = 0, split = 1;
+  auto operator<=>(const TileChoice&) const = default;
+};
+
+// Throws Unsupported when the problem has none (a stride TMA cannot load).
+TileChoice choose_tile(const Problem& p, const Limits& limits = {}, const RuleParams& params = {});
+// The choice as a feasible configuration: the TMA store while it still leaves four stages, else the deepest ring.
+Config complete(const Problem& p, const Limits& limits, const TileChoice& choice);
+// complete(choose_tile(...)).
 Config first_rule(const Problem& p, const Limits& limits = {}, const RuleParams& params = {});
 // Every configuration first_rule can return for `p` under any RuleParams: each rung of the ladder (or the narrow
-// width) at each split it considers, and stream-K's 128x128. What a sweep times to fit the rule.
+// width) at each split it considers. What a sweep times to fit the rule.
 std::vector<Config> rule_candidates(const Problem& p, const Limits& limits = {});
 
 }  // namespace tilewise::sm90

@@ -12,14 +12,16 @@ namespace tilewise::sm90 {
 
 namespace {
 
-// The grid: the one-consumer rates, the worth of stream-K and split-K, the split-K piece floor and threshold. The
-// two-consumer rates stay at 1 (they are the unit).
-constexpr double kRate128x64[] = {0.7, 0.76, 0.82, 0.88, 0.94, 1.0};
-constexpr double kRate64x64[] = {0.3, 0.4, 0.5, 0.6, 0.7};
-constexpr double kStreamKWorth[] = {0.8, 0.84, 0.88, 0.92, 0.96};
-constexpr double kSplitKWorth[] = {0.7, 0.75, 0.8, 0.85, 0.9, 0.95};
-constexpr int kMinKTiles[] = {8, 12, 16, 24};
-constexpr double kSplitKBelow[] = {0.3, 0.4, 0.5, 0.6, 0.7, 0.8};
+// The grid: every rate but 128x128's (the unit), the worth of stream-K and split-K, the split piece floor and the
+// split-K threshold.
+constexpr double kRate256x128[] = {0.92, 0.96, 1.0, 1.04};
+constexpr double kRate192x128[] = {0.96, 1.0, 1.04};
+constexpr double kRate128x64[] = {0.76, 0.82, 0.88, 0.94, 1.0};
+constexpr double kRate64x64[] = {0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9};
+constexpr double kStreamKWorth[] = {0.8, 0.84, 0.88, 0.92, 0.96, 1.0};
+constexpr double kSplitKWorth[] = {0.75, 0.8, 0.85, 0.9, 0.95};
+constexpr int kMinKTiles[] = {8, 16, 24};
+constexpr double kSplitKBelow[] = {0.3, 0.5, 0.7};
 
 // How far a set lies from the defaults, to break ties toward what was measured before.
 double distance(const RuleParams& a, const RuleParams& b) {
@@ -29,56 +31,117 @@ double distance(const RuleParams& a, const RuleParams& b) {
   return d;
 }
 
+// The sweep, with each problem's fastest time and the time of every tile choice looked up once: completing a choice
+// into a configuration is what a grid of many parameter sets would otherwise repeat.
+class Judge {
+ public:
+  Judge(const std::vector<SweepCase>& cases, const Limits& limits) : cases_(cases), limits_(limits) {
+    for (const SweepCase& c : cases) {
+      if (c.us.empty()) throw Error(fmt::format("sweep: {} has no timed candidate", describe(c.problem)));
+      fastest_.push_back(std::min_element(c.us.begin(), c.us.end(),
+                                          [](auto& a, auto& b) { return a.second < b.second; }));
+    }
+    chosen_.resize(cases.size());
+  }
+
+  // How far `params` lands from the fastest; throws Error naming the first problem whose choice was not measured.
+  Errors errors(const RuleParams& params) {
+    Errors out;
+    for (size_t i = 0; i < cases_.size(); ++i) {
+      const double e = time_of(i, choose_tile(cases_[i].problem, limits_, params)) / fastest_[i]->second - 1;
+      out.mean += e / double(cases_.size());
+      out.rms += e * e / double(cases_.size());
+      out.worst = std::max(out.worst, e);
+    }
+    out.rms = std::sqrt(out.rms);
+    return out;
+  }
+
+  Fit fit(const RuleParams& params) {
+    Fit f;
+    f.params = params;
+    f.errors = errors(params);
+    for (size_t i = 0; i < cases_.size(); ++i) {
+      const TileChoice choice = choose_tile(cases_[i].problem, limits_, params);
+      f.rows.push_back({describe(cases_[i].problem), fastest_[i]->first,
+                        to_string(complete(cases_[i].problem, limits_, choice)), fastest_[i]->second,
+                        time_of(i, choice)});
+    }
+    return f;
+  }
+
+ private:
+  double time_of(size_t i, const TileChoice& choice) {
+    auto [slot, fresh] = chosen_[i].try_emplace(choice, 0.0);
+    if (fresh) {
+      const std::string config = to_string(complete(cases_[i].problem, limits_, choice));
+      const auto measured = cases_[i].us.find(config);
+      if (measured == cases_[i].us.end()) {
+        chosen_[i].erase(slot);
+        throw Error(fmt::format("sweep: the rule's choice for {} ({}) was not measured", describe(cases_[i].problem),
+                                config));
+      }
+      slot->second = measured->second;
+    }
+    return slot->second;
+  }
+
+  const std::vector<SweepCase>& cases_;
+  Limits limits_;
+  std::vector<std::map<std::string, double>::const_iterator> fastest_;
+  std::vector<std::map<TileChoice, double>> chosen_;
+};
+
 }  // namespace
 
+std::vector<SweepCase> sweep_cases(const receipt::Receipt& r) {
+  std::vector<SweepCase> cases;
+  for (const receipt::Result& result : r.results)
+    for (const receipt::ArmResult& arm : result.arms) {
+      if (arm.arm != "sm90:sweep") continue;
+      SweepCase c{result.problem, {}};
+      for (const receipt::Candidate& cand : arm.candidates)
+        if (cand.correct && cand.us) c.us[cand.config.at("config").get<std::string>()] = *cand.us;
+      cases.push_back(std::move(c));
+    }
+  return cases;
+}
+
 Fit evaluate(const std::vector<SweepCase>& cases, const RuleParams& params, const Limits& limits) {
-  Fit fit;
-  fit.params = params;
-  for (const SweepCase& c : cases) {
-    if (c.us.empty()) throw Error(fmt::format("sweep: {} has no timed candidate", describe(c.problem)));
-    FitRow row;
-    row.problem = describe(c.problem);
-    const auto fastest = std::min_element(c.us.begin(), c.us.end(), [](auto& a, auto& b) { return a.second < b.second; });
-    row.fastest = fastest->first, row.fastest_us = fastest->second;
-    row.chosen = to_string(first_rule(c.problem, limits, params));
-    const auto chosen = c.us.find(row.chosen);
-    if (chosen == c.us.end())
-      throw Error(fmt::format("sweep: the rule's choice for {} ({}) was not measured", row.problem, row.chosen));
-    row.chosen_us = chosen->second;
-    fit.mean_error += row.error() / double(cases.size());
-    fit.worst_error = std::max(fit.worst_error, row.error());
-    fit.rows.push_back(std::move(row));
-  }
-  return fit;
+  return Judge(cases, limits).fit(params);
 }
 
 Fit fit_rule(const std::vector<SweepCase>& cases, const Limits& limits) {
   const RuleParams defaults;
-  std::optional<Fit> best;
+  Judge judge(cases, limits);
+  std::optional<RuleParams> best;
+  Errors best_errors;
   std::string last_error;
-  auto better = [&](const Fit& a, const Fit& b) {
-    if (std::abs(a.mean_error - b.mean_error) > 1e-12) return a.mean_error < b.mean_error;
-    if (std::abs(a.worst_error - b.worst_error) > 1e-12) return a.worst_error < b.worst_error;
-    return distance(a.params, defaults) < distance(b.params, defaults);
-  };
   RuleParams p = defaults;
-  for (double r3 : kRate128x64)
-    for (double r4 : kRate64x64)
-      for (double sk : kStreamKWorth)
-        for (double split_worth : kSplitKWorth)
-          for (int min_k : kMinKTiles)
-            for (double below : kSplitKBelow) {
-              p.rates[3] = r3, p.rates[4] = r4, p.stream_k_worth = sk, p.split_k_worth = split_worth;
-              p.min_k_tiles_per_piece = min_k, p.split_k_below = below;
-              try {
-                Fit f = evaluate(cases, p, limits);
-                if (!best || better(f, *best)) best = std::move(f);
-              } catch (const Error& e) {  // a set whose choice was not measured cannot be judged
-                last_error = e.what();
-              }
-            }
+  for (double r0 : kRate256x128)
+    for (double r1 : kRate192x128)
+      for (double r3 : kRate128x64)
+        for (double r4 : kRate64x64)
+          for (double sk : kStreamKWorth)
+            for (double split_worth : kSplitKWorth)
+              for (int min_k : kMinKTiles)
+                for (double below : kSplitKBelow) {
+                  p.rates[0] = r0, p.rates[1] = r1, p.rates[3] = r3, p.rates[4] = r4;
+                  p.stream_k_worth = sk, p.split_k_worth = split_worth;
+                  p.min_k_tiles_per_piece = min_k, p.split_k_below = below;
+                  try {
+                    // The least root-mean-square error (a large miss weighs more than several small ones), then the
+                    // set nearest the defaults.
+                    const Errors e = judge.errors(p);
+                    if (!best || e.rms < best_errors.rms - 1e-12 ||
+                        (e.rms < best_errors.rms + 1e-12 && distance(p, defaults) < distance(*best, defaults)))
+                      best = p, best_errors = e;
+                  } catch (const Error& e) {  // a set whose choice was not measured cannot be judged
+                    last_error = e.what();
+                  }
+                }
   if (!best) throw Error("sweep: no parameter set's choices were all measured (" + last_error + ")");
-  return *best;
+  return judge.fit(*best);
 }
 
 }  // namespace tilewise::sm90
