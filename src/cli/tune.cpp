@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <set>
 
 #include "cli/lists.hpp"
@@ -123,6 +124,53 @@ int run_tune(const TuneOptions& o) {
   return failed ? 1 : 0;
 }
 
+int run_campaign_report(const std::vector<std::string>& files, const std::string& database) {
+  std::vector<tune::CaseResult> cases;
+  std::vector<select::Named> databases;
+  std::map<std::string, std::string> file_of;  // case id -> the file it came from
+  for (const std::string& path : files) {
+    const tune::Campaign campaign = tune::read_campaign(path);
+    databases.push_back({path, tune::to_database(campaign, path)});
+    for (const tune::CaseResult& r : campaign.cases) {
+      if (const auto [at, fresh] = file_of.emplace(r.c.id, path); !fresh)
+        throw Error(fmt::format("case '{}' is in both {} and {}: one case, one campaign", r.c.id, at->second, path));
+      cases.push_back(r);
+    }
+  }
+  std::vector<std::string> families;
+  for (const tune::CaseResult& r : cases)
+    if (std::find(families.begin(), families.end(), r.c.family) == families.end()) families.push_back(r.c.family);
+  const std::vector<std::string> up = tune::rises(cases);
+  for (const std::string& family : families) {
+    std::vector<tune::CaseResult> mine;
+    int finished = 0, failed = 0;
+    for (const tune::CaseResult& r : cases)
+      if (r.c.family == family) {
+        mine.push_back(r);
+        finished += r.status == tune::Status::finished;
+        failed += r.status == tune::Status::failed;
+      }
+    fmt::print("{}: {} cases, {} finished, {} failed, {} unfinished\n", family, mine.size(), finished, failed,
+               int(mine.size()) - finished - failed);
+    const std::vector<tune::Contribution> rows = tune::contributions(mine);
+    if (!rows.empty())
+      fmt::print("per-round speedup over the kernel entering the round; \"all rounds\": warm start over final\n{}\n",
+                 tune::format_contributions(rows));
+  }
+  if (!database.empty()) {
+    const select::Database db = select::merge(databases);
+    select::write_database(db, database);
+    fmt::print("database: {} ({} problems, finished cases only)\n", database, db.records.size());
+  }
+  if (up.empty()) {
+    fmt::print("latency non-increasing through every round of every finished descent case\n");
+    return 0;
+  }
+  fmt::print("latency ROSE in {} round(s):\n", up.size());
+  for (const std::string& line : up) fmt::print("  {}\n", line);
+  return 1;
+}
+
 int run_db_merge(const std::vector<std::string>& inputs, const std::string& output) {
   std::vector<select::Named> named;
   for (const std::string& path : inputs) named.push_back({path, select::read_database(path)});
@@ -155,6 +203,11 @@ TuneCommands::TuneCommands(CLI::App& app) {
   tune_->add_option("--campaign", o_.campaign, "campaign file: created, or continued where it stopped")->required();
   tune_->add_option("--database", o_.database, "write the finished cases here as a database");
 
+  report_ = app.add_subcommand("campaign", "what finished campaigns measured: cases, per-round contributions, and "
+                                           "whether latency ever rose (no GPU needed)");
+  report_->add_option("campaigns", report_files_, "campaign files (a case may be in one only)")->required();
+  report_->add_option("--database", report_database_, "also write their finished cases as one database");
+
   auto* db = app.add_subcommand("db", "tuned databases");
   db->require_subcommand(1);
   merge_ = db->add_subcommand("merge", "merge databases; the same problem and family measured on one machine keeps "
@@ -165,6 +218,7 @@ TuneCommands::TuneCommands(CLI::App& app) {
 
 std::optional<int> TuneCommands::run() {
   if (*merge_) return run_db_merge(merge_inputs_, merge_output_);
+  if (*report_) return run_campaign_report(report_files_, report_database_);
   if (!*tune_) return std::nullopt;
   o_.dtypes.clear();
   for (const std::string& d : split_list(dtypes_)) o_.dtypes.push_back(parse_dtype(d));

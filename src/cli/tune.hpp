@@ -1,6 +1,7 @@
 #pragma once
 // `tilewise tune`: a resumable tuning campaign over suites for the families sm90 and cublaslt, timed by the bench
-// harness (bench/tune_measure.hpp), written as a database selection loads; and `tilewise db merge`.
+// harness (bench/tune_measure.hpp), written as a database selection loads; `tilewise campaign`, what campaigns
+// measured; and `tilewise db merge`.
 #include <CLI/CLI.hpp>
 
 #include <optional>
@@ -30,8 +31,11 @@ std::vector<tune::Case> tune_cases(const TuneOptions& o);
 
 int run_tune(const TuneOptions& o);  // 0 when every case finished, 1 when some failed
 int run_db_merge(const std::vector<std::string>& inputs, const std::string& output);
+// `tilewise campaign FILE... [--database DB]`: each family's cases and per-round contributions, and the finished cases
+// as one database (a campaign stopped at its deadline still yields one); 1 where a finished case's latency rose.
+int run_campaign_report(const std::vector<std::string>& files, const std::string& database);
 
-// Adds the subcommands `tune` and `db` to the application; run() carries out the one given, if any, after parsing.
+// Adds the subcommands `tune`, `campaign` and `db` to the application; run() carries out the one given, if any, after parsing.
 class TuneCommands {
  public:
   explicit TuneCommands(CLI::App& app);
@@ -40,6 +44,9 @@ class TuneCommands {
  private:
   CLI::App* tune_ = nullptr;
   CLI::App* merge_ = nullptr;
+  CLI::App* report_ = nullptr;
+  std::vector<std::string> report_files_;
+  std::string report_database_;
   TuneOptions o_;
   std::string dtypes_ = "bf16", layouts_ = "TN", only_;
   std::vector<std::string> merge_inputs_;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 #include "receipt/derive.hpp"
@@ -27,6 +28,9 @@ Contribution summarize(std::string round, const Speedups& s) {
   c.improved = int(std::count_if(s.values.begin(), s.values.end(), [](double v) { return v > 1; }));
   c.mean = std::accumulate(s.values.begin(), s.values.end(), 0.0) / double(s.values.size());
   c.median = receipt::median(s.values);
+  double log_sum = 0;
+  for (double v : s.values) log_sum += std::log(v);
+  c.geomean = std::exp(log_sum / double(s.values.size()));
   const size_t best = size_t(std::max_element(s.values.begin(), s.values.end()) - s.values.begin());
   c.best = s.values[best];
   c.best_case = s.ids[best];
@@ -61,10 +65,25 @@ std::vector<Contribution> contributions(const std::vector<CaseResult>& cases) {
 }
 
 std::string format_contributions(const std::vector<Contribution>& rows) {
-  std::string out = fmt::format("{:<12} {:>8} {:>8}   {:<40} {:>10}\n", "round", "mean", "median", "best", "improved");
+  std::string out = fmt::format("{:<12} {:>8} {:>8} {:>8}   {:<40} {:>10}\n", "round", "mean", "median", "geomean", "best",
+                                "improved");
   for (const Contribution& c : rows)
-    out += fmt::format("{:<12} {:>7.3f}x {:>7.3f}x   {:<40} {:>10}\n", c.round, c.mean, c.median,
+    out += fmt::format("{:<12} {:>7.3f}x {:>7.3f}x {:>7.3f}x   {:<40} {:>10}\n", c.round, c.mean, c.median, c.geomean,
                        fmt::format("{:.2f}x  {}", c.best, c.best_case), fmt::format("{} / {}", c.improved, c.cases));
+  return out;
+}
+
+std::vector<std::string> rises(const std::vector<CaseResult>& cases) {
+  std::vector<std::string> out;
+  for (const CaseResult& r : cases) {
+    if (r.mode != "descent" || r.status != Status::finished) continue;
+    double before = r.start_us;
+    for (const Round& round : r.rounds) {
+      if (round.latency_us > before)
+        out.push_back(fmt::format("{}: round {} {:.2f} us after {:.2f} us", r.c.id, round.group, round.latency_us, before));
+      before = round.latency_us;
+    }
+  }
   return out;
 }
 

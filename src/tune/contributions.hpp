@@ -14,7 +14,7 @@ struct Contribution {
   std::string round;  // the group's name, or "all rounds"
   int cases = 0;      // finished descent cases that ran this round
   int improved = 0;   // of them, those whose latency fell in it
-  double mean = 1, median = 1, best = 1;
+  double mean = 1, median = 1, geomean = 1, best = 1;
   std::string best_case;  // the case id of `best`
   bool operator==(const Contribution&) const = default;
 };
@@ -24,8 +24,12 @@ struct Contribution {
 std::vector<Contribution> contributions(const std::vector<CaseResult>& cases);
 
 // The table as text, one row per round:
-//   round        mean   median   best                    improved
-//   kernel     1.086x   1.004x   2.82x  d4k_down_pf ...  85 / 144
+//   round        mean   median  geomean   best                    improved
+//   kernel     1.086x   1.004x   1.052x   2.82x  d4k_down_pf ...  85 / 144
 std::string format_contributions(const std::vector<Contribution>& rows);
+
+// Where a finished descent case's latency rose in some round: "case id: round group X.XX us after Y.YY us". Empty
+// when every case is monotone, as the descent promises.
+std::vector<std::string> rises(const std::vector<CaseResult>& cases);
 
 }  // namespace tilewise::tune

@@ -1,6 +1,8 @@
 // The per-round contribution table (seed 003's Table 3): speedups chained from each case's trajectory.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "tune/contributions.hpp"
 
 namespace tilewise::tune {
@@ -46,6 +48,15 @@ TEST(Contributions, PerRoundSpeedupsOverTheKernelEnteringTheRound) {
   EXPECT_EQ(rows[3].improved, 2);
   EXPECT_DOUBLE_EQ(rows[3].best, 2.5);
   EXPECT_DOUBLE_EQ(rows[3].median, 1.25);
+  EXPECT_DOUBLE_EQ(rows[3].geomean, std::cbrt(2.5 * 1.25 * 1.0));
+}
+
+TEST(Contributions, RisesNameTheCaseAndRoundWhereLatencyWentUp) {
+  EXPECT_TRUE(rises({descent_case("a", 100, {50, 50, 40})}).empty());
+  const std::vector<std::string> up = rises({descent_case("a", 100, {50, 60, 40}), descent_case("b", 90, {95})});
+  ASSERT_EQ(up.size(), 2u);
+  EXPECT_EQ(up[0], "a: round split 60.00 us after 50.00 us");
+  EXPECT_EQ(up[1], "b: round tile 95.00 us after 90.00 us");
 }
 
 TEST(Contributions, LeavesOutGridRunningAndFailedCases) {
