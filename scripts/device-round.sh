@@ -4,7 +4,7 @@
 #   scripts/device-round.sh [smoke] [tests] [sanitize] [square] [decode] [llm24] [protocol-decode]
 #                          [peers-smoke] [peers-torch] [peers-triton] [crosscheck-square] [crosscheck-torch]
 #                          [sm90-tests] [sass] [sm90-explore] [sm90-sanitize] [square-sm90] [decode-gemv] [family-tests]
-#                          [peers-gpus] [gemv-engines] [sm90-sweep]
+#                          [peers-gpus] [gemv-engines] [sm90-sweep] [tune-llm24] [selected-llm24] [grid-vs-descent]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export TILEWISE_SOURCE_DIR=$PWD  # the GPU tests read suites from this copy, not from where they were built
@@ -171,6 +171,49 @@ for step in "$@"; do
         --layouts TN --arms sm90:sweep,sm90,cublaslt --baseline cublaslt -o "$work/sm90-sweep-warm.json" \
         2>"$work/sm90-sweep-warm.log" | tee "$work/sm90-sweep-warm-table.txt" | tail -n 6
       "$bin" fit "$work/sm90-sweep-warm.json" | tee "$work/sm90-fit.txt" | tail -n 4
+      ;;
+    tune-llm24)
+      # Issue 5's campaign for TUNE_FAMILY (cublaslt or sm90) over llm24's 120 cases, continued from results/tune/ in
+      # two halves (shapes 1-17 and 18-24, one campaign file each): on two GPUs side by side, on one in turn, all
+      # within TUNE_S. The campaigns (commit them back into results/tune/), their report and database come back.
+      family=${TUNE_FAMILY:-cublaslt}
+      deadline=$(($(date +%s) + ${TUNE_S:-540}))
+      halves=("$family-llm24|sqS,sqL,tallM,wideN,fatK,thinK,d4k_qkv_dec,d4k_ffn_dec,d4k_down_dec,d8k_qkv_dec,sn_16_dec,sn_32_dec,sn_128_dec,d4k_qkv_pf,d4k_ffn_pf,d4k_down_pf,d8k_qkv_pf"
+              "$family-llm24-b|d8k_ffn_pf,d8k_down_pf,moe_up_pf,moe_down_pf,sn_16_pf,sn_64_pf,sn_256_pf")
+      gpus=$(nvidia-smi -L | wc -l)
+      share=$(($(nproc) / (gpus > 1 ? 2 : 1)))
+      tune_half() {  # index
+        local name=${halves[$1]%%|*} gpu=$(($1 % gpus)) left=$((deadline - $(date +%s)))
+        [ -f "results/tune/$name-campaign.json" ] && cp "results/tune/$name-campaign.json" "$work/"
+        ((left > 30)) || return 0
+        CUDA_VISIBLE_DEVICES=$gpu taskset -c $((gpu * share))-$(((gpu + 1) * share - 1)) timeout "$left" "$bin" tune \
+          --suite suites/llm24.txt --dtypes bf16,fp16,fp8 --layouts TN,NN --family "$family" --repeats 5 \
+          --only "${halves[$1]#*|}" --campaign "$work/$name-campaign.json" >/dev/null 2>"$work/$name.log"
+        echo "$name: exit $? ($(grep -c '^\[' "$work/$name.log") cases reported)"
+      }
+      if ((gpus > 1)); then tune_half 0 & tune_half 1 & wait; else tune_half 0; tune_half 1; fi
+      "$bin" campaign "$work/$family"-llm24*-campaign.json --database "$work/$family-llm24-db.json" \
+        | tee "$work/$family-llm24-contributions.txt"
+      ;;
+    selected-llm24)
+      # The library API with the committed databases (SELECTED_DB, merged) against cublaslt-default on llm24's 120
+      # cases, warm as the campaigns were timed.
+      "$bin" db merge ${SELECTED_DB:-results/tune/*-llm24-db.json} -o "$work/llm24-db.json"
+      timeout "${BENCH_TIMEOUT:-540}" "$bin" bench --suite suites/llm24.txt --dtypes bf16,fp16,fp8 --layouts TN,NN \
+        --arms "selected:$work/llm24-db.json,cublaslt-default" --baseline cublaslt-default -o "$work/llm24-selected.json" \
+        2>"$work/llm24-selected.log" | tee "$work/llm24-selected-table.txt" | tail -n 4
+      ;;
+    grid-vs-descent)
+      # The capped one-shot grid and the descent on the same 12 cases (fresh campaigns, one after the other): final
+      # latency and wall time of each, case by case (`tilewise campaign --grid`).
+      for mode in descent grid; do
+        timeout "${GRID_S:-260}" "$bin" tune --suite suites/llm24.txt --only sqS,sqL,thinK,fatK,d4k_qkv_dec,sn_16_pf \
+          --dtypes bf16 --layouts TN,NN --family cublaslt --repeats 5 --mode "$mode" --grid-cap "${GRID_CAP:-400}" \
+          --campaign "$work/grid-vs-descent-$mode.json" >/dev/null 2>"$work/grid-vs-descent-$mode.log"
+        echo "$mode: exit $? ($(grep -c '^\[' "$work/grid-vs-descent-$mode.log") cases reported)"
+      done
+      "$bin" campaign "$work/grid-vs-descent-descent.json" --grid "$work/grid-vs-descent-grid.json" \
+        | tee "$work/grid-vs-descent.txt"
       ;;
     crosscheck-torch)
       # tilewise's vendor arms and torch.mm back to back on one machine: the closest runs there can be.

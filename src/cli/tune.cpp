@@ -16,6 +16,7 @@
 #include "tune/campaign.hpp"
 #include "tune/contributions.hpp"
 #include "tune/cublaslt_space.hpp"
+#include "tune/mode_compare.hpp"
 #include "tune/sm90_space.hpp"
 #include "tune/to_database.hpp"
 
@@ -171,6 +172,16 @@ int run_campaign_report(const std::vector<std::string>& files, const std::string
   return 1;
 }
 
+int run_mode_comparison(const std::vector<std::string>& descent_files, const std::string& grid_file) {
+  std::vector<tune::CaseResult> descent;
+  for (const std::string& path : descent_files) {
+    const tune::Campaign c = tune::read_campaign(path);
+    descent.insert(descent.end(), c.cases.begin(), c.cases.end());
+  }
+  fmt::print("{}", tune::format_mode_comparison(tune::compare_modes(descent, tune::read_campaign(grid_file).cases)));
+  return 0;
+}
+
 int run_db_merge(const std::vector<std::string>& inputs, const std::string& output) {
   std::vector<select::Named> named;
   for (const std::string& path : inputs) named.push_back({path, select::read_database(path)});
@@ -207,6 +218,7 @@ TuneCommands::TuneCommands(CLI::App& app) {
                                            "whether latency ever rose (no GPU needed)");
   report_->add_option("campaigns", report_files_, "campaign files (a case may be in one only)")->required();
   report_->add_option("--database", report_database_, "also write their finished cases as one database");
+  report_->add_option("--grid", report_grid_, "a grid campaign to set beside the descent campaigns, case by case");
 
   auto* db = app.add_subcommand("db", "tuned databases");
   db->require_subcommand(1);
@@ -218,6 +230,7 @@ TuneCommands::TuneCommands(CLI::App& app) {
 
 std::optional<int> TuneCommands::run() {
   if (*merge_) return run_db_merge(merge_inputs_, merge_output_);
+  if (*report_ && !report_grid_.empty()) return run_mode_comparison(report_files_, report_grid_);
   if (*report_) return run_campaign_report(report_files_, report_database_);
   if (!*tune_) return std::nullopt;
   o_.dtypes.clear();

@@ -34,6 +34,8 @@ int run_db_merge(const std::vector<std::string>& inputs, const std::string& outp
 // `tilewise campaign FILE... [--database DB]`: each family's cases and per-round contributions, and the finished cases
 // as one database (a campaign stopped at its deadline still yields one); 1 where a finished case's latency rose.
 int run_campaign_report(const std::vector<std::string>& files, const std::string& database);
+// `tilewise campaign DESCENT... --grid GRID`: the grid beside the descent, case by case (final latency, wall time).
+int run_mode_comparison(const std::vector<std::string>& descent_files, const std::string& grid_file);
 
 // Adds the subcommands `tune`, `campaign` and `db` to the application; run() carries out the one given, if any, after parsing.
 class TuneCommands {
@@ -46,7 +48,7 @@ class TuneCommands {
   CLI::App* merge_ = nullptr;
   CLI::App* report_ = nullptr;
   std::vector<std::string> report_files_;
-  std::string report_database_;
+  std::string report_database_, report_grid_;
   TuneOptions o_;
   std::string dtypes_ = "bf16", layouts_ = "TN", only_;
   std::vector<std::string> merge_inputs_;
