@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "bench/runner.hpp"
+#include "cli/check.hpp"
 #include "cli/compile.hpp"
 #include "cli/fit.hpp"
 #include "cli/lists.hpp"
@@ -18,7 +19,6 @@
 #include "device/machine.hpp"
 #include "families/gemv/weight_file.hpp"
 #include "protocol/protocol.hpp"
-#include "receipt/check.hpp"
 #include "receipt/derive.hpp"
 #include "report/page.hpp"
 #include "report/table.hpp"
@@ -52,22 +52,6 @@ int cmd_info() {
   return 0;
 }
 
-int cmd_check(const std::vector<std::string>& files) {
-  int invalid = 0;
-  for (const std::string& f : files) {
-    const tw::receipt::FileVerdict v = tw::receipt::check_file(f);
-    if (v.valid) {
-      fmt::print("valid    {} ({} results)\n", f, v.results);
-      continue;
-    }
-    ++invalid;
-    fmt::print("INVALID  {}\n", f);
-    for (const std::string& p : v.problems) fmt::print("         - {}\n", p);
-  }
-  if (files.size() > 1) fmt::print("{} of {} receipts valid\n", files.size() - size_t(invalid), files.size());
-  return invalid ? 1 : 0;
-}
-
 int cmd_suite(const std::vector<std::string>& files, const std::vector<tw::DType>& dtypes,
               const std::vector<tw::Layout>& layouts) {
   for (const std::string& f : files) {
@@ -99,9 +83,10 @@ int main(int argc, char** argv) {
 
   auto* info = app.add_subcommand("info", "the device, its clocks and the library versions");
 
-  auto* check = app.add_subcommand("check", "validate receipts; exits non-zero if any is invalid");
+  auto* check = app.add_subcommand("check", "validate receipts, tuning campaigns and databases; exits non-zero if any is "
+                                           "invalid");
   std::vector<std::string> check_files;
-  check->add_option("receipts", check_files, "receipt JSON files")->required();
+  check->add_option("files", check_files, "receipt, campaign or database JSON files")->required();
 
   std::string dtypes_text = "bf16", layouts_text = "TN";
   auto* suite = app.add_subcommand("suite", "parse suites and show each problem's validation (no GPU needed)");
@@ -202,7 +187,7 @@ int main(int argc, char** argv) {
     };
     if (const auto status = tune_commands.run()) return *status;
     if (*info) return cmd_info();
-    if (*check) return cmd_check(check_files);
+    if (*check) return tw::cli::run_check(check_files);
     if (*suite) return cmd_suite(suite_files, dtypes(), layouts());
     if (*fit) return tw::cli::run_fit(fit_files);
     if (*compile) {

@@ -79,14 +79,18 @@ TileChoice choose_tile(const Problem& p, const Limits& limits, const RuleParams&
   auto considered = [&](const Rung& r, int split) {
     return split == 1 || tile_count(p, r.block_m, r.block_n) >= sms || whole < params.split_k_below;
   };
-  double best = 0;
+  // The options in order of preference: larger tiles first, then smaller splits.
+  struct Option {
+    TileChoice choice;
+    double worth;
+  };
+  std::vector<Option> options;
   for (const Rung& r : rungs)
     for (int split : kSplits)
-      if (considered(r, split)) best = std::max(best, worth(r, split));
-  for (const Rung& r : rungs)
-    for (int split : kSplits)
-      if (considered(r, split) && worth(r, split) >= 0.98 * best) return choice_of(r, split);
-  return choice_of(rungs.front(), 1);  // unreachable: the best is one of them
+      if (considered(r, split)) options.push_back({choice_of(r, split), worth(r, split)});
+  const double best =
+      std::max_element(options.begin(), options.end(), [](auto& a, auto& b) { return a.worth < b.worth; })->worth;
+  return std::find_if(options.begin(), options.end(), [&](auto& o) { return o.worth >= 0.98 * best; })->choice;
 }
 
 // The choice with the rule's stages and store: the TMA store when it still leaves four stages; otherwise the ring's

@@ -45,32 +45,33 @@ class Judge {
   }
 
   // How far `params` lands from the fastest; throws Error naming the first problem whose choice was not measured.
-  Errors errors(const RuleParams& params) {
+  Errors errors(const RuleParams& params) { return summarize(params, nullptr); }
+
+  Fit fit(const RuleParams& params) {
+    Fit f;
+    f.params = params;
+    f.errors = summarize(params, &f.rows);
+    return f;
+  }
+
+ private:
+  // The errors of `params`, and where `rows` is given each problem's row.
+  Errors summarize(const RuleParams& params, std::vector<FitRow>* rows) {
     Errors out;
     for (size_t i = 0; i < cases_.size(); ++i) {
-      const double e = time_of(i, choose_tile(cases_[i].problem, limits_, params)) / fastest_[i]->second - 1;
+      const TileChoice choice = choose_tile(cases_[i].problem, limits_, params);
+      const double chosen_us = time_of(i, choice), e = chosen_us / fastest_[i]->second - 1;
       out.mean += e / double(cases_.size());
       out.rms += e * e / double(cases_.size());
       out.worst = std::max(out.worst, e);
+      if (rows)  // the strings only for the rows shown, not for every set the grid judges
+        rows->push_back({describe(cases_[i].problem), fastest_[i]->first,
+                         to_string(complete(cases_[i].problem, limits_, choice)), fastest_[i]->second, chosen_us});
     }
     out.rms = std::sqrt(out.rms);
     return out;
   }
 
-  Fit fit(const RuleParams& params) {
-    Fit f;
-    f.params = params;
-    f.errors = errors(params);
-    for (size_t i = 0; i < cases_.size(); ++i) {
-      const TileChoice choice = choose_tile(cases_[i].problem, limits_, params);
-      f.rows.push_back({describe(cases_[i].problem), fastest_[i]->first,
-                        to_string(complete(cases_[i].problem, limits_, choice)), fastest_[i]->second,
-                        time_of(i, choice)});
-    }
-    return f;
-  }
-
- private:
   double time_of(size_t i, const TileChoice& choice) {
     auto [slot, fresh] = chosen_[i].try_emplace(choice, 0.0);
     if (fresh) {

@@ -1,0 +1,81 @@
+#include "cli/check.hpp"
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "receipt/check.hpp"
+#include "select/database_file.hpp"
+#include "select/json_file.hpp"
+#include "tune/campaign.hpp"
+#include "tune/contributions.hpp"
+
+namespace tilewise::cli {
+
+namespace {
+
+struct Verdict {
+  bool valid = false;
+  std::string summary;                // what the file holds, for a valid one
+  std::vector<std::string> problems;  // why it is not valid
+};
+
+// The schema a JSON artifact names, or "" when it names none or does not parse (the receipt checker reports that).
+std::string schema_of(const std::string& path) {
+  try {
+    const nlohmann::json j = select::read_json_file(path);
+    if (j.is_object() && j.contains("schema") && j["schema"].is_string()) return j["schema"].get<std::string>();
+  } catch (const Error&) {
+  }
+  return "";
+}
+
+Verdict check_campaign(const std::string& path) {
+  const tune::Campaign c = tune::read_campaign(path);
+  int finished = 0;
+  for (const tune::CaseResult& r : c.cases) finished += r.status == tune::Status::finished;
+  const std::vector<std::string> rose = tune::rises(c.cases);
+  if (!rose.empty()) return {false, "", rose};
+  return {true, fmt::format("campaign, {} mode: {} cases, {} finished; latency never rose", c.mode, c.cases.size(),
+                            finished), {}};
+}
+
+Verdict check_database(const std::string& path) {
+  const select::Database db = select::read_database(path);
+  return {true, fmt::format("database: {} problems, {} identities", db.records.size(), db.identities.size()), {}};
+}
+
+Verdict check_receipt(const std::string& path) {
+  const receipt::FileVerdict v = receipt::check_file(path);
+  return {v.valid, fmt::format("{} results", v.results), v.problems};
+}
+
+Verdict check(const std::string& path) {
+  const std::string schema = schema_of(path);
+  try {
+    if (schema == tune::kCampaignSchema) return check_campaign(path);
+    if (schema == select::kDatabaseSchema) return check_database(path);
+  } catch (const Error& e) {
+    return {false, "", {e.what()}};
+  }
+  return check_receipt(path);
+}
+
+}  // namespace
+
+int run_check(const std::vector<std::string>& files) {
+  int invalid = 0;
+  for (const std::string& f : files) {
+    const Verdict v = check(f);
+    if (v.valid) {
+      fmt::print("valid    {} ({})\n", f, v.summary);
+      continue;
+    }
+    ++invalid;
+    fmt::print("INVALID  {}\n", f);
+    for (const std::string& p : v.problems) fmt::print("         - {}\n", p);
+  }
+  if (files.size() > 1) fmt::print("{} of {} files valid\n", files.size() - size_t(invalid), files.size());
+  return invalid ? 1 : 0;
+}
+
+}  // namespace tilewise::cli
