@@ -1,10 +1,10 @@
 #pragma once
 // Decode GEMV on the tensor cores: y[m][n] = sum_k x[m][k] W[n][k] for M = 1..16, as kernels/gemv.cuh computes it,
 // with the products done by mma.sync instead of one FMA a weight. The weights are the mma's A (16 output columns x
-// k), x^T its B (k x 8 tokens), so one warp owns 16 columns and M = 9..16 takes two mmas a step; at M = 1 seven of
-// the eight token columns are zero, which costs nothing: the mma issues far under the rate HBM feeds it, and what
-// it saves over the FMA kernel (a multiply-add and an unpack a weight, M of them) is the issue slots that kept that
-// kernel off the bandwidth floor.
+// k), x^T its B (k x 8 tokens), so one warp owns 16 columns and M = 9..16 takes two mmas a step. What the mma saves
+// over the FMA kernel (a multiply-add and an unpack a weight, M of them) is the issue slots that kept that kernel off
+// the bandwidth floor at M > 1. At M = 1 seven of the eight token columns are zero and there is little to save: the
+// FMA kernel was as fast or faster there (results/decode-gemv-engines-pdl.json), so the default keeps it.
 //
 // The order of k inside an mma is free, so long as A and B agree: a lane's k-values of one mma may be any of its
 // row's weights if its x values are the matching ones. So each lane loads whole pieces of its two rows (the

@@ -139,7 +139,7 @@ for step in "$@"; do
       # and then the peers on its own GPU (scripts/peers-closest.sh), within PEER_SECONDS.
       # Each job on its own share of the cores: a job's Triton compiles on another job's cores delayed that job's
       # eager torch.mm launches until the checker refused its host loop.
-      IFS=';' read -r -a jobs <<<"$PEER_JOBS"
+      IFS=';' read -r -a jobs <<<"${PEER_JOBS:?set PEER_JOBS=\"name|problem args;...\"}"
       share=$(($(nproc) / ${#jobs[@]}))
       for i in "${!jobs[@]}"; do
         read -r -a job_args <<<"${jobs[$i]#*|}"
@@ -156,8 +156,8 @@ for step in "$@"; do
         | grep -E "^\[ *(OK|FAILED|PASSED) " | tail -n 12
       for tool in memcheck racecheck; do
         timeout 100 compute-sanitizer --tool "$tool" --error-exitcode 3 "$tests/families_gpu_test" \
-          --gtest_filter='GemvGpu.EveryFormat*' >"$work/sanitizer-gemv-$tool.log" 2>&1
-        echo "compute-sanitizer $tool (gemv, both engines): exit $?"; tail -n 2 "$work/sanitizer-gemv-$tool.log"
+          --gtest_filter='GemvGpu.EveryFormat*' >"$work/sanitizer-gemv-engines-$tool.log" 2>&1
+        echo "compute-sanitizer $tool (gemv, both engines): exit $?"; tail -n 2 "$work/sanitizer-gemv-engines-$tool.log"
       done
       timeout 150 "$bin" bench --suite suites/decode.txt --only dec_m1_12288,dec_m16_12288 --dtypes bf16,fp8 --layouts TN \
         --cold --arms "${GEMV_ARMS:-gemv:bf16,gemv:bf16@engine=mma,gemv:bf16@pdl=1,gemv:int8,gemv:int8@engine=mma,gemv:int8@engine=mma;pdl=1,gemv:int4,gemv:int4@engine=mma,gemv:int4@engine=mma;pdl=1,gemv:fp8,cublaslt}" \
@@ -174,31 +174,36 @@ for step in "$@"; do
       ;;
     tune-llm24)
       # Issue 5's campaign for TUNE_FAMILY (cublaslt or sm90) over llm24's 120 cases, continued from results/tune/ in
-      # two halves (shapes 1-17 and 18-24, one campaign file each): on two GPUs side by side, on one in turn, all
-      # within TUNE_S. The campaigns (commit them back into results/tune/), their report and database come back.
+      # two halves (shapes 1-17 and 18-24, one campaign file each): on two GPUs side by side within TUNE_S, on one
+      # in turn with half of it each. The campaigns (commit them back into results/tune/), their report and database
+      # come back.
       family=${TUNE_FAMILY:-cublaslt}
-      deadline=$(($(date +%s) + ${TUNE_S:-540}))
+      start=$(date +%s) limit=${TUNE_S:-540}
       halves=("$family-llm24|sqS,sqL,tallM,wideN,fatK,thinK,d4k_qkv_dec,d4k_ffn_dec,d4k_down_dec,d8k_qkv_dec,sn_16_dec,sn_32_dec,sn_128_dec,d4k_qkv_pf,d4k_ffn_pf,d4k_down_pf,d8k_qkv_pf"
               "$family-llm24-b|d8k_ffn_pf,d8k_down_pf,moe_up_pf,moe_down_pf,sn_16_pf,sn_64_pf,sn_256_pf")
       gpus=$(nvidia-smi -L | wc -l)
+      ((gpus > 0)) || gpus=1
       share=$(($(nproc) / (gpus > 1 ? 2 : 1)))
-      tune_half() {  # index
-        local name=${halves[$1]%%|*} gpu=$(($1 % gpus)) left=$((deadline - $(date +%s)))
+      tune_half() {  # index, and the second after the start it must end by
+        local name=${halves[$1]%%|*} gpu=$(($1 % gpus))
+        local left=$((start + $2 - $(date +%s)))
         [ -f "results/tune/$name-campaign.json" ] && cp "results/tune/$name-campaign.json" "$work/"
-        ((left > 30)) || return 0
+        if ((left < 30)); then echo "$name: not started, the deadline has passed"; return 0; fi
         CUDA_VISIBLE_DEVICES=$gpu taskset -c $((gpu * share))-$(((gpu + 1) * share - 1)) timeout "$left" "$bin" tune \
           --suite suites/llm24.txt --dtypes bf16,fp16,fp8 --layouts TN,NN --family "$family" --repeats 5 \
           --only "${halves[$1]#*|}" --campaign "$work/$name-campaign.json" >/dev/null 2>"$work/$name.log"
-        echo "$name: exit $? ($(grep -c '^\[' "$work/$name.log") cases reported)"
+        echo "$name: exit $? (124: stopped at its deadline, finished cases kept)"
       }
-      if ((gpus > 1)); then tune_half 0 & tune_half 1 & wait; else tune_half 0; tune_half 1; fi
+      if ((gpus > 1)); then tune_half 0 "$limit" & tune_half 1 "$limit" & wait
+      else tune_half 0 $((limit / 2)); tune_half 1 "$limit"; fi
       "$bin" campaign "$work/$family"-llm24*-campaign.json --database "$work/$family-llm24-db.json" \
         | tee "$work/$family-llm24-contributions.txt"
       ;;
     selected-llm24)
       # The library API with the committed databases (SELECTED_DB, merged) against cublaslt-default on llm24's 120
       # cases, warm as the campaigns were timed.
-      "$bin" db merge ${SELECTED_DB:-results/tune/*-llm24-db.json} -o "$work/llm24-db.json"
+      read -r -a databases <<<"${SELECTED_DB:-$(echo results/tune/*-llm24-db.json)}"
+      "$bin" db merge "${databases[@]}" -o "$work/llm24-db.json" || continue
       timeout "${BENCH_TIMEOUT:-540}" "$bin" bench --suite suites/llm24.txt --dtypes bf16,fp16,fp8 --layouts TN,NN \
         --arms "selected:$work/llm24-db.json,cublaslt-default" --baseline cublaslt-default -o "$work/llm24-selected.json" \
         2>"$work/llm24-selected.log" | tee "$work/llm24-selected-table.txt" | tail -n 4
@@ -210,7 +215,7 @@ for step in "$@"; do
         timeout "${GRID_S:-260}" "$bin" tune --suite suites/llm24.txt --only sqS,sqL,thinK,fatK,d4k_qkv_dec,sn_16_pf \
           --dtypes bf16 --layouts TN,NN --family cublaslt --repeats 5 --mode "$mode" --grid-cap "${GRID_CAP:-400}" \
           --campaign "$work/grid-vs-descent-$mode.json" >/dev/null 2>"$work/grid-vs-descent-$mode.log"
-        echo "$mode: exit $? ($(grep -c '^\[' "$work/grid-vs-descent-$mode.log") cases reported)"
+        echo "$mode: exit $?"
       done
       "$bin" campaign "$work/grid-vs-descent-descent.json" --grid "$work/grid-vs-descent-grid.json" \
         | tee "$work/grid-vs-descent.txt"

@@ -11,8 +11,8 @@ inline bool has_gpu() {
   int n = 0;
   return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
 }
-// The source tree (suites, kernels): $TILEWISE_SOURCE_DIR where the tests run on a copy of it (the GPU machine),
-// else where they were built.
+// The source tree the tests read suites and receipts from: $TILEWISE_SOURCE_DIR where they run on a copy of it (the
+// GPU machine), else where they were built. (The JIT finds kernels by $TILEWISE_KERNELS_DIR, src/jit/nvrtc.cpp.)
 inline std::string source_dir() {
   const char* env = std::getenv("TILEWISE_SOURCE_DIR");
   return env && *env ? env : TILEWISE_SOURCE_DIR;

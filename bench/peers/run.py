@@ -448,7 +448,7 @@ def main():
         print(f"[{i + 1:>4}/{len(cases)}] {time.perf_counter() - t0:6.1f} s  {name} {dtype} {layout}  {line}",
               file=sys.stderr, flush=True)
     r["problems"] = failures  # every case was measured or is listed as skipped with its reason
-    named = [(a, x["problem"]) for x in r["results"] for a in x["arms"] if a["arm"] == "torch" and a["us"]]
+    named = [(arm, x["problem"]) for x in r["results"] for arm in x["arms"] if arm["arm"] == "torch" and arm["us"]]
     if named:
         try:
             for (arm, _), kernels in zip(named, torch_kernels([p for _, p in named])):

@@ -16,7 +16,8 @@ struct Choice {
 };
 
 // `use(i)` makes candidate i the one `launch` runs (throwing Error when it cannot run: recorded, not fatal). With
-// `time` false every candidate is only checked. Leaves the chosen candidate current.
+// `time` false every candidate is only checked. Leaves the chosen candidate current (none, where every candidate
+// threw: the arm refuses with its own reason).
 Choice choose_fastest(const Workbench& wb, const std::vector<nlohmann::json>& configs,
                       const std::function<void(size_t)>& use, const device::Launch& launch, bool time = true);
 

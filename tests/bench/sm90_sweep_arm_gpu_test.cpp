@@ -40,7 +40,6 @@ TEST(Sm90SweepArm, TimesEveryRuleCandidateAndRunsTheFastest) {
                                      [&](const receipt::Candidate& c) { return c.config["config"] == config["config"]; });
     ASSERT_NE(chosen, tried.end());
     EXPECT_EQ(*chosen->us, *fastest);
-    EXPECT_EQ(config["swept"], tried.size());
     const device::Launch launch = [&](int set, cudaStream_t st) { arm->launch(set, st); };
     const device::OutputError e = checked_run(wb, launch);
     EXPECT_TRUE(receipt::is_correct(e.rel_err, receipt::correctness_bound(p.dtype)));

@@ -43,12 +43,12 @@ TEST(GemvConfig, CanonicalStringAndJsonRoundTrip) {
   Config pdl = c;
   pdl.pdl = true;
   EXPECT_EQ(parse_config(to_string(pdl)), pdl);
-  EXPECT_NE(pdl, c);
+  EXPECT_TRUE(testkit::Contains(to_string(pdl), ",pdl=1"));
   EXPECT_TRUE(nlohmann::json(pdl).at("pdl").get<bool>());
   Config mma = c;
   mma.engine = Engine::mma;
   EXPECT_EQ(parse_config(to_string(mma)), mma);
-  EXPECT_NE(mma, c);
+  EXPECT_TRUE(testkit::Contains(to_string(mma), ",engine=mma,"));
   const nlohmann::json j = c;
   EXPECT_EQ(j.at("family"), "gemv");
   EXPECT_EQ(j.at("group"), 128);
@@ -218,19 +218,21 @@ TEST(GemvConfig, RepresentativeConfigurationsCompileWithoutSpills) {
       for (Format f : formats) add(default_config(decode(e.M, e.N, e.K, d), f));
   for (int64_t m = 1; m <= 16; ++m)
     for (Format f : formats) add(default_config(decode(m, 200, 384), f));
+  auto key = [](const Config& c) { return std::tuple(register_estimate(c), c.hint == Hint::evict_first, c.ksplit); };
   for (int64_t m : {1, 2, 4, 8, 12, 16})
     for (DType d : {DType::bf16, DType::fp8_e4m3})
-      for (Format f : formats)
+      for (Format f : formats) {
+        const std::vector<Config> feasible = feasible_set(decode(m, 12288, 4096, d), f);
         for (int threads : {128, 256, 512})
           for (Engine engine : {Engine::fma, Engine::mma}) {
-            const Problem p = decode(m, 12288, 4096, d);
-            auto key = [](const Config& c) { return std::tuple(register_estimate(c), c.hint == Hint::evict_first, c.ksplit); };
             std::optional<Config> edge;
-            for (const Config& c : feasible_set(p, f))
+            for (const Config& c : feasible)
               if (c.engine == engine && c.threads == threads && !c.persistent && (!edge || key(c) > key(*edge))) edge = c;
-            // 512 threads leave 128 registers, too few for x at larger M; the mma engine takes no grouped formats
+            // None where 512 threads leave too few registers for x at larger M, or the mma engine refuses the
+            // weights (int4 g32, a grouped format with fp8 x, 16-bit weights of the other type)
             if (edge) add(*edge);
           }
+      }
   std::vector<jit::KernelBuild> builds;
   for (const Config& c : configs) builds.push_back(kernel_build(c));
   const std::vector<jit::Built> built = jit::build_all(builds);

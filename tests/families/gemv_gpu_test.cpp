@@ -185,7 +185,8 @@ TEST(GemvGpu, ConfigurationCornersAndEdgeShapes) {
     Config persistent = c;
     persistent.persistent = true;
     runs.emplace_back(persistent, make_problem("many", 3, 200000, 128, DType::bf16, Layout::TN));  // loops over blocks
-    for (Config v : {c, persistent}) {  // launched as a programmatic dependent of the reference before it
+    // PDL launches compute the same (the chain that fails without the wait is AProgrammaticLaunchWaitsForTheKernelBeforeIt)
+    for (Config v : {c, persistent}) {
       v.pdl = true;
       runs.emplace_back(v, v.persistent ? make_problem("many", 3, 200000, 128, DType::bf16, Layout::TN) : base);
     }

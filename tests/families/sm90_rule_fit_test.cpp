@@ -24,6 +24,9 @@ std::vector<Problem> suite_problems() {
   return out;
 }
 
+// Decode-like shapes take one narrow rung (src/families/sm90/heuristic.cpp).
+bool is_narrow_shape(const Problem& p) { return p.M < 64 && p.layout == Layout::TN; }
+
 RuleParams leaning_to_split_k() {
   RuleParams p;
   p.split_k_below = 0.7, p.split_k_worth = 0.95, p.min_k_tiles_per_piece = 8, p.rates[3] = 0.76;
@@ -48,7 +51,7 @@ TEST(RuleCandidates, HoldEveryChoiceTheRuleMakes) {
   for (const Problem& p : problems) {
     SCOPED_TRACE(describe(p));
     const std::vector<Config> cands = rule_candidates(p);
-    EXPECT_LE(cands.size(), 21u);
+    EXPECT_LE(cands.size(), is_narrow_shape(p) ? 4u : 20u);  // one rung (narrow) or five, at four splits each
     for (const RuleParams& params : {RuleParams{}, leaning_to_split_k()})
       EXPECT_NE(std::find(cands.begin(), cands.end(), first_rule(p, {}, params)), cands.end());
     for (const Config& c : cands) EXPECT_FALSE(infeasible(c, p, {})) << to_string(c);

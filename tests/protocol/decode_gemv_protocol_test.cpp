@@ -23,8 +23,7 @@ TEST(CommittedProtocols, EveryOneParses) {
   for (const auto& entry : std::filesystem::directory_iterator("protocols")) {
     if (entry.path().extension() != ".toml") continue;
     SCOPED_TRACE(entry.path().string());
-    const ProtocolFile pf = load_protocol(entry.path().string());
-    EXPECT_FALSE(pf.predictions.empty());
+    EXPECT_NO_THROW(load_protocol(entry.path().string()));  // the loader refuses a file without predictions
     ++files;
   }
   EXPECT_GE(files, 3);

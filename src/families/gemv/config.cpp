@@ -86,7 +86,7 @@ bool is_native(Format f, DType d) {
 }
 
 std::string mma_infeasible(Format f, DType act) {
-  if (f == Format::fp8 || (f == Format::bf16 && act == DType::bf16) || (f == Format::fp16 && act == DType::fp16)) return "";
+  if (f == Format::fp8 || is_native(f, act)) return "";
   if (f == Format::bf16 || f == Format::fp16)
     return fmt::format("the mma engine takes {} weights only with {} activations", to_string(f), to_string(f));
   if (f == Format::int4_g32)
@@ -166,7 +166,7 @@ int cta_cols(const Config& c) { return c.threads / 32 / std::max(c.ksplit, 1) * 
 
 int register_limit(int threads) { return threads < 1 ? 0 : std::min(255, 65536 / threads / 8 * 8); }
 
-// Fitted on what NVRTC 13.0 made of every M = 1..16, format, activation type, 256 and 512 threads (caps 255 and
+// The FMA engine's terms: fitted on what NVRTC 13.0 made of every M = 1..16, format, activation type, 256 and 512 threads (caps 255 and
 // 128), cols 1..4 and unroll 1..8 without a K split (6912 kernels), then checked on samples of the feasible set near
 // the cap over every thread count, hint and K split (3764 kernels; the last 1046 with this estimate, none spilled).
 // The x term is what the first estimate missed: ptxas issues the loads of x (one 16-byte load a row per 8 weights)
@@ -175,16 +175,15 @@ int register_limit(int threads) { return threads < 1 ? 0 : std::min(255, 65536 /
 // to admitting is 6 registers over the limit, the rest 12 and more: spills near the cap are a few bytes each and
 // come and go with the hint and the K split, so the margin is wide.
 int register_estimate(const Config& c) {
-  const int split = c.ksplit > 1 ? 16 : 0;  // a K slice's bounds and the reduction's addresses
+  const int split = c.ksplit > 1 ? 16 : 0;           // a K slice's bounds and the reduction's addresses
+  const int scaled = group_size(c.weights) != 0 ? 1 : 0;  // a group scale per row, and its partial sums
   if (c.engine == Engine::mma) {
     // Two rows' chunks and x's matching 16-byte pieces (one or two a chunk, for each 8-token half) in flight, the
     // accumulators of each half, the A fragment being decoded; indices, addresses and a margin.
     const int tiles = c.m > 8 ? 2 : 1;
     const int x_vecs = c.weights == Format::int4_g128 ? 4 : c.weights == Format::fp8 && c.act != DType::fp8_e4m3 ? 2 : 1;
-    const int scaled = group_size(c.weights) != 0 ? 1 : 0;  // a scale per row and a group's partial sums
     return c.unroll * (8 + 4 * x_vecs * tiles + 2 * scaled) + 4 * tiles * (1 + scaled) + 8 + split + 56;
   }
-  const int scaled = group_size(c.weights) != 0 ? 1 : 0;
   const int steps = elems_per_chunk(c.weights) / 8;            // 8-weight steps in one chunk: 1, 2 or 4
   const int x_regs = c.act == DType::fp8_e4m3 ? 2 : 4;          // registers of 8 raw activations
   const int loads = c.unroll * c.cols * (4 + scaled);           // chunks in flight, and their scales

@@ -58,7 +58,8 @@ std::string to_string(const Config& c);
 // Throws Error naming the bad field. Every field is required except engine and pdl, which configurations written
 // before they existed lack (they are fma and 0).
 Config parse_config(std::string_view text);
-// "gemv bf16 weights, bf16 x, M=1, 256 threads, 2 cols/warp, K split 1, unroll 4, ld.global.nc.L1::no_allocate"
+// "gemv bf16 weights, bf16 x, M=1, fma engine, 256 threads, 2 cols/warp, K split 1, unroll 4,
+//  ld.global.nc.L1::no_allocate"
 std::string describe(const Config& c);
 
 void to_json(nlohmann::json& j, const Config& c);
@@ -71,7 +72,9 @@ int cta_cols(const Config& c);
 int register_limit(int threads);
 // The registers one thread needs, calibrated on what ptxas (CUDA 13.0, sm_90a) allocates: 16-byte chunks in flight and
 // their group scales, accumulators (and a scaled format's per-chunk partial sums), the rows of x ptxas hoists ahead
-// of the FMAs, dequantized weights, and a margin. A configuration over register_limit() spills, so it is infeasible.
+// of the FMAs, dequantized weights, and a margin (the mma engine: two rows' pieces and x's in flight, the fragment
+// accumulators, a margin; both checked by compiling the heaviest feasible configurations, tests/families/
+// gemv_config_test.cpp). A configuration over register_limit() spills, so it is infeasible.
 int register_estimate(const Config& c);
 
 // Why `c` cannot run `p` (empty when it can): the layout, M, the activation type, K not whole 16-byte chunks or
