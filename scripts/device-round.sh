@@ -5,6 +5,7 @@
 #                          [peers-smoke] [peers-torch] [peers-triton] [crosscheck-square] [crosscheck-torch]
 #                          [sm90-tests] [sass] [sm90-explore] [sm90-sanitize] [square-sm90] [decode-gemv] [family-tests]
 #                          [peers-gpus] [gemv-engines] [sm90-sweep] [tune-llm24] [selected-llm24] [grid-vs-descent]
+#                          [host-gpu-tests]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export TILEWISE_SOURCE_DIR=$PWD  # the GPU tests read suites from this copy, not from where they were built
@@ -103,6 +104,16 @@ for step in "$@"; do
         -o "$work/peers-square-triton.json" 2>"$work/peers-square-triton.log" | tail -n 2
       tail -n 6 "$work/peers-square-triton.log"
       ;;
+    host-gpu-tests)
+      # The GPU tests of the host code around the kernels (timing, the bench arms and the tuner's harness, selection,
+      # the sm90 rule, stream-K and gemv launches), one binary at a time, each with its own log.
+      for t in device_gpu_test bench_gpu_test select_gpu_test families_gpu_test; do
+        filter='*'
+        [ "$t" = families_gpu_test ] && filter='Sm90FirstRule.*:Sm90StreamK.*:Sm90Sanitized.*:Gemv*'
+        timeout 300 "$tests/$t" --gtest_filter="$filter" >"$work/$t.log" 2>&1
+        echo "$t: exit $? $(grep -E '^\[ *(FAILED|PASSED) ' "$work/$t.log" | tr '\n' ' ')"
+      done
+      ;;
     family-tests)
       # The gemv family's GPU tests, the sm90 first rule and sanitized set, then compute-sanitizer on gemv.
       timeout 100 "$tests/families_gpu_test" --gtest_filter='Gemv*:Sm90FirstRule.*:Sm90Sanitized.*' \
@@ -174,28 +185,32 @@ for step in "$@"; do
       ;;
     tune-llm24)
       # Issue 5's campaign for TUNE_FAMILY (cublaslt or sm90) over llm24's 120 cases, continued from results/tune/ in
-      # two halves (shapes 1-17 and 18-24, one campaign file each): on two GPUs side by side within TUNE_S, on one
-      # in turn with half of it each. The campaigns (commit them back into results/tune/), their report and database
-      # come back.
+      # two halves of about equal work (one campaign file each): on two GPUs side by side within TUNE_S, on one in
+      # turn with half of it each. TUNE_HALF=a or b runs that half alone on the GPU and cores the caller gave. The
+      # campaigns (commit them back into results/tune/), their report and database come back.
       family=${TUNE_FAMILY:-cublaslt}
       start=$(date +%s) limit=${TUNE_S:-540}
-      halves=("$family-llm24|sqS,sqL,tallM,wideN,fatK,thinK,d4k_qkv_dec,d4k_ffn_dec,d4k_down_dec,d8k_qkv_dec,sn_16_dec,sn_32_dec,sn_128_dec,d4k_qkv_pf,d4k_ffn_pf,d4k_down_pf,d8k_qkv_pf"
-              "$family-llm24-b|d8k_ffn_pf,d8k_down_pf,moe_up_pf,moe_down_pf,sn_16_pf,sn_64_pf,sn_256_pf")
+      halves=("$family-llm24|sqS,sqL,tallM,wideN,fatK,thinK,d4k_qkv_dec,d4k_ffn_dec,d4k_down_dec,d8k_qkv_dec,sn_16_dec,sn_32_dec,sn_128_dec,d4k_qkv_pf,d4k_ffn_pf,d4k_down_pf,d8k_qkv_pf,moe_up_pf,moe_down_pf"
+              "$family-llm24-b|d8k_ffn_pf,d8k_down_pf,sn_16_pf,sn_64_pf,sn_256_pf")
       gpus=$(nvidia-smi -L | wc -l)
       ((gpus > 0)) || gpus=1
       share=$(($(nproc) / (gpus > 1 ? 2 : 1)))
-      tune_half() {  # index, and the second after the start it must end by
-        local name=${halves[$1]%%|*} gpu=$(($1 % gpus))
-        local left=$((start + $2 - $(date +%s)))
+      tune_half() {  # index, the second after the start it must end by, and the GPU and cores ("" keeps the caller's)
+        local name=${halves[$1]%%|*} left=$((start + $2 - $(date +%s))) place=()
         [ -f "results/tune/$name-campaign.json" ] && cp "results/tune/$name-campaign.json" "$work/"
         if ((left < 30)); then echo "$name: not started, the deadline has passed"; return 0; fi
-        CUDA_VISIBLE_DEVICES=$gpu taskset -c $((gpu * share))-$(((gpu + 1) * share - 1)) timeout "$left" "$bin" tune \
-          --suite suites/llm24.txt --dtypes bf16,fp16,fp8 --layouts TN,NN --family "$family" --repeats 5 \
-          --only "${halves[$1]#*|}" --campaign "$work/$name-campaign.json" >/dev/null 2>"$work/$name.log"
+        [ -n "$3" ] && place=(env CUDA_VISIBLE_DEVICES="$3" taskset -c $(($3 * share))-$((($3 + 1) * share - 1)))
+        "${place[@]}" timeout "$left" "$bin" tune --suite suites/llm24.txt --dtypes bf16,fp16,fp8 --layouts TN,NN \
+          --family "$family" --repeats 5 --only "${halves[$1]#*|}" --campaign "$work/$name-campaign.json" \
+          >/dev/null 2>"$work/$name.log"
         echo "$name: exit $? (124: stopped at its deadline, finished cases kept)"
       }
-      if ((gpus > 1)); then tune_half 0 "$limit" & tune_half 1 "$limit" & wait
-      else tune_half 0 $((limit / 2)); tune_half 1 "$limit"; fi
+      case "${TUNE_HALF:-}" in
+        a) tune_half 0 "$limit" "" ;;
+        b) tune_half 1 "$limit" "" ;;
+        *) if ((gpus > 1)); then tune_half 0 "$limit" 0 & tune_half 1 "$limit" 1 & wait
+           else tune_half 0 $((limit / 2)) 0; tune_half 1 "$limit" 0; fi ;;
+      esac
       "$bin" campaign "$work/$family"-llm24*-campaign.json --database "$work/$family-llm24-db.json" \
         | tee "$work/$family-llm24-contributions.txt"
       ;;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <stdexcept>
 
 #include "bench/arm.hpp"
@@ -93,18 +94,32 @@ std::vector<tune::Timing> TuneMeasure::measure(const tune::Case& c, const std::v
   }
   const size_t per = size_t(std::max(2, o_.chunk)) - 1;  // besides the first candidate
   double anchor_median = 0;
+  Spent spent;
   size_t start = 1;
   do {
     std::vector<size_t> which{0};
     for (size_t i = start; i < std::min(candidates.size(), start + per); ++i) which.push_back(i);
-    time_chunk(c, candidates, which, out, anchor_median);
+    time_chunk(c, candidates, which, out, anchor_median, spent);
     start += per;
   } while (start < candidates.size());
+  if (o_.progress) {
+    int dropped = 0;
+    for (const tune::Timing& t : out) dropped += t.dropped;
+    o_.progress(fmt::format("built in {:.1f} s, checked and sized in {:.1f} s, timed in {:.1f} s ({} dropped)",
+                            spent.build_s, spent.check_s, spent.time_s, dropped));
+  }
   return out;
 }
 
 void TuneMeasure::time_chunk(const tune::Case& c, const std::vector<tune::Config>& candidates,
-                             const std::vector<size_t>& which, std::vector<tune::Timing>& out, double& anchor_median) {
+                             const std::vector<size_t>& which, std::vector<tune::Timing>& out, double& anchor_median,
+                             Spent& spent) {
+  auto t = std::chrono::steady_clock::now();
+  auto lap = [&t](double& into) {
+    const auto now = std::chrono::steady_clock::now();
+    into += std::chrono::duration<double>(now - t).count();
+    t = now;
+  };
   const CaseState& s = *case_;
   const Problem& p = s.problem;
   const cudaStream_t st = stream_->get();
@@ -113,6 +128,7 @@ void TuneMeasure::time_chunk(const tune::Case& c, const std::vector<tune::Config
   for (size_t i : which) subset.push_back(candidates[i]);
   const std::vector<Runnable> runs = c.family == "sm90" ? sm90_runnables(p, *s.operands, subset, sm_count_)
                                                         : cublaslt_runnables(*cublaslt_, p, *s.operands, subset);
+  lap(spent.build_s);
 
   // The correctness gate of `bench`: an incorrect candidate is never timed.
   const Workbench wb{p, *s.operands, *s.reference, st, o_.graph_target_ms, o_.replays, 1, o_.cold, l2_bytes_};
@@ -142,12 +158,23 @@ void TuneMeasure::time_chunk(const tune::Case& c, const std::vector<tune::Config
   for (size_t j = 0; !warm && j < timers.size(); ++j) warm = timers[j].get();
   if (warm) replay_for(*warm, o_.rewarm_ms / 1000.0);
 
+  lap(spent.check_s);
+
   std::vector<std::vector<double>> samples(runs.size());
-  for (int rep = 0; rep < o_.repeats; ++rep)
+  std::vector<bool> dropped(runs.size(), false);
+  for (int rep = 0; rep < o_.repeats; ++rep) {
     for (size_t k = 0; k < runs.size(); ++k) {
       const size_t j = (k + size_t(rep)) % runs.size();  // order rotated, so drift hits every candidate alike
       if (timers[j]) samples[j].push_back(timers[j]->measure(o_.replays));
     }
+    if (o_.drop_margin < 0 || !timers[0]) continue;
+    for (size_t j = 1; j < runs.size(); ++j)
+      if (timers[j] && tune::ruled_out(samples[j].back(), samples[0].back(), o_.drop_margin)) {
+        timers[j].reset();
+        dropped[j] = true;
+      }
+  }
+  lap(spent.time_s);
 
   double scale = 1;
   if (first_chunk) {
@@ -158,6 +185,7 @@ void TuneMeasure::time_chunk(const tune::Case& c, const std::vector<tune::Config
   for (size_t j = 0; j < runs.size(); ++j) {
     if (j == 0 && !first_chunk) continue;
     for (double us : samples[j]) out[which[j]].us.push_back(us * scale);
+    out[which[j]].dropped = dropped[j];
   }
 }
 

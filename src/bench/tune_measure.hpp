@@ -3,8 +3,10 @@
 // every candidate built first (in parallel), each checked by the harness's correctness gate (C poisoned, judged
 // against the fp32 reference), the incumbent's graph replayed to re-warm the chip on the problem's own work, then
 // the correct ones timed by CUDA-graph replay in interleaved repeats, their order rotated each repeat, so clock drift
-// under the power cap hits every candidate alike and their ranges compare (tune::strictly_faster).
+// under the power cap hits every candidate alike and their ranges compare (tune::strictly_faster). A candidate that a
+// repeat rules out against the incumbent is timed no further.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -26,6 +28,12 @@ struct TuneMeasureOptions {
   // there against its median in the first chunk, so drift between chunks does not pick the winner.
   int chunk = 48;
   uint64_t seed = 1;              // operand fills, per problem from this and the problem's description
+  // A candidate this fraction or more over the incumbent in one repeat is timed no further (tune::ruled_out); a
+  // negative margin times every candidate in every repeat.
+  double drop_margin = 0.10;
+  // Told, after each round, where its wall time went (building, checking and sizing, timing), for the progress
+  // display; may be empty.
+  std::function<void(const std::string&)> progress;
 };
 
 class TuneMeasure : public tune::Measure {
@@ -46,8 +54,11 @@ class TuneMeasure : public tune::Measure {
   struct CaseState;
   struct Chunk;
   CaseState& state_for(const tune::Case& c);
+  struct Spent {  // one round's wall time, by phase
+    double build_s = 0, check_s = 0, time_s = 0;
+  };
   void time_chunk(const tune::Case& c, const std::vector<tune::Config>& candidates, const std::vector<size_t>& which,
-                  std::vector<tune::Timing>& out, double& anchor_median);
+                  std::vector<tune::Timing>& out, double& anchor_median, Spent& spent);
 
   TuneMeasureOptions o_;
   int sm_count_ = 0;

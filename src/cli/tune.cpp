@@ -43,8 +43,8 @@ std::string case_line(const tune::CaseResult& r) {
   const std::vector<double> t = tune::trajectory(r);
   std::string rounds;
   for (const tune::Round& round : r.rounds)
-    rounds += fmt::format("\n           {:<8} {:>5} legal {:>5} timed {:>6.1f} s  {}", round.group, round.legal,
-                          round.timed, round.wall_s,
+    rounds += fmt::format("\n           {:<8} {:>5} legal {:>5} timed {:>5} dropped {:>6.1f} s  {}", round.group,
+                          round.legal, round.timed, round.dropped, round.wall_s,
                           round.adopted ? fmt::format("adopted {}", round.winner) : "held" + (round.note.empty() ? "" : ": " + round.note));
   if (r.mode == "grid")
     return fmt::format("{}: grid best {:.2f} us: {}{}", r.c.id, r.best_us, r.best, rounds);
@@ -77,7 +77,9 @@ int run_tune(const TuneOptions& o) {
   if (o.campaign.empty()) throw Error("give the campaign file (--campaign FILE); it is created or continued");
   const std::vector<tune::Case> cases = tune_cases(o);
   if (cases.empty()) throw Error("the suites, dtypes and layouts given make no case");
-  bench::TuneMeasure harness(o.measure);
+  bench::TuneMeasureOptions mo = o.measure;
+  mo.progress = [](const std::string& line) { fmt::print(stderr, "           {}\n", line); };
+  bench::TuneMeasure harness(mo);
   Announced measure(harness);
   const select::Identity identity = running_identity();
   const tune::TunableFor tunable_for = [&](const tune::Case& c) {
@@ -209,6 +211,10 @@ TuneCommands::TuneCommands(CLI::App& app) {
       ->capture_default_str();
   tune_->add_option("--warmup-s", o_.measure.warmup_s, "clock warm-up before the first round")->capture_default_str();
   tune_->add_option("--chunk", o_.measure.chunk, "candidates built and timed together")->capture_default_str();
+  tune_->add_option("--drop-margin", o_.measure.drop_margin,
+                    "time a candidate no further once a repeat has it this fraction over the incumbent (negative: "
+                    "never)")
+      ->capture_default_str();
   tune_->add_flag("--cold", o_.measure.cold, "rotate buffer sets so the working set is at least 4x the L2");
   tune_->add_option("--seed", o_.measure.seed, "operand fills")->capture_default_str();
   tune_->add_option("--campaign", o_.campaign, "campaign file: created, or continued where it stopped")->required();

@@ -59,6 +59,10 @@ double GraphTimer::measure(int replays) {
 }
 
 std::unique_ptr<GraphTimer> sized_graph_timer(const Launch& launch, int sets, double target_ms, cudaStream_t stream) {
+  // One pass over the sets first: a kernel that alone spans the target (a large GEMM, or a slow candidate of one)
+  // needs no longer graph, and timing 16 of it only to learn that would cost more than its measurement.
+  auto one_pass = std::make_unique<GraphTimer>(launch, sets, sets, stream);
+  if (one_pass->measure(1) * sets >= target_ms * 1000.0) return one_pass;
   const double estimate = GraphTimer(launch, (std::max(sets, 16) + sets - 1) / sets * sets, sets, stream).measure(1);
   return std::make_unique<GraphTimer>(launch, launches_for(estimate, target_ms, sets), sets, stream);
 }

@@ -16,8 +16,8 @@ int launches_for(double estimate_us, double target_ms, int sets);
 
 class GraphTimer;
 
-// A graph timer sized so one replay spans about target_ms: a quick estimate (one replay of at least 16 launches)
-// sets the launch count through launches_for.
+// A graph timer sized so one replay spans about target_ms: one pass over the sets where that already spans it, else
+// a quick estimate (one replay of at least 16 launches) sets the launch count through launches_for.
 std::unique_ptr<GraphTimer> sized_graph_timer(const Launch& launch, int sets, double target_ms, cudaStream_t stream);
 
 class GraphTimer {

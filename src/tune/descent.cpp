@@ -65,6 +65,7 @@ void descend(CaseResult& state, const Tunable& t, Measure& measure, const AfterR
     for (const Timing& tm : timings) {
       round.compiled += tm.compiled;
       round.timed += !tm.us.empty();
+      round.dropped += tm.dropped;
     }
     const double previous = state.rounds.empty() ? 0 : state.rounds.back().latency_us;
     if (round.incumbent_us.empty()) {
@@ -80,7 +81,7 @@ void descend(CaseResult& state, const Tunable& t, Measure& measure, const AfterR
       // noise walk the latency up.
       size_t best = 0;
       for (size_t i = 1; i < timings.size(); ++i)
-        if (strictly_faster(timings[i].us, round.incumbent_us) &&
+        if (!timings[i].dropped && strictly_faster(timings[i].us, round.incumbent_us) &&
             (best == 0 || receipt::median(timings[i].us) < receipt::median(timings[best].us)))
           best = i;
       round.latency_us = entering;

@@ -68,6 +68,8 @@ void grid(CaseResult& state, const Tunable& t, Measure& measure, const GridOptio
     round.compiled += timings[i].compiled;
     if (timings[i].us.empty()) continue;
     round.timed += 1;
+    round.dropped += timings[i].dropped;
+    if (timings[i].dropped) continue;
     if (!best || receipt::median(timings[i].us) < receipt::median(timings[*best].us)) best = i;
   }
   if (!best) throw Error(fmt::format("{}: the grid timed none of its {} legal candidates", state.c.id, configs.size()));

@@ -21,7 +21,16 @@ struct Timing {
   bool compiled = false;   // it built (a candidate that does not build is counted, not timed)
   std::string error;       // why it has no samples: a build failure, an incorrect output; empty when timed
   std::vector<double> us;  // one figure per repeat, in repeat order; empty when not timed
+  bool dropped = false;    // timed no further after a repeat that ruled it out (ruled_out); never adopted or chosen
 };
+
+// Whether a candidate's sample rules it out of a strict win: it ran at least `margin` (a fraction) over the incumbent
+// timed in the same interleaved repeat. A strict win needs the candidate's whole range below the incumbent's, and the
+// repeats of one round drift by about 1%, so such a candidate could win only by the drift undoing the whole margin.
+// Timing it further would spend most of a large problem's round on its slowest candidates.
+inline bool ruled_out(double candidate_us, double incumbent_us, double margin) {
+  return candidate_us >= incumbent_us * (1 + margin);
+}
 
 class Measure {
  public:
@@ -29,7 +38,8 @@ class Measure {
   // Times every candidate of one round for `c`: all of them are given at once so that an implementation can compile
   // them in parallel ahead of timing, check each for correctness, and time the correct ones in interleaved repeats
   // (all candidates once per repeat, order rotated), so that clock drift hits every candidate alike and their ranges
-  // compare. Returns one Timing per candidate, in order.
+  // compare. The first candidate is the one the others are judged against (the incumbent); a measurement may stop
+  // timing a candidate that ruled_out says cannot win against it. Returns one Timing per candidate, in order.
   virtual std::vector<Timing> measure(const Case& c, const std::vector<Config>& candidates) = 0;
 };
 

@@ -22,11 +22,12 @@ std::string_view to_string(Status s) {
 namespace {
 
 json round_json(const Round& r) {
-  return {{"group", r.group},         {"enumerated", r.enumerated},     {"legal", r.legal},
-          {"infeasible", r.infeasible}, {"refitted", r.refitted}, {"compiled", r.compiled},       {"timed", r.timed},
-          {"wall_s", r.wall_s},       {"incumbent", r.incumbent},       {"incumbent_us", r.incumbent_us},
-          {"winner", r.winner},       {"winner_us", r.winner_us},       {"adopted", r.adopted},
-          {"latency_us", r.latency_us}, {"note", r.note}};
+  return {{"group", r.group},           {"enumerated", r.enumerated}, {"legal", r.legal},
+          {"infeasible", r.infeasible}, {"refitted", r.refitted},     {"compiled", r.compiled},
+          {"timed", r.timed},           {"dropped", r.dropped},       {"wall_s", r.wall_s},
+          {"incumbent", r.incumbent},   {"incumbent_us", r.incumbent_us}, {"winner", r.winner},
+          {"winner_us", r.winner_us},   {"adopted", r.adopted},       {"latency_us", r.latency_us},
+          {"note", r.note}};
 }
 
 std::vector<double> numbers(const select::At& at) {
@@ -49,6 +50,7 @@ Round parse_round(const select::At& at) {
   r.refitted = int(at["refitted"].integer());
   r.compiled = int(at["compiled"].integer());
   r.timed = int(at["timed"].integer());
+  if (at.has("dropped")) r.dropped = int(at["dropped"].integer());
   r.wall_s = at["wall_s"].number();
   r.incumbent = at["incumbent"].string();
   r.incumbent_us = numbers(at["incumbent_us"]);

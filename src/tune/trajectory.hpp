@@ -15,6 +15,7 @@ struct Round {
   std::string group;  // the group opened, or "grid"
   int enumerated = 0, legal = 0, infeasible = 0, compiled = 0, timed = 0;
   int refitted = 0;  // legal only after the space's fit changed fields outside the group (counted in legal)
+  int dropped = 0;   // timed, then timed no further once ruled out (counted in timed); absent in older campaigns
   double wall_s = 0;
   std::string incumbent;             // held entering the round
   std::vector<double> incumbent_us;  // its repeats in this round

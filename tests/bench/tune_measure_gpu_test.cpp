@@ -4,6 +4,8 @@
 
 #include <filesystem>
 
+#include <fmt/format.h>
+
 #include <unistd.h>
 
 #include "bench/tune_measure.hpp"
@@ -20,6 +22,7 @@ namespace {
 
 TuneMeasureOptions quick(int chunk = 48) {
   TuneMeasureOptions o;
+  o.drop_margin = -1;  // every candidate timed in every repeat, unless a test screens
   o.repeats = 3;
   o.replays = 1;
   o.graph_target_ms = 0.3;
@@ -60,6 +63,35 @@ TEST(TuneMeasure, Sm90CandidatesAreBuiltGatedAndTimedOncePerRepeat) {
     EXPECT_NE(t[3].error, "");
     EXPECT_TRUE(t[3].us.empty());
   }
+}
+
+// With no margin, a candidate stops at the first repeat it is not faster than the incumbent in that same repeat, and
+// one that is never stopped was faster in every repeat: the samples say exactly where each stopped.
+TEST(TuneMeasure, ACandidateThatARepeatRulesOutIsTimedNoFurther) {
+  TW_REQUIRE_GPU();
+  TuneMeasureOptions o = quick();
+  o.drop_margin = 0;
+  o.repeats = 4;
+  std::string progress;
+  o.progress = [&](const std::string& line) { progress = line; };
+  TuneMeasure m(o);
+  std::vector<tune::Config> candidates = sm90_candidates();
+  candidates.pop_back();  // the one that never builds
+  candidates.push_back(candidates.front());  // the incumbent again: a tie stops it
+  const std::vector<tune::Timing> t = m.measure({"p sm90", "sm90", kP}, candidates);
+  EXPECT_FALSE(t[0].dropped);
+  ASSERT_EQ(t[0].us.size(), 4u);
+  int dropped = 0;
+  for (size_t j = 1; j < t.size(); ++j) {
+    SCOPED_TRACE(j);
+    const size_t n = t[j].us.size();
+    ASSERT_GE(n, 1u);
+    for (size_t r = 0; r + (t[j].dropped ? 1 : 0) < n; ++r) EXPECT_LT(t[j].us[r], t[0].us[r]);
+    if (t[j].dropped) EXPECT_GE(t[j].us.back(), t[0].us[n - 1]);
+    else EXPECT_EQ(n, 4u);
+    dropped += t[j].dropped;
+  }
+  EXPECT_NE(progress.find(fmt::format("({} dropped)", dropped)), std::string::npos) << progress;
 }
 
 TEST(TuneMeasure, CublasltCandidatesAreCheckedByCublaslt) {

@@ -164,6 +164,24 @@ TEST_F(CampaignTest, ACorruptFileIsReportedWhereItIsWrong) {
   EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { read_campaign(path); }), path + ":"));
 }
 
+TEST_F(CampaignTest, DroppedCountsReadBackAndOlderFilesWithoutThemReadAsNone) {
+  testkit::ScriptedMeasure m = measure();
+  m.drop_margin = 0.05;
+  const Campaign c = run_campaign(path, some_cases(), tunable_for, m, kHere);
+  int dropped = 0;
+  for (const CaseResult& r : c.cases)
+    for (const Round& round : r.rounds) dropped += round.dropped;
+  EXPECT_GT(dropped, 0);
+  EXPECT_EQ(read_campaign(path), c);
+
+  nlohmann::json j = select::read_json_file(path);
+  for (auto& r : j["cases"])
+    for (auto& round : r["rounds"]) round.erase("dropped");
+  std::ofstream(path) << j.dump(1);
+  for (const CaseResult& r : read_campaign(path).cases)
+    for (const Round& round : r.rounds) EXPECT_EQ(round.dropped, 0);
+}
+
 TEST_F(CampaignTest, AFinishedCampaignBecomesADatabase) {
   testkit::ScriptedMeasure m = measure();
   const Campaign c = run_campaign(path, some_cases(), tunable_for, m, kHere);

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <set>
 
 #include "expect_error.hpp"
 #include "receipt/derive.hpp"
@@ -18,11 +19,13 @@ const Case kCase{"case", "synthetic", make_problem("p", 256, 256, 256, DType::bf
 // Samples given outright per candidate (missing: not timed), to pin the adoption rule down exactly.
 struct FixedMeasure : Measure {
   std::map<std::string, std::vector<double>> us;
+  std::set<std::string> dropped;
   std::vector<Timing> measure(const Case&, const std::vector<Config>& cands) override {
     std::vector<Timing> out;
     for (const Config& c : cands) {
       const auto it = us.find(to_string(c));
-      out.push_back(it == us.end() ? Timing{true, "incorrect", {}} : Timing{true, "", it->second});
+      out.push_back(it == us.end() ? Timing{true, "incorrect", {}}
+                                   : Timing{true, "", it->second, dropped.count(to_string(c)) > 0});
     }
     return out;
   }
@@ -72,6 +75,29 @@ TEST(Descent, AmongStrictWinnersTheFastestMedianIsAdopted) {
   EXPECT_EQ(r.best, "tile=2");
   EXPECT_EQ(r.rounds[0].winner_us, (std::vector<double>{7, 7.5, 8}));
   EXPECT_DOUBLE_EQ(r.rounds[0].latency_us, 11 * 7.5 / 11);
+}
+
+TEST(Descent, ADroppedCandidateIsCountedAndNeverAdopted) {
+  const Tunable t = one_group({"tile=0", "tile=1", "tile=2"});
+  FixedMeasure m;
+  // Whatever its samples say, a candidate the measurement stopped timing is not judged on them.
+  m.us = {{"tile=0", {10, 11, 12}}, {"tile=1", {8, 8.5, 9}}, {"tile=2", {5}}};
+  m.dropped = {"tile=2"};
+  CaseResult r = run(t, m);
+  EXPECT_EQ(r.best, "tile=1");
+  EXPECT_EQ(r.rounds[0].timed, 3);
+  EXPECT_EQ(r.rounds[0].dropped, 1);
+  m.dropped = {"tile=1", "tile=2"};
+  r = run(t, m);
+  EXPECT_FALSE(r.rounds[0].adopted);
+  EXPECT_EQ(r.rounds[0].dropped, 2);
+}
+
+TEST(Descent, RuledOutMeansAtLeastTheMarginOverTheIncumbent) {
+  EXPECT_TRUE(ruled_out(11, 10, 0.1));
+  EXPECT_FALSE(ruled_out(10.99, 10, 0.1));
+  EXPECT_TRUE(ruled_out(10, 10, 0));  // with no margin a tie is out: a strict win needs the whole range below
+  EXPECT_FALSE(ruled_out(9.99, 10, 0));
 }
 
 TEST(Descent, AWarmStartThatCannotBeTimedFailsTheCaseALaterIncumbentHolds) {
@@ -129,11 +155,13 @@ TEST(Descent, CountsWhatEachRoundCost) {
 TEST(Descent, IsMonotoneUnderNoiseAndDriftForEverySeed) {
   const Tunable t = testkit::synthetic_tunable();
   int adoptions = 0, infeasible = 0;
+  int dropped = 0;
   for (uint64_t seed = 1; seed <= 400; ++seed) {
     testkit::ScriptedMeasure m;
     m.truth = testkit::synthetic_truth(seed);
     m.seed = seed;
     m.repeats = 3 + int(seed % 8);
+    m.drop_margin = seed % 2 ? 0.1 : -1;  // half of the seeds screen their candidates as the harness does
     const CaseResult r = run(t, m);
     ASSERT_EQ(r.status, Status::finished);
     ASSERT_EQ(r.rounds.size(), t.space.groups.size());
@@ -152,12 +180,14 @@ TEST(Descent, IsMonotoneUnderNoiseAndDriftForEverySeed) {
         EXPECT_EQ(round.latency_us, traj[i]);
       }
       infeasible += round.infeasible;
+      dropped += round.dropped;
     }
     EXPECT_LE(m.truth(parse(r.best)), m.truth(t.warm_start)) << "seed " << seed;
     EXPECT_EQ(*find(parse(r.best), "x"), "7");
   }
   EXPECT_GT(adoptions, 400);  // the property is not vacuous: the descent does move
   EXPECT_GT(infeasible, 0);   // and the feasibility rule did fire
+  EXPECT_GT(dropped, 0);      // and screening did drop candidates
 }
 
 }  // namespace

@@ -83,6 +83,24 @@ TEST(Grid, CanEndSlowerThanTheWarmStartWhereTheDescentCannot) {
   EXPECT_GT(grid_worse, 0);
 }
 
+TEST(Grid, ADroppedCandidateIsCountedAndNeverChosen) {
+  const Tunable t = testkit::synthetic_tunable();
+  // The grid's first candidate is the one the others were screened against; the fastest truth there is dropped.
+  struct Screened : Measure {
+    std::vector<Timing> measure(const Case&, const std::vector<Config>& cands) override {
+      std::vector<Timing> out(cands.size(), Timing{true, "", {10, 10, 10}});
+      out[1] = Timing{true, "", {1}, true};
+      out[2].us = {9, 9, 9};
+      return out;
+    }
+  } m;
+  CaseResult r = start_case(kCase, t, "grid");
+  grid(r, t, m, {.cap = 5});
+  EXPECT_EQ(r.rounds[0].timed, 5);
+  EXPECT_EQ(r.rounds[0].dropped, 1);
+  EXPECT_EQ(r.best_us, 9);
+}
+
 TEST(Grid, NothingTimedIsAnError) {
   const Tunable t = testkit::synthetic_tunable();
   testkit::ScriptedMeasure m;

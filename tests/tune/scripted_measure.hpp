@@ -40,6 +40,7 @@ class ScriptedMeasure : public tune::Measure {
   int repeats = 10;
   double noise = 0.03;  // each sample within +-3% of the drifted truth
   double drift = 0.10;  // each call's clocks within +-10%
+  double drop_margin = -1;  // as the harness: a candidate this far over the first one in a repeat stops there
   std::function<std::string(const tune::Config&)> fails_to_build, fails_check;  // an error, or "" when fine
   int interrupt_at = -1;  // the call (0-based) that throws Interrupted
   int calls = 0;
@@ -70,6 +71,14 @@ class ScriptedMeasure : public tune::Measure {
         t.us.push_back(truth(cand) * clocks * (1 + noise * (2 * unit(mix(h + uint64_t(r))) - 1)));
       out.push_back(t);
     }
+    if (drop_margin >= 0 && !out.empty() && !out[0].us.empty())
+      for (size_t j = 1; j < out.size(); ++j)
+        for (size_t r = 0; r < out[j].us.size(); ++r)
+          if (tune::ruled_out(out[j].us[r], out[0].us[r], drop_margin)) {
+            out[j].us.resize(r + 1);
+            out[j].dropped = true;
+            break;
+          }
     return out;
   }
 };
