@@ -44,8 +44,8 @@ std::filesystem::path cache_dir();  // $TILEWISE_CACHE_DIR, else $HOME/.cache/ti
 
 // From the cache, or compiled and stored. Throws Error naming the kernel file and configuration on a compile error.
 Built build(const KernelBuild& b);
-// Several at once, compiled in parallel on all cores; results in the order asked. The first error is rethrown after
-// all builds finished, so the cache keeps every success.
+// Several at once: the ones the cache lacks compiled in parallel by worker processes, one per usable core; results in
+// the order asked. The first error is rethrown after all builds finished, so the cache keeps every success.
 std::vector<Built> build_all(const std::vector<KernelBuild>& builds);
 
 ResourceUsage parse_ptxas_usage(const std::string& log);

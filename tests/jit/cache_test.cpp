@@ -1,4 +1,5 @@
 // The compile cache: one key helper over every input, entries that read back whole or are rebuilt, shared safely.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -84,6 +85,26 @@ TEST_F(CacheDir, ParallelBuildsOfTheSameKernelAgreeAndLeaveNoTemporaries) {
   for (const Built& b : all) EXPECT_EQ(b.cubin, all[0].cubin);
   for (const auto& e : std::filesystem::directory_iterator(dir_))
     EXPECT_EQ(e.path().extension(), ".cubin") << e.path();
+}
+
+TEST_F(CacheDir, ABatchIsBuiltOnceInOrderAndThenServedFromTheCache) {
+  std::vector<KernelBuild> batch;
+  for (int i = 0; i < 5; ++i) {
+    batch.push_back(stream_read());
+    batch.back().options = {fmt::format("-DTILEWISE_TEST_VARIANT={}", i)};  // distinct keys, same kernel
+  }
+  const std::vector<Built> first = build_all(batch);
+  ASSERT_EQ(first.size(), batch.size());
+  for (const Built& b : first) {
+    EXPECT_FALSE(b.from_cache);
+    EXPECT_GT(b.usage.registers, 0);
+  }
+  const std::vector<Built> second = build_all(batch);
+  for (size_t i = 0; i < batch.size(); ++i) {
+    EXPECT_TRUE(second[i].from_cache);
+    EXPECT_EQ(second[i].cubin, first[i].cubin);
+    EXPECT_TRUE(std::filesystem::exists(dir_ / (cache_key(batch[i]) + ".cubin")));
+  }
 }
 
 TEST_F(CacheDir, CompileErrorNamesTheConfiguration) {
