@@ -225,12 +225,14 @@ for step in "$@"; do
       ;;
     selected-llm24)
       # The library API with the committed databases (SELECTED_DB, merged) against cublaslt-default on llm24's 120
-      # cases, warm as the campaigns were timed.
+      # cases, warm as the campaigns were timed; SELECTED_DTYPES and SELECTED_LAYOUTS take a part of them, into the
+      # receipt SELECTED_NAME.
       read -r -a databases <<<"${SELECTED_DB:-$(echo results/tune/*-llm24-db.json)}"
+      name=${SELECTED_NAME:-llm24-selected}
       "$bin" db merge "${databases[@]}" -o "$work/llm24-db.json" || continue
-      timeout "${BENCH_TIMEOUT:-540}" "$bin" bench --suite suites/llm24.txt --dtypes bf16,fp16,fp8 --layouts TN,NN \
-        --arms "selected:$work/llm24-db.json,cublaslt-default" --baseline cublaslt-default -o "$work/llm24-selected.json" \
-        2>"$work/llm24-selected.log" | tee "$work/llm24-selected-table.txt" | tail -n 4
+      timeout "${BENCH_TIMEOUT:-540}" "$bin" bench --suite suites/llm24.txt --dtypes "${SELECTED_DTYPES:-bf16,fp16,fp8}" \
+        --layouts "${SELECTED_LAYOUTS:-TN,NN}" --arms "selected:$work/llm24-db.json,cublaslt-default" \
+        --baseline cublaslt-default -o "$work/$name.json" 2>"$work/$name.log" | tee "$work/$name-table.txt" | tail -n 4
       ;;
     grid-vs-descent)
       # The capped one-shot grid and the descent on the same 12 cases (fresh campaigns, one after the other): final
