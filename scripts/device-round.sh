@@ -229,9 +229,11 @@ for step in "$@"; do
       # receipt SELECTED_NAME.
       read -r -a databases <<<"${SELECTED_DB:-$(echo results/tune/*-llm24-db.json)}"
       name=${SELECTED_NAME:-llm24-selected}
-      "$bin" db merge "${databases[@]}" -o "$work/llm24-db.json" || continue
+      # Merged where it is committed (results/tune/llm24-db.json), so the receipt's arm names a file others can read.
+      "$bin" db merge "${databases[@]}" -o results/tune/llm24-db.json || continue
+      cp results/tune/llm24-db.json "$work/"
       timeout "${BENCH_TIMEOUT:-540}" "$bin" bench --suite suites/llm24.txt --dtypes "${SELECTED_DTYPES:-bf16,fp16,fp8}" \
-        --layouts "${SELECTED_LAYOUTS:-TN,NN}" --arms "selected:$work/llm24-db.json,cublaslt-default" \
+        --layouts "${SELECTED_LAYOUTS:-TN,NN}" --arms "selected:results/tune/llm24-db.json,cublaslt-default" \
         --baseline cublaslt-default -o "$work/$name.json" 2>"$work/$name.log" | tee "$work/$name-table.txt" | tail -n 4
       ;;
     grid-vs-descent)
