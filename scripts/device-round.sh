@@ -5,7 +5,7 @@
 #                          [peers-smoke] [peers-torch] [peers-triton] [crosscheck-square] [crosscheck-torch]
 #                          [sm90-tests] [sass] [sm90-explore] [sm90-sanitize] [square-sm90] [decode-gemv] [family-tests]
 #                          [peers-gpus] [gemv-engines] [sm90-sweep] [tune-llm24] [selected-llm24] [grid-vs-descent]
-#                          [host-gpu-tests]
+#                          [host-gpu-tests] [decide-llm24]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export TILEWISE_SOURCE_DIR=$PWD  # the GPU tests read suites from this copy, not from where they were built
@@ -223,14 +223,28 @@ for step in "$@"; do
       "$bin" campaign "$work/$family"-llm24*-campaign.json --database "$work/$family-llm24-db.json" \
         | tee "$work/$family-llm24-contributions.txt"
       ;;
+    decide-llm24)
+      # Each family's tuned entry (results/tune/<family>-llm24-db.json) timed side by side on a part of llm24
+      # (SELECTED_DTYPES, SELECTED_LAYOUTS) into results/llm24-decide-SELECTED_NAME.json, which selected-llm24's merge
+      # then decides each problem's family by: the campaigns' own times come from runs apart and do not compare.
+      name=llm24-decide-${SELECTED_NAME:-all}
+      timeout "${BENCH_TIMEOUT:-540}" "$bin" bench --suite suites/llm24.txt --dtypes "${SELECTED_DTYPES:-bf16,fp16,fp8}" \
+        --layouts "${SELECTED_LAYOUTS:-TN,NN}" \
+        --arms selected:results/tune/cublaslt-llm24-db.json,selected:results/tune/sm90-llm24-db.json \
+        --baseline selected:results/tune/cublaslt-llm24-db.json -o "results/$name.json" 2>"$work/$name.log" \
+        | tee "$work/$name-table.txt" | tail -n 3
+      cp "results/$name.json" "$work/"
+      ;;
     selected-llm24)
-      # The library API with the committed databases (SELECTED_DB, merged) against cublaslt-default on llm24's 120
-      # cases, warm as the campaigns were timed; SELECTED_DTYPES and SELECTED_LAYOUTS take a part of them, into the
-      # receipt SELECTED_NAME.
+      # The library API with the committed databases (SELECTED_DB, merged, and decided by results/llm24-decide-*.json
+      # where there are any) against cublaslt-default on llm24's 120 cases, warm as the campaigns were timed;
+      # SELECTED_DTYPES and SELECTED_LAYOUTS take a part of them, into the receipt SELECTED_NAME.
       read -r -a databases <<<"${SELECTED_DB:-$(echo results/tune/*-llm24-db.json)}"
+      decide=()
+      for r in results/llm24-decide-*.json; do [ -f "$r" ] && decide+=(--decide "$r"); done
       name=${SELECTED_NAME:-llm24-selected}
       # Merged where it is committed (results/tune/llm24-db.json), so the receipt's arm names a file others can read.
-      "$bin" db merge "${databases[@]}" -o results/tune/llm24-db.json || continue
+      "$bin" db merge "${databases[@]}" "${decide[@]}" -o results/tune/llm24-db.json >"$work/$name-merge.txt" || continue
       cp results/tune/llm24-db.json "$work/"
       timeout "${BENCH_TIMEOUT:-540}" "$bin" bench --suite suites/llm24.txt --dtypes "${SELECTED_DTYPES:-bf16,fp16,fp8}" \
         --layouts "${SELECTED_LAYOUTS:-TN,NN}" --arms "selected:results/tune/llm24-db.json,cublaslt-default" \

@@ -12,6 +12,7 @@
 #include "core/suite.hpp"
 #include "select/api.hpp"
 #include "select/database_file.hpp"
+#include "select/decide.hpp"
 #include "select/merge.hpp"
 #include "tune/campaign.hpp"
 #include "tune/contributions.hpp"
@@ -184,10 +185,22 @@ int run_mode_comparison(const std::vector<std::string>& descent_files, const std
   return 0;
 }
 
-int run_db_merge(const std::vector<std::string>& inputs, const std::string& output) {
+int run_db_merge(const std::vector<std::string>& inputs, const std::string& output,
+                 const std::vector<std::string>& deciding_receipts) {
   std::vector<select::Named> named;
   for (const std::string& path : inputs) named.push_back({path, select::read_database(path)});
-  const select::Database db = select::merge(named);
+  select::Database db = select::merge(named);
+  for (const std::string& path : deciding_receipts) {
+    select::Decided d = select::decide(std::move(db), receipt::read_file(path), path);
+    db = std::move(d.db);
+    fmt::print("{}: {} problems decided side by side, {} with several families not timed there\n", path,
+               d.decisions.size(), d.undecided);
+    for (const select::Decision& decision : d.decisions) {
+      std::string times;
+      for (const auto& [family, us] : decision.timed) times += fmt::format("  {} {:.2f} us", family, us);
+      fmt::print("  {:<60} {:<9}{}\n", decision.key, decision.family, times);
+    }
+  }
   select::write_database(db, output);
   fmt::print("database: {} ({} problems from {} files)\n", output, db.records.size(), inputs.size());
   return 0;
@@ -232,10 +245,13 @@ TuneCommands::TuneCommands(CLI::App& app) {
                                        "the faster, across machines it is a conflict");
   merge_->add_option("inputs", merge_inputs_, "database files")->required();
   merge_->add_option("-o,--output", merge_output_, "merged database")->required();
+  merge_->add_option("--decide", merge_receipts_,
+                     "a bench receipt that timed each family's entry side by side (arms selected:DB, one per "
+                     "family's database): per problem, only the family faster there is kept (repeatable)");
 }
 
 std::optional<int> TuneCommands::run() {
-  if (*merge_) return run_db_merge(merge_inputs_, merge_output_);
+  if (*merge_) return run_db_merge(merge_inputs_, merge_output_, merge_receipts_);
   if (*report_ && !report_grid_.empty()) return run_mode_comparison(report_files_, report_grid_);
   if (*report_) return run_campaign_report(report_files_, report_database_);
   if (!*tune_) return std::nullopt;

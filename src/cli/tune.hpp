@@ -30,7 +30,10 @@ struct TuneOptions {
 std::vector<tune::Case> tune_cases(const TuneOptions& o);
 
 int run_tune(const TuneOptions& o);  // 0 when every case finished, 1 when some failed
-int run_db_merge(const std::vector<std::string>& inputs, const std::string& output);
+// `tilewise db merge DB... -o OUT [--decide RECEIPT]...`: the union of the databases; with receipts that timed each
+// family's entry side by side, one family per problem, the faster there (select/decide.hpp).
+int run_db_merge(const std::vector<std::string>& inputs, const std::string& output,
+                 const std::vector<std::string>& deciding_receipts = {});
 // `tilewise campaign FILE... [--database DB]`: each family's cases and per-round contributions, and the finished cases
 // as one database (a campaign stopped at its deadline still yields one); 1 where a finished case's latency rose.
 int run_campaign_report(const std::vector<std::string>& files, const std::string& database);
@@ -51,7 +54,7 @@ class TuneCommands {
   std::string report_database_, report_grid_;
   TuneOptions o_;
   std::string dtypes_ = "bf16", layouts_ = "TN", only_;
-  std::vector<std::string> merge_inputs_;
+  std::vector<std::string> merge_inputs_, merge_receipts_;
   std::string merge_output_;
 };
 

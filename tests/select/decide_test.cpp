@@ -1,0 +1,75 @@
+// Deciding the family per problem from a receipt that timed each family's database entry side by side.
+#include <gtest/gtest.h>
+
+#include "expect_error.hpp"
+#include "sample_database.hpp"
+#include "select/decide.hpp"
+
+namespace tilewise::select {
+namespace {
+
+using testkit::problem;
+
+receipt::ArmResult database_arm(const std::string& family, const std::string& config, double us) {
+  receipt::ArmResult a;
+  a.arm = "selected:" + family + "-db.json";
+  a.config = {{"family", family}, {"config", config}, {"source", "database"}};
+  a.correct = true;
+  a.us_median = us;
+  return a;
+}
+
+receipt::Receipt side_by_side(double sm90_us, double lt_us) {
+  receipt::Receipt r;
+  receipt::Result res;
+  res.problem = make_problem("sq4096", 4096, 4096, 4096, DType::bf16, Layout::TN);  // the name is not in the key
+  res.arms = {database_arm("sm90", testkit::kSm90A, sm90_us), database_arm("cublaslt", testkit::kLt, lt_us)};
+  receipt::ArmResult vendor;
+  vendor.arm = "cublaslt-default";
+  vendor.config = {{"algo", 1}};
+  vendor.correct = true;
+  vendor.us_median = 1;  // fastest of all, but not a database arm: it decides nothing
+  res.arms.push_back(vendor);
+  r.results.push_back(res);
+  return r;
+}
+
+TEST(Decide, TheFamilyFasterSideBySideIsKeptWithItsTime) {
+  // The database says sm90 is slower (180.5 against 175.25); timed together, it was faster.
+  const Decided d = decide(testkit::sample_database(), side_by_side(170, 176), "r.json");
+  ASSERT_EQ(d.decisions.size(), 1u);
+  EXPECT_EQ(d.decisions[0].family, "sm90");
+  EXPECT_EQ(d.undecided, 0);
+  const Record& rec = d.db.records.at(signature(problem(4096, 4096, 4096)));
+  ASSERT_EQ(rec.families.size(), 1u);
+  EXPECT_EQ(rec.families.at("sm90").us, 170);
+  EXPECT_TRUE(testkit::Contains(rec.families.at("sm90").source, "campaign-a.json; decided in r.json"));
+  // A record with one family is left as it is.
+  EXPECT_EQ(d.db.records.at(signature(problem(16, 16384, 4096, DType::fp16, Layout::NN))),
+            testkit::sample_database().records.at(signature(problem(16, 16384, 4096, DType::fp16, Layout::NN))));
+
+  EXPECT_EQ(decide(testkit::sample_database(), side_by_side(180, 176), "r.json").decisions[0].family, "cublaslt");
+}
+
+TEST(Decide, AProblemWithoutTwoTimedFamiliesStaysUndecided) {
+  receipt::Receipt r = side_by_side(170, 176);
+  r.results[0].arms[1].correct = false;  // an incorrect arm's time is no time
+  const Decided d = decide(testkit::sample_database(), r, "r.json");
+  EXPECT_TRUE(d.decisions.empty());
+  EXPECT_EQ(d.undecided, 1);
+  EXPECT_EQ(d.db, testkit::sample_database());
+}
+
+TEST(Decide, AReceiptMadeWithAnotherDatabaseIsRefused) {
+  receipt::Receipt r = side_by_side(170, 176);
+  r.results[0].arms[0].config["config"] = testkit::kSm90B;
+  EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { decide(testkit::sample_database(), r, "r.json"); }),
+                                "the receipt was made with another database"));
+  r = side_by_side(170, 176);
+  r.results[0].arms[0].config["family"] = "gemv";
+  EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { decide(testkit::sample_database(), r, "r.json"); }),
+                                "ran a gemv entry"));
+}
+
+}  // namespace
+}  // namespace tilewise::select
