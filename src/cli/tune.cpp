@@ -193,8 +193,8 @@ int run_db_merge(const std::vector<std::string>& inputs, const std::string& outp
   for (const std::string& path : deciding_receipts) {
     select::Decided d = select::decide(std::move(db), receipt::read_file(path), path);
     db = std::move(d.db);
-    fmt::print("{}: {} problems decided side by side, {} with several families not timed there\n", path,
-               d.decisions.size(), d.undecided);
+    fmt::print("{}: {} problems decided side by side; {} it has left undecided (fewer than two families timed)\n",
+               path, d.decisions.size(), d.undecided);
     for (const select::Decision& decision : d.decisions) {
       std::string times;
       for (const auto& [family, us] : decision.timed) times += fmt::format("  {} {:.2f} us", family, us);

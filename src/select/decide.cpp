@@ -51,7 +51,7 @@ Decided decide(Database db, const receipt::Receipt& r, const std::string& origin
         if (!by_family.count(t.family) || t.us < by_family[t.family]->us) by_family[t.family] = &t;
       }
     if (by_family.size() < 2) {
-      out.undecided += 1;
+      out.undecided += it != arms.end();
       continue;
     }
     Decision d{key, "", {}};

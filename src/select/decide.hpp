@@ -21,7 +21,7 @@ struct Decision {
 struct Decided {
   Database db;                      // one family per decided problem, its time the receipt's median
   std::vector<Decision> decisions;  // one per problem the receipt timed two or more of its families for
-  int undecided = 0;                // problems with several families the receipt did not time side by side
+  int undecided = 0;  // problems the receipt has, with several families, of which it timed fewer than two
 };
 
 // For every record of `db` with two or more families, the arms of `r` that ran a database entry (config.source

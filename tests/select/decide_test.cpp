@@ -58,6 +58,9 @@ TEST(Decide, AProblemWithoutTwoTimedFamiliesStaysUndecided) {
   EXPECT_TRUE(d.decisions.empty());
   EXPECT_EQ(d.undecided, 1);
   EXPECT_EQ(d.db, testkit::sample_database());
+  // A problem the receipt does not have is not its to decide, nor counted as undecided by it.
+  r.results[0].problem = make_problem("other", 1024, 1024, 1024, DType::bf16, Layout::TN);
+  EXPECT_EQ(decide(testkit::sample_database(), r, "r.json").undecided, 0);
 }
 
 TEST(Decide, AReceiptMadeWithAnotherDatabaseIsRefused) {
