@@ -16,6 +16,7 @@
 #include <new>
 #include <optional>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -206,9 +207,12 @@ Built build(const KernelBuild& b) {
 
 std::vector<Built> build_all(const std::vector<KernelBuild>& builds) {
   std::vector<std::optional<Built>> found(builds.size());
-  std::vector<size_t> missing;
-  for (size_t i = 0; i < builds.size(); ++i)
-    if (!(found[i] = read_entry(cache_key(builds[i])))) missing.push_back(i);
+  std::vector<size_t> missing;  // one index per key the cache lacks: a build asked for twice is compiled once
+  std::set<std::string> missing_keys;
+  for (size_t i = 0; i < builds.size(); ++i) {
+    const std::string key = cache_key(builds[i]);
+    if (!(found[i] = read_entry(key)) && missing_keys.insert(key).second) missing.push_back(i);
+  }
   compile_in_workers(builds, missing);
 
   // Every entry read back: a worker's build from the cache, a failure (or one a worker could not store) compiled
