@@ -93,13 +93,12 @@ std::vector<tune::Timing> TuneMeasure::measure(const tune::Case& c, const std::v
     warmed_ = true;
   }
   const size_t per = size_t(std::max(2, o_.chunk)) - 1;  // besides the first candidate
-  double anchor_median = 0;
   Spent spent;
   size_t start = 1;
   do {
     std::vector<size_t> which{0};
     for (size_t i = start; i < std::min(candidates.size(), start + per); ++i) which.push_back(i);
-    time_chunk(c, candidates, which, out, anchor_median, spent);
+    time_chunk(c, candidates, which, out, spent);
     start += per;
   } while (start < candidates.size());
   if (o_.progress) {
@@ -112,8 +111,7 @@ std::vector<tune::Timing> TuneMeasure::measure(const tune::Case& c, const std::v
 }
 
 void TuneMeasure::time_chunk(const tune::Case& c, const std::vector<tune::Config>& candidates,
-                             const std::vector<size_t>& which, std::vector<tune::Timing>& out, double& anchor_median,
-                             Spent& spent) {
+                             const std::vector<size_t>& which, std::vector<tune::Timing>& out, Spent& spent) {
   auto t = std::chrono::steady_clock::now();
   auto lap = [&t](double& into) {
     const auto now = std::chrono::steady_clock::now();
@@ -176,16 +174,12 @@ void TuneMeasure::time_chunk(const tune::Case& c, const std::vector<tune::Config
   }
   lap(spent.time_s);
 
-  double scale = 1;
-  if (first_chunk) {
-    anchor_median = samples[0].empty() ? 0 : receipt::median(samples[0]);
-  } else if (anchor_median > 0 && !samples[0].empty()) {
-    scale = anchor_median / receipt::median(samples[0]);
-  }
+  // As measured; a later chunk's candidates carry the incumbent's samples from their own repeats to be judged by.
   for (size_t j = 0; j < runs.size(); ++j) {
     if (j == 0 && !first_chunk) continue;
-    for (double us : samples[j]) out[which[j]].us.push_back(us * scale);
+    out[which[j]].us = samples[j];
     out[which[j]].dropped = dropped[j];
+    if (!first_chunk) out[which[j]].incumbent_us = samples[0];
   }
 }
 

@@ -24,8 +24,10 @@ struct TuneMeasureOptions {
   double rewarm_ms = 100.0;       // the incumbent's graph replayed before each chunk's repeats
   bool cold = false;              // rotate buffer sets covering 4x the L2, as `bench --cold`
   // Candidates built, checked and timed together. A whole grid's loaded modules and graphs would not fit at once; the
-  // first candidate (the incumbent) is timed in every chunk, and later chunks' samples are scaled by its median
-  // there against its median in the first chunk, so drift between chunks does not pick the winner.
+  // first candidate (the incumbent) is timed in every chunk, and each candidate is judged against it there
+  // (tune::Timing::incumbent_us): rescaling later chunks by its medians let the chunk whose scale erred low pick
+  // winners that did not reproduce (llm24, cuBLASLt's 265-candidate kernel round: wideN fp16 TN's winner was 1.12x
+  // by the campaign, 1.00x in `bench`).
   int chunk = 48;
   uint64_t seed = 1;              // operand fills, per problem from this and the problem's description
   // A candidate this fraction or more over the incumbent in one repeat is timed no further (tune::ruled_out); a
@@ -52,13 +54,12 @@ class TuneMeasure : public tune::Measure {
 
  private:
   struct CaseState;
-  struct Chunk;
   CaseState& state_for(const tune::Case& c);
   struct Spent {  // one round's wall time, by phase
     double build_s = 0, check_s = 0, time_s = 0;
   };
   void time_chunk(const tune::Case& c, const std::vector<tune::Config>& candidates, const std::vector<size_t>& which,
-                  std::vector<tune::Timing>& out, double& anchor_median, Spent& spent);
+                  std::vector<tune::Timing>& out, Spent& spent);
 
   TuneMeasureOptions o_;
   int sm_count_ = 0;

@@ -77,23 +77,26 @@ void descend(CaseResult& state, const Tunable& t, Measure& measure, const AfterR
       const double incumbent_median = receipt::median(round.incumbent_us);
       if (state.rounds.empty()) state.start_us = incumbent_median;
       const double entering = state.rounds.empty() ? state.start_us : previous;
-      // Among the candidates that win strictly, the fastest median; an adoption on a tie or an overlap would let
-      // noise walk the latency up.
+      // Among the candidates that win strictly against the incumbent timed beside them, the fastest relative to it;
+      // an adoption on a tie or an overlap would let noise walk the latency up.
+      const auto ratio = [&](size_t i) {
+        return receipt::median(timings[i].us) / receipt::median(reference_of(timings, i));
+      };
       size_t best = 0;
       for (size_t i = 1; i < timings.size(); ++i)
-        if (!timings[i].dropped && strictly_faster(timings[i].us, round.incumbent_us) &&
-            (best == 0 || receipt::median(timings[i].us) < receipt::median(timings[best].us)))
+        if (!timings[i].dropped && !reference_of(timings, i).empty() &&
+            strictly_faster(timings[i].us, reference_of(timings, i)) && (best == 0 || ratio(i) < ratio(best)))
           best = i;
       round.latency_us = entering;
       state.best_us = incumbent_median;
       if (best != 0) {
         round.winner = to_string(cands.configs[best]);
         round.winner_us = timings[best].us;
+        round.winner_reference_us = timings[best].incumbent_us;
         round.adopted = true;
-        const double winner_median = receipt::median(round.winner_us);
-        round.latency_us = entering * winner_median / incumbent_median;
+        round.latency_us = entering * ratio(best);
         state.best = round.winner;
-        state.best_us = winner_median;
+        state.best_us = receipt::median(round.winner_us);
       }
     }
     round.wall_s = seconds_since(t0);

@@ -48,8 +48,11 @@ void grid(CaseResult& state, const Tunable& t, Measure& measure, const GridOptio
   const Walk walk(n, options.seed);
   Round round;
   round.group = "grid";
-  std::vector<Config> configs;
-  for (uint64_t i = 0; i < n && int(configs.size()) < options.cap; ++i) {
+  round.incumbent = state.warm_start;
+  // The warm start goes first, as the reference every point is timed beside (it cannot win: the grid keeps no
+  // floor), so that chunks timed under different clocks compare.
+  std::vector<Config> configs{t.warm_start};
+  for (uint64_t i = 0; i < n && int(configs.size()) - 1 < options.cap; ++i) {
     const Config c = grid_point(t.space, t.warm_start, walk(i));
     round.enumerated += 1;
     if (t.space.infeasible && t.space.infeasible(c)) {
@@ -58,26 +61,33 @@ void grid(CaseResult& state, const Tunable& t, Measure& measure, const GridOptio
     }
     configs.push_back(c);
   }
-  round.legal = int(configs.size());
-  const std::vector<Timing> timings = configs.empty() ? std::vector<Timing>{} : measure.measure(state.c, configs);
+  round.legal = int(configs.size()) - 1;
+  const std::vector<Timing> timings = measure.measure(state.c, configs);
   if (timings.size() != configs.size())
     throw Error(fmt::format("{}: the measurement returned {} timings for {} candidates", state.c.id, timings.size(),
                             configs.size()));
+  round.incumbent_us = timings[0].us;
+  if (round.incumbent_us.empty())
+    throw Error(fmt::format("{}: the warm start, the grid's reference, could not be timed: {}", state.c.id,
+                            timings[0].error));
+  const auto ratio = [&](size_t i) {
+    return receipt::median(timings[i].us) / receipt::median(reference_of(timings, i));
+  };
   std::optional<size_t> best;
-  for (size_t i = 0; i < timings.size(); ++i) {
+  for (size_t i = 1; i < timings.size(); ++i) {
     round.compiled += timings[i].compiled;
     if (timings[i].us.empty()) continue;
     round.timed += 1;
     round.dropped += timings[i].dropped;
-    if (timings[i].dropped) continue;
-    if (!best || receipt::median(timings[i].us) < receipt::median(timings[*best].us)) best = i;
+    if (timings[i].dropped || reference_of(timings, i).empty()) continue;
+    if (!best || ratio(i) < ratio(*best)) best = i;
   }
-  if (!best) throw Error(fmt::format("{}: the grid timed none of its {} legal candidates", state.c.id, configs.size()));
+  if (!best) throw Error(fmt::format("{}: the grid timed none of its {} legal candidates", state.c.id, round.legal));
   round.winner = to_string(configs[*best]);
   round.winner_us = timings[*best].us;
+  round.winner_reference_us = timings[*best].incumbent_us;
   round.adopted = true;
-  round.latency_us = receipt::median(round.winner_us);
-  round.incumbent = state.warm_start;
+  round.latency_us = receipt::median(round.incumbent_us) * ratio(*best);  // at the clocks of the first chunk
   round.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   state.best = round.winner;
   state.best_us = round.latency_us;

@@ -26,8 +26,8 @@ json round_json(const Round& r) {
           {"infeasible", r.infeasible}, {"refitted", r.refitted},     {"compiled", r.compiled},
           {"timed", r.timed},           {"dropped", r.dropped},       {"wall_s", r.wall_s},
           {"incumbent", r.incumbent},   {"incumbent_us", r.incumbent_us}, {"winner", r.winner},
-          {"winner_us", r.winner_us},   {"adopted", r.adopted},       {"latency_us", r.latency_us},
-          {"note", r.note}};
+          {"winner_us", r.winner_us},   {"winner_reference_us", r.winner_reference_us},
+          {"adopted", r.adopted},       {"latency_us", r.latency_us}, {"note", r.note}};
 }
 
 std::vector<double> numbers(const select::At& at) {
@@ -56,6 +56,7 @@ Round parse_round(const select::At& at) {
   r.incumbent_us = numbers(at["incumbent_us"]);
   r.winner = at["winner"].string();
   r.winner_us = numbers(at["winner_us"]);
+  if (at.has("winner_reference_us")) r.winner_reference_us = numbers(at["winner_reference_us"]);
   r.adopted = boolean(at["adopted"]);
   r.latency_us = at["latency_us"].number();
   r.note = at["note"].string();

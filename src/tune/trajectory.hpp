@@ -21,11 +21,14 @@ struct Round {
   std::vector<double> incumbent_us;  // its repeats in this round
   std::string winner;                // the fastest candidate whose range lies wholly below the incumbent's; "" if none
   std::vector<double> winner_us;
+  // The incumbent's samples the winner was judged against, where they are not incumbent_us (it was timed in a later
+  // chunk of the round); absent in older campaigns.
+  std::vector<double> winner_reference_us;
   bool adopted = false;
   // Latency after the round. Rounds are measured minutes apart under drifting clocks, so absolute times from
   // different rounds do not compare; what a round measures is a ratio between candidates timed side by side. The
-  // trajectory chains those ratios from the warm start: unchanged on a hold, times winner/incumbent (medians, < 1
-  // on a strict win) on an adoption, so it never rises.
+  // trajectory chains those ratios from the warm start: unchanged on a hold, times winner/incumbent (medians of the
+  // samples timed side by side, < 1 on a strict win) on an adoption, so it never rises.
   double latency_us = 0;
   std::string note;  // why the round could not judge, when it could not
   bool operator==(const Round&) const = default;

@@ -59,6 +59,10 @@ TEST(TuneMeasure, Sm90CandidatesAreBuiltGatedAndTimedOncePerRepeat) {
     const std::vector<tune::Timing> t = m.measure({"p sm90", "sm90", kP}, sm90_candidates());
     ASSERT_EQ(t.size(), 4u);
     for (int i = 0; i < 3; ++i) expect_timed(t[size_t(i)], 3);
+    // The incumbent's samples come with a candidate timed in a later chunk than the first: it is judged by those.
+    EXPECT_TRUE(t[0].incumbent_us.empty());
+    EXPECT_TRUE(t[1].incumbent_us.empty());
+    EXPECT_EQ(t[2].incumbent_us.size(), chunk == 2 ? 3u : 0u);
     EXPECT_FALSE(t[3].compiled);
     EXPECT_NE(t[3].error, "");
     EXPECT_TRUE(t[3].us.empty());

@@ -93,6 +93,23 @@ TEST(Descent, ADroppedCandidateIsCountedAndNeverAdopted) {
   EXPECT_EQ(r.rounds[0].dropped, 2);
 }
 
+// A round timed in chunks: each candidate is judged against the incumbent timed beside it, never against the first
+// chunk's incumbent through a rescaling.
+TEST(Descent, ACandidateIsJudgedAgainstTheIncumbentTimedBesideIt) {
+  const Tunable t = one_group({"tile=0", "tile=1", "tile=2"});
+  struct Chunked : Measure {
+    std::vector<Timing> measure(const Case&, const std::vector<Config>&) override {
+      return {Timing{true, "", {10, 10.5, 11}},
+              Timing{true, "", {8, 8.2, 8.4}, false, {8, 8.1, 8.2}},  // below the first chunk's range, not its own
+              Timing{true, "", {11, 11.2, 11.4}, false, {12, 12.5, 13}}};  // above it, but below its own
+    }
+  } m;
+  const CaseResult r = run(t, m);
+  EXPECT_EQ(r.best, "tile=2");
+  EXPECT_EQ(r.rounds[0].winner_reference_us, (std::vector<double>{12, 12.5, 13}));
+  EXPECT_DOUBLE_EQ(r.rounds[0].latency_us, 10.5 * 11.2 / 12.5);  // the ratio to its own reference
+}
+
 TEST(Descent, RuledOutMeansAtLeastTheMarginOverTheIncumbent) {
   EXPECT_TRUE(ruled_out(11, 10, 0.1));
   EXPECT_FALSE(ruled_out(10.99, 10, 0.1));
@@ -162,6 +179,7 @@ TEST(Descent, IsMonotoneUnderNoiseAndDriftForEverySeed) {
     m.seed = seed;
     m.repeats = 3 + int(seed % 8);
     m.drop_margin = seed % 2 ? 0.1 : -1;  // half of the seeds screen their candidates as the harness does
+    m.chunk = seed % 3 ? 0 : 3;           // a third time in chunks of three, each under its own clocks
     const CaseResult r = run(t, m);
     ASSERT_EQ(r.status, Status::finished);
     ASSERT_EQ(r.rounds.size(), t.space.groups.size());
@@ -173,7 +191,8 @@ TEST(Descent, IsMonotoneUnderNoiseAndDriftForEverySeed) {
       ASSERT_EQ(m.asked[i][0], parse(round.incumbent)) << "seed " << seed;
       if (round.adopted) {
         adoptions += 1;
-        EXPECT_TRUE(strictly_faster(round.winner_us, round.incumbent_us));
+        const auto& beside = round.winner_reference_us.empty() ? round.incumbent_us : round.winner_reference_us;
+        EXPECT_TRUE(strictly_faster(round.winner_us, beside));
         EXPECT_LE(m.truth(parse(round.winner)), m.truth(parse(round.incumbent))) << "seed " << seed;
         EXPECT_LT(round.latency_us, traj[i]);
       } else {

@@ -55,10 +55,11 @@ TEST(Grid, RespectsItsCapAndSpreadsTheSampleBySeed) {
       CaseResult r = start_case(kCase, t, "grid");
       grid(r, t, m, {.cap = cap, .seed = seed});
       ASSERT_EQ(m.asked.size(), 1u);
-      EXPECT_EQ(int(m.asked[0].size()), cap);
+      EXPECT_EQ(int(m.asked[0].size()), cap + 1);  // the warm start first, as the reference
+      EXPECT_EQ(m.asked[0][0], t.warm_start);
       EXPECT_EQ(r.rounds[0].legal, cap);
       EXPECT_EQ(r.rounds[0].enumerated, cap + r.rounds[0].infeasible);
-      if (cap == 7) firsts.insert(to_string(m.asked[0][0]));
+      if (cap == 7) firsts.insert(to_string(m.asked[0][1]));
     }
   }
   EXPECT_GT(firsts.size(), 1u);  // the walk depends on the seed
@@ -105,9 +106,31 @@ TEST(Grid, NothingTimedIsAnError) {
   const Tunable t = testkit::synthetic_tunable();
   testkit::ScriptedMeasure m;
   m.truth = testkit::synthetic_truth(5);
-  m.fails_check = [](const Config&) { return "wrong"; };
+  m.fails_check = [&](const Config& c) { return c == t.warm_start ? "" : "wrong"; };
   CaseResult r = start_case(kCase, t, "grid");
   EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { grid(r, t, m, {.cap = 5}); }), "timed none of its 5"));
+  m.fails_check = [](const Config&) { return "wrong"; };
+  EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { grid(r, t, m, {.cap = 5}); }),
+                                "the warm start, the grid's reference, could not be timed: wrong"));
+}
+
+// Points timed in a later chunk, under other clocks, are compared through the reference timed beside them.
+TEST(Grid, PointsFromDifferentChunksCompareThroughTheReferenceBesideThem) {
+  const Tunable t = testkit::synthetic_tunable();
+  struct Chunked : Measure {
+    std::vector<Timing> measure(const Case&, const std::vector<Config>& cands) override {
+      std::vector<Timing> out(cands.size(), Timing{true, "", {10, 10, 10}});
+      out[1].us = {9, 9, 9};                                // 0.9 of the reference beside it
+      out[2] = Timing{true, "", {6, 6, 6}, false, {5, 5, 5}};  // fastest raw, but 1.2 of its chunk's reference
+      out[3] = Timing{true, "", {4, 4, 4}, false, {5, 5, 5}};  // 0.8 of its chunk's reference: the winner
+      return out;
+    }
+  } m;
+  CaseResult r = start_case(kCase, t, "grid");
+  grid(r, t, m, {.cap = 4});
+  EXPECT_EQ(r.rounds[0].winner_us, (std::vector<double>{4, 4, 4}));
+  EXPECT_EQ(r.rounds[0].winner_reference_us, (std::vector<double>{5, 5, 5}));
+  EXPECT_DOUBLE_EQ(r.best_us, 8);  // 0.8 of the reference at the first chunk's clocks
 }
 
 }  // namespace

@@ -1,8 +1,9 @@
 #pragma once
 // A timing source for the tuner's tests: a scripted true latency per configuration, seen through the kind of noise a
 // GPU gives. Each call draws one drift factor common to all its candidates (clocks move between rounds, not within an
-// interleaved round) and independent noise per sample. Every number is a function of (seed, case, candidate list,
-// candidate, repeat), so a campaign resumed after an interruption sees the numbers an uninterrupted one saw.
+// interleaved round), one per chunk where it times in chunks, and independent noise per sample. Every number is a
+// function of (seed, case, candidate list, chunk, candidate, repeat), so a campaign resumed after an interruption
+// sees the numbers an uninterrupted one saw.
 #include <cstdint>
 #include <functional>
 #include <stdexcept>
@@ -39,7 +40,8 @@ class ScriptedMeasure : public tune::Measure {
   uint64_t seed = 1;
   int repeats = 10;
   double noise = 0.03;  // each sample within +-3% of the drifted truth
-  double drift = 0.10;  // each call's clocks within +-10%
+  double drift = 0.10;  // each call's (each chunk's) clocks within +-10%
+  int chunk = 0;        // candidates per chunk, the incumbent included; below 2: all in one
   double drop_margin = -1;  // as the harness: a candidate this far over the first one in a repeat stops there
   std::function<std::string(const tune::Config&)> fails_to_build, fails_check;  // an error, or "" when fine
   int interrupt_at = -1;  // the call (0-based) that throws Interrupted
@@ -51,9 +53,21 @@ class ScriptedMeasure : public tune::Measure {
     asked.push_back(candidates);
     uint64_t round = hash(hash(seed, c.id), "round");
     for (const tune::Config& cand : candidates) round = hash(round, tune::to_string(cand));
-    const double clocks = 1 + drift * (2 * unit(round) - 1);
+    // As the harness: candidates in chunks of `chunk` (the first candidate, the incumbent, timed again in each),
+    // each chunk under clocks of its own.
+    const auto chunk_of = [&](size_t i) { return chunk < 2 || i == 0 ? size_t(0) : (i - 1) / size_t(chunk - 1); };
+    const auto samples = [&](const tune::Config& cand, size_t in_chunk) {
+      const uint64_t salt = hash(round, std::to_string(in_chunk));
+      const double clocks = 1 + drift * (2 * unit(salt) - 1);
+      const uint64_t h = hash(salt, tune::to_string(cand));
+      std::vector<double> us;
+      for (int r = 0; r < repeats; ++r)
+        us.push_back(truth(cand) * clocks * (1 + noise * (2 * unit(mix(h + uint64_t(r))) - 1)));
+      return us;
+    };
     std::vector<tune::Timing> out;
-    for (const tune::Config& cand : candidates) {
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      const tune::Config& cand = candidates[i];
       tune::Timing t;
       if (const std::string e = fails_to_build ? fails_to_build(cand) : ""; !e.empty()) {
         t.error = e;
@@ -66,19 +80,20 @@ class ScriptedMeasure : public tune::Measure {
         out.push_back(t);
         continue;
       }
-      const uint64_t h = hash(round, tune::to_string(cand));
-      for (int r = 0; r < repeats; ++r)
-        t.us.push_back(truth(cand) * clocks * (1 + noise * (2 * unit(mix(h + uint64_t(r))) - 1)));
+      t.us = samples(cand, chunk_of(i));
+      if (chunk_of(i) > 0 && !out[0].us.empty()) t.incumbent_us = samples(candidates[0], chunk_of(i));
       out.push_back(t);
     }
     if (drop_margin >= 0 && !out.empty() && !out[0].us.empty())
-      for (size_t j = 1; j < out.size(); ++j)
+      for (size_t j = 1; j < out.size(); ++j) {
+        const std::vector<double> beside = tune::reference_of(out, j);
         for (size_t r = 0; r < out[j].us.size(); ++r)
-          if (tune::ruled_out(out[j].us[r], out[0].us[r], drop_margin)) {
+          if (tune::ruled_out(out[j].us[r], beside[r], drop_margin)) {
             out[j].us.resize(r + 1);
             out[j].dropped = true;
             break;
           }
+      }
     return out;
   }
 };
