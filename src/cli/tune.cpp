@@ -158,8 +158,13 @@ int run_campaign_report(const std::vector<std::string>& files, const std::string
                int(mine.size()) - finished - failed);
     const std::vector<tune::Contribution> rows = tune::contributions(mine);
     if (!rows.empty())
-      fmt::print("per-round speedup over the kernel entering the round; \"all rounds\": warm start over final\n{}\n",
+      fmt::print("per-round speedup over the kernel entering the round; \"all rounds\": warm start over final\n{}",
                  tune::format_contributions(rows));
+    if (const tune::Retimed again = tune::retimed(mine); again.adoptions > 0)
+      fmt::print("winners timed again in the next round: {} adoptions, median {:.3f}x their own time, {} more than 5% "
+                 "slower\n",
+                 again.adoptions, again.median, again.slower_5pct);
+    fmt::print("\n");
   }
   if (!database.empty()) {
     const select::Database db = select::merge(databases);

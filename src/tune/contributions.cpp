@@ -87,4 +87,23 @@ std::vector<std::string> rises(const std::vector<CaseResult>& cases) {
   return out;
 }
 
+Retimed retimed(const std::vector<CaseResult>& cases) {
+  Retimed out;
+  std::vector<double> ratios;
+  for (const CaseResult& r : cases) {
+    if (r.mode != "descent") continue;
+    for (size_t i = 0; i + 1 < r.rounds.size(); ++i) {
+      const Round& won = r.rounds[i];
+      const Round& next = r.rounds[i + 1];
+      if (!won.adopted || won.winner_us.empty() || next.incumbent_us.empty() || next.incumbent != won.winner) continue;
+      const double ratio = receipt::median(next.incumbent_us) / receipt::median(won.winner_us);
+      ratios.push_back(ratio);
+      out.slower_5pct += ratio > 1.05;
+    }
+  }
+  out.adoptions = int(ratios.size());
+  if (!ratios.empty()) out.median = receipt::median(ratios);
+  return out;
+}
+
 }  // namespace tilewise::tune

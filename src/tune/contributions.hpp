@@ -32,4 +32,15 @@ std::string format_contributions(const std::vector<Contribution>& rows);
 // when every case is monotone, as the descent promises.
 std::vector<std::string> rises(const std::vector<CaseResult>& cases);
 
+// How the descent's winners held up when timed again: an adopted winner is the next round's incumbent, measured
+// afresh there, so the ratio of that median to the winner's own is what its adoption claimed against what a second
+// measurement found (clocks between the two rounds move it too, in either direction). A winner far slower the second
+// time was a measurement artifact, not a faster kernel.
+struct Retimed {
+  int adoptions = 0;     // adoptions followed by a round that timed the winner again
+  double median = 1;     // the median of (next round's incumbent median / winner median)
+  int slower_5pct = 0;   // of them, re-timed more than 5% slower
+};
+Retimed retimed(const std::vector<CaseResult>& cases);
+
 }  // namespace tilewise::tune

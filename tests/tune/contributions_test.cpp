@@ -83,5 +83,26 @@ TEST(Contributions, TableHasARowPerRoundWithCasesImproved) {
   EXPECT_NE(table.find("2.50x  a"), std::string::npos);
 }
 
+// Adoptions whose winner the next round timed again as its incumbent; a hold or a last round adds nothing.
+TEST(Contributions, RetimedComparesEachWinnerWithItsNextMeasurement) {
+  CaseResult r = descent_case("a", 100, {50, 50, 40});
+  r.rounds[0].winner = "tile=1";
+  r.rounds[0].winner_us = {50, 50, 50};
+  r.rounds[1].incumbent = "tile=1";
+  r.rounds[1].incumbent_us = {60, 60, 60};  // 1.2x slower the second time
+  r.rounds[2].winner = "split=2";          // adopted, but no round after it to time it again
+  r.rounds[2].winner_us = {40, 40, 40};
+  CaseResult b = descent_case("b", 100, {90, 90});
+  b.rounds[0].winner = "tile=2";
+  b.rounds[0].winner_us = {90, 90, 90};
+  b.rounds[1].incumbent = "tile=2";
+  b.rounds[1].incumbent_us = {89, 90, 91};  // held up
+  const Retimed again = retimed({r, b});
+  EXPECT_EQ(again.adoptions, 2);
+  EXPECT_EQ(again.slower_5pct, 1);
+  EXPECT_DOUBLE_EQ(again.median, (1.2 + 1.0) / 2);
+  EXPECT_EQ(retimed({descent_case("c", 100, {100, 100})}).adoptions, 0);
+}
+
 }  // namespace
 }  // namespace tilewise::tune
