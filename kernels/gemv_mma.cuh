@@ -122,34 +122,84 @@ __device__ __forceinline__ void x_pairs(const uint4 (&xv)[X_VECS], int s, unsign
   }
 }
 
+// The shape of what one lane reads of one row for the mma engines (a "piece"), and what it feeds.
+template <int WF, int XT>
+struct MmaPiece {
+  static constexpr bool grouped = WF == w_q8_0 || WF == w_int4_g128;  // scaled per group in fp32 after each piece
+  static constexpr int bytes = WF == w_q8_0 ? 8 : 16;                  // a lane's load from one row
+  static constexpr int elems = WeightFormat<WF>::elems * bytes / 16;
+  static constexpr int x_bytes = XT == x_fp8 ? 1 : 2;
+  static constexpr int x_vecs = elems * x_bytes / 16;                 // 16-byte loads of x matching one piece: 1, 2 or 4
+  static constexpr int steps = XT == x_fp8 ? elems / 8 : elems / 4;   // mmas one piece feeds: a lane gives 8 or 4 k a row
+  // A grouped format's four lanes of a row read one group: slices of K are whole groups.
+  static_assert(!grouped || WeightFormat<WF>::group == 4 * elems, "four pieces make one group");
+};
+
+// The mmas of one piece: this lane's pieces of rows g and g + 8 (wv), x's matching elements for each 8-token half
+// (xv), and for a grouped format the two rows' scales, which multiply the piece's sums (one group) into acc in fp32.
+template <int WF, int XT, int TILES>
+__device__ __forceinline__ void mma_piece(const uint4 (&wv)[2], const uint4 (&xv)[TILES][MmaPiece<WF, XT>::x_vecs],
+                                          const float (&scale)[2], float (&acc)[TILES][4]) {
+  using P = MmaPiece<WF, XT>;
+  float part[TILES][4];
+  float(&sum)[TILES][4] = P::grouped ? part : acc;
+#pragma unroll
+  for (int t = 0; t < TILES; ++t)
+#pragma unroll
+    for (int i = 0; i < 4; ++i) part[t][i] = 0.0f;
+#pragma unroll
+  for (int s = 0; s < P::steps; ++s) {
+    unsigned a[4];
+    row_pairs<WF, XT>(wv[0], s, a[0], a[2]);
+    row_pairs<WF, XT>(wv[1], s, a[1], a[3]);
+#pragma unroll
+    for (int t = 0; t < TILES; ++t) {
+      unsigned b0, b1;
+      x_pairs<WF>(xv[t], s, b0, b1);
+      mma<XT>(sum[t], a, b0, b1);
+    }
+  }
+  if constexpr (P::grouped)
+#pragma unroll
+    for (int t = 0; t < TILES; ++t)
+#pragma unroll
+      for (int i = 0; i < 4; ++i) acc[t][i] = fmaf(scale[i / 2], part[t][i], acc[t][i]);
+}
+
+// A warp's accumulators, acc[t]: [0] row g, token 8t + 2q; [1] row g, token 8t + 2q + 1; [2] and [3] the same for
+// row g + 8. Writes those under M into partial[row][token] (16 rows of M floats).
+template <int M, int TILES>
+__device__ __forceinline__ void store_fragment(const float (&acc)[TILES][4], int g, int q, float (*partial)[M]) {
+#pragma unroll
+  for (int t = 0; t < TILES; ++t)
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const int m = 8 * t + 2 * q + i % 2;
+      if (m < M) partial[g + 8 * (i / 2)][m] = acc[t][i];
+    }
+}
+
 template <int M, int WF, int XT, int THREADS, int KSPLIT, int UNROLL, int HINT, int PDL>
 __global__ void __maxnreg__(register_limit<THREADS>)
     gemv_mma(const unsigned char* __restrict__ x, long long ldx, const unsigned char* __restrict__ w, long long w_row_bytes,
              const void* __restrict__ scales, void* __restrict__ out, long long ldc, int N, int K) {
   static_assert(M >= 1 && M <= 16 && THREADS % 32 == 0 && (THREADS / 32) % KSPLIT == 0, "bad gemv configuration");
-  constexpr bool grouped = WF == w_q8_0 || WF == w_int4_g128;
+  using P = MmaPiece<WF, XT>;
   static_assert((WF == w_bf16 && XT == x_bf16) || (WF == w_fp16 && XT == x_fp16) || WF == w_fp8 ||
-                    (grouped && XT != x_fp8),
+                    (P::grouped && XT != x_fp8),
                 "the mma engine takes 16-bit weights of the activation's type, fp8, or Q8_0 and int4 g128 with 16-bit x");
   constexpr int warps = THREADS / 32, col_groups = warps / KSPLIT, cta_cols = col_groups * 16;
-  constexpr int piece_bytes = WF == w_q8_0 ? 8 : 16;           // a lane's load from one row
-  constexpr int elems = WeightFormat<WF>::elems * piece_bytes / 16;
-  constexpr int x_bytes = XT == x_fp8 ? 1 : 2;
-  constexpr int x_vecs = elems * x_bytes / 16;                 // 16-byte loads of x matching one piece: 1, 2 or 4
-  constexpr int steps = XT == x_fp8 ? elems / 8 : elems / 4;   // mmas one piece feeds: a lane gives 8 or 4 k a row
-  constexpr int tiles = M > 8 ? 2 : 1;                         // 8-token halves of x
-  // A grouped format's four lanes of a row read one group: slices of K are whole groups.
-  static_assert(!grouped || WeightFormat<WF>::group == 4 * elems, "four pieces make one group");
-  constexpr int unit = grouped ? 4 : 1;
+  constexpr int tiles = M > 8 ? 2 : 1;  // 8-token halves of x
+  constexpr int unit = P::grouped ? 4 : 1;
   __shared__ float partial[KSPLIT][col_groups][16][M];
 
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int cg = warp / KSPLIT, ks = warp % KSPLIT;
   const int g = lane / 4, q = lane % 4;  // the fragment's row (and token) and this lane's quarter of k
-  const int units = K / elems / unit;    // feasibility guarantees K % elems == 0 (and K % group == 0)
+  const int units = K / P::elems / unit;  // feasibility guarantees K % elems == 0 (and K % group == 0)
   const int c_begin = unit * (ks * (units / KSPLIT) + min(ks, units % KSPLIT));
   const int c_end = c_begin + unit * (units / KSPLIT + (ks < units % KSPLIT ? 1 : 0));
-  const int groups = grouped ? K / WeightFormat<WF>::group : 0;
+  const int groups = P::grouped ? K / WeightFormat<WF>::group : 0;
 
   unsigned long long policy = 0;
   if constexpr (HINT == hint_evict_first) asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
@@ -160,7 +210,7 @@ __global__ void __maxnreg__(register_limit<THREADS>)
 #pragma unroll
   for (int t = 0; t < tiles; ++t) {
     has_token[t] = g + 8 * t < M;
-    x_row[t] = x + (long long)(has_token[t] ? g + 8 * t : 0) * ldx * x_bytes;
+    x_row[t] = x + (long long)(has_token[t] ? g + 8 * t : 0) * ldx * P::x_bytes;
   }
 
   const int blocks = (N + cta_cols - 1) / cta_cols;
@@ -172,7 +222,7 @@ __global__ void __maxnreg__(register_limit<THREADS>)
       for (int r = 0; r < 2; ++r)
         if (c_begin + 4 * u + q < c_end)
           prefetch_l2(w + (long long)min(int(blockIdx.x) * cta_cols + cg * 16 + g + 8 * r, N - 1) * w_row_bytes +
-                      (long long)(c_begin + 4 * u + q) * piece_bytes);
+                      (long long)(c_begin + 4 * u + q) * P::bytes);
     wait_for_prerequisites();
   }
   for (int blk = blockIdx.x; blk < blocks; blk += gridDim.x) {  // grid-stride: a persistent grid loops
@@ -187,7 +237,7 @@ __global__ void __maxnreg__(register_limit<THREADS>)
       for (int i = 0; i < 4; ++i) acc[t][i] = 0.0f;
 
     for (int base = c_begin; base < c_end; base += 4 * UNROLL) {  // warp-uniform: every lane runs every mma
-      uint4 wv[UNROLL][2], xv[UNROLL][tiles][x_vecs];
+      uint4 wv[UNROLL][2], xv[UNROLL][tiles][P::x_vecs];
       float scale[UNROLL][2];
       // Issue every load of this step before any arithmetic: these are the bytes in flight. A piece past the slice
       // is zeros in both operands, so its mmas add nothing.
@@ -197,58 +247,26 @@ __global__ void __maxnreg__(register_limit<THREADS>)
         const bool in = ci < c_end;
 #pragma unroll
         for (int r = 0; r < 2; ++r) {
-          wv[u][r] = in ? load_weights<HINT, piece_bytes>(row[r] + (long long)ci * piece_bytes, policy)
-                        : make_uint4(0, 0, 0, 0);
-          if constexpr (grouped)  // the four lanes' pieces are one group (base and c_begin are whole groups)
+          wv[u][r] = in ? load_weights<HINT, P::bytes>(row[r] + (long long)ci * P::bytes, policy) : make_uint4(0, 0, 0, 0);
+          scale[u][r] = 0.0f;
+          if constexpr (P::grouped)  // the four lanes' pieces are one group (base and c_begin are whole groups)
             scale[u][r] = in ? group_scale<WF>(static_cast<const unsigned short*>(scales), rows[r], groups,
-                                               ci * piece_bytes / 16)  // group_scale counts 16-byte chunks
+                                               ci * P::bytes / 16)  // group_scale counts 16-byte chunks
                              : 0.0f;
         }
 #pragma unroll
         for (int t = 0; t < tiles; ++t)
 #pragma unroll
-          for (int j = 0; j < x_vecs; ++j)
+          for (int j = 0; j < P::x_vecs; ++j)
             xv[u][t][j] = in && has_token[t]
-                              ? __ldg(reinterpret_cast<const uint4*>(x_row[t] + ((long long)ci * elems * x_bytes + 16 * j)))
+                              ? __ldg(reinterpret_cast<const uint4*>(x_row[t] + ((long long)ci * P::elems * P::x_bytes + 16 * j)))
                               : make_uint4(0, 0, 0, 0);
       }
 #pragma unroll
-      for (int u = 0; u < UNROLL; ++u) {
-        // A grouped format sums the group apart and scales it in fp32; the others accumulate directly.
-        float part[tiles][4];
-        float(&sum)[tiles][4] = grouped ? part : acc;
-#pragma unroll
-        for (int t = 0; t < tiles; ++t)
-#pragma unroll
-          for (int i = 0; i < 4; ++i) part[t][i] = 0.0f;
-#pragma unroll
-        for (int s = 0; s < steps; ++s) {
-          unsigned a[4];
-          row_pairs<WF, XT>(wv[u][0], s, a[0], a[2]);
-          row_pairs<WF, XT>(wv[u][1], s, a[1], a[3]);
-#pragma unroll
-          for (int t = 0; t < tiles; ++t) {
-            unsigned b0, b1;
-            x_pairs<WF>(xv[u][t], s, b0, b1);
-            mma<XT>(sum[t], a, b0, b1);
-          }
-        }
-        if constexpr (grouped)
-#pragma unroll
-          for (int t = 0; t < tiles; ++t)
-#pragma unroll
-            for (int i = 0; i < 4; ++i) acc[t][i] = fmaf(scale[u][i / 2], part[t][i], acc[t][i]);
-      }
+      for (int u = 0; u < UNROLL; ++u) mma_piece<WF, XT, tiles>(wv[u], xv[u], scale[u], acc);
     }
 
-    // acc[t]: [0] row g, token 8t + 2q; [1] row g, token 8t + 2q + 1; [2] and [3] the same for row g + 8.
-#pragma unroll
-    for (int t = 0; t < tiles; ++t)
-#pragma unroll
-      for (int i = 0; i < 4; ++i) {
-        const int m = 8 * t + 2 * q + i % 2;
-        if (m < M) partial[ks][cg][g + 8 * (i / 2)][m] = acc[t][i];
-      }
+    store_fragment<M, tiles>(acc, g, q, partial[ks][cg]);
     __syncthreads();
     for (int i = threadIdx.x; i < cta_cols * M; i += THREADS) {
       const int m = i % M, col = i / M;

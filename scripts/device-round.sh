@@ -5,7 +5,7 @@
 #                          [peers-smoke] [peers-torch] [peers-triton] [crosscheck-square] [crosscheck-torch]
 #                          [sm90-tests] [sass] [sm90-explore] [sm90-sanitize] [square-sm90] [decode-gemv] [family-tests]
 #                          [peers-gpus] [gemv-engines] [sm90-sweep] [tune-llm24] [selected-llm24] [grid-vs-descent]
-#                          [host-gpu-tests] [decide-llm24]
+#                          [host-gpu-tests] [decide-llm24] [gemv-bulk]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export TILEWISE_SOURCE_DIR=$PWD  # the GPU tests read suites from this copy, not from where they were built
@@ -174,6 +174,23 @@ for step in "$@"; do
         --cold --arms "${GEMV_ARMS:-gemv:bf16,gemv:bf16@engine=mma,gemv:bf16@pdl=1,gemv:int8,gemv:int8@engine=mma,gemv:int8@engine=mma;pdl=1,gemv:int4,gemv:int4@engine=mma,gemv:int4@engine=mma;pdl=1,gemv:fp8,cublaslt}" \
         --baseline cublaslt -o "$work/decode-gemv-engines.json" 2>"$work/decode-gemv-engines.log" \
         | tee "$work/decode-gemv-engines-table.txt" | tail -n 12
+      ;;
+    gemv-bulk)
+      # The bulk engine under its GPU tests and compute-sanitizer, then beside the register-streaming engines and
+      # cuBLASLt with its settings on the two shapes issue 4 names (bf16 x), cold; then fp8 weights on the fp8 problem.
+      timeout 200 "$tests/families_gpu_test" --gtest_filter='GemvGpu.TheBulk*:GemvGpu.AProgrammatic*' 2>&1 \
+        | tee "$work/gemv-bulk-tests.log" | grep -E "^\[ *(OK|FAILED|PASSED) " | tail -n 6
+      for tool in memcheck racecheck; do
+        timeout 150 compute-sanitizer --tool "$tool" --error-exitcode 3 "$tests/families_gpu_test" \
+          --gtest_filter='GemvGpu.TheBulk*' >"$work/sanitizer-gemv-bulk-$tool.log" 2>&1
+        echo "compute-sanitizer $tool (gemv bulk): exit $?"; tail -n 2 "$work/sanitizer-gemv-bulk-$tool.log"
+      done
+      timeout 240 "$bin" bench --suite suites/decode.txt --only dec_m1_12288,dec_m16_12288 --dtypes bf16 --layouts TN \
+        --cold --arms "${GEMV_ARMS}" --baseline cublaslt -o "$work/decode-gemv-bulk.json" 2>"$work/decode-gemv-bulk.log" \
+        | tee "$work/decode-gemv-bulk-table.txt" | tail -n 40
+      timeout 100 "$bin" bench --suite suites/decode.txt --only dec_m1_12288,dec_m16_12288 --dtypes fp8 --layouts TN \
+        --cold --arms "${GEMV_FP8_ARMS}" --baseline cublaslt -o "$work/decode-gemv-bulk-fp8.json" \
+        2>"$work/decode-gemv-bulk-fp8.log" | tee "$work/decode-gemv-bulk-fp8-table.txt" | tail -n 14
       ;;
     sm90-sweep)
       # Every configuration the first rule chooses among, timed side by side per problem (warm): the receipt

@@ -165,6 +165,62 @@ TEST(GemvConfig, TheMmaEngineNamesWhatItDoesNotTake) {
             "m=1,w=bf16,x=bf16,engine=fma,threads=256,cols=2,ksplit=1,unroll=4,hint=na,persistent=0,pdl=0");
 }
 
+TEST(GemvConfig, TheBulkEngineNamesWhatItDoesNotTake) {
+  const Problem p = decode(1, 12288, 4096);
+  const Config c = default_config(p, Format::bf16, 132, Engine::bulk);
+  EXPECT_EQ(to_string(c), "m=1,w=bf16,x=bf16,engine=bulk,threads=256,cols=16,ksplit=8,unroll=4,hint=na,persistent=1,pdl=0,stages=4");
+  EXPECT_EQ(parse_config(to_string(c)), c);
+  EXPECT_EQ(block_threads(c), 288);  // the producer warp
+  // Four stages of 16 rows x (2048 + 64) bytes, the warps' sums of two tiles, eight barriers.
+  EXPECT_EQ(bulk_shared_bytes(c), 4 * 16 * 2112 + 2 * 8 * 16 * 1 * 4 + 64);
+  EXPECT_EQ(bulk_shared_bytes(default_config(p, Format::bf16, 132, Engine::mma)), 0);
+  auto why = [&](Config v, const Problem& q) { return infeasible(v, q); };
+  Config v = c;
+  v.ksplit = 4;
+  EXPECT_TRUE(Contains(why(v, p), "over all its 8 consumer warps: ksplit = 8, not 4"));
+  v = c, v.persistent = false;
+  EXPECT_TRUE(Contains(why(v, p), "persistent = 1"));
+  v = c, v.stages = 1;
+  EXPECT_TRUE(Contains(why(v, p), "stages = 1 is not in 2..8"));
+  v = c, v.hint = Hint::prefetch_256;
+  EXPECT_TRUE(Contains(why(v, p), "hint na (no cache policy) or ef (evict_first), not pf256"));
+  v = c, v.threads = 1024, v.ksplit = 32, v.unroll = 1;
+  EXPECT_TRUE(Contains(why(v, p), "threads = 1024"));  // 33 warps with the producer
+  v = c, v.stages = 8, v.unroll = 8;
+  EXPECT_TRUE(Contains(why(v, p), "bytes of shared memory"));
+  EXPECT_TRUE(Contains(why(c, decode(1, 64, 4112)), "K = 4112 is not a multiple of 32: the bulk engine copies whole units"));
+  Config q8 = default_config(p, Format::q8_0, 132, Engine::bulk);
+  EXPECT_EQ(why(q8, p), "");
+  EXPECT_TRUE(Contains(why(q8, decode(1, 64, 4128)), "K = 4128 is not a multiple of 256"));
+  q8.unroll = 1, q8.threads = 128, q8.ksplit = 4;
+  EXPECT_TRUE(Contains(why(q8, p), "4 warps x unroll 1 units make a stage, not a multiple of 8"));
+  Config int4 = default_config(p, Format::int4_g128, 132, Engine::bulk);
+  EXPECT_TRUE(Contains(why(int4, decode(1, 64, 3584)), "K = 3584 is not a multiple of 1024"));
+  Config int4_g32 = c;
+  int4_g32.weights = Format::int4_g32;
+  EXPECT_TRUE(Contains(why(int4_g32, decode(1, 64, 4096)), "a group of 16 bytes"));
+  Config fma = default_config(p, Format::bf16, 132, Engine::fma);
+  fma.stages = 4;
+  EXPECT_TRUE(Contains(why(fma, p), "stages = 4 is for the bulk engine"));
+  EXPECT_TRUE(Contains(error_of([&] { parse_config(to_string(c) + ",stages=3"); }), "'stages' given twice"));
+  // The feasible set holds bulk configurations, every one of them persistent over all its warps.
+  int bulk = 0;
+  for (const Config& f : feasible_set(p, Format::bf16))
+    if (f.engine == Engine::bulk) {
+      ++bulk;
+      EXPECT_TRUE(f.persistent && f.ksplit == f.threads / 32 && f.stages >= 2) << to_string(f);
+    }
+  EXPECT_GT(bulk, 50);
+  // Its kernel, and scales it must copy on 16-byte boundaries.
+  EXPECT_EQ(kernel_build(c).kernel_file, "gemv_bulk.cuh");
+  EXPECT_EQ(kernel_build(c).name_expression, "tilewise::kernels::gemv::gemv_bulk<1, 0, 0, 8, 4, 4, 2, 0>");
+  auto at = [](uintptr_t address) { return reinterpret_cast<void*>(address); };
+  Args a{at(0x1000), 4096, at(0x2000), 4096, at(0x4008), at(0x3000), 1};
+  EXPECT_TRUE(Contains(args_error(default_config(p, Format::q8_0, 132, Engine::bulk), p, a), "not 16-byte aligned (the bulk engine copies them)"));
+  a.scales = at(0x4010);
+  EXPECT_EQ(args_error(default_config(p, Format::q8_0, 132, Engine::bulk), p, a), "");
+}
+
 // Every decode shape and every M=16 shape of llm24 has a feasible default in every format and activation type.
 TEST(GemvConfig, DefaultIsFeasibleOnTheDecodeShapes) {
   std::vector<SuiteEntry> entries = load_suite(std::string(TILEWISE_SOURCE_DIR) + "/suites/decode.txt").entries;
@@ -224,10 +280,12 @@ TEST(GemvConfig, RepresentativeConfigurationsCompileWithoutSpills) {
       for (Format f : formats) {
         const std::vector<Config> feasible = feasible_set(decode(m, 12288, 4096, d), f);
         for (int threads : {128, 256, 512})
-          for (Engine engine : {Engine::fma, Engine::mma}) {
+          for (Engine engine : {Engine::fma, Engine::mma, Engine::bulk}) {
             std::optional<Config> edge;
             for (const Config& c : feasible)
-              if (c.engine == engine && c.threads == threads && !c.persistent && (!edge || key(c) > key(*edge))) edge = c;
+              if (c.engine == engine && c.threads == threads && (engine == Engine::bulk || !c.persistent) &&
+                  (!edge || key(c) > key(*edge)))
+                edge = c;
             // None where 512 threads leave too few registers for x at larger M, or the mma engine refuses the
             // weights (int4 g32, a grouped format with fp8 x, 16-bit weights of the other type)
             if (edge) add(*edge);
@@ -240,7 +298,7 @@ TEST(GemvConfig, RepresentativeConfigurationsCompileWithoutSpills) {
   for (size_t i = 0; i < configs.size(); ++i) {
     const jit::ResourceUsage& u = built[i].usage;
     EXPECT_GT(u.registers, 0) << to_string(configs[i]) << ": no ptxas usage in the log";
-    EXPECT_LE(u.registers, register_limit(configs[i].threads)) << to_string(configs[i]);
+    EXPECT_LE(u.registers, register_limit(block_threads(configs[i]))) << to_string(configs[i]);
     if (u.spills()) {
       ++spilled;
       ADD_FAILURE() << to_string(configs[i]) << (i < arm_defaults ? " (an arm's default)" : "") << ": " << u.registers

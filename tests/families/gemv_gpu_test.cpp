@@ -225,6 +225,59 @@ TEST(GemvGpu, ConfigurationCornersAndEdgeShapes) {
   }
 }
 
+// The bulk engine on what its schedule has edges at: a last slice of each row shorter than a stage (K = 5120 leaves
+// 8 units for int4 and 16 for fp8; K = 384 one partial stage), a last tile of fewer than 16 rows (N = 200, 13),
+// one column, more tiles than CTAs (each CTA loops, the ring wrapping many times), every stage count and units a
+// warp at both ends, 4 and 16 consumer warps, the evict-first copies, and PDL.
+TEST(GemvGpu, TheBulkEngineMatchesTheReferenceAtItsScheduleEdges) {
+  TW_REQUIRE_GPU();
+  device::Stream s;
+  std::vector<std::pair<Config, Problem>> runs;
+  struct Case {
+    DType act;
+    std::vector<int> ms;
+  };
+  const Case cases[] = {{DType::bf16, {1, 3, 9, 16}}, {DType::fp16, {1, 16}}, {DType::fp8_e4m3, {1, 16}}};
+  for (const Case& cs : cases)
+    for (int m : cs.ms)
+      for (Format f : all_formats) {
+        if (!mma_infeasible(f, cs.act).empty()) continue;
+        const Problem p = make_problem("bulk", m, 200, 5120, cs.act, Layout::TN);
+        const Config c = default_config(p, f, 132, Engine::bulk);  // throws (and fails) if the default cannot run
+        runs.emplace_back(c, p);
+        // The variants where feasible (unroll 8 is too many registers at M = 16 for some formats, a grouped format
+        // needs 8 units a stage).
+        std::vector<Config> variants(4, c);
+        variants[0].stages = 2, variants[0].unroll = 8;  // deep slices, a ring of two
+        variants[1].stages = 8, variants[1].unroll = 1;  // thin slices, a ring of eight
+        variants[2].threads = 128, variants[2].ksplit = 4, variants[2].unroll = 2;
+        variants[2].hint = Hint::evict_first, variants[2].pdl = true;
+        variants[3].threads = 512, variants[3].ksplit = 16, variants[3].unroll = 1, variants[3].stages = 3;
+        for (const Config& v : variants)
+          if (infeasible(v, p).empty()) runs.emplace_back(v, p);
+      }
+  EXPECT_GE(runs.size(), 60u);
+  const Problem bf16_shapes[] = {make_problem("one", 1, 1, 1024, DType::bf16, Layout::TN),
+                                 make_problem("thin", 2, 13, 384, DType::bf16, Layout::TN),
+                                 make_problem("loops", 1, 12288, 4096, DType::bf16, Layout::TN),
+                                 make_problem("padded", 4, 77, 1024, DType::bf16, Layout::TN, 8)};
+  for (const Problem& p : bf16_shapes)
+    for (Format f : {Format::bf16, Format::q8_0, Format::int4_g128, Format::fp8}) {
+      try {
+        runs.emplace_back(default_config(p, f, 132, Engine::bulk), p);
+      } catch (const Unsupported& e) {  // only K's rules may refuse these shapes
+        EXPECT_TRUE(testkit::Contains(e.what(), fmt::format("K = {} is not a multiple of", p.K))) << e.what();
+      }
+    }
+  std::vector<Config> configs;
+  for (const auto& r : runs) configs.push_back(r.first);
+  prebuild(configs);
+  for (const auto& [c, p] : runs) {
+    EXPECT_EQ(infeasible(c, p), "") << to_string(c);
+    expect_correct(c, p, s.get());
+  }
+}
+
 // A PDL launch may start while the kernel before it runs; it must wait for it before it reads x or writes the
 // output. Only a kernel that lets its dependents launch early overlaps them, so the test chains two PDL GEMVs as a
 // decode step chains layers: the first writes the second's x (NaN until then), and the second, launched right
@@ -239,7 +292,7 @@ TEST(GemvGpu, AProgrammaticLaunchWaitsForTheKernelBeforeIt) {
   ops1.fill(7, s.get());
   ops2.fill(8, s.get());
   const device::OperandSet &s1 = ops1.set(0), &s2 = ops2.set(0);
-  for (Engine engine : {Engine::fma, Engine::mma}) {
+  for (Engine engine : {Engine::fma, Engine::mma, Engine::bulk}) {
     Config c1 = default_config(first, Format::bf16, 132, engine), c2 = default_config(second, Format::bf16, 132, engine);
     c1.pdl = c2.pdl = true;
     SCOPED_TRACE(to_string(c2));

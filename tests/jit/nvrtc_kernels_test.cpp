@@ -34,6 +34,12 @@ const std::map<std::string, std::vector<std::string>> kernel_sources = {
       "tilewise::kernels::gemv::gemv_mma<16, 5, 2, 256, 4, 4, 4, 0>", "tilewise::kernels::gemv::gemv_mma<1, 2, 0, 256, 8, 8, 2, 0>",
       "tilewise::kernels::gemv::gemv_mma<16, 2, 1, 256, 2, 4, 3, 1>", "tilewise::kernels::gemv::gemv_mma<3, 4, 0, 128, 1, 2, 2, 0>",
       "tilewise::kernels::gemv::gemv_mma<12, 4, 1, 256, 8, 1, 0, 0>"}},
+    // The bulk engine: each format it takes, M on both sides of 8, both copy policies, PDL. Parameters: M, weights,
+    // x, consumer warps, units a warp, stages, hint, pdl.
+    {"gemv_bulk.cuh",
+     {"tilewise::kernels::gemv::gemv_bulk<1, 0, 0, 8, 4, 4, 2, 0>", "tilewise::kernels::gemv::gemv_bulk<16, 1, 1, 4, 2, 6, 3, 1>",
+      "tilewise::kernels::gemv::gemv_bulk<1, 2, 0, 8, 4, 3, 2, 1>", "tilewise::kernels::gemv::gemv_bulk<9, 4, 1, 8, 2, 2, 3, 0>",
+      "tilewise::kernels::gemv::gemv_bulk<1, 5, 0, 8, 4, 4, 2, 0>", "tilewise::kernels::gemv::gemv_bulk<16, 5, 2, 16, 1, 8, 2, 0>"}},
     // The quantizer from each source type into each format, and each inverse.
     {"quantize.cuh",
      {"tilewise::kernels::quant::quantize_groups<__nv_bfloat16, 2>", "tilewise::kernels::quant::quantize_groups<__half, 3>",

@@ -18,7 +18,9 @@ constexpr std::pair<Format, std::string_view> format_names[] = {
     {Format::int4_g32, "int4g32"}, {Format::int4_g128, "int4g128"}, {Format::fp8, "fp8"}};
 constexpr std::pair<Hint, std::string_view> hint_names[] = {
     {Hint::none, "none"}, {Hint::nc, "nc"}, {Hint::no_allocate, "na"}, {Hint::evict_first, "ef"}, {Hint::prefetch_256, "pf256"}};
-constexpr std::pair<Engine, std::string_view> engine_names[] = {{Engine::fma, "fma"}, {Engine::mma, "mma"}};
+constexpr std::pair<Engine, std::string_view> engine_names[] = {{Engine::fma, "fma"}, {Engine::mma, "mma"}, {Engine::bulk, "bulk"}};
+
+constexpr int max_shared_bytes = 227 * 1024;  // an H100/H200 CTA's dynamic shared memory at most
 
 bool power_of_two_in(int v, int lo, int hi) { return v >= lo && v <= hi && (v & (v - 1)) == 0; }
 
@@ -53,7 +55,7 @@ std::string_view to_string(Engine e) {
 Engine parse_engine(std::string_view s) {
   for (auto [v, name] : engine_names)
     if (name == s) return v;
-  throw Error(fmt::format("unknown gemv engine '{}' (known: fma, mma)", s));
+  throw Error(fmt::format("unknown gemv engine '{}' (known: fma, mma, bulk)", s));
 }
 
 Format parse_format(std::string_view s) {
@@ -98,17 +100,20 @@ std::string mma_infeasible(Format f, DType act) {
 }
 
 std::string to_string(const Config& c) {
-  return fmt::format("m={},w={},x={},engine={},threads={},cols={},ksplit={},unroll={},hint={},persistent={},pdl={}",
-                     c.m, to_string(c.weights), tilewise::to_string(c.act), to_string(c.engine), c.threads, c.cols,
-                     c.ksplit, c.unroll, to_string(c.hint), c.persistent ? 1 : 0, c.pdl ? 1 : 0);
+  std::string out =
+      fmt::format("m={},w={},x={},engine={},threads={},cols={},ksplit={},unroll={},hint={},persistent={},pdl={}", c.m,
+                  to_string(c.weights), tilewise::to_string(c.act), to_string(c.engine), c.threads, c.cols, c.ksplit,
+                  c.unroll, to_string(c.hint), c.persistent ? 1 : 0, c.pdl ? 1 : 0);
+  if (c.engine == Engine::bulk || c.stages != 0) out += fmt::format(",stages={}", c.stages);
+  return out;
 }
 
 Config parse_config(std::string_view text) {
   Config c;
   std::set<std::string> seen;
   const std::vector<std::string> keys = {"m",      "w",      "x",    "engine",     "threads", "cols",
-                                         "ksplit", "unroll", "hint", "persistent", "pdl"};
-  const std::vector<std::string> optional_keys = {"engine", "pdl"};
+                                         "ksplit", "unroll", "hint", "persistent", "pdl",     "stages"};
+  const std::vector<std::string> optional_keys = {"engine", "pdl", "stages"};
   size_t pos = 0;
   while (pos <= text.size()) {
     const size_t end = std::min(text.find(',', pos), text.size());
@@ -130,7 +135,8 @@ Config parse_config(std::string_view text) {
         (key == "pdl" ? c.pdl : c.persistent) = value == "1";
       } else {
         const int v = parse_int(text, key, value);
-        (key == "m" ? c.m : key == "threads" ? c.threads : key == "cols" ? c.cols : key == "ksplit" ? c.ksplit : c.unroll) = v;
+        (key == "m" ? c.m : key == "threads" ? c.threads : key == "cols" ? c.cols : key == "ksplit" ? c.ksplit
+         : key == "stages" ? c.stages : c.unroll) = v;
       }
     } catch (const Error& e) {
       const std::string what = e.what();
@@ -146,6 +152,12 @@ Config parse_config(std::string_view text) {
 std::string describe(const Config& c) {
   static const char* hint_text[] = {"ld.global", "ld.global.nc", "ld.global.nc.L1::no_allocate",
                                     "ld.global.nc.L1::no_allocate.L2::evict_first", "ld.global.nc.L1::no_allocate.L2::256B"};
+  if (c.engine == Engine::bulk)
+    return fmt::format("gemv {} weights, {} x, M={}, bulk engine, {} consumer threads, {} units a warp, {} stages, "
+                       "cp.async.bulk{}{}",
+                       to_string(c.weights), tilewise::to_string(c.act), c.m, c.threads, c.unroll, c.stages,
+                       c.hint == Hint::evict_first ? ".L2::cache_hint evict_first" : "",
+                       c.pdl ? ", programmatic dependent launch" : "");
   return fmt::format("gemv {} weights, {} x, M={}, {} engine, {} threads, {} cols/warp, K split {}, unroll {}, {}{}{}",
                      to_string(c.weights), tilewise::to_string(c.act), c.m, to_string(c.engine), c.threads, c.cols,
                      c.ksplit, c.unroll,
@@ -157,12 +169,23 @@ void to_json(nlohmann::json& j, const Config& c) {
   j = {{"family", "gemv"},      {"canonical", to_string(c)}, {"m", c.m},         {"weights", to_string(c.weights)},
        {"group", group_size(c.weights)}, {"act", tilewise::to_string(c.act)}, {"engine", to_string(c.engine)}, {"threads", c.threads},
        {"cols", c.cols},        {"ksplit", c.ksplit},       {"unroll", c.unroll}, {"hint", to_string(c.hint)},
-       {"persistent", c.persistent}, {"pdl", c.pdl}};
+       {"persistent", c.persistent}, {"pdl", c.pdl}, {"stages", c.stages}};
 }
 
 void from_json(const nlohmann::json& j, Config& c) { c = parse_config(j.at("canonical").get<std::string>()); }
 
 int cta_cols(const Config& c) { return c.threads / 32 / std::max(c.ksplit, 1) * c.cols; }
+
+int block_threads(const Config& c) { return c.threads + (c.engine == Engine::bulk ? 32 : 0); }
+
+int bulk_shared_bytes(const Config& c) {
+  if (c.engine != Engine::bulk) return 0;
+  const int piece = c.weights == Format::q8_0 ? 8 : 16, unit = 4 * piece;
+  const int units = c.threads / 32 * c.unroll;
+  const int row_stride = units * unit + unit, scale_row = group_size(c.weights) ? units * 2 : 0;
+  const int stage = (16 * (row_stride + scale_row) + 127) / 128 * 128;
+  return c.stages * stage + 2 * (c.threads / 32) * 16 * c.m * 4 + 2 * c.stages * 8;
+}
 
 int register_limit(int threads) { return threads < 1 ? 0 : std::min(255, 65536 / threads / 8 * 8); }
 
@@ -177,7 +200,7 @@ int register_limit(int threads) { return threads < 1 ? 0 : std::min(255, 65536 /
 int register_estimate(const Config& c) {
   const int split = c.ksplit > 1 ? 16 : 0;           // a K slice's bounds and the reduction's addresses
   const int scaled = group_size(c.weights) != 0 ? 1 : 0;  // a group scale per row, and its partial sums
-  if (c.engine == Engine::mma) {
+  if (c.engine != Engine::fma) {
     // Two rows' chunks and x's matching 16-byte pieces (one or two a chunk, for each 8-token half) in flight, the
     // accumulators of each half, the A fragment being decoded; indices, addresses and a margin.
     const int tiles = c.m > 8 ? 2 : 1;
@@ -191,6 +214,40 @@ int register_estimate(const Config& c) {
   const int x = c.m * x_regs * std::min(steps, 2);              // rows of x loaded ahead of their FMAs
   return loads + acc + x + 8 * c.cols + split + 64;             // dequantized weights; indices, addresses, margin
 }
+
+namespace {
+
+// The bulk engine's own rules (kernels/gemv_bulk.cuh): every consumer warp shares one 16-row tile, the grid is
+// persistent, copies are whole units of 16-byte multiples, and the stages fit the SM's shared memory.
+std::string bulk_infeasible(const Config& c, const Problem& p) {
+  const int warps = c.threads / 32;
+  if (c.ksplit != warps)
+    return fmt::format("the bulk engine splits each tile's K over all its {} consumer warps: ksplit = {}, not {}", warps,
+                       warps, c.ksplit);
+  if (!c.persistent) return "the bulk engine runs a persistent grid: persistent = 1";
+  if (c.stages < 2 || c.stages > 8) return fmt::format("stages = {} is not in 2..8", c.stages);
+  if (c.hint != Hint::no_allocate && c.hint != Hint::evict_first)
+    return fmt::format("the bulk engine's copies take hint na (no cache policy) or ef (evict_first), not {}", to_string(c.hint));
+  const int piece_elems = elems_per_chunk(c.weights) * (c.weights == Format::q8_0 ? 8 : 16) / 16;
+  if (p.K % (4 * piece_elems) != 0)
+    return fmt::format("K = {} is not a multiple of {}: the bulk engine copies whole units of four {}-weight pieces a row",
+                       p.K, 4 * piece_elems, piece_elems);
+  if (const int group = group_size(c.weights); group) {
+    // A stage's scales of a row are one copy: a multiple of 16 bytes (8 fp16 scales), from a 16-byte boundary.
+    if (p.K % (8 * group) != 0)
+      return fmt::format("K = {} is not a multiple of {}: the bulk engine copies a row's {} scales 8 at a time (16 bytes)",
+                         p.K, 8 * group, to_string(c.weights));
+    if (warps * c.unroll % 8 != 0)
+      return fmt::format("{} warps x unroll {} units make a stage, not a multiple of 8: its scales would not be whole "
+                         "16-byte copies", warps, c.unroll);
+  }
+  if (bulk_shared_bytes(c) > max_shared_bytes)
+    return fmt::format("{} stages take {} bytes of shared memory, over the SM's {}", c.stages, bulk_shared_bytes(c),
+                       max_shared_bytes);
+  return "";
+}
+
+}  // namespace
 
 std::string infeasible(const Config& c, const Problem& p) {
   if (p.layout != Layout::TN)
@@ -206,29 +263,36 @@ std::string infeasible(const Config& c, const Problem& p) {
                        p.K, per_chunk, to_string(c.weights));
   if (group && p.K % group != 0)
     return fmt::format("K = {} is not a multiple of the {} group of {} weights", p.K, to_string(c.weights), group);
-  if (c.engine == Engine::mma) {
+  if (c.engine != Engine::fma) {
     if (std::string why = mma_infeasible(c.weights, c.act); !why.empty()) return why;
-    if (c.cols != 16) return fmt::format("the mma engine computes 16 columns a warp (one m16 tile): cols = 16, not {}", c.cols);
+    if (c.cols != 16)
+      return fmt::format("the {} engine computes 16 columns a warp (one m16 tile): cols = 16, not {}", to_string(c.engine), c.cols);
   } else if (!power_of_two_in(c.cols, 1, 8)) {
     return fmt::format("cols = {} is not 1, 2, 4 or 8", c.cols);
   }
-  // x is read 16 bytes at a time by the mma engine, else 8 elements (16 or 8 bytes) at a time.
-  const int x_align = c.engine == Engine::mma ? 16 / element_bytes(p.dtype) : 8;
+  if (c.engine == Engine::bulk) {
+    if (std::string why = bulk_infeasible(c, p); !why.empty()) return why;
+  } else if (c.stages != 0) {
+    return fmt::format("stages = {} is for the bulk engine; the {} engine has none (0)", c.stages, to_string(c.engine));
+  }
+  // x is read 16 bytes at a time by the mma and bulk engines, else 8 elements (16 or 8 bytes) at a time.
+  const int x_align = c.engine != Engine::fma ? 16 / element_bytes(p.dtype) : 8;
   if (p.M > 1 && p.lda % x_align != 0)
     return fmt::format("lda = {} is not a multiple of {}: rows of x must start on {}-byte boundaries", p.lda, x_align,
                        x_align * element_bytes(p.dtype));
   if (is_native(c.weights, p.dtype) && p.ldb % 8 != 0)
     return fmt::format("ldb = {} is not a multiple of 8: rows of W must start on 16-byte boundaries", p.ldb);
   if (p.N > (int64_t(1) << 30) || p.K > (int64_t(1) << 30)) return "N and K must be under 2^30 (32-bit indices)";
-  if (c.threads < 64 || c.threads > 1024 || c.threads % 32 != 0)
-    return fmt::format("threads = {} is not a multiple of 32 in 64..1024", c.threads);
+  if (c.threads < 32 || block_threads(c) > 1024 || c.threads % 32 != 0 || (c.engine != Engine::bulk && c.threads < 64))
+    return fmt::format("threads = {} is not a multiple of 32 in {}..{}", c.threads, c.engine == Engine::bulk ? 32 : 64,
+                       c.engine == Engine::bulk ? 992 : 1024);
   if (!power_of_two_in(c.unroll, 1, 8)) return fmt::format("unroll = {} is not 1, 2, 4 or 8", c.unroll);
   if (!power_of_two_in(c.ksplit, 1, 32) || (c.threads / 32) % c.ksplit != 0)
     return fmt::format("ksplit = {} is not a power of two dividing the CTA's {} warps", c.ksplit, c.threads / 32);
   const int regs = register_estimate(c);
-  if (regs > register_limit(c.threads))
-    return fmt::format("about {} registers a thread would spill: {} threads a CTA leave {} a thread", regs, c.threads,
-                       register_limit(c.threads));
+  if (regs > register_limit(block_threads(c)))
+    return fmt::format("about {} registers a thread would spill: {} threads a CTA leave {} a thread", regs,
+                       block_threads(c), register_limit(block_threads(c)));
   return "";
 }
 
@@ -246,6 +310,13 @@ Config default_on(const Problem& p, Format weights, int sm_count, Engine engine)
   c.act = p.dtype;
   c.engine = engine;
   c.threads = 256;
+  c.hint = Hint::no_allocate;
+  if (engine == Engine::bulk) {
+    // Eight consumer warps on one tile, four units each a stage (2 KB of each row, 1 KB for Q8_0), four stages in
+    // flight: about 135 KB of shared memory, one CTA an SM.
+    c.cols = 16, c.ksplit = 8, c.unroll = 4, c.persistent = true, c.stages = 4;
+    return c;
+  }
   if (engine == Engine::mma) {
     c.cols = 16, c.unroll = 4;
   } else {
@@ -253,12 +324,11 @@ Config default_on(const Problem& p, Format weights, int sm_count, Engine engine)
     c.cols = p.M > 8 ? 1 : 2;
     c.unroll = p.M > 4 && p.M <= 8 ? 2 : 4;
   }
-  c.hint = Hint::no_allocate;
   // At least four CTAs per SM, so the block scheduler can keep every SM streaming to the end: split K inside the CTA
   // when N alone gives too few.
   while ((p.N + cta_cols(c) - 1) / cta_cols(c) < 4 * int64_t(sm_count) && c.ksplit < c.threads / 32) c.ksplit *= 2;
   // A K split takes registers too: give up loads in flight rather than spill (M = 16 int4 on a narrow N).
-  while (register_estimate(c) > register_limit(c.threads) && c.unroll > 1) c.unroll /= 2;
+  while (register_estimate(c) > register_limit(block_threads(c)) && c.unroll > 1) c.unroll /= 2;
   return c;
 }
 
@@ -285,18 +355,21 @@ std::vector<Config> feasible_set(const Problem& p, Format weights) {
   c.m = int(p.M);
   c.weights = weights;
   c.act = p.dtype;
-  for (Engine engine : {Engine::fma, Engine::mma})
+  for (Engine engine : {Engine::fma, Engine::mma, Engine::bulk}) {
+    const bool bulk = engine == Engine::bulk;
     for (int threads : {128, 256, 512})
-      for (int cols : engine == Engine::mma ? std::vector<int>{16} : std::vector<int>{1, 2, 4})
-        for (int ksplit : {1, 2, 4, 8})
+      for (int cols : engine == Engine::fma ? std::vector<int>{1, 2, 4} : std::vector<int>{16})
+        for (int ksplit : bulk ? std::vector<int>{threads / 32} : std::vector<int>{1, 2, 4, 8})
           for (int unroll : {1, 2, 4, 8})
             for (Hint hint : {Hint::none, Hint::nc, Hint::no_allocate, Hint::evict_first, Hint::prefetch_256})
               for (bool persistent : {false, true})
-                for (bool pdl : {false, true}) {
-                  c.engine = engine, c.threads = threads, c.cols = cols, c.ksplit = ksplit, c.unroll = unroll;
-                  c.hint = hint, c.persistent = persistent, c.pdl = pdl;
-                  if (infeasible(c, p).empty()) out.push_back(c);
-                }
+                for (bool pdl : {false, true})
+                  for (int stages : bulk ? std::vector<int>{2, 3, 4, 6, 8} : std::vector<int>{0}) {
+                    c.engine = engine, c.threads = threads, c.cols = cols, c.ksplit = ksplit, c.unroll = unroll;
+                    c.hint = hint, c.persistent = persistent, c.pdl = pdl, c.stages = stages;
+                    if (infeasible(c, p).empty()) out.push_back(c);
+                  }
+  }
   return out;
 }
 

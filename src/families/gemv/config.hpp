@@ -17,14 +17,15 @@ namespace tilewise::gemv {
 enum class Format { bf16 = 0, fp16 = 1, q8_0 = 2, int4_g32 = 3, int4_g128 = 4, fp8 = 5 };
 // Cache policy of the weight stream; the values are gemv.cuh's codes.
 enum class Hint { none = 0, nc = 1, no_allocate = 2, evict_first = 3, prefetch_256 = 4 };
-// What does the products: one FMA a weight and token (kernels/gemv.cuh, every format), or mma.sync with the weights
-// as A (kernels/gemv_mma.cuh: 16-bit weights of the activation's type, fp8, and Q8_0 and int4 g128 with 16-bit
-// activations; 16 columns a warp).
-enum class Engine { fma = 0, mma = 1 };
+// What does the products, and how the weights arrive: one FMA a weight and token (kernels/gemv.cuh, every format), or
+// mma.sync with the weights as A (kernels/gemv_mma.cuh: 16-bit weights of the activation's type, fp8, and Q8_0 and
+// int4 g128 with 16-bit activations; 16 columns a warp), both loading weights into registers; or the same mmas on
+// weights a producer warp streams into a ring of shared-memory stages with bulk copies (kernels/gemv_bulk.cuh).
+enum class Engine { fma = 0, mma = 1, bulk = 2 };
 
 std::string_view to_string(Format f);  // "bf16", "fp16", "q8_0", "int4g32", "int4g128", "fp8"
 std::string_view to_string(Hint h);    // "none", "nc", "na", "ef", "pf256"
-std::string_view to_string(Engine e);  // "fma", "mma"
+std::string_view to_string(Engine e);  // "fma", "mma", "bulk"
 Format parse_format(std::string_view s);  // throws Error naming the text and the known names
 Hint parse_hint(std::string_view s);
 Engine parse_engine(std::string_view s);
@@ -33,30 +34,32 @@ int elems_per_chunk(Format f);  // elements of one 16-byte weight chunk: 8, 16 o
 int group_size(Format f);       // K extent of one scale: 32 (q8_0, int4g32), 128 (int4g128), 0 otherwise
 // Whether the GEMV can read the problem's B as it is (no packed copy): bf16 weights for a bf16 problem, fp16 for fp16.
 bool is_native(Format f, DType problem_dtype);
-// Whether the mma engine takes these weights with these activations (the reason it does not, else empty).
+// Whether the mma and bulk engines take these weights with these activations (the reason they do not, else empty).
 std::string mma_infeasible(Format f, DType act);
 
 struct Config {
   int m = 1;  // rows of x, 1..16
   Format weights = Format::bf16;
   DType act = DType::bf16;  // activations (the problem's dtype); the output is output_dtype(act)
-  int threads = 256;
+  int threads = 256;  // the bulk engine: its consumer warps' threads (the CTA has one producer warp more)
   Engine engine = Engine::fma;
-  int cols = 2;      // output columns per warp (the mma engine: 16, one m16 tile)
-  int ksplit = 1;    // warps of a CTA sharing columns, each one slice of K
-  int unroll = 4;    // 16-byte chunks per column in flight per lane
-  Hint hint = Hint::no_allocate;
+  int cols = 2;      // output columns per warp (mma and bulk engines: 16, one m16 tile)
+  int ksplit = 1;    // warps of a CTA sharing columns, each one slice of K (bulk: every consumer warp, threads / 32)
+  int unroll = 4;    // 16-byte chunks per column in flight per lane (bulk: units a warp takes from each stage)
+  Hint hint = Hint::no_allocate;  // bulk: evict_first, or no_allocate for copies without a cache policy
   bool persistent = false;  // grid of SMs x resident CTAs looping over column blocks, else one CTA per block
+  int stages = 0;           // the bulk engine's ring of shared-memory stages (2..8); 0 for the others
   // Launched as a programmatic dependent: the grid may start while the kernel before it in the stream finishes,
   // prefetching its first weights before it waits for that kernel (kernels/gemv.cuh, launch_dependents).
   bool pdl = false;
   bool operator==(const Config&) const = default;
 };
 
-// "m=1,w=bf16,x=bf16,engine=fma,threads=256,cols=2,ksplit=1,unroll=4,hint=na,persistent=0,pdl=0"
+// "m=1,w=bf16,x=bf16,engine=fma,threads=256,cols=2,ksplit=1,unroll=4,hint=na,persistent=0,pdl=0", and for the bulk
+// engine ",stages=4" after it.
 std::string to_string(const Config& c);
-// Throws Error naming the bad field. Every field is required except engine and pdl, which configurations written
-// before they existed lack (they are fma and 0).
+// Throws Error naming the bad field. Every field is required except engine, pdl and stages, which configurations
+// written before they existed lack (they are fma, 0 and 0).
 Config parse_config(std::string_view text);
 // "gemv bf16 weights, bf16 x, M=1, fma engine, 256 threads, 2 cols/warp, K split 1, unroll 4,
 //  ld.global.nc.L1::no_allocate"
@@ -65,8 +68,13 @@ std::string describe(const Config& c);
 void to_json(nlohmann::json& j, const Config& c);
 void from_json(const nlohmann::json& j, Config& c);
 
-// Columns one CTA produces.
+// Columns one CTA produces (the bulk engine: one tile of 16 at a time).
 int cta_cols(const Config& c);
+// Threads of one CTA: `threads`, and the bulk engine's producer warp.
+int block_threads(const Config& c);
+// The bulk engine's dynamic shared memory: its stages, the warps' sums and the barriers (kernels/gemv_bulk.cuh,
+// BulkLayout); 0 for the other engines.
+int bulk_shared_bytes(const Config& c);
 // Registers a thread may use with `threads` threads a CTA: 64K / threads rounded down to a multiple of 8, at most 255
 // (the kernel's __maxnreg__, kernels/gemv.cuh).
 int register_limit(int threads);

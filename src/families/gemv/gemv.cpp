@@ -18,7 +18,12 @@ int act_code(DType d) { return d == DType::bf16 ? 0 : d == DType::fp16 ? 1 : 2; 
 
 jit::KernelBuild kernel_build(const Config& c) {
   jit::KernelBuild b;
-  if (c.engine == Engine::mma) {
+  if (c.engine == Engine::bulk) {
+    b.kernel_file = "gemv_bulk.cuh";
+    b.name_expression = fmt::format("tilewise::kernels::gemv::gemv_bulk<{}, {}, {}, {}, {}, {}, {}, {}>", c.m,
+                                    int(c.weights), act_code(c.act), c.threads / 32, c.unroll, c.stages, int(c.hint),
+                                    int(c.pdl));
+  } else if (c.engine == Engine::mma) {
     b.kernel_file = "gemv_mma.cuh";
     b.name_expression = fmt::format("tilewise::kernels::gemv::gemv_mma<{}, {}, {}, {}, {}, {}, {}, {}>", c.m,
                                     int(c.weights), act_code(c.act), c.threads, c.ksplit, c.unroll, int(c.hint), int(c.pdl));
@@ -37,6 +42,11 @@ Kernel::Kernel(const Config& c) : config_(c) {
   usage_ = built.usage;
   kernel_ = std::make_unique<jit::LoadedKernel>(built);
   sm_count_ = device::sm_count();
+  if (c.engine == Engine::bulk) {
+    kernel_->set_max_dynamic_shared(bulk_shared_bytes(c));
+    resident_ctas_ = kernel_->max_active_clusters(dim3(unsigned(block_threads(c))), bulk_shared_bytes(c), dim3(1));
+    if (resident_ctas_ < 1) throw Error(fmt::format("gemv {}: not one CTA fits an SM", to_string(c)));
+  }
 }
 
 Kernel::~Kernel() = default;
@@ -44,6 +54,7 @@ Kernel::~Kernel() = default;
 int Kernel::grid(int64_t N) const {
   const int64_t blocks = (N + cta_cols(config_) - 1) / cta_cols(config_);
   if (!config_.persistent) return int(blocks);
+  if (config_.engine == Engine::bulk) return int(std::min<int64_t>(blocks, resident_ctas_));
   // As many CTAs as can be resident (2048 threads an SM); the kernel loops over the column blocks.
   return int(std::min<int64_t>(blocks, int64_t(sm_count_) * std::max(1, 2048 / config_.threads)));
 }
@@ -54,6 +65,8 @@ std::string args_error(const Config& c, const Problem& p, const Args& a) {
     return fmt::format("weights at {} with rows {} bytes apart are not 16-byte aligned rows of K = {}", a.w,
                        a.w_row_bytes, p.K);
   const int x_align = c.engine == Engine::fma && p.dtype == DType::fp8_e4m3 ? 8 : 16;
+  if (c.engine == Engine::bulk && group_size(c.weights) && reinterpret_cast<uintptr_t>(a.scales) % 16)
+    return fmt::format("scales at {} are not 16-byte aligned (the bulk engine copies them)", a.scales);
   if (reinterpret_cast<uintptr_t>(a.x) % x_align)
     return fmt::format("x at {} is not {}-byte aligned ({} engine vector loads)", a.x, x_align, to_string(c.engine));
   if (!a.scales && (group_size(c.weights) != 0 || c.weights == Format::fp8))
@@ -71,7 +84,8 @@ void Kernel::launch(const Problem& p, const Args& a, cudaStream_t stream) const 
   void* out = a.out;
   int N = int(p.N), K = int(p.K);
   void* args[] = {&x, &ldx, &w, &w_row_bytes, &scales, &out, &ldc, &N, &K};
-  kernel_->launch(dim3(unsigned(grid(p.N))), dim3(unsigned(config_.threads)), 0, stream, args, {1, 1, 1}, config_.pdl);
+  kernel_->launch(dim3(unsigned(grid(p.N))), dim3(unsigned(block_threads(config_))), bulk_shared_bytes(config_), stream,
+                  args, {1, 1, 1}, config_.pdl);
 }
 
 }  // namespace tilewise::gemv

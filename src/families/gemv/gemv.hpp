@@ -30,8 +30,9 @@ struct Args {
 jit::KernelBuild kernel_build(const Config& c);
 
 // Why `a` cannot be launched with `c` on `p` (empty when it can): a missing operand or scale array, weight rows that
-// are not whole 16-byte-aligned rows of K, or x not aligned for the engine's vector loads (16 bytes; the FMA engine
-// reads fp8 x 8 bytes at a time). Shape and stride rules are require_feasible's.
+// are not whole 16-byte-aligned rows of K, x not aligned for the engine's vector loads (16 bytes; the FMA engine
+// reads fp8 x 8 bytes at a time), or group scales the bulk engine cannot copy (not 16-byte aligned). Shape and
+// stride rules are require_feasible's.
 std::string args_error(const Config& c, const Problem& p, const Args& a);
 
 class Kernel {
@@ -55,6 +56,7 @@ class Kernel {
   jit::ResourceUsage usage_;
   std::unique_ptr<jit::LoadedKernel> kernel_;
   int sm_count_ = 0;
+  int resident_ctas_ = 0;  // the bulk engine's persistent grid: CTAs that fit the GPU at once
 };
 
 }  // namespace tilewise::gemv
