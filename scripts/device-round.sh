@@ -185,7 +185,7 @@ for step in "$@"; do
           --gtest_filter='GemvGpu.TheBulk*' >"$work/sanitizer-gemv-bulk-$tool.log" 2>&1
         echo "compute-sanitizer $tool (gemv bulk): exit $?"; tail -n 2 "$work/sanitizer-gemv-bulk-$tool.log"
       done
-      timeout 240 "$bin" bench --suite suites/decode.txt --only dec_m1_12288,dec_m16_12288 --dtypes bf16 --layouts TN \
+      timeout 400 "$bin" bench --suite suites/decode.txt --only "${GEMV_ONLY:-dec_m1_12288,dec_m16_12288}" --dtypes bf16 --layouts TN \
         --cold --arms "${GEMV_ARMS}" --baseline cublaslt -o "$work/decode-gemv-bulk.json" 2>"$work/decode-gemv-bulk.log" \
         | tee "$work/decode-gemv-bulk-table.txt" | tail -n 40
       timeout 100 "$bin" bench --suite suites/decode.txt --only dec_m1_12288,dec_m16_12288 --dtypes fp8 --layouts TN \

@@ -203,6 +203,11 @@ TEST(GemvConfig, TheBulkEngineNamesWhatItDoesNotTake) {
   fma.stages = 4;
   EXPECT_TRUE(Contains(why(fma, p), "stages = 4 is for the bulk engine"));
   EXPECT_TRUE(Contains(error_of([&] { parse_config(to_string(c) + ",stages=3"); }), "'stages' given twice"));
+  // Every M and format it takes has a default that fits its registers (M = 16 int4 takes fewer units a stage).
+  for (int m = 1; m <= 16; ++m)
+    for (Format f : {Format::bf16, Format::q8_0, Format::int4_g128, Format::fp8})
+      EXPECT_EQ(infeasible(default_config(decode(m, 12288, 4096), f, 132, Engine::bulk), decode(m, 12288, 4096)), "");
+  EXPECT_EQ(default_config(decode(16, 12288, 4096), Format::int4_g128, 132, Engine::bulk).unroll, 2);
   // The feasible set holds bulk configurations, every one of them persistent over all its warps.
   int bulk = 0;
   for (const Config& f : feasible_set(p, Format::bf16))

@@ -315,6 +315,8 @@ Config default_on(const Problem& p, Format weights, int sm_count, Engine engine)
     // Eight consumer warps on one tile, four units each a stage (2 KB of each row, 1 KB for Q8_0), four stages in
     // flight: about 135 KB of shared memory, one CTA an SM.
     c.cols = 16, c.ksplit = 8, c.unroll = 4, c.persistent = true, c.stages = 4;
+    // Fewer units a stage rather than spill (M > 8 int4: four 16-byte loads of x a piece for each 8-token half).
+    while (register_estimate(c) > register_limit(block_threads(c)) && c.unroll > 1) c.unroll /= 2;
     return c;
   }
   if (engine == Engine::mma) {
