@@ -102,7 +102,7 @@ __global__ void __maxnreg__(register_limit<(WARPS + 1) * 32>)
   if (threadIdx.x == 0) {
     for (int s = 0; s < STAGES; ++s) {
       cuda::ptx::mbarrier_init(&full[s], 1);
-      cuda::ptx::mbarrier_init(&empty[s], WARPS);  // one arrival per consumer warp
+      cuda::ptx::mbarrier_init(&empty[s], WARPS * 32);  // every consumer thread, once its reads are done
     }
     cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
   }
@@ -215,8 +215,7 @@ __global__ void __maxnreg__(register_limit<(WARPS + 1) * 32>)
           }
         }
       }
-      __syncwarp();
-      if (lane == 0) cuda::ptx::mbarrier_arrive(&empty[stage]);  // everything of the stage is in registers
+      cuda::ptx::mbarrier_arrive(&empty[stage]);  // this thread's share of the stage is in registers
       if (++stage == STAGES) stage = 0, phase ^= 1;
 #pragma unroll
       for (int u = 0; u < UNROLL; ++u)

@@ -5,7 +5,7 @@
 #                          [peers-smoke] [peers-torch] [peers-triton] [crosscheck-square] [crosscheck-torch]
 #                          [sm90-tests] [sass] [sm90-explore] [sm90-sanitize] [square-sm90] [decode-gemv] [family-tests]
 #                          [peers-gpus] [gemv-engines] [sm90-sweep] [tune-llm24] [selected-llm24] [grid-vs-descent]
-#                          [host-gpu-tests] [decide-llm24] [gemv-bulk]
+#                          [host-gpu-tests] [decide-llm24] [gemv-bulk] [gemv-bulk-sanitize]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export TILEWISE_SOURCE_DIR=$PWD  # the GPU tests read suites from this copy, not from where they were built
@@ -175,16 +175,17 @@ for step in "$@"; do
         --baseline cublaslt -o "$work/decode-gemv-engines.json" 2>"$work/decode-gemv-engines.log" \
         | tee "$work/decode-gemv-engines-table.txt" | tail -n 12
       ;;
-    gemv-bulk)
-      # The bulk engine under its GPU tests and compute-sanitizer, then beside the register-streaming engines and
-      # cuBLASLt with its settings on the two shapes issue 4 names (bf16 x), cold; then fp8 weights on the fp8 problem.
-      timeout 200 "$tests/families_gpu_test" --gtest_filter='GemvGpu.TheBulk*:GemvGpu.AProgrammatic*' 2>&1 \
-        | tee "$work/gemv-bulk-tests.log" | grep -E "^\[ *(OK|FAILED|PASSED) " | tail -n 6
+    gemv-bulk-sanitize)
+      # The bulk engine's schedule edges under compute-sanitizer (racecheck follows its barriers and bulk copies).
       for tool in memcheck racecheck; do
-        timeout 150 compute-sanitizer --tool "$tool" --error-exitcode 3 "$tests/families_gpu_test" \
+        timeout "${SANITIZE_TIMEOUT:-300}" compute-sanitizer --tool "$tool" --error-exitcode 3 "$tests/families_gpu_test" \
           --gtest_filter='GemvGpu.TheBulk*' >"$work/sanitizer-gemv-bulk-$tool.log" 2>&1
         echo "compute-sanitizer $tool (gemv bulk): exit $?"; tail -n 2 "$work/sanitizer-gemv-bulk-$tool.log"
       done
+      ;;
+    gemv-bulk)
+      # The bulk engine beside the register-streaming engines and cuBLASLt with its settings (bf16 x), cold; then
+      # fp8 weights on the fp8 problem.
       timeout 400 "$bin" bench --suite suites/decode.txt --only "${GEMV_ONLY:-dec_m1_12288,dec_m16_12288}" --dtypes bf16 --layouts TN \
         --cold --arms "${GEMV_ARMS}" --baseline cublaslt -o "$work/decode-gemv-bulk.json" 2>"$work/decode-gemv-bulk.log" \
         | tee "$work/decode-gemv-bulk-table.txt" | tail -n 40

@@ -43,6 +43,14 @@ void LoadedKernel::set_max_dynamic_shared(int bytes) {
         "raising the dynamic shared-memory limit", name_);
 }
 
+int LoadedKernel::max_active_blocks_per_sm(int block_threads, int shared_bytes) const {
+  int count = 0;
+  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&count, reinterpret_cast<const void*>(kernel_), block_threads,
+                                                      size_t(shared_bytes)),
+        "querying the active blocks", name_);
+  return count;
+}
+
 int LoadedKernel::max_active_clusters(dim3 block, int shared_bytes, dim3 cluster) const {
   cudaLaunchConfig_t cfg{};
   cfg.gridDim = dim3(cluster.x * cluster.y * cluster.z);

@@ -19,6 +19,8 @@ class LoadedKernel {
   void set_max_dynamic_shared(int bytes);
   void launch(dim3 grid, dim3 block, int shared_bytes, cudaStream_t stream, void** args, dim3 cluster = {1, 1, 1},
               bool programmatic = false) const;
+  // How many CTAs of this block size and dynamic shared memory one SM holds at once.
+  int max_active_blocks_per_sm(int block_threads, int shared_bytes) const;
   // How many clusters of `cluster` CTAs can run at once with this block size and shared memory.
   int max_active_clusters(dim3 block, int shared_bytes, dim3 cluster) const;
   cudaKernel_t handle() const { return kernel_; }

@@ -162,7 +162,11 @@ TEST(GemvConfig, TheMmaEngineNamesWhatItDoesNotTake) {
   EXPECT_EQ(default_config(odd_lda, Format::fp8).engine, Engine::fma);
   EXPECT_EQ(default_config(decode(1, 12288, 4096), Format::bf16, 132, Engine::fma).engine, Engine::fma);
   EXPECT_EQ(to_string(default_config(decode(1, 12288, 4096), Format::bf16, 132, Engine::fma)),
-            "m=1,w=bf16,x=bf16,engine=fma,threads=256,cols=2,ksplit=1,unroll=4,hint=na,persistent=0,pdl=0");
+            "m=1,w=bf16,x=bf16,engine=fma,threads=256,cols=2,ksplit=1,unroll=4,hint=na,persistent=0,pdl=1");
+  // PDL by default only where it measured faster: 16-bit weights on the FMA engine at M = 1.
+  EXPECT_FALSE(default_config(decode(1, 12288, 4096), Format::q8_0).pdl);
+  EXPECT_FALSE(default_config(decode(1, 12288, 4096), Format::fp8).pdl);
+  EXPECT_FALSE(default_config(decode(2, 12288, 4096), Format::bf16).pdl);
 }
 
 TEST(GemvConfig, TheBulkEngineNamesWhatItDoesNotTake) {

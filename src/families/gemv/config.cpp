@@ -326,6 +326,11 @@ Config default_on(const Problem& p, Format weights, int sm_count, Engine engine)
     c.cols = p.M > 8 ? 1 : 2;
     c.unroll = p.M > 4 && p.M <= 8 ? 2 : 4;
   }
+  // 16-bit weights at M = 1 launch as programmatic dependents: the grid's ramp then overlaps the tail of the kernel
+  // before it, 3-5% in the decode chain (results/decode-gemv-bulk-settings.json: dec_m1_12288 25.7 against 26.9 us,
+  // dec_m1_8k 106.4 against 109.9; results/decode-gemv-engines-pdl.json: 25.9 against 26.8). fp8 weights measured
+  // no gain (16.4 against 16.1 us), and the mma engine at M = 16 lost (31.8 against 29.5).
+  c.pdl = engine == Engine::fma && p.M == 1 && (weights == Format::bf16 || weights == Format::fp16);
   // At least four CTAs per SM, so the block scheduler can keep every SM streaming to the end: split K inside the CTA
   // when N alone gives too few.
   while ((p.N + cta_cols(c) - 1) / cta_cols(c) < 4 * int64_t(sm_count) && c.ksplit < c.threads / 32) c.ksplit *= 2;

@@ -44,8 +44,10 @@ Kernel::Kernel(const Config& c) : config_(c) {
   sm_count_ = device::sm_count();
   if (c.engine == Engine::bulk) {
     kernel_->set_max_dynamic_shared(bulk_shared_bytes(c));
-    resident_ctas_ = kernel_->max_active_clusters(dim3(unsigned(block_threads(c))), bulk_shared_bytes(c), dim3(1));
-    if (resident_ctas_ < 1) throw Error(fmt::format("gemv {}: not one CTA fits an SM", to_string(c)));
+    resident_ctas_ = sm_count_ * kernel_->max_active_blocks_per_sm(block_threads(c), bulk_shared_bytes(c));
+    if (resident_ctas_ < 1)
+      throw Error(fmt::format("gemv {}: not one CTA fits an SM ({} threads of {} registers, {} bytes of shared memory)",
+                              to_string(c), block_threads(c), usage_.registers, bulk_shared_bytes(c)));
   }
 }
 
