@@ -278,6 +278,26 @@ TEST(GemvGpu, TheBulkEngineMatchesTheReferenceAtItsScheduleEdges) {
   }
 }
 
+// A handful of the bulk engine's schedules, small enough for compute-sanitizer (memcheck, racecheck): a grouped and
+// an ungrouped format, both halves of x, a last partial stage and tile, a CTA that loops over tiles with its ring
+// wrapping, PDL.
+TEST(GemvGpu, BulkSanitizedSet) {
+  TW_REQUIRE_GPU();
+  device::Stream s;
+  std::vector<std::pair<Config, Problem>> runs;
+  const Problem partial = make_problem("bulk", 1, 200, 5120, DType::bf16, Layout::TN);
+  const Problem two_halves = make_problem("bulk", 16, 40, 2048, DType::bf16, Layout::TN);
+  for (Format f : {Format::bf16, Format::q8_0, Format::int4_g128})
+    for (const Problem& p : {partial, two_halves}) runs.emplace_back(default_config(p, f, 132, Engine::bulk), p);
+  Config looping = default_config(partial, Format::bf16, 132, Engine::bulk);
+  looping.stages = 2, looping.unroll = 1, looping.pdl = true;
+  runs.emplace_back(looping, make_problem("loops", 1, 4096, 1024, DType::bf16, Layout::TN));  // 256 tiles
+  std::vector<Config> configs;
+  for (const auto& r : runs) configs.push_back(r.first);
+  prebuild(configs);
+  for (const auto& [c, p] : runs) expect_correct(c, p, s.get());
+}
+
 // A PDL launch may start while the kernel before it runs; it must wait for it before it reads x or writes the
 // output. Only a kernel that lets its dependents launch early overlaps them, so the test chains two PDL GEMVs as a
 // decode step chains layers: the first writes the second's x (NaN until then), and the second, launched right
