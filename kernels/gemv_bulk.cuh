@@ -109,7 +109,7 @@ __global__ void __maxnreg__(register_limit<(WARPS + 1) * 32>)
   __syncthreads();
   if constexpr (PDL) launch_dependents();
 
-  if (warp == WARPS) {  // the producer: lane 0 keeps the books, lanes 0-15 copy rows, lanes 16-31 their scales
+  if (warp == WARPS) {  // the producer: lane 0 sets each stage's bytes, lanes 0-15 copy rows, lanes 16-31 their scales
     unsigned long long policy = 0;
     if constexpr (HINT == hint_evict_first)
       asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
@@ -130,11 +130,12 @@ __global__ void __maxnreg__(register_limit<(WARPS + 1) * 32>)
         const int k0 = ks * L::stage_row;
         const int bytes = min(L::stage_row, row_bytes - k0);
         const int scale_bytes = P::grouped ? bytes / L::unit_bytes * 2 : 0;
-        if (lane == 0) {
-          wait_phase(&empty[stage], phase ^ 1);
+        // Every lane that copies into the stage has itself seen the consumers release it (racecheck saw copies by
+        // lanes that had only synchronized with the waiting lane as racing the consumers' reads).
+        wait_phase(&empty[stage], phase ^ 1);
+        if (lane == 0)
           cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta, cuda::ptx::space_shared,
                                                &full[stage], unsigned(rows * (bytes + scale_bytes)));
-        }
         __syncwarp();
         unsigned char* st = smem + stage * L::stage_bytes;
         const int r = lane % 16;

@@ -43,6 +43,24 @@ void LoadedKernel::set_max_dynamic_shared(int bytes) {
         "raising the dynamic shared-memory limit", name_);
 }
 
+void LoadedKernel::prefer_shared_memory() {
+  check(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel_), cudaFuncAttributePreferredSharedMemoryCarveout,
+                             int(cudaSharedmemCarveoutMaxShared)),
+        "preferring shared memory in the carveout", name_);
+}
+
+int LoadedKernel::max_threads_per_block() const {
+  cudaFuncAttributes attr{};
+  check(cudaFuncGetAttributes(&attr, reinterpret_cast<const void*>(kernel_)), "reading the attributes", name_);
+  return attr.maxThreadsPerBlock;
+}
+
+int LoadedKernel::max_dynamic_shared() const {
+  cudaFuncAttributes attr{};
+  check(cudaFuncGetAttributes(&attr, reinterpret_cast<const void*>(kernel_)), "reading the attributes", name_);
+  return attr.maxDynamicSharedSizeBytes;
+}
+
 int LoadedKernel::max_active_blocks_per_sm(int block_threads, int shared_bytes) const {
   int count = 0;
   check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&count, reinterpret_cast<const void*>(kernel_), block_threads,

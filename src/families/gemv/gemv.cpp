@@ -45,9 +45,15 @@ Kernel::Kernel(const Config& c) : config_(c) {
   if (c.engine == Engine::bulk) {
     kernel_->set_max_dynamic_shared(bulk_shared_bytes(c));
     resident_ctas_ = sm_count_ * kernel_->max_active_blocks_per_sm(block_threads(c), bulk_shared_bytes(c));
+    if (resident_ctas_ < 1) {  // seen at 142 KB: the driver's split of L1 and shared memory left too little
+      kernel_->prefer_shared_memory();
+      resident_ctas_ = sm_count_ * kernel_->max_active_blocks_per_sm(block_threads(c), bulk_shared_bytes(c));
+    }
     if (resident_ctas_ < 1)
-      throw Error(fmt::format("gemv {}: not one CTA fits an SM ({} threads of {} registers, {} bytes of shared memory)",
-                              to_string(c), block_threads(c), usage_.registers, bulk_shared_bytes(c)));
+      throw Error(fmt::format("gemv {}: not one CTA fits an SM ({} threads of {} registers, {} bytes of shared memory; "
+                              "the kernel takes at most {} threads and {} bytes of dynamic shared memory)",
+                              to_string(c), block_threads(c), usage_.registers, bulk_shared_bytes(c),
+                              kernel_->max_threads_per_block(), kernel_->max_dynamic_shared()));
   }
 }
 
