@@ -162,11 +162,7 @@ TEST(GemvConfig, TheMmaEngineNamesWhatItDoesNotTake) {
   EXPECT_EQ(default_config(odd_lda, Format::fp8).engine, Engine::fma);
   EXPECT_EQ(default_config(decode(1, 12288, 4096), Format::bf16, 132, Engine::fma).engine, Engine::fma);
   EXPECT_EQ(to_string(default_config(decode(1, 12288, 4096), Format::bf16, 132, Engine::fma)),
-            "m=1,w=bf16,x=bf16,engine=fma,threads=256,cols=2,ksplit=1,unroll=4,hint=na,persistent=0,pdl=1");
-  // PDL by default only where it measured faster: 16-bit weights on the FMA engine at M = 1.
-  EXPECT_FALSE(default_config(decode(1, 12288, 4096), Format::q8_0).pdl);
-  EXPECT_FALSE(default_config(decode(1, 12288, 4096), Format::fp8).pdl);
-  EXPECT_FALSE(default_config(decode(2, 12288, 4096), Format::bf16).pdl);
+            "m=1,w=bf16,x=bf16,engine=fma,threads=256,cols=2,ksplit=1,unroll=4,hint=na,persistent=0,pdl=0");
 }
 
 TEST(GemvConfig, TheBulkEngineNamesWhatItDoesNotTake) {
@@ -190,8 +186,10 @@ TEST(GemvConfig, TheBulkEngineNamesWhatItDoesNotTake) {
   EXPECT_TRUE(Contains(why(v, p), "hint na (no cache policy) or ef (evict_first), not pf256"));
   v = c, v.threads = 1024, v.ksplit = 32, v.unroll = 1;
   EXPECT_TRUE(Contains(why(v, p), "threads = 1024"));  // 33 warps with the producer
-  v = c, v.stages = 8, v.unroll = 8;
+  v = c, v.stages = 8, v.threads = 512, v.ksplit = 16;
   EXPECT_TRUE(Contains(why(v, p), "bytes of shared memory"));
+  v = c, v.unroll = 8;
+  EXPECT_TRUE(Contains(why(v, p), "at most 4 units a warp"));
   EXPECT_TRUE(Contains(why(c, decode(1, 64, 4112)), "K = 4112 is not a multiple of 32: the bulk engine copies whole units"));
   Config q8 = default_config(p, Format::q8_0, 132, Engine::bulk);
   EXPECT_EQ(why(q8, p), "");

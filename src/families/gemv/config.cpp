@@ -226,6 +226,9 @@ std::string bulk_infeasible(const Config& c, const Problem& p) {
                        warps, c.ksplit);
   if (!c.persistent) return "the bulk engine runs a persistent grid: persistent = 1";
   if (c.stages < 2 || c.stages > 8) return fmt::format("stages = {} is not in 2..8", c.stages);
+  // Eight units a warp at M > 8 built kernels the driver would not launch with 288 threads (it reported 256 at most,
+  // though ptxas counted 174 registers), and no measured setting gained from more than four.
+  if (c.unroll > 4) return fmt::format("unroll = {}: the bulk engine takes at most 4 units a warp a stage", c.unroll);
   if (c.hint != Hint::no_allocate && c.hint != Hint::evict_first)
     return fmt::format("the bulk engine's copies take hint na (no cache policy) or ef (evict_first), not {}", to_string(c.hint));
   const int piece_elems = elems_per_chunk(c.weights) * (c.weights == Format::q8_0 ? 8 : 16) / 16;
@@ -326,11 +329,6 @@ Config default_on(const Problem& p, Format weights, int sm_count, Engine engine)
     c.cols = p.M > 8 ? 1 : 2;
     c.unroll = p.M > 4 && p.M <= 8 ? 2 : 4;
   }
-  // 16-bit weights at M = 1 launch as programmatic dependents: the grid's ramp then overlaps the tail of the kernel
-  // before it, 3-5% in the decode chain (results/decode-gemv-bulk-settings.json: dec_m1_12288 25.7 against 26.9 us,
-  // dec_m1_8k 106.4 against 109.9; results/decode-gemv-engines-pdl.json: 25.9 against 26.8). fp8 weights measured
-  // no gain (16.4 against 16.1 us), and the mma engine at M = 16 lost (31.8 against 29.5).
-  c.pdl = engine == Engine::fma && p.M == 1 && (weights == Format::bf16 || weights == Format::fp16);
   // At least four CTAs per SM, so the block scheduler can keep every SM streaming to the end: split K inside the CTA
   // when N alone gives too few.
   while ((p.N + cta_cols(c) - 1) / cta_cols(c) < 4 * int64_t(sm_count) && c.ksplit < c.threads / 32) c.ksplit *= 2;
