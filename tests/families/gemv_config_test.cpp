@@ -162,7 +162,12 @@ TEST(GemvConfig, TheMmaEngineNamesWhatItDoesNotTake) {
   EXPECT_EQ(default_config(odd_lda, Format::fp8).engine, Engine::fma);
   EXPECT_EQ(default_config(decode(1, 12288, 4096), Format::bf16, 132, Engine::fma).engine, Engine::fma);
   EXPECT_EQ(to_string(default_config(decode(1, 12288, 4096), Format::bf16, 132, Engine::fma)),
-            "m=1,w=bf16,x=bf16,engine=fma,threads=256,cols=2,ksplit=1,unroll=4,hint=na,persistent=0,pdl=0");
+            "m=1,w=bf16,x=bf16,engine=fma,threads=256,cols=2,ksplit=2,unroll=2,hint=na,persistent=0,pdl=0");
+  EXPECT_EQ(default_config(decode(1, 12288, 4096), Format::int4_g128).threads, 128);
+  EXPECT_EQ(default_config(decode(16, 12288, 4096, DType::fp8_e4m3), Format::fp8).unroll, 2);
+  EXPECT_EQ(default_config(decode(16, 12288, 4096), Format::fp8).unroll, 4);
+  EXPECT_EQ(default_config(decode(1, 4096, 4096), Format::int4_g128).ksplit, 4);  // the 256-thread rule's split
+  EXPECT_EQ(default_config(decode(2, 12288, 4096), Format::int4_g128, 132, Engine::fma).threads, 256);
 }
 
 TEST(GemvConfig, TheBulkEngineNamesWhatItDoesNotTake) {
@@ -240,8 +245,12 @@ TEST(GemvConfig, DefaultIsFeasibleOnTheDecodeShapes) {
         SCOPED_TRACE(describe(p) + " " + std::string(to_string(f)));
         const Config c = default_config(p, f);
         EXPECT_EQ(infeasible(c, p), "");
-        // At least four CTAs per SM whenever N allows it (a CTA has at most 8 warps splitting K).
-        if (p.N >= 4 * 132 * c.cols) EXPECT_GE((p.N + cta_cols(c) - 1) / cta_cols(c), 4 * 132);
+        // At least four CTAs per SM whenever N allows it (a CTA has at most 8 warps splitting K), except the
+        // settings measured faster at M = 1: two warps on each pair of columns, two chunks at a time.
+        const bool m1_split = c.engine == Engine::fma && p.M == 1 &&
+                              (f == Format::bf16 || f == Format::fp16 || f == Format::q8_0);
+        if (m1_split) EXPECT_TRUE(c.ksplit == 2 && c.unroll == 2 && c.cols == 2) << to_string(c);
+        else if (p.N >= 4 * 132 * c.cols) EXPECT_GE((p.N + cta_cols(c) - 1) / cta_cols(c), 4 * 132);
       }
   EXPECT_THROW(default_config(decode(32, 64, 64), Format::bf16), Unsupported);
 }

@@ -323,7 +323,10 @@ Config default_on(const Problem& p, Format weights, int sm_count, Engine engine)
     return c;
   }
   if (engine == Engine::mma) {
-    c.cols = 16, c.unroll = 4;
+    // fp8 activations at M > 8 (two token halves, twice x's 16-byte pieces in flight): two pieces a row rather than
+    // four, which leaves registers for two CTAs an SM (results/decode-gemv-fp8-settings.json, dec_m16_12288 fp8:
+    // 17.6 against 22.9 us).
+    c.cols = 16, c.unroll = p.dtype == DType::fp8_e4m3 && p.M > 8 ? 2 : 4;
   } else {
     // Bytes in flight per lane (16 * cols * unroll) against the registers M's accumulators take.
     c.cols = p.M > 8 ? 1 : 2;
@@ -332,6 +335,18 @@ Config default_on(const Problem& p, Format weights, int sm_count, Engine engine)
   // At least four CTAs per SM, so the block scheduler can keep every SM streaming to the end: split K inside the CTA
   // when N alone gives too few.
   while ((p.N + cta_cols(c) - 1) / cta_cols(c) < 4 * int64_t(sm_count) && c.ksplit < c.threads / 32) c.ksplit *= 2;
+  if (engine == Engine::fma && p.M == 1) {
+    // What measured faster than the rule above on both dec_m1_12288 and dec_m1_4096 (results/
+    // decode-gemv-m1-settings.json). 16-bit and Q8_0 weights: two warps on each pair of columns, each streaming half
+    // of K two chunks at a time (bf16 25.5 against 26.5 us and 9.6 against 10.7; Q8_0 16.7 against 16.8 and 8.2
+    // against 9.0). int4: CTAs of 128 threads, whose dequantization keeps each warp busy longest (13.8 against 14.5
+    // and 8.5 against 8.7). fp8 weights: no setting was faster on both.
+    if (weights == Format::bf16 || weights == Format::fp16 || weights == Format::q8_0) {
+      c.ksplit = 2, c.unroll = 2;
+    } else if (weights == Format::int4_g128) {
+      c.threads = 128, c.ksplit = std::min(c.ksplit, 4);
+    }
+  }
   // A K split takes registers too: give up loads in flight rather than spill (M = 16 int4 on a narrow N).
   while (register_estimate(c) > register_limit(block_threads(c)) && c.unroll > 1) c.unroll /= 2;
   return c;
