@@ -84,7 +84,7 @@ TEST(Grid, CanEndSlowerThanTheWarmStartWhereTheDescentCannot) {
   EXPECT_GT(grid_worse, 0);
 }
 
-TEST(Grid, ADroppedCandidateIsCountedAndNeverChosen) {
+TEST(Grid, ADroppedCandidateIsCountedAndChosenOnlyWhenEveryPointWas) {
   const Tunable t = testkit::synthetic_tunable();
   // The grid's first candidate is the one the others were screened against; the fastest truth there is dropped.
   struct Screened : Measure {
@@ -100,6 +100,20 @@ TEST(Grid, ADroppedCandidateIsCountedAndNeverChosen) {
   EXPECT_EQ(r.rounds[0].timed, 5);
   EXPECT_EQ(r.rounds[0].dropped, 1);
   EXPECT_EQ(r.best_us, 9);
+  // Every point ruled out against the warm start (10 us): the grid still answers, with its best point, slower.
+  struct AllScreened : Measure {
+    std::vector<Timing> measure(const Case&, const std::vector<Config>& cands) override {
+      std::vector<Timing> out(cands.size(), Timing{true, "", {13}, true});
+      out[0] = Timing{true, "", {10, 10, 10}};
+      out[3].us = {12};
+      return out;
+    }
+  } all;
+  CaseResult s = start_case(kCase, t, "grid");
+  grid(s, t, all, {.cap = 5});
+  EXPECT_EQ(s.status, Status::finished);
+  EXPECT_EQ(s.rounds[0].dropped, 5);
+  EXPECT_EQ(s.best_us, 12);
 }
 
 TEST(Grid, NothingTimedIsAnError) {
