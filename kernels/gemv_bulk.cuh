@@ -10,6 +10,14 @@
 // filled with cp.async.bulk, so the loads of later stages are in flight while the consumer warps compute on earlier
 // ones, across tile boundaries, from the first instruction of a persistent CTA to its last.
 //
+// What it measured (results/decode-gemv-bulk-settings.json, decode-gemv-m1-settings.json, decode-gemv-fp8-settings.json):
+// slower than the register-streaming engines at M = 1 in every format (bf16 27.9 against 26.9 us on dec_m1_12288,
+// 124 against 110 on dec_m1_8k), and at best even with them at M = 16. The pattern points at the copies themselves:
+// settings with more, smaller copies a stage ran slower at equal bytes in flight (1 KB rows: 34.8 us; Q8_0, whose
+// scales are 64-byte copies: 24.6 against 16.8), and one CTA an SM did worse than three. So no default takes it; it
+// stays in the tuner's space, and is the staged path a layout that makes each stage one contiguous copy would use
+// (packed formats choose their own row order).
+//
 // Work: a tile is 16 rows of W (one m16 fragment) by the whole of K; CTA b takes tiles b, b + grid, ... A stage holds
 // one K slice of a tile's 16 rows: STAGE_ROW bytes of each row, one bulk copy a row (and for the grouped formats one
 // more a row for the slice's group scales). Each of the WARPS consumer warps takes UNROLL units of the stage, a unit
@@ -83,7 +91,7 @@ __global__ void __maxnreg__(register_limit<(WARPS + 1) * 32>)
   static_assert((WF == w_bf16 && XT == x_bf16) || (WF == w_fp16 && XT == x_fp16) || WF == w_fp8 ||
                     (P::grouped && XT != x_fp8),
                 "the bulk engine takes what the mma engine takes");
-  constexpr int tiles_m = M > 8 ? 2 : 1;  // 8-token halves of x
+  constexpr int tiles_m = TokenRows<M, WF, XT>::tiles;  // 8-token halves of x
   extern __shared__ __align__(128) unsigned char smem[];
   float(*partial)[WARPS][16][M] = reinterpret_cast<float(*)[WARPS][16][M]>(smem + L::partial_offset);
   unsigned long long* full = reinterpret_cast<unsigned long long*>(smem + L::barrier_offset);
@@ -155,15 +163,9 @@ __global__ void __maxnreg__(register_limit<(WARPS + 1) * 32>)
     return;
   }
 
-  // A consumer warp. The tokens this lane feeds to B (g, and g + 8 for the second half); past M it feeds zeros.
+  // A consumer warp: lane (g, q) takes rows g and g + 8 of the tile and quarter q of each unit.
   const int g = lane / 4, q = lane % 4;
-  const unsigned char* x_row[tiles_m];
-  bool has_token[tiles_m];
-#pragma unroll
-  for (int t = 0; t < tiles_m; ++t) {
-    has_token[t] = g + 8 * t < M;
-    x_row[t] = x + (long long)(has_token[t] ? g + 8 * t : 0) * ldx * P::x_bytes;
-  }
+  const TokenRows<M, WF, XT> tokens(x, ldx, g);
   if constexpr (PDL) wait_for_prerequisites();  // x and the output belong to the stream's order
 
   int stage = 0, buffer = 0;
@@ -184,14 +186,7 @@ __global__ void __maxnreg__(register_limit<(WARPS + 1) * 32>)
 #pragma unroll
       for (int u = 0; u < UNROLL; ++u) {
         const int unit = warp * UNROLL + u;
-        const long long piece = (k0 + unit * L::unit_bytes) / P::bytes + q;  // this lane's piece of each row
-#pragma unroll
-        for (int t = 0; t < tiles_m; ++t)
-#pragma unroll
-          for (int j = 0; j < P::x_vecs; ++j)
-            xv[u][t][j] = unit < units && has_token[t]
-                              ? __ldg(reinterpret_cast<const uint4*>(x_row[t] + piece * P::elems * P::x_bytes + 16 * j))
-                              : make_uint4(0, 0, 0, 0);
+        tokens.load((k0 + unit * L::unit_bytes) / P::bytes + q, unit < units, xv[u]);  // this lane's piece of a row
       }
       wait_phase(&full[stage], phase);
       const unsigned char* st = smem + stage * L::stage_bytes;

@@ -135,6 +135,31 @@ struct MmaPiece {
   static_assert(!grouped || WeightFormat<WF>::group == 4 * elems, "four pieces make one group");
 };
 
+// The activations a lane feeds to B: token g, and g + 8 for the second 8-token half (M > 8); past M it feeds zeros.
+template <int M, int WF, int XT>
+struct TokenRows {
+  static constexpr int tiles = M > 8 ? 2 : 1;
+  using P = MmaPiece<WF, XT>;
+  const unsigned char* row[tiles];
+  bool has[tiles];
+  __device__ __forceinline__ TokenRows(const unsigned char* x, long long ldx, int g) {
+#pragma unroll
+    for (int t = 0; t < tiles; ++t) {
+      has[t] = g + 8 * t < M;
+      row[t] = x + (long long)(has[t] ? g + 8 * t : 0) * ldx * P::x_bytes;
+    }
+  }
+  // x's elements matching this lane's piece `piece` of a row (zeros where `in` is false or past M).
+  __device__ __forceinline__ void load(long long piece, bool in, uint4 (&xv)[tiles][P::x_vecs]) const {
+#pragma unroll
+    for (int t = 0; t < tiles; ++t)
+#pragma unroll
+      for (int j = 0; j < P::x_vecs; ++j)
+        xv[t][j] = in && has[t] ? __ldg(reinterpret_cast<const uint4*>(row[t] + piece * P::elems * P::x_bytes + 16 * j))
+                                : make_uint4(0, 0, 0, 0);
+  }
+};
+
 // The mmas of one piece: this lane's pieces of rows g and g + 8 (wv), x's matching elements for each 8-token half
 // (xv), and for a grouped format the two rows' scales, which multiply the piece's sums (one group) into acc in fp32.
 template <int WF, int XT, int TILES>
@@ -189,7 +214,7 @@ __global__ void __maxnreg__(register_limit<THREADS>)
                     (P::grouped && XT != x_fp8),
                 "the mma engine takes 16-bit weights of the activation's type, fp8, or Q8_0 and int4 g128 with 16-bit x");
   constexpr int warps = THREADS / 32, col_groups = warps / KSPLIT, cta_cols = col_groups * 16;
-  constexpr int tiles = M > 8 ? 2 : 1;  // 8-token halves of x
+  constexpr int tiles = TokenRows<M, WF, XT>::tiles;  // 8-token halves of x
   constexpr int unit = P::grouped ? 4 : 1;
   __shared__ float partial[KSPLIT][col_groups][16][M];
 
@@ -204,14 +229,7 @@ __global__ void __maxnreg__(register_limit<THREADS>)
   unsigned long long policy = 0;
   if constexpr (HINT == hint_evict_first) asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
 
-  // The tokens this lane feeds to B (g, and g + 8 for the second half); past M it feeds zeros.
-  const unsigned char* x_row[tiles];
-  bool has_token[tiles];
-#pragma unroll
-  for (int t = 0; t < tiles; ++t) {
-    has_token[t] = g + 8 * t < M;
-    x_row[t] = x + (long long)(has_token[t] ? g + 8 * t : 0) * ldx * P::x_bytes;
-  }
+  const TokenRows<M, WF, XT> tokens(x, ldx, g);
 
   const int blocks = (N + cta_cols - 1) / cta_cols;
   if constexpr (PDL) {  // prefetch the first block's first step, then wait (gemv.cuh, launch_dependents)
@@ -254,13 +272,7 @@ __global__ void __maxnreg__(register_limit<THREADS>)
                                                ci * P::bytes / 16)  // group_scale counts 16-byte chunks
                              : 0.0f;
         }
-#pragma unroll
-        for (int t = 0; t < tiles; ++t)
-#pragma unroll
-          for (int j = 0; j < P::x_vecs; ++j)
-            xv[u][t][j] = in && has_token[t]
-                              ? __ldg(reinterpret_cast<const uint4*>(x_row[t] + ((long long)ci * P::elems * P::x_bytes + 16 * j)))
-                              : make_uint4(0, 0, 0, 0);
+        tokens.load(ci, in, xv[u]);
       }
 #pragma unroll
       for (int u = 0; u < UNROLL; ++u) mma_piece<WF, XT, tiles>(wv[u], xv[u], scale[u], acc);
