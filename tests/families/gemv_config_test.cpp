@@ -165,6 +165,10 @@ TEST(GemvConfig, TheMmaEngineNamesWhatItDoesNotTake) {
             "m=1,w=bf16,x=bf16,engine=fma,threads=256,cols=2,ksplit=2,unroll=2,hint=na,persistent=0,pdl=0");
   EXPECT_EQ(default_config(decode(1, 12288, 4096), Format::int4_g128).threads, 128);
   EXPECT_EQ(default_config(decode(16, 12288, 4096, DType::fp8_e4m3), Format::fp8).unroll, 2);
+  // Narrow N (fewer 16-column tiles than SMs): the FMA kernel, whatever M.
+  EXPECT_EQ(default_config(decode(16, 128, 4096), Format::q8_0).engine, Engine::fma);
+  EXPECT_EQ(default_config(decode(16, 2111, 4096), Format::bf16).engine, Engine::fma);
+  EXPECT_EQ(default_config(decode(16, 2112, 4096), Format::bf16).engine, Engine::mma);
   EXPECT_EQ(default_config(decode(16, 12288, 4096), Format::fp8).unroll, 4);
   EXPECT_EQ(default_config(decode(1, 4096, 4096), Format::int4_g128).ksplit, 4);  // the 256-thread rule's split
   EXPECT_EQ(default_config(decode(2, 12288, 4096), Format::int4_g128, 132, Engine::fma).threads, 256);

@@ -361,7 +361,13 @@ Config default_config(const Problem& p, Format weights, int sm_count, std::optio
   // 14336). From M = 2 the mma engine leads (dec_m4_12288 bf16 27.2 against 32.0 us, dec_m16_12288 29.6 against 112),
   // the group-scaled formats by more (results/decode-gemv-engines-pdl.json, dec_m16_12288: Q8_0 27.2 against 124.6 us,
   // int4 g128 28.7 against 217.6; at M = 1 the FMA kernel keeps them, 19.8 against 22.1 and 14.3 against 17.6).
-  const bool fma = p.M == 1 && !(weights == Format::fp8 && p.dtype == DType::fp8_e4m3);
+  // Below one 16-column tile an SM (N < 16 x SMs) the mma engine leaves SMs idle, while the FMA kernel, one column
+  // a warp and K split over the CTA, spreads over more of them: on llm24's M = 16 shapes with N = 16..128 the FMA
+  // kernel took 3.4-5.4 us where the mma engine takes 5.1-11.1 (results/llm24-m16-gemv-cold.json against
+  // results/llm24-m16-gemv-cold-2.json, two runs, cuBLASLt within 15% between them), and at N >= 4096 the mma engine
+  // is 3.6-8.9x faster (the same receipts).
+  const bool narrow = p.N < 16 * int64_t(sm_count);
+  const bool fma = narrow || (p.M == 1 && !(weights == Format::fp8 && p.dtype == DType::fp8_e4m3));
   Config c = default_on(p, weights, sm_count, engine.value_or(fma ? Engine::fma : Engine::mma));
   if (!engine && !infeasible(c, p).empty()) c = default_on(p, weights, sm_count, Engine::fma);
   if (std::string why = infeasible(c, p); !why.empty())
