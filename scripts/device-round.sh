@@ -256,16 +256,19 @@ for step in "$@"; do
     selected-llm24)
       # The library API with the committed databases (SELECTED_DB, merged, and decided by results/llm24-decide-*.json
       # where there are any) against cublaslt-default on llm24's 120 cases, warm as the campaigns were timed;
-      # SELECTED_DTYPES and SELECTED_LAYOUTS take a part of them, into the receipt SELECTED_NAME.
+      # SELECTED_DTYPES and SELECTED_LAYOUTS take a part of them, into the receipt SELECTED_NAME. SELECTED_PREFER
+      # ("cublaslt:0.02") keeps that family on wins under the margin, into SELECTED_DB_OUT.
       read -r -a databases <<<"${SELECTED_DB:-$(echo results/tune/*-llm24-db.json)}"
       decide=()
       for r in results/llm24-decide-*.json; do [ -f "$r" ] && decide+=(--decide "$r"); done
+      [ -n "${SELECTED_PREFER:-}" ] && decide+=(--prefer "${SELECTED_PREFER%%:*}" --margin "${SELECTED_PREFER##*:}")
       name=${SELECTED_NAME:-llm24-selected}
-      # Merged where it is committed (results/tune/llm24-db.json), so the receipt's arm names a file others can read.
-      "$bin" db merge "${databases[@]}" "${decide[@]}" -o results/tune/llm24-db.json >"$work/$name-merge.txt" || continue
-      cp results/tune/llm24-db.json "$work/"
+      db_out=${SELECTED_DB_OUT:-results/tune/llm24-db.json}
+      # Merged where it is committed, so the receipt's arm names a file others can read.
+      "$bin" db merge "${databases[@]}" "${decide[@]}" -o "$db_out" >"$work/$name-merge.txt" || continue
+      cp "$db_out" "$work/"
       timeout "${BENCH_TIMEOUT:-540}" "$bin" bench --suite suites/llm24.txt --dtypes "${SELECTED_DTYPES:-bf16,fp16,fp8}" \
-        --layouts "${SELECTED_LAYOUTS:-TN,NN}" --arms "selected:results/tune/llm24-db.json,cublaslt-default" \
+        --layouts "${SELECTED_LAYOUTS:-TN,NN}" --arms "selected:$db_out,cublaslt-default" \
         --baseline cublaslt-default -o "$work/$name.json" 2>"$work/$name.log" | tee "$work/$name-table.txt" | tail -n 4
       ;;
     grid-vs-descent)

@@ -191,12 +191,12 @@ int run_mode_comparison(const std::vector<std::string>& descent_files, const std
 }
 
 int run_db_merge(const std::vector<std::string>& inputs, const std::string& output,
-                 const std::vector<std::string>& deciding_receipts) {
+                 const std::vector<std::string>& deciding_receipts, const select::Preference& prefer) {
   std::vector<select::Named> named;
   for (const std::string& path : inputs) named.push_back({path, select::read_database(path)});
   select::Database db = select::merge(named);
   for (const std::string& path : deciding_receipts) {
-    select::Decided d = select::decide(std::move(db), receipt::read_file(path), path);
+    select::Decided d = select::decide(std::move(db), receipt::read_file(path), path, prefer);
     db = std::move(d.db);
     fmt::print("{}: {} problems decided side by side; {} it has left undecided (fewer than two families timed)\n",
                path, d.decisions.size(), d.undecided);
@@ -253,10 +253,19 @@ TuneCommands::TuneCommands(CLI::App& app) {
   merge_->add_option("--decide", merge_receipts_,
                      "a bench receipt that timed each family's entry side by side (arms selected:DB, one per "
                      "family's database): per problem, only the family faster there is kept (repeatable)");
+  merge_->add_option("--prefer", merge_prefer_.family,
+                     "with --decide: keep this family (sm90, cublaslt, gemv) unless another ran faster by more than "
+                     "--margin")
+      ->check(CLI::IsMember({"sm90", "cublaslt", "gemv"}));
+  merge_->add_option("--margin", merge_prefer_.margin, "with --prefer: the fraction another family must win by")
+      ->check(CLI::Range(0.0, 0.5));
 }
 
 std::optional<int> TuneCommands::run() {
-  if (*merge_) return run_db_merge(merge_inputs_, merge_output_, merge_receipts_);
+  if (*merge_) {
+    if (!merge_prefer_.family.empty() && merge_receipts_.empty()) throw Error("--prefer decides nothing without --decide");
+    return run_db_merge(merge_inputs_, merge_output_, merge_receipts_, merge_prefer_);
+  }
   if (*report_ && !report_grid_.empty()) return run_mode_comparison(report_files_, report_grid_);
   if (*report_) return run_campaign_report(report_files_, report_database_);
   if (!*tune_) return std::nullopt;

@@ -10,6 +10,7 @@
 
 #include "bench/tune_measure.hpp"
 #include "core/problem.hpp"
+#include "select/decide.hpp"
 
 namespace tilewise::cli {
 
@@ -55,6 +56,7 @@ class TuneCommands {
   TuneOptions o_;
   std::string dtypes_ = "bf16", layouts_ = "TN", only_;
   std::vector<std::string> merge_inputs_, merge_receipts_;
+  select::Preference merge_prefer_;
   std::string merge_output_;
 };
 

@@ -31,7 +31,9 @@ std::map<std::string, std::vector<Timed>> database_arms(const receipt::Receipt& 
 
 }  // namespace
 
-Decided decide(Database db, const receipt::Receipt& r, const std::string& origin) {
+Decided decide(Database db, const receipt::Receipt& r, const std::string& origin, const Preference& prefer) {
+  if (prefer.margin < 0 || prefer.margin >= 1)
+    throw Error(fmt::format("a preference margin is a fraction in [0, 1), not {}", prefer.margin));
   Decided out;
   const auto arms = database_arms(r);
   for (auto& [key, record] : db.records) {
@@ -60,6 +62,9 @@ Decided decide(Database db, const receipt::Receipt& r, const std::string& origin
       d.timed.emplace_back(family, t->us);
       if (!best || t->us < best->us) best = t;
     }
+    if (const auto preferred = by_family.find(prefer.family);
+        preferred != by_family.end() && best->us >= preferred->second->us * (1 - prefer.margin))
+      best = preferred->second;
     d.family = best->family;
     Entry kept = record.families.at(best->family);
     kept.us = best->us;

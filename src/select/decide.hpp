@@ -24,11 +24,20 @@ struct Decided {
   int undecided = 0;  // problems the receipt has, with several families, of which it timed fewer than two
 };
 
+// A family kept unless another runs faster than it by more than `margin` (a fraction of its time): on a near tie,
+// which of two families ran faster flips between runs (llm24's sn_256_pf bf16 TN: sm90 1.2% faster than cuBLASLt in
+// the deciding receipt, 2.1% slower than cublaslt-default minutes later), so a tie goes to the one preferred.
+struct Preference {
+  std::string family;  // empty: none, the lowest median wins
+  double margin = 0;
+};
+
 // For every record of `db` with two or more families, the arms of `r` that ran a database entry (config.source
-// "database") for that problem: the family with the lowest median is kept, the others are dropped from the record.
+// "database") for that problem: the family with the lowest median is kept (or the preferred one, unless beaten by
+// more than the margin), the others are dropped from the record.
 // Throws Error naming the arm and problem when an arm ran a configuration other than the database's entry (the
 // receipt was made with another database) or a family the record lacks; an arm that failed or was incorrect is not
 // a time, and such a problem stays undecided. `origin` names the receipt in the kept entries' source.
-Decided decide(Database db, const receipt::Receipt& r, const std::string& origin);
+Decided decide(Database db, const receipt::Receipt& r, const std::string& origin, const Preference& prefer = {});
 
 }  // namespace tilewise::select

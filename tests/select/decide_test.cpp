@@ -51,6 +51,23 @@ TEST(Decide, TheFamilyFasterSideBySideIsKeptWithItsTime) {
   EXPECT_EQ(decide(testkit::sample_database(), side_by_side(180, 176), "r.json").decisions[0].family, "cublaslt");
 }
 
+TEST(Decide, APreferredFamilyKeepsTiesWithinItsMargin) {
+  // sm90 2% faster: under a 3% margin cuBLASLt stays, under 1% sm90 wins; a preferred family that is itself the
+  // fastest is kept either way, and the time kept is the kept family's own.
+  const Preference lt3{"cublaslt", 0.03}, lt1{"cublaslt", 0.01};
+  const Decided tie = decide(testkit::sample_database(), side_by_side(98, 100), "r.json", lt3);
+  EXPECT_EQ(tie.decisions[0].family, "cublaslt");
+  EXPECT_EQ(tie.db.records.at(signature(problem(4096, 4096, 4096))).families.at("cublaslt").us, 100);
+  EXPECT_EQ(decide(testkit::sample_database(), side_by_side(98, 100), "r.json", lt1).decisions[0].family, "sm90");
+  EXPECT_EQ(decide(testkit::sample_database(), side_by_side(96, 100), "r.json", lt3).decisions[0].family, "sm90");
+  EXPECT_EQ(decide(testkit::sample_database(), side_by_side(105, 100), "r.json", lt3).decisions[0].family, "cublaslt");
+  // A preference for a family the record lacks changes nothing; a margin outside [0, 1) is refused.
+  EXPECT_EQ(decide(testkit::sample_database(), side_by_side(98, 100), "r.json", {"gemv", 0.5}).decisions[0].family, "sm90");
+  EXPECT_TRUE(testkit::Contains(
+      testkit::error_of([&] { decide(testkit::sample_database(), side_by_side(98, 100), "r.json", {"cublaslt", 1.5}); }),
+      "a preference margin is a fraction in [0, 1), not 1.5"));
+}
+
 TEST(Decide, AProblemWithoutTwoTimedFamiliesStaysUndecided) {
   receipt::Receipt r = side_by_side(170, 176);
   r.results[0].arms[1].correct = false;  // an incorrect arm's time is no time
