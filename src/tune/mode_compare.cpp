@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/error.hpp"
+#include "receipt/derive.hpp"
 
 namespace tilewise::tune {
 
@@ -21,6 +22,15 @@ int timed(const CaseResult& r) {
   for (const Round& round : r.rounds) n += round.timed;
   return n;
 }
+
+// The warm start as the run timed it first (the descent's start; the grid's reference in its first chunk), and the
+// latency the trajectory ends at, at those clocks.
+double warm_start_us(const CaseResult& r) {
+  if (r.start_us > 0) return r.start_us;
+  return r.rounds.empty() || r.rounds[0].incumbent_us.empty() ? 0 : receipt::median(r.rounds[0].incumbent_us);
+}
+
+double final_us(const CaseResult& r) { return r.rounds.empty() ? 0 : r.rounds.back().latency_us; }
 
 double wall_s(const CaseResult& r) {
   double s = 0;
@@ -39,7 +49,12 @@ ModeComparison compare_modes(const std::vector<CaseResult>& descent, const std::
     if (d.status != Status::finished) continue;
     for (const CaseResult& g : grid) {
       if (g.c.id != d.c.id || g.status != Status::finished) continue;
-      ModeRow row{d.c.id, d.best_us, g.best_us, timed(d), timed(g), wall_s(d), wall_s(g)};
+      ModeRow row{d.c.id,   warm_start_us(d), final_us(d), warm_start_us(g), final_us(g), timed(d), timed(g),
+                  wall_s(d), wall_s(g)};
+      if (row.descent_start_us <= 0 || row.descent_us <= 0 || row.grid_start_us <= 0 || row.grid_us <= 0)
+        throw Error(fmt::format("case '{}' has no warm start or final latency in one of the campaigns (a grid "
+                                "campaign from before the grid timed the warm start beside its points?)",
+                                d.c.id));
       log_sum += std::log(row.ratio());
       out.descent_wall_s += row.descent_wall_s;
       out.grid_wall_s += row.grid_wall_s;
@@ -51,13 +66,14 @@ ModeComparison compare_modes(const std::vector<CaseResult>& descent, const std::
 }
 
 std::string format_mode_comparison(const ModeComparison& c) {
-  std::string out = fmt::format("{:<32} {:>11} {:>7} {:>8}   {:>11} {:>7} {:>8}   {:>12}\n", "case", "descent us",
-                                "timed", "wall s", "grid us", "timed", "wall s", "grid/descent");
+  std::string out = fmt::format("{:<32} {:>17} {:>7} {:>8}   {:>17} {:>7} {:>8}   {:>12}\n", "case",
+                                "descent us", "timed", "wall s", "grid us", "timed", "wall s", "grid/descent");
   for (const ModeRow& r : c.rows)
-    out += fmt::format("{:<32} {:>11.2f} {:>7} {:>8.1f}   {:>11.2f} {:>7} {:>8.1f}   {:>11.3f}x\n", r.id, r.descent_us,
-                       r.descent_timed, r.descent_wall_s, r.grid_us, r.grid_timed, r.grid_wall_s, r.ratio());
-  out += fmt::format("{} cases in both: grid / descent final latency geomean {:.3f}x; wall time {:.0f} s descent, "
-                     "{:.0f} s grid\n",
+    out += fmt::format("{:<32} {:>7.2f} -> {:>6.2f} {:>7} {:>8.1f}   {:>7.2f} -> {:>6.2f} {:>7} {:>8.1f}   {:>11.3f}x\n",
+                       r.id, r.descent_start_us, r.descent_us, r.descent_timed, r.descent_wall_s, r.grid_start_us,
+                       r.grid_us, r.grid_timed, r.grid_wall_s, r.ratio());
+  out += fmt::format("{} cases in both: grid / descent final latency, each over its own run's warm start, geomean "
+                     "{:.3f}x; wall time {:.0f} s descent, {:.0f} s grid\n",
                      c.rows.size(), c.geomean_ratio, c.descent_wall_s, c.grid_wall_s);
   return out;
 }
