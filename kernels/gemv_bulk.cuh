@@ -14,7 +14,7 @@
 // slower than the register-streaming engines at M = 1 in every format (bf16 27.9 against 26.9 us on dec_m1_12288,
 // 124 against 110 on dec_m1_8k), and at best even with them at M = 16. The pattern points at the copies themselves:
 // settings with more, smaller copies a stage ran slower at equal bytes in flight (1 KB rows: 34.8 us; Q8_0, whose
-// scales are 64-byte copies: 24.6 against 16.8), and one CTA an SM did worse than three. So no default takes it; it
+// scales are 64-byte copies: 24.6 against the FMA kernel's 20.0), and one CTA an SM did worse than three. So no default takes it; it
 // stays in the tuner's space, and is the staged path a layout that makes each stage one contiguous copy would use
 // (packed formats choose their own row order).
 //

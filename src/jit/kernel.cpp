@@ -49,16 +49,10 @@ void LoadedKernel::prefer_shared_memory() {
         "preferring shared memory in the carveout", name_);
 }
 
-int LoadedKernel::max_threads_per_block() const {
+cudaFuncAttributes LoadedKernel::attributes() const {
   cudaFuncAttributes attr{};
   check(cudaFuncGetAttributes(&attr, reinterpret_cast<const void*>(kernel_)), "reading the attributes", name_);
-  return attr.maxThreadsPerBlock;
-}
-
-int LoadedKernel::max_dynamic_shared() const {
-  cudaFuncAttributes attr{};
-  check(cudaFuncGetAttributes(&attr, reinterpret_cast<const void*>(kernel_)), "reading the attributes", name_);
-  return attr.maxDynamicSharedSizeBytes;
+  return attr;
 }
 
 int LoadedKernel::max_active_blocks_per_sm(int block_threads, int shared_bytes) const {

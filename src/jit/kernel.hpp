@@ -21,9 +21,8 @@ class LoadedKernel {
   void prefer_shared_memory();
   void launch(dim3 grid, dim3 block, int shared_bytes, cudaStream_t stream, void** args, dim3 cluster = {1, 1, 1},
               bool programmatic = false) const;
-  // What the loaded kernel takes at most: threads a CTA (its registers limit it), dynamic shared memory (as raised).
-  int max_threads_per_block() const;
-  int max_dynamic_shared() const;
+  // What the loaded kernel takes at most (threads a CTA, which its registers limit; dynamic shared memory, as raised).
+  cudaFuncAttributes attributes() const;
   // How many CTAs of this block size and dynamic shared memory one SM holds at once.
   int max_active_blocks_per_sm(int block_threads, int shared_bytes) const;
   // How many clusters of `cluster` CTAs can run at once with this block size and shared memory.

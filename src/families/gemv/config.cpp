@@ -22,6 +22,10 @@ constexpr std::pair<Engine, std::string_view> engine_names[] = {{Engine::fma, "f
 
 constexpr int max_shared_bytes = 227 * 1024;  // an H100/H200 CTA's dynamic shared memory at most
 
+// What one lane of the mma and bulk engines reads of a row (kernels/gemv_mma.cuh, MmaPiece): 16 bytes, 8 for Q8_0,
+// and four lanes' pieces make a unit (a group of the grouped formats).
+int piece_bytes(Format f) { return f == Format::q8_0 ? 8 : 16; }
+
 bool power_of_two_in(int v, int lo, int hi) { return v >= lo && v <= hi && (v & (v - 1)) == 0; }
 
 int parse_int(std::string_view text, std::string_view key, std::string_view value) {
@@ -180,7 +184,7 @@ int block_threads(const Config& c) { return c.threads + (c.engine == Engine::bul
 
 int bulk_shared_bytes(const Config& c) {
   if (c.engine != Engine::bulk) return 0;
-  const int piece = c.weights == Format::q8_0 ? 8 : 16, unit = 4 * piece;
+  const int unit = 4 * piece_bytes(c.weights);
   const int units = c.threads / 32 * c.unroll;
   const int row_stride = units * unit + unit, scale_row = group_size(c.weights) ? units * 2 : 0;
   const int stage = (16 * (row_stride + scale_row) + 127) / 128 * 128;
@@ -231,7 +235,7 @@ std::string bulk_infeasible(const Config& c, const Problem& p) {
   if (c.unroll > 4) return fmt::format("unroll = {}: the bulk engine takes at most 4 units a warp a stage", c.unroll);
   if (c.hint != Hint::no_allocate && c.hint != Hint::evict_first)
     return fmt::format("the bulk engine's copies take hint na (no cache policy) or ef (evict_first), not {}", to_string(c.hint));
-  const int piece_elems = elems_per_chunk(c.weights) * (c.weights == Format::q8_0 ? 8 : 16) / 16;
+  const int piece_elems = elems_per_chunk(c.weights) * piece_bytes(c.weights) / 16;
   if (p.K % (4 * piece_elems) != 0)
     return fmt::format("K = {} is not a multiple of {}: the bulk engine copies whole units of four {}-weight pieces a row",
                        p.K, 4 * piece_elems, piece_elems);

@@ -45,7 +45,10 @@ Kernel::Kernel(const Config& c) : config_(c) {
   if (c.engine == Engine::bulk) {
     kernel_->set_max_dynamic_shared(bulk_shared_bytes(c));
     resident_ctas_ = sm_count_ * kernel_->max_active_blocks_per_sm(block_threads(c), bulk_shared_bytes(c));
-    if (resident_ctas_ < 1) {  // seen at 142 KB: the driver's split of L1 and shared memory left too little
+    if (resident_ctas_ < 1) {
+      // The driver's default split of L1 and shared memory may leave too little: ask for all of it and query again.
+      // (The one failure seen, at 142 KB, was the registers instead: the kernel took at most 256 threads, which the
+      // error below names; whether this retry ever helps has not been seen.)
       kernel_->prefer_shared_memory();
       resident_ctas_ = sm_count_ * kernel_->max_active_blocks_per_sm(block_threads(c), bulk_shared_bytes(c));
     }
@@ -53,7 +56,7 @@ Kernel::Kernel(const Config& c) : config_(c) {
       throw Error(fmt::format("gemv {}: not one CTA fits an SM ({} threads of {} registers, {} bytes of shared memory; "
                               "the kernel takes at most {} threads and {} bytes of dynamic shared memory)",
                               to_string(c), block_threads(c), usage_.registers, bulk_shared_bytes(c),
-                              kernel_->max_threads_per_block(), kernel_->max_dynamic_shared()));
+                              kernel_->attributes().maxThreadsPerBlock, kernel_->attributes().maxDynamicSharedSizeBytes));
   }
 }
 
