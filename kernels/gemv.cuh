@@ -17,6 +17,8 @@
 //   HINT     cache policy of the weight stream (the weights are read once: keep them out of L1 and out of L2's way)
 //   PDL      1: launched as a programmatic dependent (src/families/gemv/gemv.cpp), so the grid may start while the
 //            kernel before it in the stream is finishing (see launch_dependents)
+//   PREFETCH 1: a lane issues the next step's loads before it computes this step's (two register buffers), so its
+//            bytes stay in flight while it dequantizes and multiplies; 0: it loads a step, then computes it
 // Accumulation is fp32 throughout. Scaled formats sum q*x over one 16-byte chunk (which never straddles a group)
 // and add scale * partial to the accumulator.
 //
@@ -183,7 +185,7 @@ __device__ __forceinline__ void store_out(void* out, long long index, float v) {
 template <int THREADS>
 constexpr int register_limit = 65536 / THREADS / 8 * 8 < 255 ? 65536 / THREADS / 8 * 8 : 255;
 
-template <int M, int WF, int XT, int THREADS, int COLS, int KSPLIT, int UNROLL, int HINT, int PDL>
+template <int M, int WF, int XT, int THREADS, int COLS, int KSPLIT, int UNROLL, int HINT, int PDL, int PREFETCH>
 __global__ void __maxnreg__(register_limit<THREADS>)
     gemv(const unsigned char* __restrict__ x, long long ldx, const unsigned char* __restrict__ w, long long w_row_bytes,
          const void* __restrict__ scales, void* __restrict__ out, long long ldc, int N, int K) {
@@ -228,10 +230,8 @@ __global__ void __maxnreg__(register_limit<THREADS>)
 #pragma unroll
       for (int m = 0; m < M; ++m) acc[c][m] = 0.0f;
 
-    for (int base = c_begin + lane; base < c_end; base += 32 * UNROLL) {
-      uint4 v[UNROLL][COLS];
-      float scale[UNROLL][COLS];
-      // Issue every load of this step before any arithmetic: these are the bytes in flight.
+    // One step: UNROLL chunks of each of the COLS rows from chunk `base` on (zeros past the slice), with their scales.
+    auto load_step = [&](int base, uint4 (&v)[UNROLL][COLS], float (&scale)[UNROLL][COLS]) {
 #pragma unroll
       for (int u = 0; u < UNROLL; ++u) {
         const int ci = base + 32 * u;
@@ -242,6 +242,26 @@ __global__ void __maxnreg__(register_limit<THREADS>)
           if constexpr (group != 0)
             scale[u][c] = ci < c_end ? group_scale<WF>(static_cast<const unsigned short*>(scales), row[c], groups, ci) : 0.0f;
         }
+      }
+    };
+    uint4 ahead[UNROLL][COLS];
+    float ahead_scale[UNROLL][COLS];
+    if constexpr (PREFETCH) load_step(c_begin + lane, ahead, ahead_scale);
+    for (int base = c_begin + lane; base < c_end; base += 32 * UNROLL) {
+      uint4 v[UNROLL][COLS];
+      float scale[UNROLL][COLS];
+      // Issue every load of this step (PREFETCH: of the next one) before any arithmetic: these are the bytes in flight.
+      if constexpr (PREFETCH) {
+#pragma unroll
+        for (int u = 0; u < UNROLL; ++u)
+#pragma unroll
+          for (int c = 0; c < COLS; ++c) {
+            v[u][c] = ahead[u][c];
+            if constexpr (group != 0) scale[u][c] = ahead_scale[u][c];
+          }
+        load_step(base + 32 * UNROLL, ahead, ahead_scale);
+      } else {
+        load_step(base, v, scale);
       }
 #pragma unroll
       for (int u = 0; u < UNROLL; ++u) {

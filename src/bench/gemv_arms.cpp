@@ -48,9 +48,11 @@ class GemvArm : public Arm {
         const size_t end = std::min(overrides_.find(';', pos), overrides_.size());
         const std::string item = overrides_.substr(pos, end - pos);
         const size_t eq = item.find('=');
-        const size_t at = eq == std::string::npos ? std::string::npos : text.find(item.substr(0, eq + 1));
-        if (at == std::string::npos) throw Error(fmt::format("arm {}: '{}' is not a gemv field=value", name_, item));
-        text.replace(at, std::min(text.find(',', at), text.size()) - at, item);
+        if (eq == std::string::npos) throw Error(fmt::format("arm {}: '{}' is not a gemv field=value", name_, item));
+        // A field the default leaves out of its text (stages, prefetch) is added; parse_config names an unknown one.
+        const size_t at = text.find("," + item.substr(0, eq + 1));
+        if (at == std::string::npos) text += "," + item;
+        else text.replace(at + 1, std::min(text.find(',', at + 1), text.size()) - at - 1, item);
         pos = end + 1;
       }
       config_ = gemv::parse_config(text);

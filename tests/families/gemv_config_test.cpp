@@ -45,6 +45,12 @@ TEST(GemvConfig, CanonicalStringAndJsonRoundTrip) {
   EXPECT_EQ(parse_config(to_string(pdl)), pdl);
   EXPECT_TRUE(testkit::Contains(to_string(pdl), ",pdl=1"));
   EXPECT_TRUE(nlohmann::json(pdl).at("pdl").get<bool>());
+  Config ahead = c;  // printed only where set, so every configuration written before it keeps its text
+  ahead.prefetch = true;
+  EXPECT_EQ(to_string(ahead), to_string(c) + ",prefetch=1");
+  EXPECT_EQ(parse_config(to_string(ahead)), ahead);
+  EXPECT_TRUE(nlohmann::json(ahead).at("prefetch").get<bool>());
+  EXPECT_TRUE(Contains(describe(ahead), "unroll 2 a step ahead"));
   Config mma = c;
   mma.engine = Engine::mma;
   EXPECT_EQ(parse_config(to_string(mma)), mma);
@@ -127,6 +133,9 @@ TEST(GemvConfig, TheMmaEngineNamesWhatItDoesNotTake) {
   Config cols = c;
   cols.cols = 2;
   EXPECT_TRUE(Contains(infeasible(cols, decode(1, 64, 64)), "cols = 16, not 2"));
+  Config ahead = c;
+  ahead.prefetch = true;
+  EXPECT_TRUE(Contains(infeasible(ahead, decode(1, 64, 64)), "prefetch = 1 is for the fma engine"));
   Config fp16_weights = c;
   fp16_weights.weights = Format::fp16;
   EXPECT_TRUE(Contains(infeasible(fp16_weights, decode(1, 64, 64)), "fp16 weights only with fp16 activations"));
@@ -371,7 +380,7 @@ TEST(GemvConfig, LaunchArgumentsAreCheckedBeforeTheLaunch) {
 TEST(GemvConfig, KernelBuildNamesTheInstantiation) {
   const jit::KernelBuild b = kernel_build(sample());
   EXPECT_EQ(b.kernel_file, "gemv.cuh");
-  EXPECT_EQ(b.name_expression, "tilewise::kernels::gemv::gemv<4, 4, 1, 128, 4, 2, 2, 3, 0>");
+  EXPECT_EQ(b.name_expression, "tilewise::kernels::gemv::gemv<4, 4, 1, 128, 4, 2, 2, 3, 0, 0>");
   EXPECT_EQ(b.config_text, to_string(sample()));
   EXPECT_EQ(b.arch, "sm_90a");
   Config mma = default_config(decode(16, 12288, 4096, DType::fp16), Format::fp16);

@@ -139,7 +139,12 @@ TEST(GemvGpu, EveryFormatActivationAndMMatchesTheDequantizedReference) {
           if (e == Engine::mma && !mma_infeasible(f, cs.act).empty()) continue;
           // N = 200 is no multiple of a CTA's columns; K = 384 is whole groups of 128.
           const Problem p = make_problem("gemv", m, 200, 384, cs.act, Layout::TN);
-          runs.emplace_back(default_config(p, f, 132, e), p);
+          const Config c = default_config(p, f, 132, e);
+          runs.emplace_back(c, p);
+          if (e != Engine::fma) continue;
+          Config ahead = c;  // loads a step ahead, where the registers allow it
+          ahead.prefetch = true;
+          if (infeasible(ahead, p).empty()) runs.emplace_back(ahead, p);
         }
   std::vector<Config> configs;
   for (const auto& r : runs) configs.push_back(r.first);
@@ -188,6 +193,17 @@ TEST(GemvGpu, ConfigurationCornersAndEdgeShapes) {
     for (Config v : {c, persistent}) {
       v.pdl = true;
       runs.emplace_back(v, v.persistent ? make_problem("many", 3, 200000, 128, DType::bf16, Layout::TN) : base);
+    }
+    if (engine != Engine::fma) continue;
+    // Loads a step ahead: slices of several steps (ksplit 1), of one step (ksplit 8), one chunk in flight (unroll
+    // 1), and a persistent grid, whose next block starts its own prefetch.
+    Config ahead = c;
+    ahead.prefetch = true;
+    for (auto [ksplit, unroll, looping] : {std::tuple{1, c.unroll, false}, std::tuple{8, c.unroll, false},
+                                           std::tuple{1, 1, false}, std::tuple{1, c.unroll, true}}) {
+      Config v = ahead;
+      v.ksplit = ksplit, v.unroll = unroll, v.persistent = looping;
+      runs.emplace_back(v, looping ? make_problem("many", 3, 200000, 128, DType::bf16, Layout::TN) : base);
     }
   }
   // Shapes: one column; fewer columns than a CTA has; K of one chunk (fewer chunks than lanes); a padded x and W.

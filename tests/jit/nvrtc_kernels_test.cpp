@@ -24,9 +24,9 @@ const std::map<std::string, std::vector<std::string>> kernel_sources = {
     {"stream_read.cuh", {"tilewise::kernels::stream_read"}},
     // Every weight format, every activation type, M at both ends, every cache hint, K split inside the CTA, PDL.
     {"gemv.cuh",
-     {"tilewise::kernels::gemv::gemv<1, 0, 0, 256, 2, 1, 4, 2, 0>", "tilewise::kernels::gemv::gemv<16, 1, 1, 256, 1, 1, 4, 0, 1>",
-      "tilewise::kernels::gemv::gemv<1, 2, 0, 256, 2, 2, 4, 1, 0>", "tilewise::kernels::gemv::gemv<3, 3, 0, 128, 4, 4, 2, 3, 1>",
-      "tilewise::kernels::gemv::gemv<16, 4, 1, 256, 1, 8, 4, 4, 0>", "tilewise::kernels::gemv::gemv<4, 5, 2, 512, 2, 1, 8, 2, 0>"}},
+     {"tilewise::kernels::gemv::gemv<1, 0, 0, 256, 2, 1, 4, 2, 0, 0>", "tilewise::kernels::gemv::gemv<16, 1, 1, 256, 1, 1, 4, 0, 1, 0>",
+      "tilewise::kernels::gemv::gemv<1, 2, 0, 256, 2, 2, 4, 1, 0, 1>", "tilewise::kernels::gemv::gemv<3, 3, 0, 128, 4, 4, 2, 3, 1, 1>",
+      "tilewise::kernels::gemv::gemv<16, 4, 1, 256, 1, 8, 4, 4, 0, 0>", "tilewise::kernels::gemv::gemv<4, 5, 2, 512, 2, 1, 8, 2, 0, 1>"}},
     // Each weight format the mma engine takes with each activation type it takes, M on both sides of 8, PDL.
     {"gemv_mma.cuh",
      {"tilewise::kernels::gemv::gemv_mma<1, 0, 0, 256, 8, 4, 2, 1>", "tilewise::kernels::gemv::gemv_mma<16, 1, 1, 256, 2, 4, 3, 0>",

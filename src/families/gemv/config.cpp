@@ -109,6 +109,7 @@ std::string to_string(const Config& c) {
                   to_string(c.weights), tilewise::to_string(c.act), to_string(c.engine), c.threads, c.cols, c.ksplit,
                   c.unroll, to_string(c.hint), c.persistent ? 1 : 0, c.pdl ? 1 : 0);
   if (c.engine == Engine::bulk || c.stages != 0) out += fmt::format(",stages={}", c.stages);
+  if (c.prefetch) out += ",prefetch=1";
   return out;
 }
 
@@ -116,8 +117,8 @@ Config parse_config(std::string_view text) {
   Config c;
   std::set<std::string> seen;
   const std::vector<std::string> keys = {"m",      "w",      "x",    "engine",     "threads", "cols",
-                                         "ksplit", "unroll", "hint", "persistent", "pdl",     "stages"};
-  const std::vector<std::string> optional_keys = {"engine", "pdl", "stages"};
+                                         "ksplit", "unroll", "hint", "persistent", "pdl",     "stages", "prefetch"};
+  const std::vector<std::string> optional_keys = {"engine", "pdl", "stages", "prefetch"};
   size_t pos = 0;
   while (pos <= text.size()) {
     const size_t end = std::min(text.find(',', pos), text.size());
@@ -134,9 +135,9 @@ Config parse_config(std::string_view text) {
       else if (key == "x") c.act = parse_dtype(value);
       else if (key == "hint") c.hint = parse_hint(value);
       else if (key == "engine") c.engine = parse_engine(value);
-      else if (key == "persistent" || key == "pdl") {
+      else if (key == "persistent" || key == "pdl" || key == "prefetch") {
         if (value != "0" && value != "1") throw Error(fmt::format("{} = '{}' is not 0 or 1", key, value));
-        (key == "pdl" ? c.pdl : c.persistent) = value == "1";
+        (key == "pdl" ? c.pdl : key == "prefetch" ? c.prefetch : c.persistent) = value == "1";
       } else {
         const int v = parse_int(text, key, value);
         (key == "m" ? c.m : key == "threads" ? c.threads : key == "cols" ? c.cols : key == "ksplit" ? c.ksplit
@@ -162,9 +163,9 @@ std::string describe(const Config& c) {
                        to_string(c.weights), tilewise::to_string(c.act), c.m, c.threads, c.unroll, c.stages,
                        c.hint == Hint::evict_first ? ".L2::cache_hint evict_first" : "",
                        c.pdl ? ", programmatic dependent launch" : "");
-  return fmt::format("gemv {} weights, {} x, M={}, {} engine, {} threads, {} cols/warp, K split {}, unroll {}, {}{}{}",
+  return fmt::format("gemv {} weights, {} x, M={}, {} engine, {} threads, {} cols/warp, K split {}, unroll {}{}, {}{}{}",
                      to_string(c.weights), tilewise::to_string(c.act), c.m, to_string(c.engine), c.threads, c.cols,
-                     c.ksplit, c.unroll,
+                     c.ksplit, c.unroll, c.prefetch ? " a step ahead" : "",
                      hint_text[int(c.hint)], c.persistent ? ", persistent grid" : "",
                      c.pdl ? ", programmatic dependent launch" : "");
 }
@@ -173,7 +174,7 @@ void to_json(nlohmann::json& j, const Config& c) {
   j = {{"family", "gemv"},      {"canonical", to_string(c)}, {"m", c.m},         {"weights", to_string(c.weights)},
        {"group", group_size(c.weights)}, {"act", tilewise::to_string(c.act)}, {"engine", to_string(c.engine)}, {"threads", c.threads},
        {"cols", c.cols},        {"ksplit", c.ksplit},       {"unroll", c.unroll}, {"hint", to_string(c.hint)},
-       {"persistent", c.persistent}, {"pdl", c.pdl}, {"stages", c.stages}};
+       {"persistent", c.persistent}, {"pdl", c.pdl}, {"stages", c.stages}, {"prefetch", c.prefetch}};
 }
 
 void from_json(const nlohmann::json& j, Config& c) { c = parse_config(j.at("canonical").get<std::string>()); }
@@ -213,7 +214,7 @@ int register_estimate(const Config& c) {
   }
   const int steps = elems_per_chunk(c.weights) / 8;            // 8-weight steps in one chunk: 1, 2 or 4
   const int x_regs = c.act == DType::fp8_e4m3 ? 2 : 4;          // registers of 8 raw activations
-  const int loads = c.unroll * c.cols * (4 + scaled);           // chunks in flight, and their scales
+  const int loads = c.unroll * c.cols * (4 + scaled) * (c.prefetch ? 2 : 1);  // chunks in flight, their scales
   const int acc = c.m * c.cols * (1 + scaled);                  // accumulators, and per-chunk partial sums
   const int x = c.m * x_regs * std::min(steps, 2);              // rows of x loaded ahead of their FMAs
   return loads + acc + x + 8 * c.cols + split + 64;             // dequantized weights; indices, addresses, margin
@@ -274,6 +275,8 @@ std::string infeasible(const Config& c, const Problem& p) {
     if (std::string why = mma_infeasible(c.weights, c.act); !why.empty()) return why;
     if (c.cols != 16)
       return fmt::format("the {} engine computes 16 columns a warp (one m16 tile): cols = 16, not {}", to_string(c.engine), c.cols);
+    if (c.prefetch)
+      return fmt::format("prefetch = 1 is for the fma engine; the {} engine loads its own way", to_string(c.engine));
   } else if (!power_of_two_in(c.cols, 1, 8)) {
     return fmt::format("cols = {} is not 1, 2, 4 or 8", c.cols);
   }
@@ -394,11 +397,12 @@ std::vector<Config> feasible_set(const Problem& p, Format weights) {
             for (Hint hint : {Hint::none, Hint::nc, Hint::no_allocate, Hint::evict_first, Hint::prefetch_256})
               for (bool persistent : {false, true})
                 for (bool pdl : {false, true})
-                  for (int stages : bulk ? std::vector<int>{2, 3, 4, 6, 8} : std::vector<int>{0}) {
-                    c.engine = engine, c.threads = threads, c.cols = cols, c.ksplit = ksplit, c.unroll = unroll;
-                    c.hint = hint, c.persistent = persistent, c.pdl = pdl, c.stages = stages;
-                    if (infeasible(c, p).empty()) out.push_back(c);
-                  }
+                  for (int stages : bulk ? std::vector<int>{2, 3, 4, 6, 8} : std::vector<int>{0})
+                    for (bool prefetch : engine == Engine::fma ? std::vector<bool>{false, true} : std::vector<bool>{false}) {
+                      c.engine = engine, c.threads = threads, c.cols = cols, c.ksplit = ksplit, c.unroll = unroll;
+                      c.hint = hint, c.persistent = persistent, c.pdl = pdl, c.stages = stages, c.prefetch = prefetch;
+                      if (infeasible(c, p).empty()) out.push_back(c);
+                    }
   }
   return out;
 }

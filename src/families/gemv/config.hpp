@@ -52,14 +52,17 @@ struct Config {
   // Launched as a programmatic dependent: the grid may start while the kernel before it in the stream finishes,
   // prefetching its first weights before it waits for that kernel (kernels/gemv.cuh, launch_dependents).
   bool pdl = false;
+  // The FMA engine issues each step's loads before the step ahead of it computes (two register buffers), so a lane's
+  // bytes stay in flight while it dequantizes; printed only when set, like stages.
+  bool prefetch = false;
   bool operator==(const Config&) const = default;
 };
 
 // "m=1,w=bf16,x=bf16,engine=fma,threads=256,cols=2,ksplit=1,unroll=4,hint=na,persistent=0,pdl=0", and for the bulk
-// engine ",stages=4" after it.
+// engine ",stages=4" after it, and ",prefetch=1" where it is set.
 std::string to_string(const Config& c);
-// Throws Error naming the bad field. Every field is required except engine, pdl and stages, which configurations
-// written before they existed lack (they are fma, 0 and 0).
+// Throws Error naming the bad field. Every field is required except engine, pdl, stages and prefetch, which
+// configurations written before they existed lack (they are fma, 0, 0 and 0).
 Config parse_config(std::string_view text);
 // "gemv bf16 weights, bf16 x, M=1, fma engine, 256 threads, 2 cols/warp, K split 1, unroll 4,
 //  ld.global.nc.L1::no_allocate"

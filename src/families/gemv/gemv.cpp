@@ -29,9 +29,9 @@ jit::KernelBuild kernel_build(const Config& c) {
                                     int(c.weights), act_code(c.act), c.threads, c.ksplit, c.unroll, int(c.hint), int(c.pdl));
   } else {
     b.kernel_file = "gemv.cuh";
-    b.name_expression = fmt::format("tilewise::kernels::gemv::gemv<{}, {}, {}, {}, {}, {}, {}, {}, {}>", c.m,
+    b.name_expression = fmt::format("tilewise::kernels::gemv::gemv<{}, {}, {}, {}, {}, {}, {}, {}, {}, {}>", c.m,
                                     int(c.weights), act_code(c.act), c.threads, c.cols, c.ksplit, c.unroll, int(c.hint),
-                                    int(c.pdl));
+                                    int(c.pdl), int(c.prefetch));
   }
   b.config_text = to_string(c);
   return b;
