@@ -171,7 +171,10 @@ TEST(GemvConfig, TheMmaEngineNamesWhatItDoesNotTake) {
   EXPECT_EQ(default_config(odd_lda, Format::fp8).engine, Engine::fma);
   EXPECT_EQ(default_config(decode(1, 12288, 4096), Format::bf16, 132, Engine::fma).engine, Engine::fma);
   EXPECT_EQ(to_string(default_config(decode(1, 12288, 4096), Format::bf16, 132, Engine::fma)),
-            "m=1,w=bf16,x=bf16,engine=fma,threads=256,cols=2,ksplit=2,unroll=2,hint=na,persistent=0,pdl=0");
+            "m=1,w=bf16,x=bf16,engine=fma,threads=256,cols=2,ksplit=2,unroll=2,hint=na,persistent=0,pdl=1");
+  EXPECT_FALSE(default_config(decode(1, 12288, 4096), Format::q8_0).pdl);  // PDL only where it measured faster
+  EXPECT_FALSE(default_config(decode(1, 12288, 4096, DType::fp8_e4m3), Format::bf16).pdl);
+  EXPECT_FALSE(default_config(decode(16, 12288, 4096), Format::bf16).pdl);
   EXPECT_EQ(default_config(decode(1, 12288, 4096), Format::int4_g128).threads, 128);
   EXPECT_EQ(default_config(decode(16, 12288, 4096, DType::fp8_e4m3), Format::fp8).unroll, 2);
   // Narrow N (fewer 16-column tiles than SMs): the FMA kernel, whatever M.

@@ -350,6 +350,11 @@ Config default_on(const Problem& p, Format weights, int sm_count, Engine engine)
     // and 8.5 against 8.7). fp8 weights: no setting was faster on both.
     if (weights == Format::bf16 || weights == Format::fp16 || weights == Format::q8_0) {
       c.ksplit = 2, c.unroll = 2;
+      // 16-bit weights with 16-bit x are launched as programmatic dependents: on every M = 1 decode shape, bf16 and
+      // fp16, each launch's start overlapped the tail of the one before (results/decode-gemv-pdl-bf16.json, -fp16:
+      // dec_m1_12288 23.6 against 25.5 us, dec_m1_4096 8.6 against 9.3, dec_m1_8k 102.9 against 107.6). Q8_0, int4
+      // and fp8 weights, whose warps spend longer dequantizing, ran as fast or slower (results/decode-gemv-prefetch.json).
+      c.pdl = weights != Format::q8_0 && p.dtype != DType::fp8_e4m3;
     } else if (weights == Format::int4_g128) {
       c.threads = 128, c.ksplit = std::min(c.ksplit, 4);
     }
