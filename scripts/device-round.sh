@@ -137,7 +137,7 @@ for step in "$@"; do
     decode-gemv)
       timeout 100 "$bin" bench --protocol protocols/decode-gemv.toml -o "$work/protocol-decode-gemv.json" \
         2>"$work/protocol-decode-gemv.log" | tee "$work/protocol-decode-gemv-table.txt" | tail -n 14
-      timeout 110 "$bin" bench --suite suites/decode.txt --dtypes bf16,fp8 --layouts TN --cold \
+      timeout 240 "$bin" bench --suite suites/decode.txt --dtypes bf16,fp8 --layouts TN --cold \
         --arms gemv:bf16,gemv:fp16,gemv:int8,gemv:int4,gemv:fp8,cublaslt,cublaslt-default --baseline cublaslt \
         -o "$work/decode-gemv-cold.json" 2>"$work/decode-gemv-cold.log" | tee "$work/decode-gemv-cold-table.txt" | tail -n 8
       timeout 90 "$bin" bench --suite suites/llm24.txt --only "${M16_SHAPES:-d4k_qkv_dec,d4k_ffn_dec,d4k_down_dec,d8k_qkv_dec,sn_16_dec,sn_32_dec,sn_128_dec}" \
