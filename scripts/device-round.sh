@@ -202,7 +202,8 @@ for step in "$@"; do
       "$bin" fit "$work/sm90-sweep-warm.json" | tee "$work/sm90-fit.txt" | tail -n 4
       ;;
     tune-llm24)
-      # Issue 5's campaign for TUNE_FAMILY (cublaslt or sm90) over llm24's 120 cases, continued from results/tune/ in
+      # Issue 5's campaign for TUNE_FAMILY (cublaslt, sm90 or gemv) over llm24's cases (gemv: the 16 TN bf16 and fp16
+      # ones with M = 16; the tuner leaves out what a family cannot run), continued from results/tune/ in
       # two halves of about equal work (one campaign file each; the shapes of each depend on the family): on two GPUs
       # side by side within TUNE_S, on one in turn with half of it each. TUNE_HALF=a or b runs that half alone on the
       # GPU and cores the caller gave. The campaigns (commit them back into results/tune/), their report and database
@@ -214,6 +215,8 @@ for step in "$@"; do
         cublaslt) a=sqS,sqL,tallM,wideN,fatK,thinK,d4k_qkv_dec,d4k_ffn_dec,d4k_down_dec,d8k_qkv_dec,sn_16_dec,sn_32_dec
                   a+=,sn_128_dec,d4k_qkv_pf,d4k_ffn_pf,d4k_down_pf,d8k_qkv_pf,moe_up_pf,moe_down_pf
                   b=d8k_ffn_pf,d8k_down_pf,sn_16_pf,sn_64_pf,sn_256_pf ;;
+        gemv) a=sn_16_dec,sn_32_dec,sn_128_dec,d4k_qkv_dec
+              b=d4k_ffn_dec,d4k_down_dec,d8k_qkv_dec ;;
         *) a=sqS,sqL,tallM,wideN,fatK,thinK,d4k_qkv_dec,d4k_ffn_dec,d4k_down_dec,d8k_qkv_dec,sn_16_dec,sn_32_dec,sn_128_dec
            b=d4k_qkv_pf,d4k_ffn_pf,d4k_down_pf,d8k_qkv_pf,d8k_ffn_pf,d8k_down_pf,moe_up_pf,moe_down_pf,sn_16_pf,sn_64_pf
            b+=,sn_256_pf ;;
@@ -246,9 +249,10 @@ for step in "$@"; do
       # (SELECTED_DTYPES, SELECTED_LAYOUTS) into results/llm24-decide-SELECTED_NAME.json, which selected-llm24's merge
       # then decides each problem's family by: the campaigns' own times come from runs apart and do not compare.
       name=llm24-decide-${SELECTED_NAME:-all}
+      family_arms=selected:results/tune/cublaslt-llm24-db.json,selected:results/tune/sm90-llm24-db.json
+      [ -f results/tune/gemv-llm24-db.json ] && family_arms+=,selected:results/tune/gemv-llm24-db.json
       timeout "${BENCH_TIMEOUT:-540}" "$bin" bench --suite suites/llm24.txt --dtypes "${SELECTED_DTYPES:-bf16,fp16,fp8}" \
-        --layouts "${SELECTED_LAYOUTS:-TN,NN}" \
-        --arms selected:results/tune/cublaslt-llm24-db.json,selected:results/tune/sm90-llm24-db.json \
+        --layouts "${SELECTED_LAYOUTS:-TN,NN}" --arms "$family_arms" \
         --baseline selected:results/tune/cublaslt-llm24-db.json -o "results/$name.json" 2>"$work/$name.log" \
         | tee "$work/$name-table.txt" | tail -n 3
       cp "results/$name.json" "$work/"

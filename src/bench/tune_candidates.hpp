@@ -1,7 +1,7 @@
 #pragma once
 // One tuning round's candidates made runnable on one problem's operands, per family: every candidate is built before
-// any is checked or timed, sm90's kernels compiled in parallel by the JIT (cuBLASLt's "build" is its AlgoCheck).
-// A candidate that does not build carries the reason instead of a launch; the round goes on without it.
+// any is checked or timed, sm90's and gemv's kernels compiled in parallel by the JIT (cuBLASLt's "build" is its
+// AlgoCheck). A candidate that does not build carries the reason instead of a launch; the round goes on without it.
 #include <string>
 #include <vector>
 
@@ -20,6 +20,9 @@ struct Runnable {
 
 std::vector<Runnable> sm90_runnables(const Problem& p, const device::Operands& ops,
                                      const std::vector<tune::Config>& candidates, int sm_count);
+// The GEMV on the problem's own B (select/gemv_native.hpp), as tilewise::gemm runs it.
+std::vector<Runnable> gemv_runnables(const Problem& p, const device::Operands& ops,
+                                     const std::vector<tune::Config>& candidates);
 std::vector<Runnable> cublaslt_runnables(const cublaslt::Context& ctx, const Problem& p, const device::Operands& ops,
                                          const std::vector<tune::Config>& candidates);
 

@@ -1,8 +1,11 @@
 #include "bench/tune_measure.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <chrono>
+#include <iterator>
 #include <stdexcept>
 
 #include "bench/arm.hpp"
@@ -62,7 +65,7 @@ TuneMeasure::~TuneMeasure() = default;
 const cublaslt::Context& TuneMeasure::cublaslt_context() const { return *cublaslt_; }
 
 TuneMeasure::CaseState& TuneMeasure::state_for(const tune::Case& c) {
-  // Keyed by the problem, not the case: the sm90 and cuBLASLt cases of one problem run on the same buffers and data
+  // Keyed by the problem, not the case: every family's case of one problem runs on the same buffers and data
   // (input data moves the power-capped rate by up to 10%), so their database times are as comparable as they can be.
   if (case_ && case_->problem == c.problem) return *case_;
   case_.reset();  // the last case's buffers go before this one's are allocated
@@ -82,8 +85,9 @@ TuneMeasure::CaseState& TuneMeasure::state_for(const tune::Case& c) {
 }
 
 std::vector<tune::Timing> TuneMeasure::measure(const tune::Case& c, const std::vector<tune::Config>& candidates) {
-  if (c.family != "sm90" && c.family != "cublaslt")
-    throw Error(fmt::format("{}: the tuner measures the families sm90 and cublaslt, not '{}'", c.id, c.family));
+  if (std::find(std::begin(kTunedFamilies), std::end(kTunedFamilies), c.family) == std::end(kTunedFamilies))
+    throw Error(fmt::format("{}: the tuner measures the families {}, not '{}'", c.id, fmt::join(kTunedFamilies, ", "),
+                            c.family));
   std::vector<tune::Timing> out(candidates.size());
   if (candidates.empty()) return out;
   state_for(c);
@@ -124,8 +128,9 @@ void TuneMeasure::time_chunk(const tune::Case& c, const std::vector<tune::Config
   const bool first_chunk = which.size() < 2 || which[1] == 1;
   std::vector<tune::Config> subset;
   for (size_t i : which) subset.push_back(candidates[i]);
-  const std::vector<Runnable> runs = c.family == "sm90" ? sm90_runnables(p, *s.operands, subset, sm_count_)
-                                                        : cublaslt_runnables(*cublaslt_, p, *s.operands, subset);
+  const std::vector<Runnable> runs = c.family == "sm90"   ? sm90_runnables(p, *s.operands, subset, sm_count_)
+                                     : c.family == "gemv" ? gemv_runnables(p, *s.operands, subset)
+                                                          : cublaslt_runnables(*cublaslt_, p, *s.operands, subset);
   lap(spent.build_s);
 
   // The correctness gate of `bench`: an incorrect candidate is never timed.

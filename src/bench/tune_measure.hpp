@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "device/cuda.hpp"
 #include "families/cublaslt/matmul.hpp"
@@ -38,9 +39,12 @@ struct TuneMeasureOptions {
   std::function<void(const std::string&)> progress;
 };
 
+// The families the harness builds candidates for.
+inline constexpr std::string_view kTunedFamilies[] = {"sm90", "cublaslt", "gemv"};
+
 class TuneMeasure : public tune::Measure {
  public:
-  // Needs a GPU (throws Error naming what works without one). Families: "sm90", "cublaslt".
+  // Needs a GPU (throws Error naming what works without one). Families: kTunedFamilies.
   explicit TuneMeasure(const TuneMeasureOptions& o);
   ~TuneMeasure() override;
 

@@ -1,9 +1,11 @@
 #include "cli/tune.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <chrono>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -17,6 +19,7 @@
 #include "tune/campaign.hpp"
 #include "tune/contributions.hpp"
 #include "tune/cublaslt_space.hpp"
+#include "tune/gemv_space.hpp"
 #include "tune/mode_compare.hpp"
 #include "tune/sm90_space.hpp"
 #include "tune/to_database.hpp"
@@ -56,8 +59,10 @@ std::string case_line(const tune::CaseResult& r) {
 }  // namespace
 
 std::vector<tune::Case> tune_cases(const TuneOptions& o) {
+  const auto& known = bench::kTunedFamilies;
   for (const std::string& f : o.families)
-    if (f != "sm90" && f != "cublaslt") throw Error(fmt::format("--family '{}': the tuner knows sm90 and cublaslt", f));
+    if (std::find(std::begin(known), std::end(known), f) == std::end(known))
+      throw Error(fmt::format("--family '{}': the tuner knows {}", f, fmt::join(known, ", ")));
   std::vector<tune::Case> cases;
   for (const SuiteCase& sc : expand_suites(o.suites, o.only, o.dtypes, o.layouts)) {
     const SuiteEntry& e = sc.entry;
@@ -67,9 +72,15 @@ std::vector<tune::Case> tune_cases(const TuneOptions& o) {
     } catch (const Error&) {
       continue;  // a combination nothing supports (fp8 NN)
     }
-    for (const std::string& f : o.families)
+    for (const std::string& f : o.families) {
+      if (f == "gemv" && tune::gemv_unsupported(p)) continue;  // a decode family: small M in TN only
       cases.push_back({fmt::format("{} {} {} {}", e.name, to_string(sc.dtype), to_string(sc.layout), f), f, p});
+    }
   }
+  for (const std::string& f : o.families)
+    if (std::none_of(cases.begin(), cases.end(), [&](const tune::Case& c) { return c.family == f; }))
+      throw Error(fmt::format("the suites, dtypes and layouts given make no case for the family {}{}", f,
+                              f == "gemv" ? " (it takes TN problems in bf16 or fp16 with M <= 16)" : ""));
   return cases;
 }
 
@@ -85,6 +96,7 @@ int run_tune(const TuneOptions& o) {
   const select::Identity identity = running_identity();
   const tune::TunableFor tunable_for = [&](const tune::Case& c) {
     if (c.family == "cublaslt") return tune::cublaslt_tunable(harness.cublaslt_context(), c.problem);
+    if (c.family == "gemv") return tune::gemv_tunable(c.problem, harness.sm_count());
     sm90::Limits limits;
     limits.sm_count = harness.sm_count();
     return tune::sm90_tunable(c.problem, limits);
@@ -212,13 +224,15 @@ int run_db_merge(const std::vector<std::string>& inputs, const std::string& outp
 }
 
 TuneCommands::TuneCommands(CLI::App& app) {
-  tune_ = app.add_subcommand("tune", "tune sm90 and cuBLASLt configurations per problem (resumable campaign) and "
-                                     "write the database selection loads");
+  tune_ = app.add_subcommand("tune", "tune sm90, gemv and cuBLASLt configurations per problem (resumable campaign) "
+                                     "and write the database selection loads");
   tune_->add_option("--suite", o_.suites, "suite file (repeatable)")->required();
   tune_->add_option("--dtypes", dtypes_, "comma-separated: bf16, fp16, fp8")->capture_default_str();
   tune_->add_option("--layouts", layouts_, "comma-separated: TN, NN")->capture_default_str();
   tune_->add_option("--only", only_, "comma-separated problem names to keep");
-  tune_->add_option("--family", o_.families, "sm90 or cublaslt (repeatable or comma-separated; default sm90)")
+  tune_->add_option("--family", o_.families,
+                    "sm90, cublaslt or gemv (repeatable or comma-separated; default sm90); gemv takes the TN bf16 "
+                    "and fp16 problems with M <= 16 and leaves the others out")
       ->delimiter(',');
   tune_->add_option("--mode", o_.mode, "descent (monotone, one group a round) or grid (one-shot, capped)")
       ->capture_default_str();

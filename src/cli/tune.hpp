@@ -1,5 +1,5 @@
 #pragma once
-// `tilewise tune`: a resumable tuning campaign over suites for the families sm90 and cublaslt, timed by the bench
+// `tilewise tune`: a resumable tuning campaign over suites for the families sm90, cublaslt and gemv, timed by the bench
 // harness (bench/tune_measure.hpp), written as a database selection loads; `tilewise campaign`, what campaigns
 // measured; and `tilewise db merge`.
 #include <CLI/CLI.hpp>
@@ -27,14 +27,16 @@ struct TuneOptions {
 };
 
 // Every suite problem x dtype x layout x family, id "name dtype layout family"; combinations no family can run
-// (fp8 NN) are left out. Throws Error for an --only name no suite holds or an unknown family.
+// (fp8 NN), and for gemv the problems outside it (tune::gemv_unsupported), are left out. Throws Error for an --only
+// name no suite holds, an unknown family, or a family left with no case.
 std::vector<tune::Case> tune_cases(const TuneOptions& o);
 
 int run_tune(const TuneOptions& o);  // 0 when every case finished, 1 when some failed
-// `tilewise db merge DB... -o OUT [--decide RECEIPT]...`: the union of the databases; with receipts that timed each
-// family's entry side by side, one family per problem, the faster there (select/decide.hpp).
+// `tilewise db merge DB... -o OUT [--decide RECEIPT]... [--prefer FAMILY --margin F]`: the union of the databases;
+// with receipts that timed each family's entry side by side, one family per problem, the faster there, or the
+// preferred one where no other beat it by more than the margin (select/decide.hpp).
 int run_db_merge(const std::vector<std::string>& inputs, const std::string& output,
-                 const std::vector<std::string>& deciding_receipts = {});
+                 const std::vector<std::string>& deciding_receipts, const select::Preference& prefer);
 // `tilewise campaign FILE... [--database DB]`: each family's cases and per-round contributions, and the finished cases
 // as one database (a campaign stopped at its deadline still yields one); 1 where a finished case's latency rose.
 int run_campaign_report(const std::vector<std::string>& files, const std::string& database);

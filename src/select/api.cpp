@@ -10,6 +10,7 @@
 #include "families/gemv/gemv.hpp"
 #include "families/sm90/gemm.hpp"
 #include "select/database_file.hpp"
+#include "select/gemv_native.hpp"
 #include "tilewise_version.hpp"
 
 namespace tilewise {
@@ -26,8 +27,7 @@ class Sm90Plan : public Plan {
   sm90::Gemm gemm_;
 };
 
-// The GEMV reads B as the problem stores it (K-major rows of N weights); a packed format would need weights the
-// caller does not pass, so only the native formats run here.
+// Only the formats that read B as the problem stores it run here (select/gemv_native.hpp).
 class GemvPlan : public Plan {
  public:
   GemvPlan(select::Choice c, const Problem& p) : Plan(std::move(c)), p_(p), kernel_(gemv::parse_config(choice_.config)) {
@@ -37,14 +37,7 @@ class GemvPlan : public Plan {
     gemv::require_feasible(kernel_.config(), p);
   }
   void run(const void* A, const void* B, void* C, cudaStream_t s) override {
-    gemv::Args a;
-    a.x = A;
-    a.ldx = p_.lda;
-    a.w = B;
-    a.w_row_bytes = p_.ldb * element_bytes(p_.dtype);
-    a.out = C;
-    a.ldc = p_.ldc;
-    kernel_.launch(p_, a, s);
+    kernel_.launch(p_, select::native_args(p_, A, B, C), s);
   }
 
  private:

@@ -3,6 +3,7 @@
 #include "core/error.hpp"
 #include "families/gemv/config.hpp"
 #include "families/sm90/heuristic.hpp"
+#include "select/gemv_native.hpp"
 
 namespace tilewise::select {
 
@@ -14,16 +15,6 @@ std::optional<Choice> from_database(const Database& db, const Problem& p) {
     if (!best || kv.second.us < best->second.us) best = &kv;
   return Choice{best->first, best->second.config, "database", best->second.us};
 }
-
-namespace {
-
-std::optional<gemv::Format> native_format(DType d) {
-  if (d == DType::bf16) return gemv::Format::bf16;
-  if (d == DType::fp16) return gemv::Format::fp16;
-  return std::nullopt;
-}
-
-}  // namespace
 
 bool gemv_by_rule(const Problem& p, int sm_count) {
   const auto format = native_format(p.dtype);

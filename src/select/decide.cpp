@@ -52,7 +52,9 @@ Decided decide(Database db, const receipt::Receipt& r, const std::string& origin
                                   origin, t.arm, t.config, key, entry->second.config));
         if (!by_family.count(t.family) || t.us < by_family[t.family]->us) by_family[t.family] = &t;
       }
-    if (by_family.size() < 2) {
+    // A receipt that timed only some of the record's families cannot say the others are slower: dropping them here
+    // would let a receipt from before a family was tuned decide against it. The record waits for one that timed all.
+    if (by_family.size() < record.families.size()) {
       out.undecided += it != arms.end();
       continue;
     }

@@ -20,8 +20,8 @@ struct Decision {
 
 struct Decided {
   Database db;                      // one family per decided problem, its time the receipt's median
-  std::vector<Decision> decisions;  // one per problem the receipt timed two or more of its families for
-  int undecided = 0;  // problems the receipt has, with several families, of which it timed fewer than two
+  std::vector<Decision> decisions;  // one per problem the receipt timed every family of
+  int undecided = 0;  // problems the receipt has, with several families, of which it timed fewer than all
 };
 
 // A family kept unless another runs faster than it by more than `margin` (a fraction of its time): on a near tie,
@@ -33,8 +33,9 @@ struct Preference {
 };
 
 // For every record of `db` with two or more families, the arms of `r` that ran a database entry (config.source
-// "database") for that problem: the family with the lowest median is kept (or the preferred one, unless beaten by
-// more than the margin), the others are dropped from the record.
+// "database") for that problem: where they timed every family of the record, the family with the lowest median is
+// kept (or the preferred one, unless beaten by more than the margin), the others are dropped from the record; where
+// they timed fewer, the record stays as it is, for a later receipt to decide.
 // Throws Error naming the arm and problem when an arm ran a configuration other than the database's entry (the
 // receipt was made with another database) or a family the record lacks; an arm that failed or was incorrect is not
 // a time, and such a problem stays undecided. `origin` names the receipt in the kept entries' source.

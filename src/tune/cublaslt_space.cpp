@@ -85,7 +85,8 @@ Space cublaslt_space(const std::vector<cublaslt::AlgoCaps>& caps, CublasltCheck 
   // with the custom option and the mapping at their defaults, then with no split either. The resets come in that
   // order so that a split round's candidate is first tried keeping its split; a mapping or custom round's
   // candidate that needs its own fields reset is dropped by candidates() (the fit must keep the group's values).
-  s.fit = [infeasible = s.infeasible](const Config& c) -> std::optional<Config> {
+  s.fit = [infeasible = s.infeasible](const Config& c,
+                                      const std::vector<std::string>&) -> std::optional<Config> {
     Config relaxed = apply(c, fields({{"custom", 0}, {"swizzle", 0}, {"cluster", 0}}));
     if (relaxed != c && !infeasible(relaxed)) return relaxed;
     relaxed = apply(relaxed, fields({{"splitk", 1}, {"reduction", 0}}));

@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-
 #include "core/error.hpp"
 #include "families/sm90/heuristic.hpp"
 
@@ -11,11 +9,7 @@ namespace tilewise::tune {
 
 namespace {
 
-struct GroupFields {
-  const char* name;
-  std::vector<std::string> fields;
-};
-const GroupFields kGroups[] = {
+const Group kGroups[] = {
     {"tile", {"block_m", "block_n", "consumers", "schedule"}},
     {"pipeline", {"stages", "store"}},
     {"mapping", {"raster", "group", "cluster"}},
@@ -60,19 +54,15 @@ Space sm90_space(const Problem& p, const sm90::Limits& limits) {
     throw Unsupported(fmt::format("sm90: no feasible configuration for {}", describe(p)));
   }
   const int cover = covering_block_m(feasible, p.M);
-  Space s;
-  for (const GroupFields& g : kGroups) {
-    Group group{g.name, g.fields, {}};
-    for (const sm90::Config& c : feasible) {
-      if (std::string_view(g.name) == "tile" && cover > 0 && c.block_m > cover) continue;
-      Config alt = project(to_tune(c), g.fields);
-      if (std::find(group.alternatives.begin(), group.alternatives.end(), alt) == group.alternatives.end())
-        group.alternatives.push_back(std::move(alt));
-    }
-    s.groups.push_back(std::move(group));
+  std::vector<Config> all, covering;
+  for (const sm90::Config& c : feasible) {
+    all.push_back(to_tune(c));
+    if (cover == 0 || c.block_m <= cover) covering.push_back(all.back());
   }
+  Space s;
+  for (const Group& g : kGroups) s.groups.push_back(with_alternatives(g, g.name == "tile" ? covering : all));
   s.infeasible = [p, limits](const Config& c) { return sm90::infeasible(to_sm90(c), p, limits); };
-  s.fit = [p, limits](const Config& c) -> std::optional<Config> {
+  s.fit = [p, limits](const Config& c, const std::vector<std::string>&) -> std::optional<Config> {
     const auto fitted = fit(to_sm90(c), p, limits);
     if (!fitted) return std::nullopt;
     return to_tune(*fitted);

@@ -9,6 +9,15 @@
 
 namespace tilewise::tune {
 
+Group with_alternatives(Group g, const std::vector<Config>& feasible) {
+  for (const Config& c : feasible) {
+    Config alt = project(c, g.fields);
+    if (std::find(g.alternatives.begin(), g.alternatives.end(), alt) == g.alternatives.end())
+      g.alternatives.push_back(std::move(alt));
+  }
+  return g;
+}
+
 Candidates candidates(const Group& g, const Config& incumbent, const Feasibility& infeasible, const Fit& fit) {
   Candidates out;
   out.configs.push_back(incumbent);
@@ -18,7 +27,7 @@ Candidates candidates(const Group& g, const Config& incumbent, const Feasibility
     asked.push_back(alt);
     Config c = apply(incumbent, alt);
     if (infeasible && infeasible(c)) {
-      const std::optional<Config> fitted = fit ? fit(c) : std::nullopt;
+      const std::optional<Config> fitted = fit ? fit(c, g.fields) : std::nullopt;
       if (!fitted || project(*fitted, g.fields) != alt || infeasible(*fitted) ||
           std::find(out.configs.begin(), out.configs.end(), *fitted) != out.configs.end()) {
         out.infeasible += 1;

@@ -20,10 +20,11 @@ struct Group {
 
 // Why a candidate cannot run this problem, or nothing when it can.
 using Feasibility = std::function<std::optional<std::string>(const Config&)>;
-// A feasible configuration close to an infeasible candidate, or nothing. Fields that trade against each other for one
-// resource sit in different groups (a tile and the ring depth share shared memory): without this, a larger tile is
-// judged beside the incumbent's deep ring, does not fit, and the tile round never sees it.
-using Fit = std::function<std::optional<Config>(const Config&)>;
+// A feasible configuration close to an infeasible candidate that keeps its values of `opened` (the fields of the round
+// that asked), or nothing. Fields that trade against each other for one resource sit in different groups (a tile and
+// the ring depth share shared memory): without this, a larger tile is judged beside the incumbent's deep ring, does
+// not fit, and the tile round never sees it.
+using Fit = std::function<std::optional<Config>(const Config& candidate, const std::vector<std::string>& opened)>;
 
 struct Space {
   std::vector<Group> groups;  // in order of impact
@@ -43,6 +44,10 @@ struct Candidates {
   int infeasible = 0;           // dropped by the feasibility rule
   int refitted = 0;             // infeasible as asked, kept in the form the space's fit gave (counted in configs)
 };
+
+// `g` with the distinct values `feasible` has for its fields as its alternatives, in the order first seen: a family's
+// groups read off its feasible set.
+Group with_alternatives(Group g, const std::vector<Config>& feasible);
 
 // One round's candidate list: the group's alternatives applied to the incumbent, unioned with the incumbent itself.
 // The incumbent is never filtered (it has already run), so the round can always hold where it is. An infeasible

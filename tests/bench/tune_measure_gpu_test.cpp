@@ -1,5 +1,6 @@
 // The tuner's timing source on the GPU: every candidate built, gated, and the correct ones timed in interleaved
-// repeats (one sample per repeat), chunked or not; and a whole campaign over both families that never gets slower.
+// repeats (one sample per repeat), chunked or not, for each family; and a whole campaign over sm90 and cuBLASLt that
+// never gets slower.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -9,12 +10,14 @@
 #include <unistd.h>
 
 #include "bench/tune_measure.hpp"
+#include "families/gemv/config.hpp"
 #include "families/sm90/feasibility.hpp"
 #include "families/sm90/heuristic.hpp"
 #include "gpu.hpp"
 #include "select/api.hpp"
 #include "tune/campaign.hpp"
 #include "tune/cublaslt_space.hpp"
+#include "tune/gemv_space.hpp"
 #include "tune/sm90_space.hpp"
 
 namespace tilewise::bench {
@@ -110,10 +113,29 @@ TEST(TuneMeasure, CublasltCandidatesAreCheckedByCublaslt) {
   EXPECT_NE(timings[1].error, "");
 }
 
+// A decode shape's gemv candidates: the default (the mma engine) and the fma engine's, compiled ahead of timing,
+// gated correct and timed; one built for another M carries why it cannot run.
+TEST(TuneMeasure, GemvCandidatesAreBuiltGatedAndTimed) {
+  TW_REQUIRE_GPU();
+  TuneMeasure m(quick());
+  const Problem p = make_problem("d16", 16, 4096, 1024, DType::bf16, Layout::TN);
+  const tune::Tunable t = tune::gemv_tunable(p, m.sm_count());
+  const gemv::Config fma = gemv::default_config(p, gemv::Format::bf16, m.sm_count(), gemv::Engine::fma);
+  ASSERT_NE(tune::to_gemv(t.warm_start), fma);
+  const tune::Config other_m = tune::apply(t.warm_start, tune::parse("m=8"));
+  const std::vector<tune::Timing> timings =
+      m.measure({"d16 gemv", "gemv", p}, {t.warm_start, tune::to_tune(fma), other_m});
+  ASSERT_EQ(timings.size(), 3u);
+  expect_timed(timings[0], 3);
+  expect_timed(timings[1], 3);
+  EXPECT_FALSE(timings[2].compiled);
+  EXPECT_NE(timings[2].error, "");
+}
+
 TEST(TuneMeasure, AnUnknownFamilyFailsTheCase) {
   TW_REQUIRE_GPU();
   TuneMeasure m(quick());
-  EXPECT_THROW(m.measure({"p gemv", "gemv", kP}, {tune::parse("m=1")}), Error);
+  EXPECT_THROW(m.measure({"p nope", "nope", kP}, {tune::parse("m=1")}), Error);
 }
 
 // A small campaign over both families: every case finishes, its latency never rises, and a rerun measures nothing.

@@ -80,6 +80,25 @@ TEST(Decide, AProblemWithoutTwoTimedFamiliesStaysUndecided) {
   EXPECT_EQ(decide(testkit::sample_database(), r, "r.json").undecided, 0);
 }
 
+TEST(Decide, AReceiptThatTimedSomeOfTheFamiliesLeavesTheRecordForOneThatTimedAll) {
+  // A family tuned after the first deciding receipt (gemv beside sm90 and cuBLASLt): that receipt timed two of the
+  // three, and must not drop the third; the receipt that timed all three decides.
+  Database db = testkit::sample_database();
+  const std::string key = signature(problem(4096, 4096, 4096));
+  const std::string gemv_config = "m=16,w=bf16,x=bf16,engine=mma,threads=256,cols=16,ksplit=8,unroll=4,hint=na,persistent=0,pdl=0";
+  db.records.at(key).families["gemv"] = Entry{gemv_config, 150, 0, "campaign-g.json"};
+  const Decided two = decide(db, side_by_side(170, 176), "r.json");
+  EXPECT_TRUE(two.decisions.empty());
+  EXPECT_EQ(two.undecided, 1);
+  EXPECT_EQ(two.db.records.at(key).families.size(), 3u);
+  receipt::Receipt all = side_by_side(170, 176);
+  all.results[0].arms.push_back(database_arm("gemv", gemv_config, 160));
+  const Decided three = decide(db, all, "r2.json");
+  ASSERT_EQ(three.decisions.size(), 1u);
+  EXPECT_EQ(three.decisions[0].family, "gemv");
+  EXPECT_EQ(three.db.records.at(key).families.size(), 1u);
+}
+
 TEST(Decide, AReceiptMadeWithAnotherDatabaseIsRefused) {
   receipt::Receipt r = side_by_side(170, 176);
   r.results[0].arms[0].config["config"] = testkit::kSm90B;

@@ -51,7 +51,7 @@ TEST(Candidates, AFitKeepsAnInfeasibleCandidateOnlyInAFeasibleFormWithTheGroupsV
     if (*find(c, "tile") != "0" && *find(c, "depth") != "1") return "too deep";
     return std::nullopt;
   };
-  const Fit fit = [](const Config& c) -> std::optional<Config> {
+  const Fit fit = [](const Config& c, const std::vector<std::string>&) -> std::optional<Config> {
     if (*find(c, "tile") == "2") return cfg("tile=9,depth=1");  // a fit that changes the group's value: not taken
     return apply(c, cfg("depth=1"));
   };
@@ -61,6 +61,13 @@ TEST(Candidates, AFitKeepsAnInfeasibleCandidateOnlyInAFeasibleFormWithTheGroupsV
   EXPECT_EQ(c.refitted, 1);
   EXPECT_EQ(c.infeasible, 2);
   EXPECT_EQ(c.enumerated, 4);
+}
+
+// A group read off a feasible set lists each value once, in the order first seen (a campaign's digest follows it).
+TEST(Space, AGroupsAlternativesAreTheFeasibleSetsDistinctValuesInOrder) {
+  const Group g = with_alternatives({"tile", {"tile"}, {}},
+                                    {cfg("tile=2,depth=1"), cfg("tile=0,depth=4"), cfg("tile=2,depth=4")});
+  EXPECT_EQ(g.alternatives, (std::vector<Config>{cfg("tile=2"), cfg("tile=0")}));
 }
 
 TEST(Space, AMalformedSpaceIsFoundBeforeTiming) {

@@ -1,0 +1,219 @@
+// The gemv family as the tuner's search space: groups in order of impact over exactly the feasible set's values, the
+// default as the warm start, candidate lists that hold the incumbent and nothing infeasible, a descent that never
+// times an infeasible configuration, and its result in the database as the family's canonical text.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "core/error.hpp"
+#include "core/suite.hpp"
+#include "expect_error.hpp"
+#include "scripted_measure.hpp"
+#include "select/database.hpp"
+#include "tune/campaign.hpp"
+#include "tune/descent.hpp"
+#include "tune/gemv_space.hpp"
+#include "tune/to_database.hpp"
+
+namespace tilewise::tune {
+namespace {
+
+constexpr int kSms = 132;
+
+std::vector<Problem> shapes() {
+  return {make_problem("dec1", 1, 12288, 4096, DType::bf16, Layout::TN),
+          make_problem("dec16", 16, 4096, 4096, DType::bf16, Layout::TN),
+          make_problem("narrow8", 8, 64, 4096, DType::fp16, Layout::TN)};  // fewer 16-column tiles than SMs
+}
+
+gemv::Format native(const Problem& p) { return p.dtype == DType::fp16 ? gemv::Format::fp16 : gemv::Format::bf16; }
+
+bool feasible(const Config& c, const Problem& p) { return gemv::infeasible(to_gemv(c), p).empty(); }
+
+// Incumbents a descent can hold: the default, and one feasible configuration of each engine.
+std::vector<Config> incumbents(const Problem& p) {
+  std::vector<Config> out{gemv_tunable(p, kSms).warm_start};
+  for (gemv::Engine engine : {gemv::Engine::fma, gemv::Engine::mma, gemv::Engine::bulk})
+    for (const gemv::Config& c : gemv::feasible_set(p, native(p)))
+      if (c.engine == engine) {
+        out.push_back(to_tune(c));
+        break;
+      }
+  return out;
+}
+
+TEST(GemvSpace, GroupsComeInOrderOfImpactOverTheFamilysFields) {
+  const Space s = gemv_space(shapes()[0]);
+  ASSERT_EQ(s.groups.size(), 4u);
+  EXPECT_EQ(s.groups[0].name, "engine");
+  EXPECT_EQ(s.groups[0].fields, (std::vector<std::string>{"engine", "cols", "stages"}));
+  EXPECT_EQ(s.groups[1].name, "split");
+  EXPECT_EQ(s.groups[1].fields, (std::vector<std::string>{"threads", "ksplit"}));
+  EXPECT_EQ(s.groups[2].name, "depth");
+  EXPECT_EQ(s.groups[2].fields, (std::vector<std::string>{"unroll", "prefetch"}));
+  EXPECT_EQ(s.groups[3].name, "stream");
+  EXPECT_EQ(s.groups[3].fields, (std::vector<std::string>{"hint", "persistent", "pdl"}));
+}
+
+// The fields the family's text leaves out at 0 are written out, last; the text parses back to the same configuration.
+TEST(GemvSpace, ConfigurationsConvertThroughTheCanonicalString) {
+  const Problem p = shapes()[1];
+  const gemv::Config fma = gemv::default_config(p, gemv::Format::bf16, kSms, gemv::Engine::fma);
+  EXPECT_EQ(to_string(to_tune(fma)), gemv::to_string(fma) + ",stages=0,prefetch=0");
+  const gemv::Config bulk = gemv::default_config(p, gemv::Format::bf16, kSms, gemv::Engine::bulk);
+  EXPECT_EQ(to_string(to_tune(bulk)), gemv::to_string(bulk) + ",prefetch=0");
+  gemv::Config ahead = fma;
+  ahead.prefetch = true;
+  for (const gemv::Config& c : {fma, bulk, ahead}) {
+    EXPECT_EQ(to_gemv(to_tune(c)), c) << gemv::to_string(c);
+    EXPECT_EQ(to_gemv(parse(to_string(to_tune(c)))), c) << gemv::to_string(c);
+  }
+  // One field order for every engine, so configurations compare field by field.
+  std::vector<std::string> keys, ahead_keys;
+  for (const auto& [k, v] : to_tune(bulk).fields) keys.push_back(k);
+  for (const auto& [k, v] : to_tune(ahead).fields) ahead_keys.push_back(k);
+  EXPECT_EQ(keys, ahead_keys);
+}
+
+TEST(GemvSpace, TheSpacePassesItsChecksAndStartsFromTheDefault) {
+  for (const Problem& p : shapes()) {
+    const Tunable t = gemv_tunable(p, kSms);
+    EXPECT_NO_THROW(check_space(t.space, t.warm_start)) << describe(p);
+    EXPECT_EQ(to_gemv(t.warm_start), gemv::default_config(p, native(p), kSms)) << describe(p);
+  }
+  // The warm start follows the SM count the default is made for (the narrow rule counts 16-column tiles per SM).
+  const Problem p = make_problem("mid16", 16, 1024, 4096, DType::bf16, Layout::TN);
+  EXPECT_EQ(to_gemv(gemv_tunable(p, 78).warm_start), gemv::default_config(p, gemv::Format::bf16, 78));
+}
+
+// Every alternative appears in some feasible configuration, and every feasible configuration's values appear among
+// the alternatives: the groups cover the feasible set exactly.
+TEST(GemvSpace, AlternativesAreExactlyTheValuesOfTheFeasibleSet) {
+  for (const Problem& p : shapes()) {
+    const Space s = gemv_space(p);
+    const std::vector<gemv::Config> all = gemv::feasible_set(p, native(p));
+    for (const Group& g : s.groups) {
+      std::set<std::string> in_feasible;
+      for (const gemv::Config& c : all) in_feasible.insert(to_string(project(to_tune(c), g.fields)));
+      std::set<std::string> listed;
+      for (const Config& alt : g.alternatives) listed.insert(to_string(alt));
+      EXPECT_EQ(listed.size(), g.alternatives.size()) << describe(p) << " " << g.name << ": no duplicates";
+      EXPECT_EQ(listed, in_feasible) << describe(p) << " " << g.name;
+    }
+  }
+}
+
+// Beside any incumbent, every round lists the incumbent first and only feasible configurations, each with its group's
+// values as asked; the engine round from the default's fma reaches the bulk engine only through a refit (a persistent
+// grid with every warp on one tile).
+TEST(GemvSpace, EveryCandidateListHoldsTheIncumbentAndOnlyFeasibleConfigurations) {
+  for (const Problem& p : shapes()) {
+    const Space s = gemv_space(p);
+    for (const Config& incumbent : incumbents(p)) {
+      ASSERT_TRUE(feasible(incumbent, p)) << to_string(incumbent);
+      for (const Group& g : s.groups) {
+        SCOPED_TRACE(describe(p) + " " + g.name + " from " + to_string(incumbent));
+        const Candidates c = candidates(g, incumbent, s.infeasible, s.fit);
+        ASSERT_FALSE(c.configs.empty());
+        EXPECT_EQ(c.configs[0], incumbent);
+        std::set<std::string> seen;
+        for (const Config& cand : c.configs) {
+          EXPECT_TRUE(feasible(cand, p)) << to_string(cand);
+          EXPECT_TRUE(seen.insert(to_string(cand)).second) << to_string(cand);
+        }
+        EXPECT_EQ(int(c.configs.size()) + c.infeasible, c.enumerated);
+      }
+    }
+    const Tunable t = gemv_tunable(p, kSms);
+    if (to_gemv(t.warm_start).engine != gemv::Engine::fma) continue;
+    const Candidates engines = candidates(s.groups[0], t.warm_start, s.infeasible, s.fit);
+    EXPECT_GT(engines.refitted, 0) << describe(p);
+    std::set<std::string> reached;
+    for (const Config& cand : engines.configs) reached.insert(*find(cand, "engine"));
+    EXPECT_EQ(reached, (std::set<std::string>{"fma", "mma", "bulk"})) << describe(p);
+  }
+}
+
+// A refit keeps the values the round asked for and changes as few other fields as it can.
+TEST(GemvSpace, ARefitKeepsTheRoundsValuesAndChangesTheFewestOthers) {
+  const Problem p = shapes()[0];
+  const Space s = gemv_space(p);
+  const Config incumbent = gemv_tunable(p, kSms).warm_start;  // fma, no persistent grid
+  const Config bulk = apply(incumbent, parse("engine=bulk,cols=16,stages=4"));
+  ASSERT_FALSE(feasible(bulk, p));
+  const std::optional<Config> fitted = s.fit(bulk, s.groups[0].fields);
+  ASSERT_TRUE(fitted);
+  EXPECT_TRUE(feasible(*fitted, p));
+  EXPECT_EQ(project(*fitted, s.groups[0].fields), parse("engine=bulk,cols=16,stages=4"));
+  // The bulk engine needs a persistent grid and every consumer warp on the tile's K: two fields, no more.
+  const gemv::Config b = to_gemv(*fitted), from = to_gemv(incumbent);
+  EXPECT_TRUE(b.persistent);
+  EXPECT_EQ(b.ksplit, b.threads / 32);
+  EXPECT_EQ(b.threads, from.threads);
+  EXPECT_EQ(b.unroll, from.unroll);
+  EXPECT_EQ(b.hint, from.hint);
+  EXPECT_EQ(b.pdl, from.pdl);
+  // Values no feasible configuration has are not fitted.
+  EXPECT_FALSE(s.fit(apply(incumbent, parse("engine=mma,cols=4,stages=0")), s.groups[0].fields));
+}
+
+TEST(GemvSpace, AProblemOutsideTheFamilyIsUnsupported) {
+  const Problem nn = make_problem("nn", 1, 4096, 4096, DType::bf16, Layout::NN);
+  const Problem tall = make_problem("tall", 17, 4096, 4096, DType::bf16, Layout::TN);
+  const Problem fp8 = make_problem("fp8", 1, 4096, 4096, DType::fp8_e4m3, Layout::TN);
+  const std::pair<Problem, std::string> outside[] = {
+      {nn, "layout TN, not NN"}, {tall, "M = 1..16, not 17"}, {fp8, "only in bf16 and fp16, not fp8"}};
+  for (const auto& [p, why] : outside) {
+    EXPECT_TRUE(gemv_unsupported(p)) << describe(p);
+    EXPECT_THROW(gemv_space(p), Unsupported) << describe(p);
+    EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { gemv_tunable(p, kSms); }), why));
+  }
+  for (const Problem& p : shapes()) EXPECT_FALSE(gemv_unsupported(p)) << describe(p);
+  // Inside the family but with nothing feasible: K not whole 16-byte chunks of bf16.
+  const Problem odd = make_problem("odd", 1, 4096, 4092, DType::bf16, Layout::TN);
+  EXPECT_FALSE(gemv_unsupported(odd));
+  EXPECT_THROW(gemv_space(odd), Unsupported);
+}
+
+// A descent over the real space with a made-up latency: every candidate it times is feasible, the incumbent is in
+// every list, and it ends no slower than the default.
+TEST(GemvSpace, ADescentTimesOnlyFeasibleConfigurations) {
+  for (const Problem& p : shapes()) {
+    const Tunable t = gemv_tunable(p, kSms);
+    testkit::ScriptedMeasure m;
+    m.seed = 23;
+    m.truth = [](const Config& c) { return 20 + double(testkit::hash(23, to_string(c)) % 1000) / 50; };
+    const Case c{p.name, "gemv", p};
+    CaseResult r = start_case(c, t, "descent");
+    descend(r, t, m);
+    ASSERT_EQ(r.rounds.size(), 4u);
+    for (size_t i = 0; i < m.asked.size(); ++i) {
+      EXPECT_EQ(to_string(m.asked[i][0]), r.rounds[i].incumbent);
+      for (const Config& cand : m.asked[i]) EXPECT_TRUE(feasible(cand, p)) << to_string(cand);
+    }
+    EXPECT_LE(m.truth(parse(r.best)), m.truth(t.warm_start)) << describe(p);
+  }
+}
+
+// The database holds the family's canonical text, which its validation and the family's parser take.
+TEST(GemvSpace, AFinishedCaseEntersTheDatabaseAsTheFamilysText) {
+  const Problem p = shapes()[0];
+  const Tunable t = gemv_tunable(p, kSms);
+  testkit::ScriptedMeasure m;
+  m.truth = [](const Config& c) { return 20 + double(testkit::hash(5, to_string(c)) % 1000) / 50; };
+  Campaign campaign;
+  campaign.mode = "descent";
+  campaign.identity = {"NVIDIA H200", 132, "9.0", "580.1", "13.0", "13.1.0", "13.0", "0.1.0"};
+  campaign.cases.push_back(start_case({"dec1 bf16 TN gemv", "gemv", p}, t, "descent"));
+  descend(campaign.cases[0], t, m);
+  const select::Database db = to_database(campaign, "campaign.json");
+  const select::Entry* e = select::lookup(db, p, "gemv");
+  ASSERT_NE(e, nullptr);
+  const gemv::Config best = to_gemv(parse(campaign.cases[0].best));
+  EXPECT_EQ(e->config, gemv::to_string(best));
+  EXPECT_FALSE(select::invalid_config("gemv", e->config));
+  EXPECT_EQ(gemv::parse_config(e->config), best);
+}
+
+}  // namespace
+}  // namespace tilewise::tune
