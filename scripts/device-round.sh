@@ -252,7 +252,7 @@ for step in "$@"; do
       family_arms=selected:results/tune/cublaslt-llm24-db.json,selected:results/tune/sm90-llm24-db.json
       [ -f results/tune/gemv-llm24-db.json ] && family_arms+=,selected:results/tune/gemv-llm24-db.json
       timeout "${BENCH_TIMEOUT:-540}" "$bin" bench --suite suites/llm24.txt --dtypes "${SELECTED_DTYPES:-bf16,fp16,fp8}" \
-        --layouts "${SELECTED_LAYOUTS:-TN,NN}" --arms "$family_arms" \
+        --layouts "${SELECTED_LAYOUTS:-TN,NN}" ${SELECTED_ONLY:+--only "$SELECTED_ONLY"} --arms "$family_arms" \
         --baseline selected:results/tune/cublaslt-llm24-db.json -o "results/$name.json" 2>"$work/$name.log" \
         | tee "$work/$name-table.txt" | tail -n 3
       cp "results/$name.json" "$work/"
@@ -261,19 +261,26 @@ for step in "$@"; do
       # The library API with the committed databases (SELECTED_DB, merged, and decided by results/llm24-decide-*.json
       # where there are any) against cublaslt-default on llm24's 120 cases, warm as the campaigns were timed;
       # SELECTED_DTYPES and SELECTED_LAYOUTS take a part of them, into the receipt SELECTED_NAME. SELECTED_PREFER
-      # ("cublaslt:0.02") keeps that family on wins under the margin, into SELECTED_DB_OUT.
+      # ("cublaslt:0.02") adds a second database, that family kept on wins under the margin, as an arm beside the first.
       read -r -a databases <<<"${SELECTED_DB:-$(echo results/tune/*-llm24-db.json)}"
       decide=()
       for r in results/llm24-decide-*.json; do [ -f "$r" ] && decide+=(--decide "$r"); done
-      [ -n "${SELECTED_PREFER:-}" ] && decide+=(--prefer "${SELECTED_PREFER%%:*}" --margin "${SELECTED_PREFER##*:}")
       name=${SELECTED_NAME:-llm24-selected}
       db_out=${SELECTED_DB_OUT:-results/tune/llm24-db.json}
       # Merged where it is committed, so the receipt's arm names a file others can read.
       "$bin" db merge "${databases[@]}" "${decide[@]}" -o "$db_out" >"$work/$name-merge.txt" || continue
       cp "$db_out" "$work/"
+      arms=selected:$db_out
+      if [ -n "${SELECTED_PREFER:-}" ]; then
+        preferred=${db_out%.json}-prefer-${SELECTED_PREFER%%:*}.json
+        "$bin" db merge "${databases[@]}" "${decide[@]}" --prefer "${SELECTED_PREFER%%:*}" \
+          --margin "${SELECTED_PREFER##*:}" -o "$preferred" >>"$work/$name-merge.txt" || continue
+        cp "$preferred" "$work/"
+        arms+=,selected:$preferred
+      fi
       timeout "${BENCH_TIMEOUT:-540}" "$bin" bench --suite suites/llm24.txt --dtypes "${SELECTED_DTYPES:-bf16,fp16,fp8}" \
-        --layouts "${SELECTED_LAYOUTS:-TN,NN}" --arms "selected:$db_out,cublaslt-default" \
-        --baseline cublaslt-default -o "$work/$name.json" 2>"$work/$name.log" | tee "$work/$name-table.txt" | tail -n 4
+        --layouts "${SELECTED_LAYOUTS:-TN,NN}" --arms "$arms,cublaslt-default" \
+        --baseline cublaslt-default -o "$work/$name.json" 2>"$work/$name.log" | tee "$work/$name-table.txt" | tail -n 5
       ;;
     grid-vs-descent)
       # The capped one-shot grid and the descent on the same 12 cases (fresh campaigns, one after the other): final
