@@ -110,26 +110,39 @@ TEST(Sm90Sanitized, EachMechanismOnSmallShapes) {
     }
 }
 
-// Stream-K adds the partials of a tile in CTA order, so the same inputs give the same bits on every run.
+// Stream-K adds the partials of a tile in CTA order, so the same inputs give the same bits on every run: a last
+// partial wave streamed (2560^2), and one tile cut over many CTAs, down to more CTAs than k-tiles (K = 1024 is 16
+// k-tiles; at split 64 the grid of 64 CTAs leaves some empty), and 8 tiles cut over more CTAs than SMs.
 TEST(Sm90StreamK, DeterministicAcrossRuns) {
   TW_REQUIRE_GPU();
   device::Stream s;
-  const Problem p = make_problem("sk", 2560, 2560, 2560, DType::bf16, Layout::TN);
-  testkit::ArmBench bench(p, 1, 5, s.get(), 1);
-  device::Operands& ops = bench.ops;
-  auto arm = make_arm("sm90:block_m=256;block_n=128;stages=4;consumers=2;store=tma_ring;split=3");
-  arm->prepare(bench.wb);
-  std::vector<uint16_t> first(size_t(p.ldc * p.N)), again(first.size());
-  for (int run = 0; run < 5; ++run) {
-    ops.poison_output(0, s.get());
-    arm->launch(0, s.get());
-    TW_CUDA(cudaMemcpyAsync((run == 0 ? first : again).data(), ops.set(0).c.get(), first.size() * 2,
-                            cudaMemcpyDeviceToHost, s.get()));
-    s.sync();
-    if (run > 0) ASSERT_EQ(first, again) << "run " << run << " differs from the first";
+  const std::pair<Problem, const char*> runs[] = {
+      {make_problem("sk", 2560, 2560, 2560, DType::bf16, Layout::TN),
+       "sm90:block_m=256;block_n=128;stages=4;consumers=2;store=tma_ring;split=3"},
+      {make_problem("one_tile", 16, 32, 8192, DType::bf16, Layout::TN),
+       "sm90:block_m=16;block_n=64;stages=8;consumers=1;store=direct;split=32"},
+      {make_problem("few_k", 16, 16, 1024, DType::fp16, Layout::TN),
+       "sm90:block_m=16;block_n=64;stages=8;consumers=1;store=direct;split=64"},
+      {make_problem("eight_tiles", 100, 200, 4096, DType::bf16, Layout::TN),
+       "sm90:block_m=64;block_n=64;stages=8;consumers=1;store=direct;split=32"}};
+  for (const auto& [p, text] : runs) {
+    SCOPED_TRACE(describe(p) + " " + text);
+    testkit::ArmBench bench(p, 1, 5, s.get(), 1);
+    device::Operands& ops = bench.ops;
+    auto arm = make_arm(text);
+    arm->prepare(bench.wb);
+    std::vector<uint16_t> first(size_t(p.ldc * p.N)), again(first.size());
+    for (int run = 0; run < 5; ++run) {
+      ops.poison_output(0, s.get());
+      arm->launch(0, s.get());
+      TW_CUDA(cudaMemcpyAsync((run == 0 ? first : again).data(), ops.set(0).c.get(), first.size() * 2,
+                              cudaMemcpyDeviceToHost, s.get()));
+      s.sync();
+      if (run > 0) ASSERT_EQ(first, again) << "run " << run << " differs from the first";
+    }
+    const device::OutputError e = bench.ref.compare(ops.set(0).c.get(), s.get());
+    EXPECT_TRUE(receipt::is_correct(e.rel_err, receipt::correctness_bound(p.dtype)));
   }
-  const device::OutputError e = bench.ref.compare(ops.set(0).c.get(), s.get());
-  EXPECT_TRUE(receipt::is_correct(e.rel_err, receipt::correctness_bound(p.dtype)));
 }
 
 TEST(Sm90FirstRule, CorrectWhereverTmaCanLoadTheOperands) {

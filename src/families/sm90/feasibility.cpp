@@ -16,7 +16,9 @@ constexpr int kWidths[] = {8, 16, 32, 48, 64, 96, 128, 160, 192, 224, 256};
 constexpr int kStages[] = {2, 3, 4, 5, 6, 7, 8};  // capped by shared memory
 constexpr int kGroups[] = {1, 4, 8, 16};
 constexpr int kSplits[] = {1, 2, 3, 4};
-constexpr int kMaxSplit = 8;
+// The persistent grid is at most one CTA an SM, so a split beyond the SMs only evens out the pieces; past 64 a
+// 64-k-tile problem's pieces would be empty.
+constexpr int kMaxSplit = 64;
 // Accumulators per consumer thread that leave room for addresses and the epilogue in the 232 or 240 registers
 // a consumer gets after setmaxnreg.
 constexpr int kMaxAccumulators = 128;
