@@ -174,7 +174,10 @@ TEST(GemvConfig, TheMmaEngineNamesWhatItDoesNotTake) {
             "m=1,w=bf16,x=bf16,engine=fma,threads=256,cols=2,ksplit=2,unroll=2,hint=na,persistent=0,pdl=1");
   EXPECT_FALSE(default_config(decode(1, 12288, 4096), Format::q8_0).pdl);  // PDL only where it measured faster
   EXPECT_FALSE(default_config(decode(1, 12288, 4096, DType::fp8_e4m3), Format::bf16).pdl);
-  EXPECT_FALSE(default_config(decode(16, 12288, 4096), Format::bf16).pdl);
+  EXPECT_TRUE(default_config(decode(16, 12288, 4096), Format::bf16).pdl);  // the mma engine with 16-bit x
+  EXPECT_EQ(default_config(decode(16, 12288, 4096), Format::bf16).ksplit, 4);
+  EXPECT_EQ(default_config(decode(16, 4096, 16384), Format::bf16).ksplit, 8);
+  EXPECT_FALSE(default_config(decode(16, 12288, 4096, DType::fp8_e4m3), Format::fp8).pdl);
   EXPECT_EQ(default_config(decode(1, 12288, 4096), Format::int4_g128).threads, 128);
   EXPECT_EQ(default_config(decode(16, 12288, 4096, DType::fp8_e4m3), Format::fp8).unroll, 2);
   // Narrow N (fewer 16-column tiles than SMs): the FMA kernel, whatever M.
@@ -265,8 +268,12 @@ TEST(GemvConfig, DefaultIsFeasibleOnTheDecodeShapes) {
         // settings measured faster at M = 1: two warps on each pair of columns, two chunks at a time.
         const bool m1_split = c.engine == Engine::fma && p.M == 1 &&
                               (f == Format::bf16 || f == Format::fp16 || f == Format::q8_0);
+        // The mma engine with 16-bit x cuts K over at most four warps up to K = 8192 and launches with PDL.
+        const bool mma_chained = c.engine == Engine::mma && d != DType::fp8_e4m3;
+        if (mma_chained) EXPECT_TRUE(c.pdl && (p.K > 8192 || c.ksplit <= 4)) << to_string(c);
         if (m1_split) EXPECT_TRUE(c.ksplit == 2 && c.unroll == 2 && c.cols == 2) << to_string(c);
-        else if (p.N >= 4 * 132 * c.cols) EXPECT_GE((p.N + cta_cols(c) - 1) / cta_cols(c), 4 * 132);
+        else if (p.N >= 4 * 132 * c.cols && !(mma_chained && p.K <= 8192))
+          EXPECT_GE((p.N + cta_cols(c) - 1) / cta_cols(c), 4 * 132) << to_string(c);
       }
   EXPECT_THROW(default_config(decode(32, 64, 64), Format::bf16), Unsupported);
 }
@@ -387,6 +394,7 @@ TEST(GemvConfig, KernelBuildNamesTheInstantiation) {
   EXPECT_EQ(b.config_text, to_string(sample()));
   EXPECT_EQ(b.arch, "sm_90a");
   Config mma = default_config(decode(16, 12288, 4096, DType::fp16), Format::fp16);
+  mma.ksplit = 8, mma.pdl = false;
   EXPECT_EQ(kernel_build(mma).kernel_file, "gemv_mma.cuh");
   EXPECT_EQ(kernel_build(mma).name_expression, "tilewise::kernels::gemv::gemv_mma<16, 1, 1, 256, 8, 4, 2, 0>");
   mma.pdl = true;
