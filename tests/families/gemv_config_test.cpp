@@ -178,6 +178,7 @@ TEST(GemvConfig, TheMmaEngineNamesWhatItDoesNotTake) {
   EXPECT_EQ(default_config(decode(16, 12288, 4096), Format::bf16).ksplit, 4);
   EXPECT_EQ(default_config(decode(16, 4096, 16384), Format::bf16).ksplit, 8);
   EXPECT_FALSE(default_config(decode(16, 12288, 4096, DType::fp8_e4m3), Format::fp8).pdl);
+  EXPECT_FALSE(default_config(decode(16, 12288, 4096), Format::q8_0).pdl);
   EXPECT_EQ(default_config(decode(1, 12288, 4096), Format::int4_g128).threads, 128);
   EXPECT_EQ(default_config(decode(16, 12288, 4096, DType::fp8_e4m3), Format::fp8).unroll, 2);
   // Narrow N (fewer 16-column tiles than SMs): the FMA kernel, whatever M.
@@ -268,8 +269,8 @@ TEST(GemvConfig, DefaultIsFeasibleOnTheDecodeShapes) {
         // settings measured faster at M = 1: two warps on each pair of columns, two chunks at a time.
         const bool m1_split = c.engine == Engine::fma && p.M == 1 &&
                               (f == Format::bf16 || f == Format::fp16 || f == Format::q8_0);
-        // The mma engine with 16-bit x cuts K over at most four warps up to K = 8192 and launches with PDL.
-        const bool mma_chained = c.engine == Engine::mma && d != DType::fp8_e4m3;
+        // The mma engine on 16-bit weights cuts K over at most four warps up to K = 8192 and launches with PDL.
+        const bool mma_chained = c.engine == Engine::mma && (f == Format::bf16 || f == Format::fp16);
         if (mma_chained) EXPECT_TRUE(c.pdl && (p.K > 8192 || c.ksplit <= 4)) << to_string(c);
         if (m1_split) EXPECT_TRUE(c.ksplit == 2 && c.unroll == 2 && c.cols == 2) << to_string(c);
         else if (p.N >= 4 * 132 * c.cols && !(mma_chained && p.K <= 8192))

@@ -342,12 +342,13 @@ Config default_on(const Problem& p, Format weights, int sm_count, Engine engine)
   // At least four CTAs per SM, so the block scheduler can keep every SM streaming to the end: split K inside the CTA
   // when N alone gives too few.
   while ((p.N + cta_cols(c) - 1) / cta_cols(c) < 4 * int64_t(sm_count) && c.ksplit < c.threads / 32) c.ksplit *= 2;
-  if (engine == Engine::mma && p.dtype != DType::fp8_e4m3) {
-    // 16-bit x: what the gemv campaign chose on llm24's M = 16 shapes (results/tune/gemv-llm24-db.json), timed side by
-    // side with the rule above (results/llm24-gemv-mma-settings.json, decode-gemv-mma-settings.json): launched as a
-    // programmatic dependent, with K cut over at most four warps where K <= 8192 (d4k_qkv_dec 17.7 against 20.9 us,
-    // d4k_ffn_dec 35.0 against 38.2, d8k_qkv_dec 66.7 against 71.4, dec_m16_12288 29.4 against 29.6, dec_m4_12288
-    // 27.1 against 27.1); at K = 16384 four warps lost (42.2 against 37.1) and PDL alone won (36.2).
+  if (engine == Engine::mma && (weights == Format::bf16 || weights == Format::fp16)) {
+    // 16-bit weights: what the gemv campaign chose on llm24's M = 16 shapes (results/tune/gemv-llm24-db.json), timed
+    // side by side with the rule above (results/llm24-gemv-mma-settings.json, decode-gemv-mma-settings.json, bf16):
+    // launched as a programmatic dependent, with K cut over at most four warps where K <= 8192 (d4k_qkv_dec 17.7
+    // against 20.9 us, d4k_ffn_dec 35.0 against 38.2, d8k_qkv_dec 66.7 against 71.4, dec_m16_12288 29.4 against
+    // 29.6, dec_m4_12288 27.1 against 27.1); at K = 16384 four warps lost (42.2 against 37.1) and PDL alone won
+    // (36.2). Q8_0 weights ran 11-19% slower under it (results/decode-gemv-cold-4.json against -3.json, two runs).
     c.pdl = true;
     if (p.K <= 8192) c.ksplit = std::min(c.ksplit, 4);
   }
