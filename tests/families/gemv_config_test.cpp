@@ -179,6 +179,9 @@ TEST(GemvConfig, TheMmaEngineNamesWhatItDoesNotTake) {
   EXPECT_EQ(default_config(decode(16, 4096, 16384), Format::bf16).ksplit, 8);
   EXPECT_FALSE(default_config(decode(16, 12288, 4096, DType::fp8_e4m3), Format::fp8).pdl);
   EXPECT_FALSE(default_config(decode(16, 12288, 4096), Format::q8_0).pdl);
+  EXPECT_EQ(default_config(decode(16, 4096, 16384), Format::int4_g128).ksplit, 4);  // int4 and fp8: at every K
+  EXPECT_TRUE(default_config(decode(16, 4096, 16384), Format::fp8).pdl);
+  EXPECT_FALSE(default_config(decode(4, 12288, 4096), Format::fp8).pdl);  // measured at M = 16 only
   EXPECT_EQ(default_config(decode(1, 12288, 4096), Format::int4_g128).threads, 128);
   EXPECT_EQ(default_config(decode(16, 12288, 4096, DType::fp8_e4m3), Format::fp8).unroll, 2);
   // Narrow N (fewer 16-column tiles than SMs): the FMA kernel, whatever M.
@@ -269,11 +272,16 @@ TEST(GemvConfig, DefaultIsFeasibleOnTheDecodeShapes) {
         // settings measured faster at M = 1: two warps on each pair of columns, two chunks at a time.
         const bool m1_split = c.engine == Engine::fma && p.M == 1 &&
                               (f == Format::bf16 || f == Format::fp16 || f == Format::q8_0);
-        // The mma engine on 16-bit weights cuts K over at most four warps up to K = 8192 and launches with PDL.
-        const bool mma_chained = c.engine == Engine::mma && (f == Format::bf16 || f == Format::fp16);
-        if (mma_chained) EXPECT_TRUE(c.pdl && (p.K > 8192 || c.ksplit <= 4)) << to_string(c);
+        // The mma engine with 16-bit x, on 16-bit weights (and int4 and fp8 at M > 8), cuts K over at most four
+        // warps (16-bit weights: up to K = 8192) and launches with PDL.
+        const bool sixteen_bit = f == Format::bf16 || f == Format::fp16;
+        const bool mma_chained = c.engine == Engine::mma && d != DType::fp8_e4m3 &&
+                                 (sixteen_bit || ((f == Format::int4_g128 || f == Format::fp8) && p.M > 8));
+        const bool split4 = mma_chained && (!sixteen_bit || p.K <= 8192);
+        if (mma_chained) EXPECT_TRUE(c.pdl && (!split4 || c.ksplit <= 4)) << to_string(c);
+        else if (c.engine == Engine::mma) EXPECT_FALSE(c.pdl) << to_string(c);
         if (m1_split) EXPECT_TRUE(c.ksplit == 2 && c.unroll == 2 && c.cols == 2) << to_string(c);
-        else if (p.N >= 4 * 132 * c.cols && !(mma_chained && p.K <= 8192))
+        else if (p.N >= 4 * 132 * c.cols && !split4)
           EXPECT_GE((p.N + cta_cols(c) - 1) / cta_cols(c), 4 * 132) << to_string(c);
       }
   EXPECT_THROW(default_config(decode(32, 64, 64), Format::bf16), Unsupported);

@@ -342,15 +342,19 @@ Config default_on(const Problem& p, Format weights, int sm_count, Engine engine)
   // At least four CTAs per SM, so the block scheduler can keep every SM streaming to the end: split K inside the CTA
   // when N alone gives too few.
   while ((p.N + cta_cols(c) - 1) / cta_cols(c) < 4 * int64_t(sm_count) && c.ksplit < c.threads / 32) c.ksplit *= 2;
-  if (engine == Engine::mma && (weights == Format::bf16 || weights == Format::fp16)) {
-    // 16-bit weights: what the gemv campaign chose on llm24's M = 16 shapes (results/tune/gemv-llm24-db.json), timed
-    // side by side with the rule above (results/llm24-gemv-mma-settings.json, decode-gemv-mma-settings.json, bf16):
-    // launched as a programmatic dependent, with K cut over at most four warps where K <= 8192 (d4k_qkv_dec 17.7
-    // against 20.9 us, d4k_ffn_dec 35.0 against 38.2, d8k_qkv_dec 66.7 against 71.4, dec_m16_12288 29.4 against
-    // 29.6, dec_m4_12288 27.1 against 27.1); at K = 16384 four warps lost (42.2 against 37.1) and PDL alone won
-    // (36.2). Q8_0 weights ran 11-19% slower under it (results/decode-gemv-cold-4.json against -3.json, two runs).
+  // The mma engine as the gemv campaign chose it on llm24's M = 16 shapes (results/tune/gemv-llm24-db.json), where
+  // it was timed side by side with the rule above: launched as a programmatic dependent, with K cut over at most four
+  // warps. 16-bit weights (results/llm24-gemv-mma-settings.json, decode-gemv-mma-settings.json): d4k_qkv_dec 17.7
+  // against 20.9 us, d4k_ffn_dec 35.0 against 38.2, d8k_qkv_dec 66.7 against 71.4, dec_m16_12288 29.4 against 29.6,
+  // dec_m4_12288 27.1 against 27.1; at K = 16384 four warps lost (42.2 against 37.1) and PDL alone won (36.2). int4
+  // and fp8 weights at M = 16 (results/llm24-m16-gemv-cold-5.json): faster on all four wide shapes, K = 16384
+  // included (int4 18.4 against 20.1 us on d4k_qkv_dec, fp8 29.3 against 31.3 on d4k_down_dec). Not Q8_0, which ran
+  // 11-19% slower under it (results/decode-gemv-cold-4.json against -3.json), nor fp8 x.
+  const bool sixteen_bit = weights == Format::bf16 || weights == Format::fp16;
+  const bool chained = sixteen_bit || ((weights == Format::int4_g128 || weights == Format::fp8) && p.M > 8);
+  if (engine == Engine::mma && p.dtype != DType::fp8_e4m3 && chained) {
     c.pdl = true;
-    if (p.K <= 8192) c.ksplit = std::min(c.ksplit, 4);
+    if (!sixteen_bit || p.K <= 8192) c.ksplit = std::min(c.ksplit, 4);
   }
   if (engine == Engine::fma && p.M == 1) {
     // What measured faster than the rule above on both dec_m1_12288 and dec_m1_4096 (results/
