@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "core/suite.hpp"
 #include "expect_error.hpp"
+#include "real_space_descent.hpp"
 #include "scripted_measure.hpp"
 #include "select/database.hpp"
 #include "tune/campaign.hpp"
@@ -175,24 +176,10 @@ TEST(GemvSpace, AProblemOutsideTheFamilyIsUnsupported) {
   EXPECT_THROW(gemv_space(odd), Unsupported);
 }
 
-// A descent over the real space with a made-up latency: every candidate it times is feasible, the incumbent is in
-// every list, and it ends no slower than the default.
 TEST(GemvSpace, ADescentTimesOnlyFeasibleConfigurations) {
-  for (const Problem& p : shapes()) {
-    const Tunable t = gemv_tunable(p, kSms);
-    testkit::ScriptedMeasure m;
-    m.seed = 23;
-    m.truth = [](const Config& c) { return 20 + double(testkit::hash(23, to_string(c)) % 1000) / 50; };
-    const Case c{p.name, "gemv", p};
-    CaseResult r = start_case(c, t, "descent");
-    descend(r, t, m);
-    ASSERT_EQ(r.rounds.size(), 4u);
-    for (size_t i = 0; i < m.asked.size(); ++i) {
-      EXPECT_EQ(to_string(m.asked[i][0]), r.rounds[i].incumbent);
-      for (const Config& cand : m.asked[i]) EXPECT_TRUE(feasible(cand, p)) << to_string(cand);
-    }
-    EXPECT_LE(m.truth(parse(r.best)), m.truth(t.warm_start)) << describe(p);
-  }
+  for (const Problem& p : shapes())
+    testkit::expect_descent_times_only_feasible(p, "gemv", gemv_tunable(p, kSms), 23, 20,
+                                                [&](const Config& c) { return feasible(c, p); });
 }
 
 // The database holds the family's canonical text, which its validation and the family's parser take.

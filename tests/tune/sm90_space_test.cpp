@@ -8,6 +8,7 @@
 #include "core/suite.hpp"
 #include "expect_error.hpp"
 #include "families/sm90/heuristic.hpp"
+#include "real_space_descent.hpp"
 #include "scripted_measure.hpp"
 #include "tune/descent.hpp"
 #include "tune/sm90_space.hpp"
@@ -99,24 +100,11 @@ TEST(Sm90Space, LargeTilesReachTheTileRoundByARefit) {
   EXPECT_TRUE(wide);
 }
 
-// A descent over the real space with a made-up latency: every candidate it times is feasible, the incumbent is in
-// every list, and it ends no slower than the first rule.
 TEST(Sm90Space, ADescentTimesOnlyFeasibleConfigurations) {
-  for (const Problem& p : shapes()) {
-    const Tunable t = sm90_tunable(p);
-    testkit::ScriptedMeasure m;
-    m.seed = 17;
-    m.truth = [](const Config& c) { return 50 + double(testkit::hash(17, to_string(c)) % 1000) / 10; };
-    const Case c{p.name, "sm90", p};
-    CaseResult r = start_case(c, t, "descent");
-    descend(r, t, m);
-    ASSERT_EQ(r.rounds.size(), 4u);
-    for (size_t i = 0; i < m.asked.size(); ++i) {
-      EXPECT_EQ(to_string(m.asked[i][0]), r.rounds[i].incumbent);
-      for (const Config& cand : m.asked[i]) EXPECT_FALSE(sm90::infeasible(to_sm90(cand), p)) << to_string(cand);
-    }
-    EXPECT_LE(m.truth(parse(r.best)), m.truth(t.warm_start)) << describe(p);
-  }
+  for (const Problem& p : shapes())
+    testkit::expect_descent_times_only_feasible(p, "sm90", sm90_tunable(p), 17, 50, [&](const Config& c) {
+      return !sm90::infeasible(to_sm90(c), p);
+    });
 }
 
 }  // namespace
