@@ -177,6 +177,23 @@ __device__ __forceinline__ void store_out(void* out, long long index, float v) {
   else static_cast<__nv_bfloat16*>(out)[index] = __float2bfloat16_rn(v);
 }
 
+// The CTA's last step, shared by the three engines: output columns n0 .. n0 + cols (those under N), each token, the
+// sum of the SLICES partial sums partial(slice, col, m) in slice order (so the result is the same every run), times
+// the fp8 format's channel scale. Threads first, first + stride, ... take one (column, token) each.
+template <int M, int WF, int XT, int SLICES, typename Partial>
+__device__ __forceinline__ void store_columns(int first, int stride, int n0, int cols, int N, const void* scales,
+                                              void* out, long long ldc, const Partial& partial) {
+  for (int i = first; i < cols * M; i += stride) {
+    const int m = i % M, col = i / M, n = n0 + col;
+    if (n >= N) continue;
+    float sum = 0.0f;
+#pragma unroll
+    for (int s = 0; s < SLICES; ++s) sum += partial(s, col, m);
+    if constexpr (WF == w_fp8) sum *= __ldg(static_cast<const float*>(scales) + n);
+    store_out<XT>(out, (long long)n * ldc + m, sum);
+  }
+}
+
 // Registers a thread may use so THREADS of them fit the SM's 64K (255 at most; a multiple of 8, the allocation
 // unit); src/families/gemv/config.cpp's register_limit() is the same rule. The cap is given as __maxnreg__, not as
 // __launch_bounds__(THREADS): under .maxntid ptxas (CUDA 13.0) chose register targets far under the cap (40, 48, 64,
@@ -311,17 +328,8 @@ __global__ void __maxnreg__(register_limit<THREADS>)
 #pragma unroll
         for (int m = 0; m < M; ++m) partial[ks][cg][c][m] = acc[c][m];
     __syncthreads();
-    for (int t = threadIdx.x; t < cta_cols * M; t += THREADS) {
-      const int m = t % M, col = t / M, g = col / COLS, c = col % COLS;
-      const int n = blk * cta_cols + col;
-      if (n < N) {
-        float sum = 0.0f;
-#pragma unroll
-        for (int s = 0; s < KSPLIT; ++s) sum += partial[s][g][c][m];
-        if constexpr (WF == w_fp8) sum *= __ldg(static_cast<const float*>(scales) + n);
-        store_out<XT>(out, (long long)n * ldc + m, sum);
-      }
-    }
+    store_columns<M, WF, XT, KSPLIT>(threadIdx.x, THREADS, blk * cta_cols, cta_cols, N, scales, out, ldc,
+                                     [&](int s, int col, int m) { return partial[s][col / COLS][col % COLS][m]; });
     __syncthreads();  // `partial` is reused by the next block of a persistent grid
   }
 }

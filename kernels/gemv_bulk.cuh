@@ -88,9 +88,6 @@ __global__ void __maxnreg__(register_limit<(WARPS + 1) * 32>)
   static_assert(M >= 1 && M <= 16 && WARPS >= 1 && UNROLL >= 1 && STAGES >= 2, "bad gemv configuration");
   using P = MmaPiece<WF, XT>;
   using L = BulkLayout<M, WF, XT, WARPS, UNROLL, STAGES>;
-  static_assert((WF == w_bf16 && XT == x_bf16) || (WF == w_fp16 && XT == x_fp16) || WF == w_fp8 ||
-                    (P::grouped && XT != x_fp8),
-                "the bulk engine takes what the mma engine takes");
   constexpr int tiles_m = TokenRows<M, WF, XT>::tiles;  // 8-token halves of x
   extern __shared__ __align__(128) unsigned char smem[];
   float(*partial)[WARPS][16][M] = reinterpret_cast<float(*)[WARPS][16][M]>(smem + L::partial_offset);
@@ -222,17 +219,8 @@ __global__ void __maxnreg__(register_limit<(WARPS + 1) * 32>)
     // barrier, so every warp has finished reading tile i's.
     store_fragment<M, tiles_m>(acc, g, q, partial[buffer][warp]);
     consumers_sync<WARPS>();
-    for (int i = threadIdx.x; i < 16 * M; i += WARPS * 32) {
-      const int m = i % M, col = i / M;
-      const int n = tile * 16 + col;
-      if (n < N) {
-        float sum = 0.0f;
-#pragma unroll
-        for (int s = 0; s < WARPS; ++s) sum += partial[buffer][s][col][m];
-        if constexpr (WF == w_fp8) sum *= __ldg(static_cast<const float*>(scales) + n);
-        store_out<XT>(out, (long long)n * ldc + m, sum);
-      }
-    }
+    store_columns<M, WF, XT, WARPS>(threadIdx.x, WARPS * 32, tile * 16, 16, N, scales, out, ldc,
+                                    [&](int s, int col, int m) { return partial[buffer][s][col][m]; });
     buffer ^= 1;
   }
 }

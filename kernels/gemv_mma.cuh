@@ -133,6 +133,9 @@ struct MmaPiece {
   static constexpr int steps = XT == x_fp8 ? elems / 8 : elems / 4;   // mmas one piece feeds: a lane gives 8 or 4 k a row
   // A grouped format's four lanes of a row read one group: slices of K are whole groups.
   static_assert(!grouped || WeightFormat<WF>::group == 4 * elems, "four pieces make one group");
+  // What both mma engines take (src/families/gemv/config.cpp, mma_infeasible, says why the rest is refused).
+  static_assert((WF == w_bf16 && XT == x_bf16) || (WF == w_fp16 && XT == x_fp16) || WF == w_fp8 || (grouped && XT != x_fp8),
+                "the mma engines take 16-bit weights of the activation's type, fp8, or Q8_0 and int4 g128 with 16-bit x");
 };
 
 // The activations a lane feeds to B: token g, and g + 8 for the second 8-token half (M > 8); past M it feeds zeros.
@@ -210,9 +213,6 @@ __global__ void __maxnreg__(register_limit<THREADS>)
              const void* __restrict__ scales, void* __restrict__ out, long long ldc, int N, int K) {
   static_assert(M >= 1 && M <= 16 && THREADS % 32 == 0 && (THREADS / 32) % KSPLIT == 0, "bad gemv configuration");
   using P = MmaPiece<WF, XT>;
-  static_assert((WF == w_bf16 && XT == x_bf16) || (WF == w_fp16 && XT == x_fp16) || WF == w_fp8 ||
-                    (P::grouped && XT != x_fp8),
-                "the mma engine takes 16-bit weights of the activation's type, fp8, or Q8_0 and int4 g128 with 16-bit x");
   constexpr int warps = THREADS / 32, col_groups = warps / KSPLIT, cta_cols = col_groups * 16;
   constexpr int tiles = TokenRows<M, WF, XT>::tiles;  // 8-token halves of x
   constexpr int unit = P::grouped ? 4 : 1;
@@ -280,17 +280,8 @@ __global__ void __maxnreg__(register_limit<THREADS>)
 
     store_fragment<M, tiles>(acc, g, q, partial[ks][cg]);
     __syncthreads();
-    for (int i = threadIdx.x; i < cta_cols * M; i += THREADS) {
-      const int m = i % M, col = i / M;
-      const int n = blk * cta_cols + col;
-      if (n < N) {
-        float sum = 0.0f;
-#pragma unroll
-        for (int s = 0; s < KSPLIT; ++s) sum += partial[s][col / 16][col % 16][m];
-        if constexpr (WF == w_fp8) sum *= __ldg(static_cast<const float*>(scales) + n);
-        store_out<XT>(out, (long long)n * ldc + m, sum);
-      }
-    }
+    store_columns<M, WF, XT, KSPLIT>(threadIdx.x, THREADS, blk * cta_cols, cta_cols, N, scales, out, ldc,
+                                     [&](int s, int col, int m) { return partial[s][col / 16][col % 16][m]; });
     __syncthreads();  // `partial` is reused by the next block of a persistent grid
   }
 }
