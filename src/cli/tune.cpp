@@ -56,6 +56,12 @@ std::string case_line(const tune::CaseResult& r) {
                      r.best, rounds);
 }
 
+// Why `family` does not tune `p`, or nothing when it does: gemv is a decode family (tune/gemv_space.hpp); sm90 and
+// cuBLASLt take every problem that validates, and record one they cannot run as a failed case.
+std::optional<std::string> declines(const std::string& family, const Problem& p) {
+  return family == "gemv" ? tune::gemv_unsupported(p) : std::nullopt;
+}
+
 }  // namespace
 
 std::vector<tune::Case> tune_cases(const TuneOptions& o) {
@@ -64,6 +70,7 @@ std::vector<tune::Case> tune_cases(const TuneOptions& o) {
     if (std::find(std::begin(known), std::end(known), f) == std::end(known))
       throw Error(fmt::format("--family '{}': the tuner knows {}", f, fmt::join(known, ", ")));
   std::vector<tune::Case> cases;
+  std::map<std::string, std::string> declined;  // a family's last reason to leave a problem out
   for (const SuiteCase& sc : expand_suites(o.suites, o.only, o.dtypes, o.layouts)) {
     const SuiteEntry& e = sc.entry;
     const Problem p = make_problem(e.name, e.M, e.N, e.K, sc.dtype, sc.layout);
@@ -73,14 +80,17 @@ std::vector<tune::Case> tune_cases(const TuneOptions& o) {
       continue;  // a combination nothing supports (fp8 NN)
     }
     for (const std::string& f : o.families) {
-      if (f == "gemv" && tune::gemv_unsupported(p)) continue;  // a decode family: small M in TN only
+      if (const auto why = declines(f, p)) {
+        declined[f] = *why;
+        continue;
+      }
       cases.push_back({fmt::format("{} {} {} {}", e.name, to_string(sc.dtype), to_string(sc.layout), f), f, p});
     }
   }
   for (const std::string& f : o.families)
     if (std::none_of(cases.begin(), cases.end(), [&](const tune::Case& c) { return c.family == f; }))
       throw Error(fmt::format("the suites, dtypes and layouts given make no case for the family {}{}", f,
-                              f == "gemv" ? " (it takes TN problems in bf16 or fp16 with M <= 16)" : ""));
+                              declined.count(f) ? fmt::format(" ({})", declined[f]) : ""));
   return cases;
 }
 

@@ -43,12 +43,6 @@ void LoadedKernel::set_max_dynamic_shared(int bytes) {
         "raising the dynamic shared-memory limit", name_);
 }
 
-void LoadedKernel::prefer_shared_memory() {
-  check(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel_), cudaFuncAttributePreferredSharedMemoryCarveout,
-                             int(cudaSharedmemCarveoutMaxShared)),
-        "preferring shared memory in the carveout", name_);
-}
-
 cudaFuncAttributes LoadedKernel::attributes() const {
   cudaFuncAttributes attr{};
   check(cudaFuncGetAttributes(&attr, reinterpret_cast<const void*>(kernel_)), "reading the attributes", name_);

@@ -17,8 +17,6 @@ class LoadedKernel {
   // Raises the dynamic shared-memory limit once; launches with optional cluster dimensions, and optionally as a
   // programmatic dependent of the work before it in the stream (the kernel must wait for it: griddepcontrol.wait).
   void set_max_dynamic_shared(int bytes);
-  // Asks for the whole unified L1 / shared-memory array as shared memory (the driver's own split is kept otherwise).
-  void prefer_shared_memory();
   void launch(dim3 grid, dim3 block, int shared_bytes, cudaStream_t stream, void** args, dim3 cluster = {1, 1, 1},
               bool programmatic = false) const;
   // What the loaded kernel takes at most (threads a CTA, which its registers limit; dynamic shared memory, as raised).

@@ -349,7 +349,8 @@ Config default_on(const Problem& p, Format weights, int sm_count, Engine engine)
   // dec_m4_12288 27.1 against 27.1; at K = 16384 four warps lost (42.2 against 37.1) and PDL alone won (36.2). int4
   // and fp8 weights at M = 16 (results/llm24-m16-gemv-cold-5.json): faster on all four wide shapes, K = 16384
   // included (int4 18.4 against 20.1 us on d4k_qkv_dec, fp8 29.3 against 31.3 on d4k_down_dec). Not Q8_0, which ran
-  // 11-19% slower under it (results/decode-gemv-cold-4.json against -3.json), nor fp8 x.
+  // 15-19% slower under it on the M = 16 shapes with K <= 8192 (results/llm24-m16-gemv-cold-4.json and
+  // decode-gemv-cold-4.json against their -3 receipts, two runs), nor fp8 x.
   const bool sixteen_bit = weights == Format::bf16 || weights == Format::fp16;
   const bool chained = sixteen_bit || ((weights == Format::int4_g128 || weights == Format::fp8) && p.M > 8);
   if (engine == Engine::mma && p.dtype != DType::fp8_e4m3 && chained) {
@@ -362,13 +363,13 @@ Config default_on(const Problem& p, Format weights, int sm_count, Engine engine)
     // of K two chunks at a time (bf16 25.5 against 26.5 us and 9.6 against 10.7; Q8_0 16.7 against 16.8 and 8.2
     // against 9.0). int4: CTAs of 128 threads, whose dequantization keeps each warp busy longest (13.8 against 14.5
     // and 8.5 against 8.7). fp8 weights: no setting was faster on both.
-    if (weights == Format::bf16 || weights == Format::fp16 || weights == Format::q8_0) {
+    if (sixteen_bit || weights == Format::q8_0) {
       c.ksplit = 2, c.unroll = 2;
       // 16-bit weights with 16-bit x are launched as programmatic dependents: on every M = 1 decode shape, bf16 and
       // fp16, each launch's start overlapped the tail of the one before (results/decode-gemv-pdl-bf16.json, -fp16:
       // dec_m1_12288 23.6 against 25.5 us, dec_m1_4096 8.6 against 9.3, dec_m1_8k 102.9 against 107.6). Q8_0, int4
       // and fp8 weights, whose warps spend longer dequantizing, ran as fast or slower (results/decode-gemv-prefetch.json).
-      c.pdl = weights != Format::q8_0 && p.dtype != DType::fp8_e4m3;
+      c.pdl = sixteen_bit && p.dtype != DType::fp8_e4m3;
     } else if (weights == Format::int4_g128) {
       c.threads = 128, c.ksplit = std::min(c.ksplit, 4);
     }

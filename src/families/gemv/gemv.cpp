@@ -45,13 +45,7 @@ Kernel::Kernel(const Config& c) : config_(c) {
   if (c.engine == Engine::bulk) {
     kernel_->set_max_dynamic_shared(bulk_shared_bytes(c));
     resident_ctas_ = sm_count_ * kernel_->max_active_blocks_per_sm(block_threads(c), bulk_shared_bytes(c));
-    if (resident_ctas_ < 1) {
-      // The driver's default split of L1 and shared memory may leave too little: ask for all of it and query again.
-      // (The one failure seen, at 142 KB, was the registers instead: the kernel took at most 256 threads, which the
-      // error below names; whether this retry ever helps has not been seen.)
-      kernel_->prefer_shared_memory();
-      resident_ctas_ = sm_count_ * kernel_->max_active_blocks_per_sm(block_threads(c), bulk_shared_bytes(c));
-    }
+    // The one failure seen (at 142 KB of shared memory) was the registers: the kernel took at most 256 threads.
     if (resident_ctas_ < 1)
       throw Error(fmt::format("gemv {}: not one CTA fits an SM ({} threads of {} registers, {} bytes of shared memory; "
                               "the kernel takes at most {} threads and {} bytes of dynamic shared memory)",
