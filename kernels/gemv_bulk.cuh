@@ -162,7 +162,7 @@ __global__ void __maxnreg__(register_limit<(WARPS + 1) * 32>)
 
   // A consumer warp: lane (g, q) takes rows g and g + 8 of the tile and quarter q of each unit.
   const int g = lane / 4, q = lane % 4;
-  const TokenRows<M, WF, XT> tokens(x, ldx * P::x_bytes, g);
+  const TokenRows<M, WF, XT> tokens(x, ldx, g);
   if constexpr (PDL) wait_for_prerequisites();  // x and the output belong to the stream's order
 
   int stage = 0, buffer = 0;

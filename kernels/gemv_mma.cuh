@@ -25,10 +25,7 @@
 // THREADS (warps: THREADS/32/KSPLIT column groups of 16 columns); KSPLIT warps share columns, each one contiguous
 // slice of K (whole groups), reduced through shared memory in a fixed order; UNROLL pieces per row a lane loads
 // before it computes (two rows: 2 * UNROLL pieces in flight per lane); HINT the weight stream's cache policy; PDL as
-// in gemv.cuh; XSMEM 1: x is staged in shared memory once per CTA (StagedX) and each piece's x is read from there
-// just before its mmas, so no register holds x while the weights are in flight. That is what bounded the bytes a
-// lane could keep in flight at M = 1, where x's pieces (four 16-byte loads a piece for int4) took as many registers
-// as the weights and the lanes of the other seven tokens held them as zeros.
+// in gemv.cuh.
 #include "gemv.cuh"
 
 namespace tilewise::kernels::gemv {
@@ -142,18 +139,17 @@ struct MmaPiece {
 };
 
 // The activations a lane feeds to B: token g, and g + 8 for the second 8-token half (M > 8); past M it feeds zeros.
-// x is read from global memory (ldx elements a row), or with STAGED from its copy in shared memory (StagedX).
-template <int M, int WF, int XT, bool STAGED = false>
+template <int M, int WF, int XT>
 struct TokenRows {
   static constexpr int tiles = M > 8 ? 2 : 1;
   using P = MmaPiece<WF, XT>;
   const unsigned char* row[tiles];
   bool has[tiles];
-  __device__ __forceinline__ TokenRows(const unsigned char* x, long long row_bytes, int g) {
+  __device__ __forceinline__ TokenRows(const unsigned char* x, long long ldx, int g) {
 #pragma unroll
     for (int t = 0; t < tiles; ++t) {
       has[t] = g + 8 * t < M;
-      row[t] = x + (long long)(has[t] ? g + 8 * t : 0) * row_bytes;
+      row[t] = x + (long long)(has[t] ? g + 8 * t : 0) * ldx * P::x_bytes;
     }
   }
   // x's elements matching this lane's piece `piece` of a row (zeros where `in` is false or past M).
@@ -161,34 +157,9 @@ struct TokenRows {
 #pragma unroll
     for (int t = 0; t < tiles; ++t)
 #pragma unroll
-      for (int j = 0; j < P::x_vecs; ++j) {
-        const uint4* p = reinterpret_cast<const uint4*>(row[t] + piece * P::elems * P::x_bytes + 16 * j);
-        xv[t][j] = !(in && has[t]) ? make_uint4(0, 0, 0, 0) : STAGED ? *p : __ldg(p);
-      }
-  }
-};
-
-// x staged in shared memory (XSMEM = 1): the CTA copies the M rows of K activations once, with cp.async, after the
-// grid before it has finished (PDL) and before its first mma. A row takes row_bytes: K's bytes rounded up to 128 and
-// 64 more, so the rows of tokens g and g + 1 start half a bank cycle apart and the eight lanes of a 16-byte shared
-// load phase (two tokens, four quarters of k) read distinct banks. src/families/gemv/config.cpp (x_shared_bytes)
-// is the same rule; the kernel's dynamic shared memory is M rows.
-template <int XT>
-struct StagedX {
-  static constexpr int x_bytes = XT == x_fp8 ? 1 : 2;
-  static __device__ __forceinline__ long long row_bytes(int K) { return ((long long)K * x_bytes + 127) / 128 * 128 + 64; }
-  // Every thread of the CTA takes every `threads`-th 16-byte chunk; all have landed when this returns.
-  static __device__ __forceinline__ void stage(unsigned char* staged, const unsigned char* x, long long ldx, int M,
-                                               int K, int threads) {
-    const int chunks = K * x_bytes / 16;  // feasibility: K's bytes are whole 16-byte chunks, rows 16-byte aligned
-    const long long row = row_bytes(K);
-    for (int i = threadIdx.x; i < M * chunks; i += threads) {
-      const int m = i / chunks, c = i % chunks;
-      const unsigned dst = unsigned(__cvta_generic_to_shared(staged + m * row + 16 * c));
-      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(x + m * ldx * x_bytes + 16LL * c));
-    }
-    asm volatile("cp.async.commit_group;\n\tcp.async.wait_all;" ::: "memory");
-    __syncthreads();
+      for (int j = 0; j < P::x_vecs; ++j)
+        xv[t][j] = in && has[t] ? __ldg(reinterpret_cast<const uint4*>(row[t] + piece * P::elems * P::x_bytes + 16 * j))
+                                : make_uint4(0, 0, 0, 0);
   }
 };
 
@@ -236,7 +207,7 @@ __device__ __forceinline__ void store_fragment(const float (&acc)[TILES][4], int
     }
 }
 
-template <int M, int WF, int XT, int THREADS, int KSPLIT, int UNROLL, int HINT, int PDL, int XSMEM>
+template <int M, int WF, int XT, int THREADS, int KSPLIT, int UNROLL, int HINT, int PDL>
 __global__ void __maxnreg__(register_limit<THREADS>)
     gemv_mma(const unsigned char* __restrict__ x, long long ldx, const unsigned char* __restrict__ w, long long w_row_bytes,
              const void* __restrict__ scales, void* __restrict__ out, long long ldc, int N, int K) {
@@ -258,14 +229,11 @@ __global__ void __maxnreg__(register_limit<THREADS>)
   unsigned long long policy = 0;
   if constexpr (HINT == hint_evict_first) asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
 
-  extern __shared__ __align__(16) unsigned char x_staged[];
-  const TokenRows<M, WF, XT, XSMEM> tokens(XSMEM ? x_staged : x, XSMEM ? StagedX<XT>::row_bytes(K) : ldx * P::x_bytes, g);
+  const TokenRows<M, WF, XT> tokens(x, ldx, g);
 
   const int blocks = (N + cta_cols - 1) / cta_cols;
-  // Prefetch the first block's first step, then wait (gemv.cuh, launch_dependents); staging x waits for its copies
-  // too, so the weights are asked for first there as well.
-  if constexpr (PDL || XSMEM) {
-    if constexpr (PDL) launch_dependents();
+  if constexpr (PDL) {  // prefetch the first block's first step, then wait (gemv.cuh, launch_dependents)
+    launch_dependents();
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u)
 #pragma unroll
@@ -273,9 +241,8 @@ __global__ void __maxnreg__(register_limit<THREADS>)
         if (c_begin + 4 * u + q < c_end)
           prefetch_l2(w + (long long)min(int(blockIdx.x) * cta_cols + cg * 16 + g + 8 * r, N - 1) * w_row_bytes +
                       (long long)(c_begin + 4 * u + q) * P::bytes);
-    if constexpr (PDL) wait_for_prerequisites();
+    wait_for_prerequisites();
   }
-  if constexpr (XSMEM) StagedX<XT>::stage(x_staged, x, ldx, M, K, THREADS);
   for (int blk = blockIdx.x; blk < blocks; blk += gridDim.x) {  // grid-stride: a persistent grid loops
     const int n0 = blk * cta_cols + cg * 16;
     // Rows past N read row N - 1 (kept in bounds, no predicate in the stream) and are never stored.
@@ -305,13 +272,10 @@ __global__ void __maxnreg__(register_limit<THREADS>)
                                                ci * P::bytes / 16)  // group_scale counts 16-byte chunks
                              : 0.0f;
         }
-        if constexpr (!XSMEM) tokens.load(ci, in, xv[u]);
+        tokens.load(ci, in, xv[u]);
       }
 #pragma unroll
-      for (int u = 0; u < UNROLL; ++u) {
-        if constexpr (XSMEM) tokens.load(base + 4 * u + q, base + 4 * u + q < c_end, xv[u]);
-        mma_piece<WF, XT, tiles>(wv[u], xv[u], scale[u], acc);
-      }
+      for (int u = 0; u < UNROLL; ++u) mma_piece<WF, XT, tiles>(wv[u], xv[u], scale[u], acc);
     }
 
     store_fragment<M, tiles>(acc, g, q, partial[ks][cg]);

@@ -14,7 +14,7 @@ namespace {
 const Group kGroups[] = {
     {"engine", {"engine", "cols", "stages"}},
     {"split", {"threads", "ksplit"}},
-    {"depth", {"unroll", "prefetch", "xsmem"}},
+    {"depth", {"unroll", "prefetch"}},
     {"stream", {"hint", "persistent", "pdl"}},
 };
 
@@ -45,10 +45,9 @@ std::optional<Config> nearest(const std::vector<Config>& feasible, const Config&
 
 Config to_tune(const gemv::Config& c) {
   Config t = parse(gemv::to_string(c));
-  std::erase_if(t.fields, [](const auto& kv) { return kv.first == "stages" || kv.first == "prefetch" || kv.first == "xsmem"; });
+  std::erase_if(t.fields, [](const auto& kv) { return kv.first == "stages" || kv.first == "prefetch"; });
   t.fields.emplace_back("stages", std::to_string(c.stages));
   t.fields.emplace_back("prefetch", c.prefetch ? "1" : "0");
-  t.fields.emplace_back("xsmem", c.xsmem ? "1" : "0");
   return t;
 }
 

@@ -5,8 +5,7 @@
 //   engine  engine, cols, stages          what does the products and how many columns a warp owns; the ring depth
 //                                         only the bulk engine has goes with it, so its candidates are whole
 //   split   threads, ksplit               the CTA's shape and how K is cut over its warps
-//   depth   unroll, prefetch, xsmem       16-byte loads in flight, the fma engine's next step loaded ahead, and the
-//                                         mma engine's x in shared memory (which frees registers for them)
+//   depth   unroll, prefetch              16-byte loads in flight, and the fma engine's next step loaded ahead
 //   stream  hint, persistent, pdl         cache policy, grid, programmatic dependent launch
 // Each group lists the values of gemv::feasible_set; whole candidates are filtered by gemv::infeasible. An engine
 // binds fields of the other groups (the bulk engine runs a persistent grid with every warp on one tile; prefetch is
@@ -29,9 +28,9 @@ Space gemv_space(const Problem& p);
 // The space with gemv::default_config as the warm start.
 Tunable gemv_tunable(const Problem& p, int sm_count);
 
-// Through the family's canonical string, with stages, prefetch and xsmem always written out, last and in that
-// order: the family's text leaves them out at 0, but the groups open them, so every configuration must have them
-// (and gemv::parse_config takes them at 0).
+// Through the family's canonical string, with stages and prefetch always written out, last and in that order: the
+// family's text leaves them out at 0, but the groups open them, so every configuration must have them (and
+// gemv::parse_config takes them at 0).
 Config to_tune(const gemv::Config& c);
 gemv::Config to_gemv(const Config& c);
 

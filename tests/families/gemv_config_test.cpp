@@ -55,14 +55,6 @@ TEST(GemvConfig, CanonicalStringAndJsonRoundTrip) {
   mma.engine = Engine::mma;
   EXPECT_EQ(parse_config(to_string(mma)), mma);
   EXPECT_TRUE(testkit::Contains(to_string(mma), ",engine=mma,"));
-  Config staged = mma;  // printed only where set, like prefetch
-  staged.xsmem = true;
-  EXPECT_EQ(to_string(staged), to_string(mma) + ",xsmem=1");
-  EXPECT_EQ(parse_config(to_string(staged)), staged);
-  EXPECT_EQ(parse_config(to_string(mma) + ",xsmem=0"), mma);
-  EXPECT_TRUE(nlohmann::json(staged).at("xsmem").get<bool>());
-  EXPECT_TRUE(Contains(describe(staged), "x in shared memory"));
-  EXPECT_THROW(parse_config(to_string(mma) + ",xsmem=2"), Error);
   const nlohmann::json j = c;
   EXPECT_EQ(j.at("family"), "gemv");
   EXPECT_EQ(j.at("group"), 128);
@@ -201,38 +193,6 @@ TEST(GemvConfig, TheMmaEngineNamesWhatItDoesNotTake) {
   EXPECT_EQ(default_config(decode(2, 12288, 4096), Format::int4_g128, 132, Engine::fma).threads, 256);
 }
 
-// x staged in shared memory: the mma engine's alone, under 48 KB, and what it takes is the launch's dynamic shared
-// memory; in registers one piece at a time instead of every piece in flight.
-TEST(GemvConfig, StagedXIsTheMmaEnginesUnder48KB) {
-  Config c = default_config(decode(1, 12288, 4096), Format::int4_g128, 132, Engine::mma);
-  c.xsmem = true;
-  EXPECT_EQ(infeasible(c, decode(1, 12288, 4096)), "");
-  EXPECT_EQ(x_shared_bytes(c, 4096), 4096 * 2 + 64);       // one row, 64 bytes past a multiple of 128
-  EXPECT_EQ(x_shared_bytes(c, 4104), (4104 * 2 + 127) / 128 * 128 + 64);
-  EXPECT_EQ(shared_bytes(c, 4096), x_shared_bytes(c, 4096));
-  Config plain = c;
-  plain.xsmem = false;
-  EXPECT_EQ(x_shared_bytes(plain, 4096), 0);
-  EXPECT_LT(register_estimate(c), register_estimate(plain));  // x's pieces are no longer in flight with the weights
-  Config four = default_config(decode(4, 12288, 4096), Format::bf16, 132, Engine::mma);
-  four.xsmem = true;
-  EXPECT_EQ(infeasible(four, decode(4, 12288, 4096)), "");  // 4 x 8256 bytes
-  Config eight = default_config(decode(8, 12288, 4096), Format::bf16, 132, Engine::mma);
-  eight.xsmem = true;
-  EXPECT_TRUE(Contains(infeasible(eight, decode(8, 12288, 4096)), "over 48 KB"));
-  EXPECT_TRUE(Contains(infeasible(c, decode(1, 12288, 32768)), "K = 32768"));
-  Config fma = default_config(decode(1, 12288, 4096), Format::bf16);
-  fma.xsmem = true;
-  EXPECT_TRUE(Contains(infeasible(fma, decode(1, 12288, 4096)), "xsmem = 1 is for the mma engine"));
-  Config bulk = default_config(decode(1, 12288, 4096), Format::bf16, 132, Engine::bulk);
-  bulk.xsmem = true;
-  EXPECT_TRUE(Contains(infeasible(bulk, decode(1, 12288, 4096)), "xsmem = 1 is for the mma engine"));
-  // The tuner meets it: the feasible set holds staged and unstaged mma configurations.
-  const std::vector<Config> set = feasible_set(decode(1, 12288, 4096), Format::int4_g128);
-  EXPECT_NE(std::find(set.begin(), set.end(), c), set.end());
-  EXPECT_NE(std::find(set.begin(), set.end(), plain), set.end());
-}
-
 TEST(GemvConfig, TheBulkEngineNamesWhatItDoesNotTake) {
   const Problem p = decode(1, 12288, 4096);
   const Config c = default_config(p, Format::bf16, 132, Engine::bulk);
@@ -340,9 +300,8 @@ TEST(GemvConfig, FeasibleSetIsLegalAndHoldsTheDefault) {
 // JIT cache keeps the cubins): every default the decode suite and llm24's M <= 16 shapes take in every format and
 // activation type (so every arm's default on dec_m1_12288 and dec_m16_12288), the defaults at the GPU tests' odd
 // shape (N = 200, K = 384, where K splits eight ways), and the register-pressure edge of the feasible set: for M at
-// both ends and between, each format, 16-bit and fp8 activations, each thread count and engine (the mma engine with
-// x in registers and staged in shared memory), the feasible configuration with the largest register estimate (among
-// those, the cache hint that takes a register more, the deepest K split).
+// both ends and between, each format, 16-bit and fp8 activations and each thread count, the feasible configuration
+// with the largest register estimate (among those, the cache hint that takes a register more, the deepest K split).
 TEST(GemvConfig, RepresentativeConfigurationsCompileWithoutSpills) {
   constexpr Format formats[] = {Format::bf16, Format::fp16, Format::q8_0, Format::int4_g32, Format::int4_g128, Format::fp8};
   constexpr DType acts[] = {DType::bf16, DType::fp16, DType::fp8_e4m3};
@@ -369,12 +328,11 @@ TEST(GemvConfig, RepresentativeConfigurationsCompileWithoutSpills) {
       for (Format f : formats) {
         const std::vector<Config> feasible = feasible_set(decode(m, 12288, 4096, d), f);
         for (int threads : {128, 256, 512})
-          for (auto [engine, staged] : {std::pair{Engine::fma, false}, std::pair{Engine::mma, false},
-                                        std::pair{Engine::mma, true}, std::pair{Engine::bulk, false}}) {
+          for (Engine engine : {Engine::fma, Engine::mma, Engine::bulk}) {
             std::optional<Config> edge;
             for (const Config& c : feasible)
-              if (c.engine == engine && c.xsmem == staged && c.threads == threads &&
-                  (engine == Engine::bulk || !c.persistent) && (!edge || key(c) > key(*edge)))
+              if (c.engine == engine && c.threads == threads && (engine == Engine::bulk || !c.persistent) &&
+                  (!edge || key(c) > key(*edge)))
                 edge = c;
             // None where 512 threads leave too few registers for x at larger M, or the mma engine refuses the
             // weights (int4 g32, a grouped format with fp8 x, 16-bit weights of the other type)
@@ -447,9 +405,9 @@ TEST(GemvConfig, KernelBuildNamesTheInstantiation) {
   Config mma = default_config(decode(16, 12288, 4096, DType::fp16), Format::fp16);
   mma.ksplit = 8, mma.pdl = false;
   EXPECT_EQ(kernel_build(mma).kernel_file, "gemv_mma.cuh");
-  EXPECT_EQ(kernel_build(mma).name_expression, "tilewise::kernels::gemv::gemv_mma<16, 1, 1, 256, 8, 4, 2, 0, 0>");
-  mma.pdl = true, mma.xsmem = true;
-  EXPECT_EQ(kernel_build(mma).name_expression, "tilewise::kernels::gemv::gemv_mma<16, 1, 1, 256, 8, 4, 2, 1, 1>");
+  EXPECT_EQ(kernel_build(mma).name_expression, "tilewise::kernels::gemv::gemv_mma<16, 1, 1, 256, 8, 4, 2, 0>");
+  mma.pdl = true;
+  EXPECT_EQ(kernel_build(mma).name_expression, "tilewise::kernels::gemv::gemv_mma<16, 1, 1, 256, 8, 4, 2, 1>");
 }
 
 }  // namespace

@@ -141,9 +141,10 @@ TEST(GemvGpu, EveryFormatActivationAndMMatchesTheDequantizedReference) {
           const Problem p = make_problem("gemv", m, 200, 384, cs.act, Layout::TN);
           const Config c = default_config(p, f, 132, e);
           runs.emplace_back(c, p);
-          Config other = c;  // loads a step ahead (fma), x staged in shared memory (mma), where the registers allow it
-          (e == Engine::fma ? other.prefetch : other.xsmem) = true;
-          if (infeasible(other, p).empty()) runs.emplace_back(other, p);
+          if (e != Engine::fma) continue;
+          Config ahead = c;  // loads a step ahead, where the registers allow it
+          ahead.prefetch = true;
+          if (infeasible(ahead, p).empty()) runs.emplace_back(ahead, p);
         }
   std::vector<Config> configs;
   for (const auto& r : runs) configs.push_back(r.first);
@@ -192,20 +193,6 @@ TEST(GemvGpu, ConfigurationCornersAndEdgeShapes) {
     for (Config v : {c, persistent}) {
       v.pdl = true;
       runs.emplace_back(v, v.persistent ? make_problem("many", 3, 200000, 128, DType::bf16, Layout::TN) : base);
-    }
-    if (engine == Engine::mma) {
-      // x staged in shared memory: slices of several steps and of one (ksplit 1, 8), one piece in flight, the most
-      // pieces in flight, a persistent grid (staged once, read for every block) and PDL (staged after the wait).
-      Config staged = c;
-      staged.xsmem = true;
-      for (auto [ksplit, unroll, looping, pdl] : {std::tuple{1, c.unroll, false, false}, std::tuple{8, c.unroll, false, false},
-                                                  std::tuple{1, 1, false, false}, std::tuple{1, 8, false, false},
-                                                  std::tuple{1, c.unroll, true, true}}) {
-        Config v = staged;
-        v.ksplit = ksplit, v.unroll = unroll, v.persistent = looping, v.pdl = pdl;
-        const Problem p = looping ? make_problem("many", 3, 200000, 128, DType::bf16, Layout::TN) : base;
-        if (infeasible(v, p).empty()) runs.emplace_back(v, p);
-      }
     }
     if (engine != Engine::fma) continue;
     // Loads a step ahead: slices of several steps (ksplit 1), of one step (ksplit 8), one chunk in flight (unroll
@@ -341,11 +328,9 @@ TEST(GemvGpu, AProgrammaticLaunchWaitsForTheKernelBeforeIt) {
   ops1.fill(7, s.get());
   ops2.fill(8, s.get());
   const device::OperandSet &s1 = ops1.set(0), &s2 = ops2.set(0);
-  for (auto [engine, staged] : {std::pair{Engine::fma, false}, std::pair{Engine::mma, false},
-                                 std::pair{Engine::mma, true}, std::pair{Engine::bulk, false}}) {
+  for (Engine engine : {Engine::fma, Engine::mma, Engine::bulk}) {
     Config c1 = default_config(first, Format::bf16, 132, engine), c2 = default_config(second, Format::bf16, 132, engine);
     c1.pdl = c2.pdl = true;
-    c2.xsmem = staged;  // the copy of x in shared memory is taken after the wait
     SCOPED_TRACE(to_string(c2));
     const Kernel k1(c1), k2(c2);
     // The first layer's output is the second's x: N values, one token (ldc 1).

@@ -51,7 +51,7 @@ TEST(GemvSpace, GroupsComeInOrderOfImpactOverTheFamilysFields) {
   EXPECT_EQ(s.groups[1].name, "split");
   EXPECT_EQ(s.groups[1].fields, (std::vector<std::string>{"threads", "ksplit"}));
   EXPECT_EQ(s.groups[2].name, "depth");
-  EXPECT_EQ(s.groups[2].fields, (std::vector<std::string>{"unroll", "prefetch", "xsmem"}));
+  EXPECT_EQ(s.groups[2].fields, (std::vector<std::string>{"unroll", "prefetch"}));
   EXPECT_EQ(s.groups[3].name, "stream");
   EXPECT_EQ(s.groups[3].fields, (std::vector<std::string>{"hint", "persistent", "pdl"}));
 }
@@ -60,16 +60,12 @@ TEST(GemvSpace, GroupsComeInOrderOfImpactOverTheFamilysFields) {
 TEST(GemvSpace, ConfigurationsConvertThroughTheCanonicalString) {
   const Problem p = shapes()[1];
   const gemv::Config fma = gemv::default_config(p, gemv::Format::bf16, kSms, gemv::Engine::fma);
-  EXPECT_EQ(to_string(to_tune(fma)), gemv::to_string(fma) + ",stages=0,prefetch=0,xsmem=0");
+  EXPECT_EQ(to_string(to_tune(fma)), gemv::to_string(fma) + ",stages=0,prefetch=0");
   const gemv::Config bulk = gemv::default_config(p, gemv::Format::bf16, kSms, gemv::Engine::bulk);
-  EXPECT_EQ(to_string(to_tune(bulk)), gemv::to_string(bulk) + ",prefetch=0,xsmem=0");
+  EXPECT_EQ(to_string(to_tune(bulk)), gemv::to_string(bulk) + ",prefetch=0");
   gemv::Config ahead = fma;
   ahead.prefetch = true;
-  gemv::Config staged = gemv::default_config(p, gemv::Format::bf16, kSms, gemv::Engine::mma);
-  staged.xsmem = true;
-  EXPECT_EQ(to_string(to_tune(staged)), gemv::to_string(staged).substr(0, gemv::to_string(staged).size() - 8) +
-                                            ",stages=0,prefetch=0,xsmem=1");
-  for (const gemv::Config& c : {fma, bulk, ahead, staged}) {
+  for (const gemv::Config& c : {fma, bulk, ahead}) {
     EXPECT_EQ(to_gemv(to_tune(c)), c) << gemv::to_string(c);
     EXPECT_EQ(to_gemv(parse(to_string(to_tune(c)))), c) << gemv::to_string(c);
   }

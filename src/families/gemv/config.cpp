@@ -110,7 +110,6 @@ std::string to_string(const Config& c) {
                   c.unroll, to_string(c.hint), c.persistent ? 1 : 0, c.pdl ? 1 : 0);
   if (c.engine == Engine::bulk || c.stages != 0) out += fmt::format(",stages={}", c.stages);
   if (c.prefetch) out += ",prefetch=1";
-  if (c.xsmem) out += ",xsmem=1";
   return out;
 }
 
@@ -118,9 +117,8 @@ Config parse_config(std::string_view text) {
   Config c;
   std::set<std::string> seen;
   const std::vector<std::string> keys = {"m",      "w",      "x",    "engine",     "threads", "cols",
-                                         "ksplit", "unroll", "hint", "persistent", "pdl",     "stages", "prefetch",
-                                         "xsmem"};
-  const std::vector<std::string> optional_keys = {"engine", "pdl", "stages", "prefetch", "xsmem"};
+                                         "ksplit", "unroll", "hint", "persistent", "pdl",     "stages", "prefetch"};
+  const std::vector<std::string> optional_keys = {"engine", "pdl", "stages", "prefetch"};
   size_t pos = 0;
   while (pos <= text.size()) {
     const size_t end = std::min(text.find(',', pos), text.size());
@@ -137,9 +135,9 @@ Config parse_config(std::string_view text) {
       else if (key == "x") c.act = parse_dtype(value);
       else if (key == "hint") c.hint = parse_hint(value);
       else if (key == "engine") c.engine = parse_engine(value);
-      else if (key == "persistent" || key == "pdl" || key == "prefetch" || key == "xsmem") {
+      else if (key == "persistent" || key == "pdl" || key == "prefetch") {
         if (value != "0" && value != "1") throw Error(fmt::format("{} = '{}' is not 0 or 1", key, value));
-        (key == "pdl" ? c.pdl : key == "prefetch" ? c.prefetch : key == "xsmem" ? c.xsmem : c.persistent) = value == "1";
+        (key == "pdl" ? c.pdl : key == "prefetch" ? c.prefetch : c.persistent) = value == "1";
       } else {
         const int v = parse_int(text, key, value);
         (key == "m" ? c.m : key == "threads" ? c.threads : key == "cols" ? c.cols : key == "ksplit" ? c.ksplit
@@ -165,10 +163,10 @@ std::string describe(const Config& c) {
                        to_string(c.weights), tilewise::to_string(c.act), c.m, c.threads, c.unroll, c.stages,
                        c.hint == Hint::evict_first ? ".L2::cache_hint evict_first" : "",
                        c.pdl ? ", programmatic dependent launch" : "");
-  return fmt::format("gemv {} weights, {} x, M={}, {} engine, {} threads, {} cols/warp, K split {}, unroll {}{}, {}{}{}{}",
+  return fmt::format("gemv {} weights, {} x, M={}, {} engine, {} threads, {} cols/warp, K split {}, unroll {}{}, {}{}{}",
                      to_string(c.weights), tilewise::to_string(c.act), c.m, to_string(c.engine), c.threads, c.cols,
                      c.ksplit, c.unroll, c.prefetch ? " a step ahead" : "",
-                     hint_text[int(c.hint)], c.xsmem ? ", x in shared memory" : "", c.persistent ? ", persistent grid" : "",
+                     hint_text[int(c.hint)], c.persistent ? ", persistent grid" : "",
                      c.pdl ? ", programmatic dependent launch" : "");
 }
 
@@ -176,8 +174,7 @@ void to_json(nlohmann::json& j, const Config& c) {
   j = {{"family", "gemv"},      {"canonical", to_string(c)}, {"m", c.m},         {"weights", to_string(c.weights)},
        {"group", group_size(c.weights)}, {"act", tilewise::to_string(c.act)}, {"engine", to_string(c.engine)}, {"threads", c.threads},
        {"cols", c.cols},        {"ksplit", c.ksplit},       {"unroll", c.unroll}, {"hint", to_string(c.hint)},
-       {"persistent", c.persistent}, {"pdl", c.pdl}, {"stages", c.stages}, {"prefetch", c.prefetch},
-       {"xsmem", c.xsmem}};
+       {"persistent", c.persistent}, {"pdl", c.pdl}, {"stages", c.stages}, {"prefetch", c.prefetch}};
 }
 
 void from_json(const nlohmann::json& j, Config& c) { c = parse_config(j.at("canonical").get<std::string>()); }
@@ -194,13 +191,6 @@ int bulk_shared_bytes(const Config& c) {
   const int stage = (16 * (row_stride + scale_row) + 127) / 128 * 128;
   return c.stages * stage + 2 * (c.threads / 32) * 16 * c.m * 4 + 2 * c.stages * 8;
 }
-
-int64_t x_shared_bytes(const Config& c, int64_t K) {
-  if (!c.xsmem) return 0;
-  return c.m * ((K * element_bytes(c.act) + 127) / 128 * 128 + 64);
-}
-
-int64_t shared_bytes(const Config& c, int64_t K) { return bulk_shared_bytes(c) + x_shared_bytes(c, K); }
 
 int register_limit(int threads) { return threads < 1 ? 0 : std::min(255, 65536 / threads / 8 * 8); }
 
@@ -219,11 +209,8 @@ int register_estimate(const Config& c) {
     // Two rows' chunks and x's matching 16-byte pieces (one or two a chunk, for each 8-token half) in flight, the
     // accumulators of each half, the A fragment being decoded; indices, addresses and a margin.
     const int tiles = c.m > 8 ? 2 : 1;
-    // Staged x (xsmem) is in registers one piece at a time, just before its mmas.
     const int x_vecs = c.weights == Format::int4_g128 ? 4 : c.weights == Format::fp8 && c.act != DType::fp8_e4m3 ? 2 : 1;
-    const int x_regs = 4 * x_vecs * tiles;
-    return c.unroll * (8 + (c.xsmem ? 0 : x_regs) + 2 * scaled) + (c.xsmem ? x_regs : 0) + 4 * tiles * (1 + scaled) +
-           8 + split + 56;
+    return c.unroll * (8 + 4 * x_vecs * tiles + 2 * scaled) + 4 * tiles * (1 + scaled) + 8 + split + 56;
   }
   const int steps = elems_per_chunk(c.weights) / 8;            // 8-weight steps in one chunk: 1, 2 or 4
   const int x_regs = c.act == DType::fp8_e4m3 ? 2 : 4;          // registers of 8 raw activations
@@ -290,16 +277,8 @@ std::string infeasible(const Config& c, const Problem& p) {
       return fmt::format("the {} engine computes 16 columns a warp (one m16 tile): cols = 16, not {}", to_string(c.engine), c.cols);
     if (c.prefetch)
       return fmt::format("prefetch = 1 is for the fma engine; the {} engine loads its own way", to_string(c.engine));
-    if (c.xsmem && c.engine != Engine::mma)
-      return "xsmem = 1 is for the mma engine; the bulk engine reads x from global memory";
-    // Under the default 48 KB of dynamic shared memory (no opt-in), which also leaves the SM room for several CTAs.
-    if (const int64_t bytes = x_shared_bytes(c, p.K); bytes > 48 * 1024)
-      return fmt::format("xsmem = 1 stages {} rows of K = {} activations in {} bytes of shared memory, over 48 KB",
-                         c.m, p.K, bytes);
   } else if (!power_of_two_in(c.cols, 1, 8)) {
     return fmt::format("cols = {} is not 1, 2, 4 or 8", c.cols);
-  } else if (c.xsmem) {
-    return "xsmem = 1 is for the mma engine; the fma engine reads x from global memory";
   }
   if (c.engine == Engine::bulk) {
     if (std::string why = bulk_infeasible(c, p); !why.empty()) return why;
@@ -439,13 +418,11 @@ std::vector<Config> feasible_set(const Problem& p, Format weights) {
               for (bool persistent : {false, true})
                 for (bool pdl : {false, true})
                   for (int stages : bulk ? std::vector<int>{2, 3, 4, 6, 8} : std::vector<int>{0})
-                    for (bool prefetch : engine == Engine::fma ? std::vector<bool>{false, true} : std::vector<bool>{false})
-                      for (bool xsmem : engine == Engine::mma ? std::vector<bool>{false, true} : std::vector<bool>{false}) {
-                        c.engine = engine, c.threads = threads, c.cols = cols, c.ksplit = ksplit, c.unroll = unroll;
-                        c.hint = hint, c.persistent = persistent, c.pdl = pdl, c.stages = stages, c.prefetch = prefetch;
-                        c.xsmem = xsmem;
-                        if (infeasible(c, p).empty()) out.push_back(c);
-                      }
+                    for (bool prefetch : engine == Engine::fma ? std::vector<bool>{false, true} : std::vector<bool>{false}) {
+                      c.engine = engine, c.threads = threads, c.cols = cols, c.ksplit = ksplit, c.unroll = unroll;
+                      c.hint = hint, c.persistent = persistent, c.pdl = pdl, c.stages = stages, c.prefetch = prefetch;
+                      if (infeasible(c, p).empty()) out.push_back(c);
+                    }
   }
   return out;
 }

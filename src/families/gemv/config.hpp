@@ -55,17 +55,14 @@ struct Config {
   // The FMA engine issues each step's loads before the step ahead of it computes (two register buffers), so a lane's
   // bytes stay in flight while it dequantizes; printed only when set, like stages.
   bool prefetch = false;
-  // The mma engine stages x in shared memory once per CTA and reads each piece's x from there just before its mmas,
-  // so no register holds x while the weights are in flight (kernels/gemv_mma.cuh, StagedX); printed only when set.
-  bool xsmem = false;
   bool operator==(const Config&) const = default;
 };
 
 // "m=1,w=bf16,x=bf16,engine=fma,threads=256,cols=2,ksplit=1,unroll=4,hint=na,persistent=0,pdl=0", and for the bulk
-// engine ",stages=4" after it, and ",prefetch=1" and ",xsmem=1" where they are set.
+// engine ",stages=4" after it, and ",prefetch=1" where it is set.
 std::string to_string(const Config& c);
-// Throws Error naming the bad field. Every field is required except engine, pdl, stages, prefetch and xsmem, which
-// configurations written before they existed lack (they are fma, 0, 0, 0 and 0).
+// Throws Error naming the bad field. Every field is required except engine, pdl, stages and prefetch, which
+// configurations written before they existed lack (they are fma, 0, 0 and 0).
 Config parse_config(std::string_view text);
 // "gemv bf16 weights, bf16 x, M=1, fma engine, 256 threads, 2 cols/warp, K split 1, unroll 4,
 //  ld.global.nc.L1::no_allocate"
@@ -81,11 +78,6 @@ int block_threads(const Config& c);
 // The bulk engine's dynamic shared memory: its stages, the warps' sums and the barriers (kernels/gemv_bulk.cuh,
 // BulkLayout); 0 for the other engines.
 int bulk_shared_bytes(const Config& c);
-// The mma engine's copy of x with xsmem = 1: M rows of K activations, each K's bytes rounded up to 128 and 64 more
-// (kernels/gemv_mma.cuh, StagedX); 0 without xsmem.
-int64_t x_shared_bytes(const Config& c, int64_t K);
-// A launch's dynamic shared memory: the bulk engine's or the staged x.
-int64_t shared_bytes(const Config& c, int64_t K);
 // Registers a thread may use with `threads` threads a CTA: 64K / threads rounded down to a multiple of 8, at most 255
 // (the kernel's __maxnreg__, kernels/gemv.cuh).
 int register_limit(int threads);

@@ -25,9 +25,8 @@ jit::KernelBuild kernel_build(const Config& c) {
                                     int(c.pdl));
   } else if (c.engine == Engine::mma) {
     b.kernel_file = "gemv_mma.cuh";
-    b.name_expression = fmt::format("tilewise::kernels::gemv::gemv_mma<{}, {}, {}, {}, {}, {}, {}, {}, {}>", c.m,
-                                    int(c.weights), act_code(c.act), c.threads, c.ksplit, c.unroll, int(c.hint), int(c.pdl),
-                                    int(c.xsmem));
+    b.name_expression = fmt::format("tilewise::kernels::gemv::gemv_mma<{}, {}, {}, {}, {}, {}, {}, {}>", c.m,
+                                    int(c.weights), act_code(c.act), c.threads, c.ksplit, c.unroll, int(c.hint), int(c.pdl));
   } else {
     b.kernel_file = "gemv.cuh";
     b.name_expression = fmt::format("tilewise::kernels::gemv::gemv<{}, {}, {}, {}, {}, {}, {}, {}, {}, {}>", c.m,
@@ -90,7 +89,7 @@ void Kernel::launch(const Problem& p, const Args& a, cudaStream_t stream) const 
   void* out = a.out;
   int N = int(p.N), K = int(p.K);
   void* args[] = {&x, &ldx, &w, &w_row_bytes, &scales, &out, &ldc, &N, &K};
-  kernel_->launch(dim3(unsigned(grid(p.N))), dim3(unsigned(block_threads(config_))), int(shared_bytes(config_, p.K)), stream,
+  kernel_->launch(dim3(unsigned(grid(p.N))), dim3(unsigned(block_threads(config_))), bulk_shared_bytes(config_), stream,
                   args, {1, 1, 1}, config_.pdl);
 }
 
