@@ -116,7 +116,7 @@ class Runner {
       r_.results.push_back(measure(p, kernels::splitmix64(r_.protocol.seed + i)));
       return "";
     } catch (const Unsupported& e) {
-      return skip(p, e.what(), false);  // a family declines the problem (cuBLASLt has no fp8 kernel for M = 4)
+      return skip(p, e.what(), false);  // every arm's family declines the problem
     } catch (const Error& e) {
       return skip(p, e.what(), true);
     }
@@ -178,6 +178,13 @@ class Runner {
     rewarm(runs, first);
     for (size_t k = 0; k < runs.size(); ++k)
       if (k != first) runs[k] = prepare(make_arm(o_.arms[k]), wb);
+    // An arm whose family does not take the problem (cuBLASLt has no fp8 kernel for M = 4, a gemv setting K does not
+    // divide) is recorded as declined and the others are measured; only a problem every arm declines is skipped.
+    if (std::all_of(runs.begin(), runs.end(), [](const ArmRun& r) { return !r.result.declined.empty(); })) {
+      std::string why;
+      for (const ArmRun& r : runs) why += fmt::format("{}{}: {}", why.empty() ? "" : "; ", r.result.arm, r.result.declined);
+      throw Unsupported(why);
+    }
     rewarm(runs, first);
     for (int rep = 0; rep < o_.repeats; ++rep)
       for (size_t k = 0; k < runs.size(); ++k) {
@@ -242,8 +249,8 @@ class Runner {
       if (!r.correct) return run;  // an incorrect arm is never timed
       run.timer = device::sized_graph_timer(launch, run.sets, o_.graph_target_ms, wb.stream);
       r.launches = r.host_launches = run.timer->launches();
-    } catch (const Unsupported&) {
-      throw;
+    } catch (const Unsupported& e) {
+      r.declined = e.what();
     } catch (const Error& e) {
       r.error = e.what();
       r.correct = false;

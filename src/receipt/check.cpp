@@ -110,6 +110,12 @@ class Checker {
     if (a.correct != is_correct(a.rel_err, bound))
       add(fmt::format("{}: 'correct' is {} but rel_err {} against bound {:.3g} says otherwise", where, a.correct,
                       show(a.rel_err), bound));
+    if (!a.declined.empty()) {  // not run, so it carries nothing of a run
+      if (!a.error.empty() || a.correct || a.rel_err || !a.us.empty() || !a.host_us.empty() || a.launches ||
+          a.host_launches || a.us_median || a.host_us_median)
+        add(fmt::format("{}: declined ({}) but carries a run's error, check or timings", where, a.declined));
+      return;
+    }
     if (!a.error.empty()) add(fmt::format("{}: did not run: {}", where, a.error));
     else if (!a.correct) add(fmt::format("{}: incorrect (rel_err {} > {:.3g})", where, show(a.rel_err), bound));
     if (!a.correct && (a.tflops || a.gbps || a.us_median))

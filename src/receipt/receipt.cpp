@@ -50,6 +50,7 @@ void to_json(json& j, const ArmResult& a) {
 #define TW_PUT(f) j[#f] = a.f;
   TW_ARM_FIELDS(TW_PUT)
 #undef TW_PUT
+  if (!a.declined.empty()) j["declined"] = a.declined;
   j["reference"] = a.reference;
   if (a.reference_check) j["reference_check"] = *a.reference_check;
   if (a.rotation_sets) {
@@ -67,6 +68,7 @@ void from_json(const json& j, ArmResult& a) {
 #define TW_GET(f) j.at(#f).get_to(a.f);
   TW_ARM_FIELDS(TW_GET)
 #undef TW_GET
+  a.declined = j.value("declined", std::string());
   a.reference = j.value("reference", std::string("problem"));
   a.reference_check = j.contains("reference_check") ? j.at("reference_check").get<std::optional<ReferenceCheck>>()
                                                     : std::nullopt;

@@ -109,6 +109,9 @@ struct ArmResult {
   nlohmann::json config;
   std::string config_text;
   std::string error;  // why the arm could not run, if it could not
+  // Why the arm's family does not take this problem (a shape, type or layout outside it): the arm is neither run nor
+  // a fault, and the problem's other arms are measured. Written only when set.
+  std::string declined;
   bool correct = false;
   std::optional<double> rel_err, max_abs_err;
   double bound = 0;

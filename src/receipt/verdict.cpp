@@ -33,6 +33,7 @@ const ArmResult* find_arm(const Result& res, const std::string& name) {
 // The arm's figure, or why there is none.
 std::string unusable(const ArmResult* a, const std::string& name) {
   if (!a) return fmt::format("arm {} is not in the result", name);
+  if (!a->declined.empty()) return fmt::format("arm {} declined the problem: {}", name, a->declined);
   if (!a->error.empty()) return fmt::format("arm {} did not run: {}", name, a->error);
   if (!a->correct) return fmt::format("arm {} was incorrect", name);
   if (!a->us_median) return fmt::format("arm {} has no timing", name);

@@ -196,6 +196,8 @@ std::string machine_block(const Receipt& r) {
 }
 
 std::string arm_figures(const ArmResult& a, const Receipt& r, bool by_gbps, double bar_max) {
+  if (!a.declined.empty())
+    return fmt::format(R"(<td colspan="5" class="muted">declined: {}</td>)", escape(a.declined));
   if (!a.error.empty()) return fmt::format(R"(<td colspan="5" class="fail">did not run: {}</td>)", escape(a.error));
   if (!a.correct)
     return fmt::format(R"(<td colspan="5" class="fail">incorrect: rel_err {} over the bound {:.0e}; not timed</td>)",
@@ -477,6 +479,7 @@ std::string side_title(const ProblemKey& k, const std::string& arm, const SideCe
 
 std::string side_figures(const Source& s) {
   const ArmResult& a = *s.arm;
+  if (!a.declined.empty()) return fmt::format(R"(<a href="{}">declined</a>)", row_href(s));
   if (!a.error.empty()) return fmt::format(R"(<a href="{}">did not run</a>)", row_href(s));
   if (!a.correct) return fmt::format(R"(<a href="{}">incorrect</a>)", row_href(s));
   return fmt::format(R"(<a href="{}">{}</a> <small>{} TFLOP/s</small>)", row_href(s), or_dash(a.us_median, us_text),

@@ -22,6 +22,7 @@ std::string shape(const Problem& p) { return fmt::format("{}x{}x{}", p.M, p.N, p
 
 std::string arm_cell(const receipt::ArmResult* a) {
   if (!a) return fmt::format("{:>28}", "-");
+  if (!a->declined.empty()) return fmt::format("{:>28}", "declined");
   if (!a->error.empty()) return fmt::format("{:>28}", "ERROR");
   if (!a->correct) return fmt::format("{:>28}", "WRONG");
   if (!a->us_median) return fmt::format("{:>28}", "-");
@@ -37,7 +38,7 @@ std::string summary_line(const receipt::Result& r) {
                                  shape(r.problem));
   for (const auto& a : r.arms) {
     if (a.us_median) line += fmt::format("  {} {:.2f} us {:.1f} TF/s", a.arm, *a.us_median, *a.tflops);
-    else line += fmt::format("  {} {}", a.arm, a.error.empty() ? "WRONG" : "ERROR");
+    else line += fmt::format("  {} {}", a.arm, !a.declined.empty() ? "declined" : a.error.empty() ? "WRONG" : "ERROR");
   }
   for (const auto& c : r.comparisons) line += fmt::format("  {:.3f}x{}", c.speedup, claim_mark(c.claim));
   return line;
@@ -80,6 +81,10 @@ void print_table(std::ostream& out, const receipt::Receipt& r) {
     fmt::print(out, "{} vs {}: geometric mean {:.3f}x over {} cases (+ faster, - slower, ~ ranges overlap)\n", arm,
                r.protocol.baseline, std::exp(log_sum / double(v.size())), v.size());
   }
+  for (const auto& res : r.results)
+    for (const auto& a : res.arms)
+      if (!a.declined.empty()) fmt::print(out, "declined {} {} {} [{}]: {}\n", res.problem.name, to_string(res.problem.dtype),
+                                          to_string(res.problem.layout), a.arm, a.declined);
   for (const auto& s : r.skipped) fmt::print(out, "skipped {}: {}\n", s.problem, s.reason);
   if (r.valid) fmt::print(out, "receipt valid: no problems recorded\n");
   else {

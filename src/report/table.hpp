@@ -1,6 +1,6 @@
 #pragma once
 // The terminal view of a receipt: one row per problem, per arm its median time and throughput, and each arm's
-// speedup over the baseline with the claim rule's verdict.
+// speedup over the baseline with the claim rule's verdict; then why an arm declined a problem or a problem was skipped.
 #include <iosfwd>
 
 #include "receipt/receipt.hpp"

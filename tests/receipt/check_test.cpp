@@ -223,6 +223,31 @@ TEST(Check, ArmThatDidNotRun) {
   EXPECT_TRUE(Reports(check(json(r)), {"results[1]", "[cublaslt]", "did not run: CUBLAS_STATUS_NOT_SUPPORTED"}));
 }
 
+// An arm whose family does not take the problem is recorded as declined; the problem's other arms stand.
+TEST(Check, DeclinedArmIsNotAFault) {
+  Receipt r = sample_receipt();
+  decline(r.results[1].arms[1], "cuBLASLt has no fp8 kernel for M = 4");  // the baseline declines: no comparison
+  refresh_derived(r);
+  EXPECT_TRUE(r.results[1].comparisons.empty());
+  EXPECT_EQ(check(json(r)), std::vector<std::string>{});
+  const json j = r;
+  EXPECT_EQ(j["results"][1]["arms"][1].at("declined"), "cuBLASLt has no fp8 kernel for M = 4");
+  EXPECT_FALSE(j["results"][1]["arms"][0].contains("declined"));  // written only where set
+  EXPECT_EQ(j.get<Receipt>(), r);
+}
+
+TEST(Check, DeclinedArmCarryingARunIsReported) {
+  Receipt r = sample_receipt();
+  ArmResult& a = r.results[0].arms[1];
+  const std::vector<double> us = a.us;
+  decline(a, "the gemv family takes M = 1..16");
+  a.us = us;  // timings of a run it says it never made
+  a.host_us = us;
+  refresh_derived(r);
+  EXPECT_TRUE(Reports(check(json(r)), {"results[0] sq2048", "[cublaslt-default]", "declined (the gemv family takes M = 1..16)",
+                                       "carries a run's error, check or timings"}));
+}
+
 TEST(Check, ArmMissingFromAResult) {
   json j = sample();
   j["results"][1]["arms"].erase(1);

@@ -27,6 +27,14 @@ inline void refresh_derived(Receipt& r) {
   }
 }
 
+// Makes arm `a` what the bench writes for an arm whose family does not take the problem: named, with its bound,
+// and nothing of a run.
+inline void decline(ArmResult& a, const std::string& why) {
+  ArmResult d;
+  d.arm = a.arm, d.bound = a.bound, d.declined = why;
+  a = d;
+}
+
 inline ClockSample clock_sample(double t_s, int sm_mhz, double power_w, int temp_c, uint64_t reasons = 0) {
   return ClockSample{t_s, sm_mhz, 3201, power_w, temp_c, reasons};
 }

@@ -71,6 +71,12 @@ TEST(Verdict, NotMeasuredSaysWhy) {
   EXPECT_NE(judged(predict("us_median", 0, 1, "sq2048", "bf16", "sm90")).reason.find("arm sm90 is not in the result"),
             std::string::npos);
 
+  Receipt declined = sample_receipt();
+  decline(declined.results[0].arms[0], "no fp8 kernel");
+  refresh_derived(declined);
+  EXPECT_NE(judged(predict("us_median", 0, 1, "sq2048"), declined).reason.find("arm cublaslt declined the problem: no fp8 kernel"),
+            std::string::npos);
+
   Receipt wrong = sample_receipt();
   wrong.results[0].arms[0].correct = false;
   wrong.results[0].arms[0].rel_err = 0.5;

@@ -186,6 +186,16 @@ TEST_F(report_page, IncorrectArmShowsWhyAndNoThroughput) {
   EXPECT_EQ(row.find(us(receipt::median(wrong.us))), std::string::npos);  // its samples are not summarized
 }
 
+TEST_F(report_page, DeclinedArmShowsWhyInAValidReceipt) {
+  Receipt r = receipt::sample_receipt();
+  receipt::decline(r.results[0].arms[1], "no <kernel> for this shape");
+  receipt::refresh_derived(r);
+  const std::string html = render({save(r, "declined.json")});
+  EXPECT_EQ(html.find("INVALID receipt"), std::string::npos);  // declining is not a fault of the run
+  const std::string row = element(html, "tr", "declined-r0-cublaslt-default");
+  EXPECT_TRUE(HtmlContains(row, "declined: no &lt;kernel&gt; for this shape"));
+}
+
 TEST_F(report_page, TamperedReceiptThatClaimsValidIsShownInvalid) {
   Receipt r = receipt::sample_receipt();
   *r.results[0].arms[0].us_median *= 0.5;  // `valid` still says true; the checker knows better
