@@ -13,7 +13,7 @@ namespace {
 
 Options small_run(std::vector<std::string> arms, std::string baseline) {
   Options o;
-  o.suites = {std::string(TILEWISE_SOURCE_DIR) + "/suites/llm24.txt"};
+  o.suites = {testkit::source_dir() + "/suites/llm24.txt"};
   o.only = {"sqS"};  // M = 512: outside the gemv family's M = 1..16
   o.arms = std::move(arms);
   o.baseline = std::move(baseline);

@@ -357,6 +357,16 @@ Config default_on(const Problem& p, Format weights, int sm_count, Engine engine)
     c.pdl = true;
     if (!sixteen_bit || p.K <= 8192) c.ksplit = std::min(c.ksplit, 4);
   }
+  if (engine == Engine::mma && p.M == 1 && weights == Format::int4_g128) {
+    // What measured fastest at M = 1 on every decode shape but the largest, in bf16 and fp16 x (results/
+    // decode-gemv-m1-int4-mma-bf16.json, -fp16): one 16-column tile a CTA, K cut over all its warps, two pieces a
+    // row in flight (about 120 registers: some 16 warps an SM), launched as a programmatic dependent; with 8 warps a
+    // CTA while the grid's warps fit one wave of those 16 an SM, else 4. dec_m1_4096 5.2 against the fma kernel's
+    // 8.3 us, dec_m1_down 13.9 against 16.7, dec_m1_12288 12.2 against 13.8, dec_m1_14336 14.0 against 15.4;
+    // dec_m1_8k (N = 28672) 47.0 against 46.9 in bf16 and 47.2 against 48.8 in fp16.
+    const bool one_wave = (p.N + 15) / 16 * 8 <= 16 * int64_t(sm_count);
+    c.threads = one_wave ? 256 : 128, c.ksplit = c.threads / 32, c.unroll = 2, c.pdl = true;
+  }
   if (engine == Engine::fma && p.M == 1) {
     // What measured faster than the rule above on both dec_m1_12288 and dec_m1_4096 (results/
     // decode-gemv-m1-settings.json). 16-bit and Q8_0 weights: two warps on each pair of columns, each streaming half
@@ -370,7 +380,7 @@ Config default_on(const Problem& p, Format weights, int sm_count, Engine engine)
       // dec_m1_12288 23.6 against 25.5 us, dec_m1_4096 8.6 against 9.3, dec_m1_8k 102.9 against 107.6). Q8_0, int4
       // and fp8 weights, whose warps spend longer dequantizing, ran as fast or slower (results/decode-gemv-prefetch.json).
       c.pdl = sixteen_bit && p.dtype != DType::fp8_e4m3;
-    } else if (weights == Format::int4_g128) {
+    } else if (weights == Format::int4_g128) {  // (the mma engine's default, above, measured faster still)
       c.threads = 128, c.ksplit = std::min(c.ksplit, 4);
     }
   }
@@ -393,8 +403,10 @@ Config default_config(const Problem& p, Format weights, int sm_count, std::optio
   // kernel took 3.4-5.4 us where the mma engine takes 5.1-11.1 (results/llm24-m16-gemv-cold.json against
   // results/llm24-m16-gemv-cold-2.json, two runs, cuBLASLt within 15% between them), and at N >= 4096 the mma engine
   // is 3.6-8.9x faster (the same receipts).
+  // int4 g128 at M = 1 takes the mma engine too, in the setting above (default_on).
   const bool narrow = p.N < 16 * int64_t(sm_count);
-  const bool fma = narrow || (p.M == 1 && !(weights == Format::fp8 && p.dtype == DType::fp8_e4m3));
+  const bool m1_mma = (weights == Format::fp8 && p.dtype == DType::fp8_e4m3) || weights == Format::int4_g128;
+  const bool fma = narrow || (p.M == 1 && !m1_mma);
   Config c = default_on(p, weights, sm_count, engine.value_or(fma ? Engine::fma : Engine::mma));
   if (!engine && !infeasible(c, p).empty()) c = default_on(p, weights, sm_count, Engine::fma);
   if (std::string why = infeasible(c, p); !why.empty())
