@@ -128,10 +128,9 @@ template <int WF, int XT>
 struct MmaPiece {
   static constexpr bool grouped = WF == w_q8_0 || WF == w_int4_g128;  // scaled per group in fp32 after each piece
   // int4's A pairs are base + q + 8 exactly (row_pairs: one mask and or a pair), and a second mma a step, whose A is
-  // the constant -(base + 8) in every element, sums -(base + 8) x over the same k into sums of its own (mma_piece),
-  // added to the piece's before its scale: what is left is sum q x, in fp32, as the reference computes it (each
-  // partial about 17x q x's magnitude, far inside fp32). That mma costs less than the subtraction it replaces, one a
-  // pair. bf16: -136 is 0xC308; fp16: -1032 is 0xE408.
+  // the constant -(base + 8) in every element, adds -(base + 8) x over the same k to the same sums: what is left is
+  // sum q x, in fp32, as the reference computes it (each partial about 17x q x's magnitude, far inside fp32). That
+  // mma costs less than the subtraction it replaces, one a pair. bf16: -136 is 0xC308; fp16: -1032 is 0xE408.
   static constexpr bool offset = WF == w_int4_g128;
   static constexpr unsigned offset_pair = XT == x_bf16 ? 0xC308C308u : 0xE408E408u;
   static constexpr int bytes = WF == w_q8_0 ? 8 : 16;                  // a lane's load from one row
@@ -177,16 +176,14 @@ template <int WF, int XT, int TILES>
 __device__ __forceinline__ void mma_piece(const uint4 (&wv)[2], const uint4 (&xv)[TILES][MmaPiece<WF, XT>::x_vecs],
                                           const float (&scale)[2], float (&acc)[TILES][4]) {
   using P = MmaPiece<WF, XT>;
-  // A grouped format's piece sums into two partials, even and odd steps, and the offset's into a third: three
-  // chains of dependent mmas a third as long, which is what a lane waits on at M = 1.
-  float part[2][TILES][4], offset[TILES][4];
+  float part[TILES][4];
+  float(&sum)[TILES][4] = P::grouped ? part : acc;
 #pragma unroll
   for (int t = 0; t < TILES; ++t)
 #pragma unroll
-    for (int i = 0; i < 4; ++i) part[0][t][i] = part[1][t][i] = offset[t][i] = 0.0f;
+    for (int i = 0; i < 4; ++i) part[t][i] = 0.0f;
 #pragma unroll
   for (int s = 0; s < P::steps; ++s) {
-    float(&sum)[TILES][4] = P::grouped ? part[s % 2] : acc;
     unsigned a[4];
     row_pairs<WF, XT>(wv[0], s, a[0], a[2]);
     row_pairs<WF, XT>(wv[1], s, a[1], a[3]);
@@ -196,8 +193,8 @@ __device__ __forceinline__ void mma_piece(const uint4 (&wv)[2], const uint4 (&xv
       x_pairs<WF>(xv[t], s, b0, b1);
       mma<XT>(sum[t], a, b0, b1);
       if constexpr (P::offset) {
-        constexpr unsigned offset_a[4] = {P::offset_pair, P::offset_pair, P::offset_pair, P::offset_pair};
-        mma<XT>(offset[t], offset_a, b0, b1);
+        constexpr unsigned offset[4] = {P::offset_pair, P::offset_pair, P::offset_pair, P::offset_pair};
+        mma<XT>(sum[t], offset, b0, b1);
       }
     }
   }
@@ -205,8 +202,7 @@ __device__ __forceinline__ void mma_piece(const uint4 (&wv)[2], const uint4 (&xv
 #pragma unroll
     for (int t = 0; t < TILES; ++t)
 #pragma unroll
-      for (int i = 0; i < 4; ++i)
-        acc[t][i] = fmaf(scale[i / 2], part[0][t][i] + part[1][t][i] + (P::offset ? offset[t][i] : 0.0f), acc[t][i]);
+      for (int i = 0; i < 4; ++i) acc[t][i] = fmaf(scale[i / 2], part[t][i], acc[t][i]);
 }
 
 // A warp's accumulators, acc[t]: [0] row g, token 8t + 2q; [1] row g, token 8t + 2q + 1; [2] and [3] the same for
