@@ -11,8 +11,7 @@
 // fragment's rows g and g + 8: 16 bytes, 8 for Q8_0) and x's matching elements, and one piece feeds two to eight
 // mmas with no shuffle. Step s of a piece takes its words 2s and 2s + 1 (16-bit weights; fp8 with fp8 x), its word
 // s widened to two pairs (fp8 into 16-bit x, Q8_0), or nibbles j and j + 4 of its word s / 2 (int4: the pairs one
-// magic-number conversion makes, each still offset by its zero point: see MmaPiece::offset); x's matching elements
-// are paired the same way (x_pairs). The four lanes of a row
+// magic-number conversion makes); x's matching elements are paired the same way (x_pairs). The four lanes of a row
 // take consecutive pieces, so one load instruction reads 64 (Q8_0: 32) contiguous bytes of each of 16 rows.
 //
 // Weight formats: bf16 and fp16 as they are (the activation's type); fp8 e4m3 widened to the activation's 16-bit
@@ -101,10 +100,10 @@ __device__ __forceinline__ void row_pairs(const uint4& v, int s, unsigned& lo, u
   } else if constexpr (WF == w_q8_0) {  // 8 elements, two steps: word s, bytes 0-1 and 2-3
     lo = int8_pair<XT>(word(v, s), 0), hi = int8_pair<XT>(word(v, s), 2);
   } else if constexpr (WF == w_int4_g128) {  // 32 elements, eight steps: word s / 2, nibbles 2h, 2h + 4 and 2h + 1, 2h + 5
-    // base + u, with u = q + 8 as stored: MmaPiece::offset's mma subtracts base + 8 from every product's weight.
     const unsigned w = word(v, s / 2) >> (8 * (s % 2));
     const unsigned magic = XT == x_bf16 ? 0x43004300u : 0x64006400u;  // 128 + u in bf16, 1024 + u in fp16
-    lo = (w & 0x000F000Fu) | magic, hi = ((w >> 4) & 0x000F000Fu) | magic;
+    const float bias = XT == x_bf16 ? 136.0f : 1032.0f;               // stored u is q + 8
+    lo = magic_pair<XT>((w & 0x000F000Fu) | magic, bias), hi = magic_pair<XT>(((w >> 4) & 0x000F000Fu) | magic, bias);
   } else {  // 16-bit weights (two steps of two pairs) or e4m3 with e4m3 x (two steps of two quads): as they are
     lo = word(v, 2 * s), hi = word(v, 2 * s + 1);
   }
@@ -127,12 +126,6 @@ __device__ __forceinline__ void x_pairs(const uint4 (&xv)[X_VECS], int s, unsign
 template <int WF, int XT>
 struct MmaPiece {
   static constexpr bool grouped = WF == w_q8_0 || WF == w_int4_g128;  // scaled per group in fp32 after each piece
-  // int4's A pairs are base + q + 8 exactly (row_pairs: one mask and or a pair), and a second mma a step, whose A is
-  // the constant -(base + 8) in every element, adds -(base + 8) x over the same k to the same sums: what is left is
-  // sum q x, in fp32, as the reference computes it (each partial about 17x q x's magnitude, far inside fp32). That
-  // mma costs less than the subtraction it replaces, one a pair. bf16: -136 is 0xC308; fp16: -1032 is 0xE408.
-  static constexpr bool offset = WF == w_int4_g128;
-  static constexpr unsigned offset_pair = XT == x_bf16 ? 0xC308C308u : 0xE408E408u;
   static constexpr int bytes = WF == w_q8_0 ? 8 : 16;                  // a lane's load from one row
   static constexpr int elems = WeightFormat<WF>::elems * bytes / 16;
   static constexpr int x_bytes = XT == x_fp8 ? 1 : 2;
@@ -192,10 +185,6 @@ __device__ __forceinline__ void mma_piece(const uint4 (&wv)[2], const uint4 (&xv
       unsigned b0, b1;
       x_pairs<WF>(xv[t], s, b0, b1);
       mma<XT>(sum[t], a, b0, b1);
-      if constexpr (P::offset) {
-        constexpr unsigned offset[4] = {P::offset_pair, P::offset_pair, P::offset_pair, P::offset_pair};
-        mma<XT>(sum[t], offset, b0, b1);
-      }
     }
   }
   if constexpr (P::grouped)
