@@ -114,6 +114,7 @@ class Runner {
     }
     try {
       r_.results.push_back(measure(p, kernels::splitmix64(r_.protocol.seed + i)));
+      r_.results.back().suite = c.suite;
       return "";
     } catch (const Unsupported& e) {
       return skip(p, e.what(), false);  // every arm's family declines the problem

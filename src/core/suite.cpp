@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -65,12 +66,14 @@ std::vector<SuiteCase> expand_suites(const std::vector<std::string>& suites, con
       if (!wanted.empty() && !wanted.count(e.name)) continue;
       found.insert(e.name);
       for (DType d : dtypes)
-        for (Layout l : layouts) cases.push_back({e, d, l});
+        for (Layout l : layouts) cases.push_back({e, d, l, suite_name(path)});
     }
   for (const std::string& name : wanted)
     if (!found.count(name)) throw Error(fmt::format("--only names '{}', which no given suite holds", name));
   return cases;
 }
+
+std::string suite_name(const std::string& path) { return std::filesystem::path(path).stem().string(); }
 
 Suite load_suite(const std::string& path) {
   std::ifstream in(path);

@@ -25,11 +25,15 @@ struct Suite {
 Suite parse_suite(std::istream& in, const std::string& path);
 Suite load_suite(const std::string& path);
 
+// A suite's name: its file name without directories or extension ("suites/llm24.txt" is "llm24").
+std::string suite_name(const std::string& path);
+
 // One suite line in one dtype and layout: the unit every command that takes --suite/--dtypes/--layouts works on.
 struct SuiteCase {
   SuiteEntry entry;
   DType dtype;
   Layout layout;
+  std::string suite;  // suite_name() of the file the line is in
 };
 
 // Every line of the suites (those named in `only`, when it is not empty) in every dtype and layout, in order.

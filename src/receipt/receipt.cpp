@@ -82,8 +82,23 @@ void from_json(const json& j, ArmResult& a) {
 #undef TW_ARM_FIELDS
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Comparison, arm, baseline, speedup, overlap, claim)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Result, problem, rotation_sets, working_set_bytes, seed, reference, arms,
-                                   comparisons)
+void to_json(json& j, const Result& r) {
+  j = json{{"problem", r.problem}, {"rotation_sets", r.rotation_sets}, {"working_set_bytes", r.working_set_bytes},
+           {"seed", r.seed},       {"reference", r.reference},         {"arms", r.arms},
+           {"comparisons", r.comparisons}};
+  if (!r.suite.empty()) j["suite"] = r.suite;
+}
+
+void from_json(const json& j, Result& r) {
+  j.at("problem").get_to(r.problem);
+  j.at("rotation_sets").get_to(r.rotation_sets);
+  j.at("working_set_bytes").get_to(r.working_set_bytes);
+  j.at("seed").get_to(r.seed);
+  j.at("reference").get_to(r.reference);
+  j.at("arms").get_to(r.arms);
+  j.at("comparisons").get_to(r.comparisons);
+  r.suite = j.value("suite", std::string());
+}
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Skipped, problem, reason)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Prediction, id, problem, dtype, layout, metric, arm, baseline, low, high, falsifier,
                                    measured, verdict, reason, claim)

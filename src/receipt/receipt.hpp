@@ -145,6 +145,9 @@ struct Comparison {
 
 struct Result {
   Problem problem;
+  // The suite the problem's line came from (core/suite.hpp, suite_name); empty in receipts written before it was
+  // recorded, which name their suites only in the command.
+  std::string suite;
   int rotation_sets = 1;
   int64_t working_set_bytes = 0;
   uint64_t seed = 0;

@@ -2,12 +2,13 @@
 
 #include <algorithm>
 #include <chrono>
-#include <filesystem>
 #include <limits>
 #include <map>
 #include <regex>
 #include <sstream>
 #include <tuple>
+
+#include "core/suite.hpp"
 
 namespace tilewise::report {
 
@@ -18,8 +19,6 @@ using receipt::Receipt;
 
 constexpr const char* peers_tool = "tilewise-peers";
 constexpr const char* tilewise_tool = "tilewise";
-
-std::string suite_stem(const std::string& path) { return std::filesystem::path(path).stem().string(); }
 
 void add_unique(std::vector<std::string>& to, const std::string& s) {
   if (!s.empty() && std::find(to.begin(), to.end(), s) == to.end()) to.push_back(s);
@@ -94,6 +93,8 @@ SideTable side_table(const Group& g, const std::vector<PageReceipt>& receipts) {
     for (const std::string& arm : p->receipt.protocol.arms) add_unique(table.arms, arm);
     for (size_t i = 0; i < p->receipt.results.size(); ++i) {
       const receipt::Result& res = p->receipt.results[i];
+      // A receipt over several suites has a group in each; a result that names its suite shows in that one only.
+      if (!res.suite.empty() && res.suite != g.suite) continue;
       add_unique(names, res.problem.name);
       for (const ArmResult& a : res.arms) {
         add_unique(table.arms, a.arm);
@@ -198,10 +199,10 @@ std::vector<std::string> suites_of(const std::string& command) {
   std::vector<std::string> tokens, suites;
   for (std::string t; in >> t;) tokens.push_back(t);
   for (size_t i = 0; i < tokens.size(); ++i) {
-    if (tokens[i].starts_with("--suite=")) add_unique(suites, suite_stem(tokens[i].substr(8)));
+    if (tokens[i].starts_with("--suite=")) add_unique(suites, suite_name(tokens[i].substr(8)));
     if (tokens[i] != "--suite") continue;
     for (size_t j = i + 1; j < tokens.size() && !tokens[j].starts_with("-"); ++j)  // CLI11 takes several paths
-      add_unique(suites, suite_stem(tokens[j]));
+      add_unique(suites, suite_name(tokens[j]));
   }
   return suites;
 }

@@ -199,6 +199,14 @@ TEST(ExpandSuites, EveryLineInEveryDtypeAndLayoutInOrder) {
   ASSERT_EQ(some.size(), 2u);
   EXPECT_EQ(some[0].entry.name, "sq4096");  // suite order, not --only order
   EXPECT_EQ(some[1].entry.name, "dec_m1_12288");
+  EXPECT_EQ(some[0].suite, "square");  // each case names the suite its line is in
+  EXPECT_EQ(some[1].suite, "decode");
+}
+
+TEST(SuiteName, IsTheFileNameWithoutDirectoriesOrExtension) {
+  EXPECT_EQ(suite_name("suites/llm24.txt"), "llm24");
+  EXPECT_EQ(suite_name("/abs/dir/decode.txt"), "decode");
+  EXPECT_EQ(suite_name("square"), "square");
 }
 
 TEST(ExpandSuites, OnlyNameNoSuiteHoldsIsAnError) {

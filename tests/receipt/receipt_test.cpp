@@ -70,6 +70,17 @@ TEST(ReceiptJson, HasSchemaAndTopLevelFields) {
   EXPECT_TRUE(j.at("results")[0].at("arms")[0].at("candidates")[2].at("us").is_null());
 }
 
+// A result's suite is written where known and read as empty from receipts written before it was recorded.
+TEST(ReceiptJson, ResultSuiteIsOptional) {
+  Receipt r = sample_receipt();
+  nlohmann::json j = r;
+  EXPECT_FALSE(j.at("results")[0].contains("suite"));
+  r.results[0].suite = "square";
+  j = r;
+  EXPECT_EQ(j.at("results")[0].at("suite"), "square");
+  EXPECT_EQ(j.get<Receipt>(), r);
+}
+
 TEST(ReceiptJson, WholeReceiptRoundTrips) {
   const Receipt r = sample_receipt();
   const nlohmann::json j = r;

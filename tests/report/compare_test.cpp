@@ -174,6 +174,31 @@ TEST(report_compare, SeparatesSuitesGpusAndBufferModes) {
   EXPECT_EQ(cell(tables[1], 0, "cublaslt").shown.receipt->file, "h100.json");
 }
 
+// A receipt over two suites whose results name their suites puts each row in its own suite's table only; results
+// that name none (receipts written before) show in every suite the command names, as above.
+TEST(report_compare, ResultsThatNameTheirSuiteShowInThatSuitesTableOnly) {
+  Receipt both = tilewise_run("2026-11-30T15:00:00Z");
+  both.command = "tilewise bench --suite suites/square.txt --suite suites/decode.txt";
+  both.results[0].suite = "square";  // sq2048
+  both.results[1].suite = "decode";  // dec_m16_12288
+  Receipt square = tilewise_run("2026-11-30T10:00:00Z"), decode = tilewise_run("2026-11-30T11:00:00Z");
+  decode.command = "tilewise bench --suite suites/decode.txt";
+  const auto tables = side_by_side({page(square, "square.json"), page(decode, "decode.json"), page(both, "both.json")});
+  ASSERT_EQ(tables.size(), 2u);
+  const auto names = [](const SideTable& t) {
+    std::vector<std::string> out;
+    for (const SideRow& r : t.rows) out.push_back(r.problem.name);
+    return out;
+  };
+  EXPECT_EQ(tables[0].suite, "square");
+  EXPECT_EQ(names(tables[0]), (std::vector<std::string>{"sq2048", "dec_m16_12288"}));  // square.json names no suite
+  EXPECT_EQ(cell(tables[0], 0, "cublaslt").shown.receipt->file, "both.json");
+  EXPECT_EQ(cell(tables[0], 1, "cublaslt").shown.receipt->file, "square.json");  // both.json's row is decode's
+  EXPECT_EQ(tables[1].suite, "decode");
+  EXPECT_EQ(cell(tables[1], 1, "cublaslt").shown.receipt->file, "both.json");
+  EXPECT_EQ(cell(tables[1], 0, "cublaslt").shown.receipt->file, "decode.json");  // sq2048 is square's
+}
+
 TEST(report_compare, IncorrectFailedAndInvalidEntriesStayInTheJoin) {
   Receipt r = tilewise_run("2026-11-30T10:00:00Z"), bad = tilewise_run("2026-11-30T11:00:00Z");
   r.results[0].arms[0].correct = false;
