@@ -1,5 +1,5 @@
 // The runner on the GPU: an arm whose family does not take a problem is recorded as declined while the problem's
-// other arms are measured, and only a problem every arm declines is skipped.
+// other arms are measured, and only a problem every arm declines is skipped; each result names its suite.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -28,6 +28,7 @@ TEST(Runner, AnArmWhoseFamilyDeclinesIsRecordedAndTheOthersAreMeasured) {
   TW_REQUIRE_GPU();
   const receipt::Receipt r = run(small_run({"cublaslt-default", "gemv:bf16"}, "cublaslt-default"), nullptr);
   ASSERT_EQ(r.results.size(), 1u);
+  EXPECT_EQ(r.results[0].suite, "llm24");
   EXPECT_TRUE(r.skipped.empty());
   const auto& arms = r.results[0].arms;
   ASSERT_EQ(arms.size(), 2u);

@@ -46,6 +46,9 @@ failures, checked = [], 0
 MARK = {"faster": "+", "slower": "-"}  # the claim rule's marks; "~" where the ranges overlap
 FORMAT = {"us_median": "{:.2f}", "tflops": "{:.1f}", "gbps": "{:.0f}"}  # ratios get three decimals
 
+def missing_figure(a):  # what the page shows where an arm has no figure
+    return "declined" if a.get("declined") else "did not run" if a["error"] else "incorrect"
+
 def expect(where, text, figure):
     global checked
     checked += 1
@@ -66,7 +69,7 @@ for path in sys.argv[2:]:
             where = f"{stem} results[{i}] {p['name']} {p['dtype']} {p['layout']} [{a['arm']}]"
             rows += 1
             if a["us_median"] is None:
-                expect(where, row, "did not run" if a["error"] else "incorrect")
+                expect(where, row, missing_figure(a))
                 continue
             for figure in (f"{a['us_median']:.2f}", f"{a['tflops']:.1f}", f"{a['gbps']:.0f}"):
                 expect(where, row, figure)
@@ -122,6 +125,7 @@ for (suite, gpu, cold), members in sorted(groups.items(), key=lambda g: suite_or
     arms = {}
     for n, stem, r in members:
         for i, res in enumerate(r["results"]):
+            if res.get("suite") and res["suite"] != suite: continue  # a result that names its suite shows there only
             for a in res["arms"]:
                 arms.setdefault(key(res["problem"]), {}).setdefault(a["arm"], []).append((created(r), n, stem, i, a, r))
     for k, by_arm in arms.items():
@@ -131,7 +135,7 @@ for (suite, gpu, cold), members in sorted(groups.items(), key=lambda g: suite_or
             where = f"side by side {table} {k[0]} {k[4]} {k[5]} [{arm}] from {stem}"
             cell = dom.text.get(f"{table}-{safe(k[0])}-{k[4]}-{k[5]}-{safe(arm)}")
             if a["error"] or not a["correct"]:
-                expect(where, cell, "did not run" if a["error"] else "incorrect")
+                expect(where, cell, missing_figure(a))
             else:
                 expect(where, cell, f"{a['us_median']:.2f}")
                 expect(where, cell, f"{a['tflops']:.1f} TFLOP/s")
