@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <sstream>
 #include <string>
 
@@ -162,10 +164,13 @@ TEST_P(ShippedSuite, LoadsWithExpectedCount) {
 
 INSTANTIATE_TEST_SUITE_P(Suites, ShippedSuite,
                          testing::Values(Shipped{"square.txt", 12, "sq256"}, Shipped{"llm24.txt", 24, "sqS"},
-                                         Shipped{"decode.txt", 7, "dec_m1_12288"}),
+                                         Shipped{"decode.txt", 7, "dec_m1_12288"},
+                                         Shipped{"decode-small-m.txt", 9, "dec_m2_4096"}),
                          [](const auto& info) {
-                           const std::string f = info.param.file;
-                           return f.substr(0, f.find('.'));
+                           std::string f = info.param.file;
+                           f = f.substr(0, f.find('.'));
+                           std::replace(f.begin(), f.end(), '-', '_');  // test names take no '-'
+                           return f;
                          });
 
 TEST(LoadSuite, SquareSuiteShapes) {
