@@ -182,13 +182,16 @@ TEST(GemvConfig, TheMmaEngineNamesWhatItDoesNotTake) {
   EXPECT_EQ(default_config(decode(16, 4096, 16384), Format::int4_g128).ksplit, 4);  // int4 and fp8: at every K
   EXPECT_TRUE(default_config(decode(16, 4096, 16384), Format::fp8).pdl);
   EXPECT_FALSE(default_config(decode(4, 12288, 4096), Format::fp8).pdl);  // measured at M = 16 only
-  // int4 at M = 1: one tile a CTA, K over its warps, 8 of them while the grid's warps fit one wave (N <= 4224).
+  // int4 at M = 1..8: one tile a CTA, K over its warps, 8 of them while the grid's warps fit one wave (N <= 4224).
   EXPECT_EQ(to_string(default_config(decode(1, 12288, 4096), Format::int4_g128)),
             "m=1,w=int4g128,x=bf16,engine=mma,threads=128,cols=16,ksplit=4,unroll=2,hint=na,persistent=0,pdl=1");
   EXPECT_EQ(to_string(default_config(decode(1, 4096, 14336, DType::fp16), Format::int4_g128)),
             "m=1,w=int4g128,x=fp16,engine=mma,threads=256,cols=16,ksplit=8,unroll=2,hint=na,persistent=0,pdl=1");
   EXPECT_EQ(default_config(decode(1, 4224, 4096), Format::int4_g128).threads, 256);
   EXPECT_EQ(default_config(decode(1, 4240, 4096), Format::int4_g128).threads, 128);
+  EXPECT_EQ(to_string(default_config(decode(8, 12288, 4096), Format::int4_g128)),
+            "m=8,w=int4g128,x=bf16,engine=mma,threads=128,cols=16,ksplit=4,unroll=2,hint=na,persistent=0,pdl=1");
+  EXPECT_EQ(default_config(decode(9, 12288, 4096), Format::int4_g128).threads, 256);  // M > 8: the rule for two halves
   EXPECT_EQ(default_config(decode(1, 2048, 4096), Format::int4_g128).engine, Engine::fma);  // narrow: the fma kernel
   EXPECT_EQ(default_config(decode(1, 12288, 4096), Format::int4_g128, 132, Engine::fma).threads, 128);
   EXPECT_EQ(default_config(decode(16, 12288, 4096, DType::fp8_e4m3), Format::fp8).unroll, 2);
@@ -286,8 +289,8 @@ TEST(GemvConfig, DefaultIsFeasibleOnTheDecodeShapes) {
         const bool mma_chained = c.engine == Engine::mma && d != DType::fp8_e4m3 &&
                                  (sixteen_bit || ((f == Format::int4_g128 || f == Format::fp8) && p.M > 8));
         const bool split4 = mma_chained && (!sixteen_bit || p.K <= 8192);
-        // int4 g128 at M = 1 on the mma engine: one 16-column tile a CTA, K over all its warps, PDL.
-        const bool int4_m1 = c.engine == Engine::mma && p.M == 1 && f == Format::int4_g128;
+        // int4 g128 at M = 1..8 on the mma engine: one 16-column tile a CTA, K over all its warps, PDL.
+        const bool int4_m1 = c.engine == Engine::mma && p.M <= 8 && f == Format::int4_g128;
         if (mma_chained) EXPECT_TRUE(c.pdl && (!split4 || c.ksplit <= 4)) << to_string(c);
         else if (int4_m1) EXPECT_TRUE(c.pdl && c.ksplit == c.threads / 32 && c.unroll == 2) << to_string(c);
         else if (c.engine == Engine::mma) EXPECT_FALSE(c.pdl) << to_string(c);

@@ -357,13 +357,16 @@ Config default_on(const Problem& p, Format weights, int sm_count, Engine engine)
     c.pdl = true;
     if (!sixteen_bit || p.K <= 8192) c.ksplit = std::min(c.ksplit, 4);
   }
-  if (engine == Engine::mma && p.M == 1 && weights == Format::int4_g128) {
+  if (engine == Engine::mma && p.M <= 8 && weights == Format::int4_g128) {
     // What measured fastest at M = 1 on every decode shape but the largest, in bf16 and fp16 x (results/
     // decode-gemv-m1-int4-mma-bf16.json, -fp16): one 16-column tile a CTA, K cut over all its warps, two pieces a
     // row in flight (about 120 registers: some 16 warps an SM), launched as a programmatic dependent; with 8 warps a
     // CTA while the grid's warps fit one wave of those 16 an SM, else 4. dec_m1_4096 5.2 against the fma kernel's
     // 8.3 us, dec_m1_down 13.9 against 16.7, dec_m1_12288 12.2 against 13.8, dec_m1_14336 14.0 against 15.4;
-    // dec_m1_8k (N = 28672) 47.0 against 46.9 in bf16 and 47.2 against 48.8 in fp16.
+    // dec_m1_8k (N = 28672) 47.0 against 46.9 in bf16 and 47.2 against 48.8 in fp16. At M = 2..8 it was faster than
+    // the mma engine's rule below on all nine shapes of suites/decode-small-m.txt (results/decode-small-m-gemv.json:
+    // dec_m4_12288 12.6 against 20.3 us, dec_m4_down 14.4 against 21.7, dec_m8_12288 16.2 against 19.7); Q8_0 and
+    // fp8 weights, timed in the same setting there, were slower or mixed.
     const bool one_wave = (p.N + 15) / 16 * 8 <= 16 * int64_t(sm_count);
     c.threads = one_wave ? 256 : 128, c.ksplit = c.threads / 32, c.unroll = 2, c.pdl = true;
   }
