@@ -191,7 +191,12 @@ TEST(GemvConfig, TheMmaEngineNamesWhatItDoesNotTake) {
   EXPECT_EQ(default_config(decode(1, 4240, 4096), Format::int4_g128).threads, 128);
   EXPECT_EQ(to_string(default_config(decode(8, 12288, 4096), Format::int4_g128)),
             "m=8,w=int4g128,x=bf16,engine=mma,threads=128,cols=16,ksplit=4,unroll=2,hint=na,persistent=0,pdl=1");
-  EXPECT_EQ(default_config(decode(9, 12288, 4096), Format::int4_g128).threads, 256);  // M > 8: the rule for two halves
+  // M > 8: one tile a CTA of 4 warps from N = 12288 on, two tiles a CTA of 8 below it.
+  EXPECT_EQ(to_string(default_config(decode(16, 12288, 4096), Format::int4_g128)),
+            "m=16,w=int4g128,x=bf16,engine=mma,threads=128,cols=16,ksplit=4,unroll=2,hint=na,persistent=0,pdl=1");
+  EXPECT_EQ(to_string(default_config(decode(16, 8192, 4096), Format::int4_g128)),
+            "m=16,w=int4g128,x=bf16,engine=mma,threads=256,cols=16,ksplit=4,unroll=2,hint=na,persistent=0,pdl=1");
+  EXPECT_EQ(default_config(decode(9, 4096, 16384), Format::int4_g128).threads, 256);
   EXPECT_EQ(default_config(decode(1, 2048, 4096), Format::int4_g128).engine, Engine::fma);  // narrow: the fma kernel
   EXPECT_EQ(default_config(decode(1, 12288, 4096), Format::int4_g128, 132, Engine::fma).threads, 128);
   EXPECT_EQ(default_config(decode(16, 12288, 4096, DType::fp8_e4m3), Format::fp8).unroll, 2);

@@ -369,6 +369,12 @@ Config default_on(const Problem& p, Format weights, int sm_count, Engine engine)
     // fp8 weights, timed in the same setting there, were slower or mixed.
     const bool one_wave = (p.N + 15) / 16 * 8 <= 16 * int64_t(sm_count);
     c.threads = one_wave ? 256 : 128, c.ksplit = c.threads / 32, c.unroll = 2, c.pdl = true;
+  } else if (engine == Engine::mma && p.M > 8 && weights == Format::int4_g128 && p.N >= 12288) {
+    // int4 at M = 9..16 on the wide shapes: one tile a CTA of 4 warps rather than two tiles a CTA of 8, timed side by
+    // side (results/llm24-m16-int4-tile.json, decode-m16-int4-tile.json): dec_m16_12288 22.3 against 26.5 us,
+    // d4k_ffn_dec (N = 16384) 28.9 against 34.7, d8k_qkv_dec 57.7 against 63.1; at N = 8192 and 4096 it lost
+    // (d4k_qkv_dec 19.7 against 18.3, d4k_down_dec 38.8 against 31.2), so the rule above keeps those.
+    c.threads = 128, c.ksplit = 4, c.unroll = 2;
   }
   if (engine == Engine::fma && p.M == 1) {
     // What measured faster than the rule above on both dec_m1_12288 and dec_m1_4096 (results/
