@@ -357,24 +357,21 @@ Config default_on(const Problem& p, Format weights, int sm_count, Engine engine)
     c.pdl = true;
     if (!sixteen_bit || p.K <= 8192) c.ksplit = std::min(c.ksplit, 4);
   }
-  if (engine == Engine::mma && p.M <= 8 && weights == Format::int4_g128) {
-    // What measured fastest at M = 1 on every decode shape but the largest, in bf16 and fp16 x (results/
-    // decode-gemv-m1-int4-mma-bf16.json, -fp16): one 16-column tile a CTA, K cut over all its warps, two pieces a
-    // row in flight (about 120 registers: some 16 warps an SM), launched as a programmatic dependent; with 8 warps a
-    // CTA while the grid's warps fit one wave of those 16 an SM, else 4. dec_m1_4096 5.2 against the fma kernel's
-    // 8.3 us, dec_m1_down 13.9 against 16.7, dec_m1_12288 12.2 against 13.8, dec_m1_14336 14.0 against 15.4;
-    // dec_m1_8k (N = 28672) 47.0 against 46.9 in bf16 and 47.2 against 48.8 in fp16. At M = 2..8 it was faster than
-    // the mma engine's rule below on all nine shapes of suites/decode-small-m.txt (results/decode-small-m-gemv.json:
-    // dec_m4_12288 12.6 against 20.3 us, dec_m4_down 14.4 against 21.7, dec_m8_12288 16.2 against 19.7); Q8_0 and
-    // fp8 weights, timed in the same setting there, were slower or mixed.
-    const bool one_wave = (p.N + 15) / 16 * 8 <= 16 * int64_t(sm_count);
+  if (engine == Engine::mma && weights == Format::int4_g128 && (p.M <= 8 || p.N >= 12288)) {
+    // int4 on the mma engine: one 16-column tile a CTA, K cut over all its warps, two pieces a row in flight (about
+    // 120 registers at M <= 8: some 16 warps an SM), launched as a programmatic dependent; 8 warps a CTA while the
+    // grid's warps fit one wave of those 16 an SM, else 4. Each part timed side by side with the rules above:
+    // - M = 1, every decode shape but the largest, bf16 and fp16 x (results/decode-gemv-m1-int4-mma-bf16.json, -fp16):
+    //   dec_m1_4096 5.2 against the fma kernel's 8.3 us, dec_m1_down 13.9 against 16.7, dec_m1_12288 12.2 against
+    //   13.8, dec_m1_14336 14.0 against 15.4; dec_m1_8k (N = 28672) 47.0 against 46.9 in bf16, 47.2 against 48.8 in fp16;
+    // - M = 2..8, all nine shapes of suites/decode-small-m.txt (results/decode-small-m-gemv.json): dec_m4_12288 12.6
+    //   against 20.3 us, dec_m4_down 14.4 against 21.7, dec_m8_12288 16.2 against 19.7 (Q8_0 and fp8 weights in the
+    //   same setting were slower or mixed);
+    // - M = 9..16, only from N = 12288 (results/llm24-m16-int4-tile.json, decode-m16-int4-tile.json): dec_m16_12288
+    //   22.3 against 26.5 us, d4k_ffn_dec 28.9 against 34.7, d8k_qkv_dec 57.7 against 63.1; at N = 8192 and 4096 it
+    //   lost (d4k_qkv_dec 19.7 against 18.3, d4k_down_dec 38.8 against 31.2).
+    const bool one_wave = p.M <= 8 && (p.N + 15) / 16 * 8 <= 16 * int64_t(sm_count);  // M > 8 measured at 4 warps
     c.threads = one_wave ? 256 : 128, c.ksplit = c.threads / 32, c.unroll = 2, c.pdl = true;
-  } else if (engine == Engine::mma && p.M > 8 && weights == Format::int4_g128 && p.N >= 12288) {
-    // int4 at M = 9..16 on the wide shapes: one tile a CTA of 4 warps rather than two tiles a CTA of 8, timed side by
-    // side (results/llm24-m16-int4-tile.json, decode-m16-int4-tile.json): dec_m16_12288 22.3 against 26.5 us,
-    // d4k_ffn_dec (N = 16384) 28.9 against 34.7, d8k_qkv_dec 57.7 against 63.1; at N = 8192 and 4096 it lost
-    // (d4k_qkv_dec 19.7 against 18.3, d4k_down_dec 38.8 against 31.2), so the rule above keeps those.
-    c.threads = 128, c.ksplit = 4, c.unroll = 2;
   }
   if (engine == Engine::fma && p.M == 1) {
     // What measured faster than the rule above on both dec_m1_12288 and dec_m1_4096 (results/
