@@ -1,7 +1,8 @@
 #pragma once
 // Decode GEMV on the tensor cores: y[m][n] = sum_k x[m][k] W[n][k] for M = 1..16, as kernels/gemv.cuh computes it,
 // with the products done by mma.sync instead of one FMA a weight. The weights are the mma's A (16 output columns x
-// k), x^T its B (k x 8 tokens), so one warp owns 16 columns and M = 9..16 takes two mmas a step. What the mma saves
+// k), x^T its B (k x 8 tokens), so one warp owns 16 columns (or 32: two A tiles fed by each load of x) and M = 9..16
+// takes two mmas a step. What the mma saves
 // over the FMA kernel (a multiply-add and an unpack a weight, M of them) is the issue slots that kept that kernel off
 // the bandwidth floor at M > 1. At M = 1 seven of the eight token columns are zero and there is little to save: the
 // FMA kernel was as fast or faster there (results/decode-gemv-engines-pdl.json), so the default keeps it.
@@ -22,10 +23,11 @@
 // int4 with groups of 32 (16 bytes) would need 4-byte pieces, and stays with the FMA kernel.
 //
 // Template parameters (the gemv configuration with engine=mma, src/families/gemv): M, WF, XT as in gemv.cuh;
-// THREADS (warps: THREADS/32/KSPLIT column groups of 16 columns); KSPLIT warps share columns, each one contiguous
-// slice of K (whole groups), reduced through shared memory in a fixed order; UNROLL pieces per row a lane loads
-// before it computes (two rows: 2 * UNROLL pieces in flight per lane); HINT the weight stream's cache policy; PDL as
-// in gemv.cuh.
+// THREADS (warps: THREADS/32/KSPLIT column groups of COLS columns); COLS 16 or 32, a warp's columns: each 16 columns
+// read all of x once more (at M = 16, 1 byte of x a byte of 16-bit weights, up to 4 for int4), and 32 halve that;
+// KSPLIT warps share columns, each one contiguous slice of K (whole groups), reduced through shared memory in a fixed
+// order; UNROLL pieces per row a lane loads before it computes (two rows a tile: 2 * UNROLL * COLS / 16 pieces in
+// flight per lane); HINT the weight stream's cache policy; PDL as in gemv.cuh.
 #include "gemv.cuh"
 
 namespace tilewise::kernels::gemv {
@@ -207,16 +209,18 @@ __device__ __forceinline__ void store_fragment(const float (&acc)[TILES][4], int
     }
 }
 
-template <int M, int WF, int XT, int THREADS, int KSPLIT, int UNROLL, int HINT, int PDL>
+template <int M, int WF, int XT, int THREADS, int COLS, int KSPLIT, int UNROLL, int HINT, int PDL>
 __global__ void __maxnreg__(register_limit<THREADS>)
     gemv_mma(const unsigned char* __restrict__ x, long long ldx, const unsigned char* __restrict__ w, long long w_row_bytes,
              const void* __restrict__ scales, void* __restrict__ out, long long ldc, int N, int K) {
   static_assert(M >= 1 && M <= 16 && THREADS % 32 == 0 && (THREADS / 32) % KSPLIT == 0, "bad gemv configuration");
+  static_assert(COLS == 16 || COLS == 32, "a warp computes one or two 16-column tiles");
   using P = MmaPiece<WF, XT>;
-  constexpr int warps = THREADS / 32, col_groups = warps / KSPLIT, cta_cols = col_groups * 16;
+  constexpr int warps = THREADS / 32, col_groups = warps / KSPLIT, cta_cols = col_groups * COLS;
+  constexpr int col_tiles = COLS / 16;  // 16-column A tiles a warp feeds from each load of x
   constexpr int tiles = TokenRows<M, WF, XT>::tiles;  // 8-token halves of x
   constexpr int unit = P::grouped ? 4 : 1;
-  __shared__ float partial[KSPLIT][col_groups][16][M];
+  __shared__ float partial[KSPLIT][col_groups * col_tiles][16][M];
 
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int cg = warp / KSPLIT, ks = warp % KSPLIT;
@@ -237,26 +241,31 @@ __global__ void __maxnreg__(register_limit<THREADS>)
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u)
 #pragma unroll
-      for (int r = 0; r < 2; ++r)
+      for (int r = 0; r < 2 * col_tiles; ++r)
         if (c_begin + 4 * u + q < c_end)
-          prefetch_l2(w + (long long)min(int(blockIdx.x) * cta_cols + cg * 16 + g + 8 * r, N - 1) * w_row_bytes +
+          prefetch_l2(w + (long long)min(int(blockIdx.x) * cta_cols + cg * COLS + g + 8 * r, N - 1) * w_row_bytes +
                       (long long)(c_begin + 4 * u + q) * P::bytes);
     wait_for_prerequisites();
   }
   for (int blk = blockIdx.x; blk < blocks; blk += gridDim.x) {  // grid-stride: a persistent grid loops
-    const int n0 = blk * cta_cols + cg * 16;
-    // Rows past N read row N - 1 (kept in bounds, no predicate in the stream) and are never stored.
-    const long long rows[2] = {min(n0 + g, N - 1), min(n0 + g + 8, N - 1)};
-    const unsigned char* row[2] = {w + rows[0] * w_row_bytes, w + rows[1] * w_row_bytes};
-    float acc[tiles][4];
+    const int n0 = blk * cta_cols + cg * COLS;
+    // Row r of this lane is the fragment row g of tile r / 2, or g + 8 (odd r). Rows past N read row N - 1 (kept in
+    // bounds, no predicate in the stream) and are never stored.
+    long long rows[2 * col_tiles];
+    const unsigned char* row[2 * col_tiles];
 #pragma unroll
-    for (int t = 0; t < tiles; ++t)
+    for (int r = 0; r < 2 * col_tiles; ++r) rows[r] = min(n0 + g + 8 * r, N - 1), row[r] = w + rows[r] * w_row_bytes;
+    float acc[col_tiles][tiles][4];
 #pragma unroll
-      for (int i = 0; i < 4; ++i) acc[t][i] = 0.0f;
+    for (int ct = 0; ct < col_tiles; ++ct)
+#pragma unroll
+      for (int t = 0; t < tiles; ++t)
+#pragma unroll
+        for (int i = 0; i < 4; ++i) acc[ct][t][i] = 0.0f;
 
     for (int base = c_begin; base < c_end; base += 4 * UNROLL) {  // warp-uniform: every lane runs every mma
-      uint4 wv[UNROLL][2], xv[UNROLL][tiles][P::x_vecs];
-      float scale[UNROLL][2];
+      uint4 wv[UNROLL][col_tiles][2], xv[UNROLL][tiles][P::x_vecs];
+      float scale[UNROLL][col_tiles][2];
       // Issue every load of this step before any arithmetic: these are the bytes in flight. A piece past the slice
       // is zeros in both operands, so its mmas add nothing.
 #pragma unroll
@@ -264,21 +273,25 @@ __global__ void __maxnreg__(register_limit<THREADS>)
         const int ci = base + 4 * u + q;
         const bool in = ci < c_end;
 #pragma unroll
-        for (int r = 0; r < 2; ++r) {
-          wv[u][r] = in ? load_weights<HINT, P::bytes>(row[r] + (long long)ci * P::bytes, policy) : make_uint4(0, 0, 0, 0);
-          scale[u][r] = 0.0f;
+        for (int r = 0; r < 2 * col_tiles; ++r) {
+          wv[u][r / 2][r % 2] =
+              in ? load_weights<HINT, P::bytes>(row[r] + (long long)ci * P::bytes, policy) : make_uint4(0, 0, 0, 0);
+          scale[u][r / 2][r % 2] = 0.0f;
           if constexpr (P::grouped)  // the four lanes' pieces are one group (base and c_begin are whole groups)
-            scale[u][r] = in ? group_scale<WF>(static_cast<const unsigned short*>(scales), rows[r], groups,
-                                               ci * P::bytes / 16)  // group_scale counts 16-byte chunks
-                             : 0.0f;
+            scale[u][r / 2][r % 2] = in ? group_scale<WF>(static_cast<const unsigned short*>(scales), rows[r], groups,
+                                                          ci * P::bytes / 16)  // group_scale counts 16-byte chunks
+                                        : 0.0f;
         }
         tokens.load(ci, in, xv[u]);
       }
 #pragma unroll
-      for (int u = 0; u < UNROLL; ++u) mma_piece<WF, XT, tiles>(wv[u], xv[u], scale[u], acc);
+      for (int u = 0; u < UNROLL; ++u)
+#pragma unroll
+        for (int ct = 0; ct < col_tiles; ++ct) mma_piece<WF, XT, tiles>(wv[u][ct], xv[u], scale[u][ct], acc[ct]);
     }
 
-    store_fragment<M, tiles>(acc, g, q, partial[ks][cg]);
+#pragma unroll
+    for (int ct = 0; ct < col_tiles; ++ct) store_fragment<M, tiles>(acc[ct], g, q, partial[ks][cg * col_tiles + ct]);
     __syncthreads();
     store_columns<M, WF, XT, KSPLIT>(threadIdx.x, THREADS, blk * cta_cols, cta_cols, N, scales, out, ldc,
                                      [&](int s, int col, int m) { return partial[s][col / 16][col % 16][m]; });

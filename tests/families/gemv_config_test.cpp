@@ -132,7 +132,11 @@ TEST(GemvConfig, TheMmaEngineNamesWhatItDoesNotTake) {
   EXPECT_EQ(infeasible(c, decode(1, 12288, 4096)), "");
   Config cols = c;
   cols.cols = 2;
-  EXPECT_TRUE(Contains(infeasible(cols, decode(1, 64, 64)), "cols = 16, not 2"));
+  EXPECT_TRUE(Contains(infeasible(cols, decode(1, 64, 64)), "cols = 16 or 32, not 2"));
+  cols.cols = 32;  // two tiles a warp, each load of x feeding both
+  EXPECT_EQ(infeasible(cols, decode(1, 12288, 4096)), "");
+  cols.engine = Engine::bulk, cols.persistent = true, cols.stages = 4;
+  EXPECT_TRUE(Contains(infeasible(cols, decode(1, 12288, 4096)), "bulk engine computes 16 columns a warp"));
   Config ahead = c;
   ahead.prefetch = true;
   EXPECT_TRUE(Contains(infeasible(ahead, decode(1, 64, 64)), "prefetch = 1 is for the fma engine"));
@@ -425,9 +429,9 @@ TEST(GemvConfig, KernelBuildNamesTheInstantiation) {
   Config mma = default_config(decode(16, 12288, 4096, DType::fp16), Format::fp16);
   mma.ksplit = 8, mma.pdl = false;
   EXPECT_EQ(kernel_build(mma).kernel_file, "gemv_mma.cuh");
-  EXPECT_EQ(kernel_build(mma).name_expression, "tilewise::kernels::gemv::gemv_mma<16, 1, 1, 256, 8, 4, 2, 0>");
+  EXPECT_EQ(kernel_build(mma).name_expression, "tilewise::kernels::gemv::gemv_mma<16, 1, 1, 256, 16, 8, 4, 2, 0>");
   mma.pdl = true;
-  EXPECT_EQ(kernel_build(mma).name_expression, "tilewise::kernels::gemv::gemv_mma<16, 1, 1, 256, 8, 4, 2, 1>");
+  EXPECT_EQ(kernel_build(mma).name_expression, "tilewise::kernels::gemv::gemv_mma<16, 1, 1, 256, 16, 8, 4, 2, 1>");
 }
 
 }  // namespace

@@ -206,11 +206,13 @@ int register_estimate(const Config& c) {
   const int split = c.ksplit > 1 ? 16 : 0;           // a K slice's bounds and the reduction's addresses
   const int scaled = group_size(c.weights) != 0 ? 1 : 0;  // a group scale per row, and its partial sums
   if (c.engine != Engine::fma) {
-    // Two rows' chunks and x's matching 16-byte pieces (one or two a chunk, for each 8-token half) in flight, the
-    // accumulators of each half, the A fragment being decoded; indices, addresses and a margin.
-    const int tiles = c.m > 8 ? 2 : 1;
+    // Two rows' chunks a 16-column tile and x's matching 16-byte pieces (one to four a chunk, for each 8-token half)
+    // in flight, the accumulators of each half and tile, the A fragment being decoded; row addresses, indices and a
+    // margin.
+    const int tiles = c.m > 8 ? 2 : 1, col_tiles = c.cols / 16;
     const int x_vecs = c.weights == Format::int4_g128 ? 4 : c.weights == Format::fp8 && c.act != DType::fp8_e4m3 ? 2 : 1;
-    return c.unroll * (8 + 4 * x_vecs * tiles + 2 * scaled) + 4 * tiles * (1 + scaled) + 8 + split + 56;
+    return c.unroll * (8 * col_tiles + 4 * x_vecs * tiles + 2 * scaled * col_tiles) +
+           4 * tiles * (1 + scaled) * col_tiles + 8 * col_tiles + split + 56;
   }
   const int steps = elems_per_chunk(c.weights) / 8;            // 8-weight steps in one chunk: 1, 2 or 4
   const int x_regs = c.act == DType::fp8_e4m3 ? 2 : 4;          // registers of 8 raw activations
@@ -273,8 +275,10 @@ std::string infeasible(const Config& c, const Problem& p) {
     return fmt::format("K = {} is not a multiple of the {} group of {} weights", p.K, to_string(c.weights), group);
   if (c.engine != Engine::fma) {
     if (std::string why = mma_infeasible(c.weights, c.act); !why.empty()) return why;
-    if (c.cols != 16)
-      return fmt::format("the {} engine computes 16 columns a warp (one m16 tile): cols = 16, not {}", to_string(c.engine), c.cols);
+    if (c.engine == Engine::bulk && c.cols != 16)
+      return fmt::format("the bulk engine computes 16 columns a warp (one m16 tile): cols = 16, not {}", c.cols);
+    if (c.cols != 16 && c.cols != 32)
+      return fmt::format("the mma engine computes one or two m16 tiles a warp: cols = 16 or 32, not {}", c.cols);
     if (c.prefetch)
       return fmt::format("prefetch = 1 is for the fma engine; the {} engine loads its own way", to_string(c.engine));
   } else if (!power_of_two_in(c.cols, 1, 8)) {
@@ -429,7 +433,7 @@ std::vector<Config> feasible_set(const Problem& p, Format weights) {
   for (Engine engine : {Engine::fma, Engine::mma, Engine::bulk}) {
     const bool bulk = engine == Engine::bulk;
     for (int threads : {128, 256, 512})
-      for (int cols : engine == Engine::fma ? std::vector<int>{1, 2, 4} : std::vector<int>{16})
+      for (int cols : engine == Engine::fma ? std::vector<int>{1, 2, 4} : bulk ? std::vector<int>{16} : std::vector<int>{16, 32})
         for (int ksplit : bulk ? std::vector<int>{threads / 32} : std::vector<int>{1, 2, 4, 8})
           for (int unroll : {1, 2, 4, 8})
             for (Hint hint : {Hint::none, Hint::nc, Hint::no_allocate, Hint::evict_first, Hint::prefetch_256})
