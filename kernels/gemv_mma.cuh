@@ -1,7 +1,7 @@
 #pragma once
 // Decode GEMV on the tensor cores: y[m][n] = sum_k x[m][k] W[n][k] for M = 1..16, as kernels/gemv.cuh computes it,
 // with the products done by mma.sync instead of one FMA a weight. The weights are the mma's A (16 output columns x
-// k), x^T its B (k x 8 tokens), so one warp owns 16 columns (or 32: two A tiles fed by each load of x) and M = 9..16
+// k), x^T its B (k x 8 tokens), so one warp owns 16 columns (or 32 or 64: two or four A tiles fed by each load of x) and M = 9..16
 // takes two mmas a step. What the mma saves
 // over the FMA kernel (a multiply-add and an unpack a weight, M of them) is the issue slots that kept that kernel off
 // the bandwidth floor at M > 1. At M = 1 seven of the eight token columns are zero and there is little to save: the
@@ -23,8 +23,8 @@
 // int4 with groups of 32 (16 bytes) would need 4-byte pieces, and stays with the FMA kernel.
 //
 // Template parameters (the gemv configuration with engine=mma, src/families/gemv): M, WF, XT as in gemv.cuh;
-// THREADS (warps: THREADS/32/KSPLIT column groups of COLS columns); COLS 16 or 32, a warp's columns: each 16 columns
-// read all of x once more (at M = 16, 1 byte of x a byte of 16-bit weights, up to 4 for int4), and 32 halve that;
+// THREADS (warps: THREADS/32/KSPLIT column groups of COLS columns); COLS 16, 32 or 64, a warp's columns: each 16
+// columns read all of x once more (at M = 16, 1 byte of x a byte of 16-bit weights, up to 4 for int4), 32 halve that;
 // KSPLIT warps share columns, each one contiguous slice of K (whole groups), reduced through shared memory in a fixed
 // order; UNROLL pieces per row a lane loads before it computes (two rows a tile: 2 * UNROLL * COLS / 16 pieces in
 // flight per lane); HINT the weight stream's cache policy; PDL as in gemv.cuh.
@@ -214,7 +214,7 @@ __global__ void __maxnreg__(register_limit<THREADS>)
     gemv_mma(const unsigned char* __restrict__ x, long long ldx, const unsigned char* __restrict__ w, long long w_row_bytes,
              const void* __restrict__ scales, void* __restrict__ out, long long ldc, int N, int K) {
   static_assert(M >= 1 && M <= 16 && THREADS % 32 == 0 && (THREADS / 32) % KSPLIT == 0, "bad gemv configuration");
-  static_assert(COLS == 16 || COLS == 32, "a warp computes one or two 16-column tiles");
+  static_assert(COLS == 16 || COLS == 32 || COLS == 64, "a warp computes one, two or four 16-column tiles");
   using P = MmaPiece<WF, XT>;
   constexpr int warps = THREADS / 32, col_groups = warps / KSPLIT, cta_cols = col_groups * COLS;
   constexpr int col_tiles = COLS / 16;  // 16-column A tiles a warp feeds from each load of x

@@ -132,7 +132,7 @@ TEST(GemvConfig, TheMmaEngineNamesWhatItDoesNotTake) {
   EXPECT_EQ(infeasible(c, decode(1, 12288, 4096)), "");
   Config cols = c;
   cols.cols = 2;
-  EXPECT_TRUE(Contains(infeasible(cols, decode(1, 64, 64)), "cols = 16 or 32, not 2"));
+  EXPECT_TRUE(Contains(infeasible(cols, decode(1, 64, 64)), "cols = 16, 32 or 64, not 2"));
   cols.cols = 32;  // two tiles a warp, each load of x feeding both
   EXPECT_EQ(infeasible(cols, decode(1, 12288, 4096)), "");
   cols.engine = Engine::bulk, cols.persistent = true, cols.stages = 4;

@@ -141,11 +141,13 @@ TEST(GemvGpu, EveryFormatActivationAndMMatchesTheDequantizedReference) {
           const Problem p = make_problem("gemv", m, 200, 384, cs.act, Layout::TN);
           const Config c = default_config(p, f, 132, e);
           runs.emplace_back(c, p);
-          if (e == Engine::mma) {  // two 16-column tiles a warp (N = 200 leaves the last warp's second tile short)
-            Config two = c;
-            two.cols = 32;
-            while (!infeasible(two, p).empty() && two.unroll > 1) two.unroll /= 2;
-            if (infeasible(two, p).empty()) runs.emplace_back(two, p);
+          if (e == Engine::mma) {  // two and four 16-column tiles a warp (N = 200 leaves the last warp's tiles short)
+            for (int cols : {32, 64}) {
+              Config wide = c;
+              wide.cols = cols;
+              while (!infeasible(wide, p).empty() && wide.unroll > 1) wide.unroll /= 2;
+              if (infeasible(wide, p).empty()) runs.emplace_back(wide, p);
+            }
             continue;
           }
           Config ahead = c;  // loads a step ahead, where the registers allow it
@@ -175,7 +177,7 @@ TEST(GemvGpu, ConfigurationCornersAndEdgeShapes) {
     c.ksplit = 1;
     // The grid's corners inside the feasible set: one chunk in flight, the most columns with one chunk each, and the
     // most register pressure the feasible set admits at this thread count (cols 4 x unroll 8 is past it at M = 3).
-    for (int cols : engine == Engine::mma ? std::vector<int>{16, 32} : std::vector<int>{1, 4}) {
+    for (int cols : engine == Engine::mma ? std::vector<int>{16, 32, 64} : std::vector<int>{1, 4}) {
       Config v = c;
       v.cols = cols, v.unroll = 1;
       runs.emplace_back(v, base);

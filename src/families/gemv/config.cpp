@@ -277,8 +277,8 @@ std::string infeasible(const Config& c, const Problem& p) {
     if (std::string why = mma_infeasible(c.weights, c.act); !why.empty()) return why;
     if (c.engine == Engine::bulk && c.cols != 16)
       return fmt::format("the bulk engine computes 16 columns a warp (one m16 tile): cols = 16, not {}", c.cols);
-    if (c.cols != 16 && c.cols != 32)
-      return fmt::format("the mma engine computes one or two m16 tiles a warp: cols = 16 or 32, not {}", c.cols);
+    if (c.cols != 16 && c.cols != 32 && c.cols != 64)
+      return fmt::format("the mma engine computes one, two or four m16 tiles a warp: cols = 16, 32 or 64, not {}", c.cols);
     if (c.prefetch)
       return fmt::format("prefetch = 1 is for the fma engine; the {} engine loads its own way", to_string(c.engine));
   } else if (!power_of_two_in(c.cols, 1, 8)) {
@@ -433,7 +433,7 @@ std::vector<Config> feasible_set(const Problem& p, Format weights) {
   for (Engine engine : {Engine::fma, Engine::mma, Engine::bulk}) {
     const bool bulk = engine == Engine::bulk;
     for (int threads : {128, 256, 512})
-      for (int cols : engine == Engine::fma ? std::vector<int>{1, 2, 4} : bulk ? std::vector<int>{16} : std::vector<int>{16, 32})
+      for (int cols : engine == Engine::fma ? std::vector<int>{1, 2, 4} : bulk ? std::vector<int>{16} : std::vector<int>{16, 32, 64})
         for (int ksplit : bulk ? std::vector<int>{threads / 32} : std::vector<int>{1, 2, 4, 8})
           for (int unroll : {1, 2, 4, 8})
             for (Hint hint : {Hint::none, Hint::nc, Hint::no_allocate, Hint::evict_first, Hint::prefetch_256})
