@@ -195,11 +195,32 @@ TEST(GemvConfig, TheMmaEngineNamesWhatItDoesNotTake) {
   EXPECT_EQ(default_config(decode(1, 4240, 4096), Format::int4_g128).threads, 128);
   EXPECT_EQ(to_string(default_config(decode(8, 12288, 4096), Format::int4_g128)),
             "m=8,w=int4g128,x=bf16,engine=mma,threads=128,cols=16,ksplit=4,unroll=2,hint=na,persistent=0,pdl=1");
-  // M > 8: one tile a CTA of 4 warps from N = 12288 on, two tiles a CTA of 8 below it.
+  // M > 8, int4 and fp8 weights: the widest tile a warp whose grid gives each SM about two blocks (1.9), else the
+  // rule every format takes.
+  const auto wide = [](int cols, int unroll) {
+    return "engine=mma,threads=128,cols=" + std::to_string(cols) + ",ksplit=4,unroll=" + std::to_string(unroll) +
+           ",hint=na,persistent=0,pdl=1";
+  };
+  EXPECT_EQ(to_string(default_config(decode(16, 16384, 4096), Format::int4_g128)),
+            "m=16,w=int4g128,x=bf16," + wide(64, 1));
   EXPECT_EQ(to_string(default_config(decode(16, 12288, 4096), Format::int4_g128)),
-            "m=16,w=int4g128,x=bf16,engine=mma,threads=128,cols=16,ksplit=4,unroll=2,hint=na,persistent=0,pdl=1");
-  EXPECT_EQ(to_string(default_config(decode(16, 8192, 4096), Format::int4_g128)),
-            "m=16,w=int4g128,x=bf16,engine=mma,threads=256,cols=16,ksplit=4,unroll=2,hint=na,persistent=0,pdl=1");
+            "m=16,w=int4g128,x=bf16," + wide(32, 1));
+  EXPECT_EQ(default_config(decode(9, 8192, 4096), Format::int4_g128).cols, 32);  // 256 blocks of 32 columns
+  EXPECT_EQ(default_config(decode(16, 8000, 4096), Format::int4_g128).cols, 16);  // 250 blocks, under 1.9 x 132
+  EXPECT_EQ(to_string(default_config(decode(16, 12288, 4096), Format::fp8)),
+            "m=16,w=fp8,x=bf16," + wide(32, 2));
+  EXPECT_EQ(default_config(decode(16, 16384, 4096), Format::fp8).cols, 32);  // fp8 takes two tiles at most
+  EXPECT_EQ(default_config(decode(16, 4096, 16384), Format::fp8).cols, 16);
+  EXPECT_EQ(default_config(decode(16, 12288, 4096), Format::q8_0).cols, 16);  // Q8_0 measured slower wide
+  EXPECT_EQ(default_config(decode(8, 12288, 4096), Format::fp8).cols, 16);    // M <= 8 reads half the x or less
+  // 16-bit weights at M > 8: two tiles a warp where that grid (3 CTAs an SM) fills more of its last wave than the
+  // rule's (2 CTAs an SM): N = 12288 on 132 SMs, 384 blocks either way (0.97 of one wave against 0.73 of two).
+  EXPECT_EQ(to_string(default_config(decode(16, 12288, 4096), Format::bf16)),
+            "m=16,w=bf16,x=bf16," + wide(32, 2));
+  for (int64_t n : {8192, 16384})  // 256 and 512 blocks: whole waves of 2 CTAs an SM
+    EXPECT_EQ(default_config(decode(16, n, 4096), Format::bf16).cols, 16) << n;
+  EXPECT_EQ(default_config(decode(16, 12288, 4096), Format::bf16, 114).cols, 16);  // two waves either way on 114
+  EXPECT_EQ(default_config(decode(8, 12288, 4096), Format::bf16).cols, 16);
   EXPECT_EQ(default_config(decode(9, 4096, 16384), Format::int4_g128).threads, 256);
   EXPECT_EQ(default_config(decode(1, 2048, 4096), Format::int4_g128).engine, Engine::fma);  // narrow: the fma kernel
   EXPECT_EQ(default_config(decode(1, 12288, 4096), Format::int4_g128, 132, Engine::fma).threads, 128);
@@ -208,7 +229,7 @@ TEST(GemvConfig, TheMmaEngineNamesWhatItDoesNotTake) {
   EXPECT_EQ(default_config(decode(16, 128, 4096), Format::q8_0).engine, Engine::fma);
   EXPECT_EQ(default_config(decode(16, 2111, 4096), Format::bf16).engine, Engine::fma);
   EXPECT_EQ(default_config(decode(16, 2112, 4096), Format::bf16).engine, Engine::mma);
-  EXPECT_EQ(default_config(decode(16, 12288, 4096), Format::fp8).unroll, 4);
+  EXPECT_EQ(default_config(decode(16, 4096, 16384), Format::fp8).unroll, 4);
   EXPECT_EQ(default_config(decode(1, 4096, 4096), Format::int4_g128, 132, Engine::fma).ksplit, 4);  // 128 threads'
   EXPECT_EQ(default_config(decode(2, 12288, 4096), Format::int4_g128, 132, Engine::fma).threads, 256);
 }
@@ -426,7 +447,7 @@ TEST(GemvConfig, KernelBuildNamesTheInstantiation) {
   EXPECT_EQ(b.name_expression, "tilewise::kernels::gemv::gemv<4, 4, 1, 128, 4, 2, 2, 3, 0, 0>");
   EXPECT_EQ(b.config_text, to_string(sample()));
   EXPECT_EQ(b.arch, "sm_90a");
-  Config mma = default_config(decode(16, 12288, 4096, DType::fp16), Format::fp16);
+  Config mma = default_config(decode(16, 8192, 4096, DType::fp16), Format::fp16);
   mma.ksplit = 8, mma.pdl = false;
   EXPECT_EQ(kernel_build(mma).kernel_file, "gemv_mma.cuh");
   EXPECT_EQ(kernel_build(mma).name_expression, "tilewise::kernels::gemv::gemv_mma<16, 1, 1, 256, 16, 8, 4, 2, 0>");

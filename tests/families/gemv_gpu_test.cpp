@@ -18,6 +18,7 @@
 #include "families/gemv/gemv.hpp"
 #include "families/gemv/quantize.hpp"
 #include "gpu.hpp"
+#include "jit/kernel.hpp"
 #include "receipt/derive.hpp"
 
 namespace tilewise::gemv {
@@ -158,6 +159,22 @@ TEST(GemvGpu, EveryFormatActivationAndMMatchesTheDequantizedReference) {
   for (const auto& r : runs) configs.push_back(r.first);
   prebuild(configs);
   for (const auto& [c, p] : runs) expect_correct(c, p, s.get());
+}
+
+// default_config's wave rule for 16-bit weights at M > 8 counts 2 CTAs an SM for the setting every format takes and
+// 3 for two tiles a warp: the registers NVRTC gives those kernels must leave exactly that many resident.
+TEST(GemvGpu, TheWaveRuleCountsTheCtasAnSmTheKernelsHold) {
+  TW_REQUIRE_GPU();
+  for (auto [act, f] : {std::pair{DType::bf16, Format::bf16}, std::pair{DType::fp16, Format::fp16}}) {
+    const Config narrow = default_config(make_problem("n", 16, 8192, 4096, act, Layout::TN), f);
+    const Config wide = default_config(make_problem("w", 16, 12288, 4096, act, Layout::TN), f);
+    ASSERT_EQ(narrow.cols, 16);
+    ASSERT_EQ(wide.cols, 32);
+    for (auto [c, per_sm] : {std::pair{narrow, 2}, std::pair{wide, 3}}) {
+      const jit::LoadedKernel k(jit::build(kernel_build(c)));
+      EXPECT_EQ(k.max_active_blocks_per_sm(block_threads(c), 0), per_sm) << to_string(c);
+    }
+  }
 }
 
 TEST(GemvGpu, ConfigurationCornersAndEdgeShapes) {

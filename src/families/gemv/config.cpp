@@ -224,6 +224,13 @@ int register_estimate(const Config& c) {
 
 namespace {
 
+// How full a grid's last wave is when `per_sm` of its CTAs fit an SM at once (1 for whole waves): a memory-bound
+// grid streams its last wave with that fraction of the warps.
+double last_wave_fill(int64_t blocks, int per_sm, int sm_count) {
+  const int64_t wave = int64_t(per_sm) * sm_count, waves = (blocks + wave - 1) / wave;
+  return double(blocks) / double(waves * wave);
+}
+
 // The bulk engine's own rules (kernels/gemv_bulk.cuh): every consumer warp shares one 16-row tile, the grid is
 // persistent, copies are whole units of 16-byte multiples, and the stages fit the SM's shared memory.
 std::string bulk_infeasible(const Config& c, const Problem& p) {
@@ -361,21 +368,51 @@ Config default_on(const Problem& p, Format weights, int sm_count, Engine engine)
     c.pdl = true;
     if (!sixteen_bit || p.K <= 8192) c.ksplit = std::min(c.ksplit, 4);
   }
-  if (engine == Engine::mma && weights == Format::int4_g128 && (p.M <= 8 || p.N >= 12288)) {
-    // int4 on the mma engine: one 16-column tile a CTA, K cut over all its warps, two pieces a row in flight (about
-    // 120 registers at M <= 8: some 16 warps an SM), launched as a programmatic dependent; 8 warps a CTA while the
-    // grid's warps fit one wave of those 16 an SM, else 4. Each part timed side by side with the rules above:
+  if (engine == Engine::mma && weights == Format::int4_g128 && p.M <= 8) {
+    // int4 at M <= 8 on the mma engine: one 16-column tile a CTA, K cut over all its warps, two pieces a row in
+    // flight (about 120 registers: some 16 warps an SM), launched as a programmatic dependent; 8 warps a CTA while
+    // the grid's warps fit one wave of those 16 an SM, else 4. Each part timed side by side with the rules above:
     // - M = 1, every decode shape but the largest, bf16 and fp16 x (results/decode-gemv-m1-int4-mma-bf16.json, -fp16):
     //   dec_m1_4096 5.2 against the fma kernel's 8.3 us, dec_m1_down 13.9 against 16.7, dec_m1_12288 12.2 against
     //   13.8, dec_m1_14336 14.0 against 15.4; dec_m1_8k (N = 28672) 47.0 against 46.9 in bf16, 47.2 against 48.8 in fp16;
     // - M = 2..8, all nine shapes of suites/decode-small-m.txt (results/decode-small-m-gemv.json): dec_m4_12288 12.6
     //   against 20.3 us, dec_m4_down 14.4 against 21.7, dec_m8_12288 16.2 against 19.7 (Q8_0 and fp8 weights in the
-    //   same setting were slower or mixed);
-    // - M = 9..16, only from N = 12288 (results/llm24-m16-int4-tile.json, decode-m16-int4-tile.json): dec_m16_12288
-    //   22.3 against 26.5 us, d4k_ffn_dec 28.9 against 34.7, d8k_qkv_dec 57.7 against 63.1; at N = 8192 and 4096 it
-    //   lost (d4k_qkv_dec 19.7 against 18.3, d4k_down_dec 38.8 against 31.2).
-    const bool one_wave = p.M <= 8 && (p.N + 15) / 16 * 8 <= 16 * int64_t(sm_count);  // M > 8 measured at 4 warps
+    //   same setting were slower or mixed).
+    const bool one_wave = (p.N + 15) / 16 * 8 <= 16 * int64_t(sm_count);
     c.threads = one_wave ? 256 : 128, c.ksplit = c.threads / 32, c.unroll = 2, c.pdl = true;
+  }
+  if (engine == Engine::mma && p.M > 8 && p.dtype != DType::fp8_e4m3 && weights != Format::q8_0) {
+    // At M = 9..16 each 16 columns read all of x once more: as many bytes as 16-bit weights, twice fp8's, four times
+    // int4's. A warp on two or four tiles feeds each load of x to all of them. Every setting here is CTAs of 4 warps
+    // with K cut in 4, launched as a programmatic dependent; timed side by side with the rules above on
+    // dec_m16_12288 and llm24's four wide M = 16 shapes (results/decode-m16-cols32.json, decode-m16-cols64.json,
+    // llm24-m16-cols.json), where the rule picks the fastest of those timed or ties it.
+    Config wide = c;
+    wide.threads = 128, wide.ksplit = 4, wide.pdl = true;
+    const auto blocks = [&](const Config& v) { return (p.N + cta_cols(v) - 1) / cta_cols(v); };
+    if (sixteen_bit) {
+      // 16-bit weights: what x saves is small next to the weights, and how full the last wave is decides. The rule
+      // above takes 126 registers (2 CTAs of 256 an SM), two tiles with two pieces in flight 140 (3 CTAs of 128):
+      // the second wins where its grid fills more of its last wave. dec_m16_12288 (384 blocks either way: 0.97 of
+      // one wave of 3 an SM, 0.73 of two of 2): 26.2 against 29.3 us; it lost where the waves say it would,
+      // d4k_qkv_dec 22.1 against 17.5, d4k_ffn_dec 41.0 against 34.6, d8k_qkv_dec 80.1 against 67.1.
+      wide.cols = 32, wide.unroll = 2;
+      if (last_wave_fill(blocks(wide), 3, sm_count) > last_wave_fill(blocks(c), 2, sm_count)) c = wide;
+    } else if (weights == Format::int4_g128 || weights == Format::fp8) {
+      // int4 and fp8: x is the larger part of what is read. The widest tile whose grid still gives each SM about two
+      // blocks (1.9): int4 with one piece a row in flight (four tiles, 216 registers: d4k_ffn_dec 19.9 against 28.9
+      // us, d8k_qkv_dec 37.8 against 57.8; two tiles, 158: dec_m16_12288 15.7 against 22.2, d4k_qkv_dec 13.1
+      // against 18.4), fp8 with two (two tiles: dec_m16_12288 18.6 against 25.1, d4k_ffn_dec 29.9 against 32.7, a
+      // tie on d4k_qkv_dec and d8k_qkv_dec). On d4k_down_dec (N = 4096) each lost by half or more, as the rule says.
+      for (int cols : {64, 32}) {
+        if (weights == Format::fp8 && cols == 64) continue;
+        wide.cols = cols, wide.unroll = weights == Format::int4_g128 ? 1 : 2;
+        if (blocks(wide) * 10 >= 19 * int64_t(sm_count)) {
+          c = wide;
+          break;
+        }
+      }
+    }
   }
   if (engine == Engine::fma && p.M == 1) {
     // What measured faster than the rule above on both dec_m1_12288 and dec_m1_4096 (results/
