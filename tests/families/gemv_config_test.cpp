@@ -187,14 +187,19 @@ TEST(GemvConfig, TheMmaEngineNamesWhatItDoesNotTake) {
   EXPECT_TRUE(default_config(decode(16, 4096, 16384), Format::fp8).pdl);
   EXPECT_FALSE(default_config(decode(4, 12288, 4096), Format::fp8).pdl);  // measured at M = 16 only
   // int4 at M = 1..8: one tile a CTA, K over its warps, 8 of them while the grid's warps fit one wave (N <= 4224).
-  EXPECT_EQ(to_string(default_config(decode(1, 12288, 4096), Format::int4_g128)),
+  EXPECT_EQ(to_string(default_config(decode(1, 14336, 4096), Format::int4_g128)),
             "m=1,w=int4g128,x=bf16,engine=mma,threads=128,cols=16,ksplit=4,unroll=2,hint=na,persistent=0,pdl=1");
   EXPECT_EQ(to_string(default_config(decode(1, 4096, 14336, DType::fp16), Format::int4_g128)),
             "m=1,w=int4g128,x=fp16,engine=mma,threads=256,cols=16,ksplit=8,unroll=2,hint=na,persistent=0,pdl=1");
   EXPECT_EQ(default_config(decode(1, 4224, 4096), Format::int4_g128).threads, 256);
   EXPECT_EQ(default_config(decode(1, 4240, 4096), Format::int4_g128).threads, 128);
-  EXPECT_EQ(to_string(default_config(decode(8, 12288, 4096), Format::int4_g128)),
-            "m=8,w=int4g128,x=bf16,engine=mma,threads=128,cols=16,ksplit=4,unroll=2,hint=na,persistent=0,pdl=1");
+  // ... and two tiles a warp (3 CTAs an SM) where that grid fills more of its last wave than this one (16 warps an
+  // SM): N = 12288, 384 blocks in one wave against 768 in two of 528; not N = 14336 (448 blocks: 0.57 against 0.85).
+  for (int m : {1, 8})
+    EXPECT_EQ(to_string(default_config(decode(m, 12288, 4096), Format::int4_g128)),
+              "m=" + std::to_string(m) +
+                  ",w=int4g128,x=bf16,engine=mma,threads=128,cols=32,ksplit=4,unroll=2,hint=na,persistent=0,pdl=1");
+  EXPECT_EQ(default_config(decode(4, 4096, 4096), Format::int4_g128).cols, 16);
   // M > 8, int4 and fp8 weights: the widest tile a warp whose grid gives each SM about two blocks (1.9), else the
   // rule every format takes.
   const auto wide = [](int cols, int unroll) {

@@ -339,6 +339,35 @@ TEST(GemvGpu, BulkSanitizedSet) {
   for (const auto& [c, p] : runs) expect_correct(c, p, s.get());
 }
 
+// The mma engine's wide tiles (two and four 16-column tiles a warp), small enough for compute-sanitizer's racecheck:
+// a last tile short of its warp's columns (N = 200), K slices of unequal length (K = 1408: 11 groups of 128 over 4
+// warps), both token halves, and a persistent grid that reuses its shared memory block after block, with PDL.
+TEST(GemvGpu, MmaWideTilesSanitizedSet) {
+  TW_REQUIRE_GPU();
+  device::Stream s;
+  std::vector<std::pair<Config, Problem>> runs;
+  for (Format f : {Format::bf16, Format::q8_0, Format::int4_g128, Format::fp8})
+    for (int m : {1, 16})
+      for (int cols : {32, 64}) {
+        const Problem p = make_problem("wide", m, 200, 1408, DType::bf16, Layout::TN);
+        Config c = default_config(p, f, 132, Engine::mma);
+        c.cols = cols, c.threads = 128, c.ksplit = 4, c.unroll = 1;
+        runs.emplace_back(c, p);
+      }
+  Config looping = default_config(make_problem("wide", 16, 200, 1408, DType::bf16, Layout::TN), Format::bf16, 132,
+                                  Engine::mma);
+  looping.cols = 32, looping.threads = 128, looping.ksplit = 4, looping.unroll = 2, looping.persistent = true;
+  looping.pdl = true;
+  runs.emplace_back(looping, make_problem("loops", 16, 200000, 128, DType::bf16, Layout::TN));
+  std::vector<Config> configs;
+  for (const auto& r : runs) configs.push_back(r.first);
+  prebuild(configs);
+  for (const auto& [c, p] : runs) {
+    EXPECT_EQ(infeasible(c, p), "") << to_string(c);
+    expect_correct(c, p, s.get());
+  }
+}
+
 // A PDL launch may start while the kernel before it runs; it must wait for it before it reads x or writes the
 // output. Only a kernel that lets its dependents launch early overlaps them, so the test chains two PDL GEMVs as a
 // decode step chains layers: the first writes the second's x (NaN until then), and the second, launched right

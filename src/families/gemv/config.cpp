@@ -368,6 +368,15 @@ Config default_on(const Problem& p, Format weights, int sm_count, Engine engine)
     c.pdl = true;
     if (!sixteen_bit || p.K <= 8192) c.ksplit = std::min(c.ksplit, 4);
   }
+  // Wider tiles a warp for the mma engine: each load of x feeds two or four 16-column tiles. Each 16 columns read
+  // all of x once more: at M = 16 as many bytes as 16-bit weights, twice fp8's, four times int4's. Every wide setting
+  // is CTAs of 4 warps with K cut in 4, launched as a programmatic dependent. `two_tiles` (two pieces a row in
+  // flight) takes 140-164 registers: 3 CTAs an SM.
+  const auto blocks = [&](const Config& v) { return (p.N + cta_cols(v) - 1) / cta_cols(v); };
+  Config wide = c;
+  wide.threads = 128, wide.ksplit = 4, wide.pdl = true;
+  Config two_tiles = wide;
+  two_tiles.cols = 32, two_tiles.unroll = 2;
   if (engine == Engine::mma && weights == Format::int4_g128 && p.M <= 8) {
     // int4 at M <= 8 on the mma engine: one 16-column tile a CTA, K cut over all its warps, two pieces a row in
     // flight (about 120 registers: some 16 warps an SM), launched as a programmatic dependent; 8 warps a CTA while
@@ -380,24 +389,24 @@ Config default_on(const Problem& p, Format weights, int sm_count, Engine engine)
     //   same setting were slower or mixed).
     const bool one_wave = (p.N + 15) / 16 * 8 <= 16 * int64_t(sm_count);
     c.threads = one_wave ? 256 : 128, c.ksplit = c.threads / 32, c.unroll = 2, c.pdl = true;
+    // Two tiles a warp where that grid fills more of its last wave: at N = 12288 (384 blocks, 0.97 of one wave of 3
+    // an SM against 768 blocks, 0.73 of two waves of 4) at every M timed (results/decode-m1-int4-wide.json,
+    // decode-small-m-int4-wide.json): dec_m1_12288 11.5 against 12.3 us, dec_m4_12288 11.5 against 12.7,
+    // dec_m8_12288 12.2 against 16.1; it lost at N = 4096 and 14336, as the waves say.
+    if (last_wave_fill(blocks(two_tiles), 3, sm_count) > last_wave_fill(blocks(c), 16 / (c.threads / 32), sm_count))
+      c = two_tiles;
   }
   if (engine == Engine::mma && p.M > 8 && p.dtype != DType::fp8_e4m3 && weights != Format::q8_0) {
-    // At M = 9..16 each 16 columns read all of x once more: as many bytes as 16-bit weights, twice fp8's, four times
-    // int4's. A warp on two or four tiles feeds each load of x to all of them. Every setting here is CTAs of 4 warps
-    // with K cut in 4, launched as a programmatic dependent; timed side by side with the rules above on
-    // dec_m16_12288 and llm24's four wide M = 16 shapes (results/decode-m16-cols32.json, decode-m16-cols64.json,
-    // llm24-m16-cols.json), where the rule picks the fastest of those timed or ties it.
-    Config wide = c;
-    wide.threads = 128, wide.ksplit = 4, wide.pdl = true;
-    const auto blocks = [&](const Config& v) { return (p.N + cta_cols(v) - 1) / cta_cols(v); };
+    // At M = 9..16, timed side by side with the rules above on dec_m16_12288 and llm24's four wide M = 16 shapes
+    // (results/decode-m16-cols32.json, decode-m16-cols64.json, llm24-m16-cols.json); the rule picks the fastest of
+    // those timed, or ties it.
     if (sixteen_bit) {
       // 16-bit weights: what x saves is small next to the weights, and how full the last wave is decides. The rule
-      // above takes 126 registers (2 CTAs of 256 an SM), two tiles with two pieces in flight 140 (3 CTAs of 128):
-      // the second wins where its grid fills more of its last wave. dec_m16_12288 (384 blocks either way: 0.97 of
-      // one wave of 3 an SM, 0.73 of two of 2): 26.2 against 29.3 us; it lost where the waves say it would,
-      // d4k_qkv_dec 22.1 against 17.5, d4k_ffn_dec 41.0 against 34.6, d8k_qkv_dec 80.1 against 67.1.
-      wide.cols = 32, wide.unroll = 2;
-      if (last_wave_fill(blocks(wide), 3, sm_count) > last_wave_fill(blocks(c), 2, sm_count)) c = wide;
+      // above takes 126 registers (2 CTAs of 256 an SM), two tiles 140 (3 CTAs of 128): two tiles win where their
+      // grid fills more of its last wave. dec_m16_12288 (384 blocks either way: 0.97 of one wave of 3 an SM, 0.73 of
+      // two of 2): 26.2 against 29.3 us; they lost where the waves say, d4k_qkv_dec 22.1 against 17.5, d4k_ffn_dec
+      // 41.0 against 34.6, d8k_qkv_dec 80.1 against 67.1.
+      if (last_wave_fill(blocks(two_tiles), 3, sm_count) > last_wave_fill(blocks(c), 2, sm_count)) c = two_tiles;
     } else if (weights == Format::int4_g128 || weights == Format::fp8) {
       // int4 and fp8: x is the larger part of what is read. The widest tile whose grid still gives each SM about two
       // blocks (1.9): int4 with one piece a row in flight (four tiles, 216 registers: d4k_ffn_dec 19.9 against 28.9
