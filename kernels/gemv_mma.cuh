@@ -27,8 +27,7 @@
 // columns read all of x once more (at M = 16, 1 byte of x a byte of 16-bit weights, up to 4 for int4), 32 halve that;
 // KSPLIT warps share columns, each one contiguous slice of K (whole groups), reduced through shared memory in a fixed
 // order; UNROLL pieces per row a lane loads before it computes (two rows a tile: 2 * UNROLL * COLS / 16 pieces in
-// flight per lane); HINT the weight stream's cache policy; PDL as in gemv.cuh; PREFETCH 1 issues each step's loads
-// a step ahead, before the mmas of the step before.
+// flight per lane); HINT the weight stream's cache policy; PDL as in gemv.cuh.
 #include "gemv.cuh"
 
 namespace tilewise::kernels::gemv {
@@ -210,7 +209,7 @@ __device__ __forceinline__ void store_fragment(const float (&acc)[TILES][4], int
     }
 }
 
-template <int M, int WF, int XT, int THREADS, int COLS, int KSPLIT, int UNROLL, int HINT, int PDL, int PREFETCH>
+template <int M, int WF, int XT, int THREADS, int COLS, int KSPLIT, int UNROLL, int HINT, int PDL>
 __global__ void __maxnreg__(register_limit<THREADS>)
     gemv_mma(const unsigned char* __restrict__ x, long long ldx, const unsigned char* __restrict__ w, long long w_row_bytes,
              const void* __restrict__ scales, void* __restrict__ out, long long ldc, int N, int K) {
@@ -264,56 +263,31 @@ __global__ void __maxnreg__(register_limit<THREADS>)
 #pragma unroll
         for (int i = 0; i < 4; ++i) acc[ct][t][i] = 0.0f;
 
-    // One step: UNROLL pieces of each of the lane's rows, their scales and x's matching elements. A piece past the
-    // slice is zeros in both operands, so its mmas add nothing (and it reads no memory).
-    struct Step {
+    for (int base = c_begin; base < c_end; base += 4 * UNROLL) {  // warp-uniform: every lane runs every mma
       uint4 wv[UNROLL][col_tiles][2], xv[UNROLL][tiles][P::x_vecs];
       float scale[UNROLL][col_tiles][2];
-    };
-    const auto load = [&](int base, Step& st) {
+      // Issue every load of this step before any arithmetic: these are the bytes in flight. A piece past the slice
+      // is zeros in both operands, so its mmas add nothing.
 #pragma unroll
       for (int u = 0; u < UNROLL; ++u) {
         const int ci = base + 4 * u + q;
         const bool in = ci < c_end;
 #pragma unroll
         for (int r = 0; r < 2 * col_tiles; ++r) {
-          st.wv[u][r / 2][r % 2] =
+          wv[u][r / 2][r % 2] =
               in ? load_weights<HINT, P::bytes>(row[r] + (long long)ci * P::bytes, policy) : make_uint4(0, 0, 0, 0);
-          st.scale[u][r / 2][r % 2] = 0.0f;
+          scale[u][r / 2][r % 2] = 0.0f;
           if constexpr (P::grouped)  // the four lanes' pieces are one group (base and c_begin are whole groups)
-            st.scale[u][r / 2][r % 2] = in ? group_scale<WF>(static_cast<const unsigned short*>(scales), rows[r],
-                                                             groups, ci * P::bytes / 16)  // counts 16-byte chunks
-                                           : 0.0f;
+            scale[u][r / 2][r % 2] = in ? group_scale<WF>(static_cast<const unsigned short*>(scales), rows[r], groups,
+                                                          ci * P::bytes / 16)  // group_scale counts 16-byte chunks
+                                        : 0.0f;
         }
-        tokens.load(ci, in, st.xv[u]);
+        tokens.load(ci, in, xv[u]);
       }
-    };
-    const auto compute = [&](const Step& st) {
 #pragma unroll
       for (int u = 0; u < UNROLL; ++u)
 #pragma unroll
-        for (int ct = 0; ct < col_tiles; ++ct) mma_piece<WF, XT, tiles>(st.wv[u][ct], st.xv[u], st.scale[u][ct], acc[ct]);
-    };
-    // Warp-uniform loops: every lane runs every mma. Each step's loads are issued before any arithmetic on them:
-    // these are the bytes in flight. A step ahead, the next step's loads are issued before this one's mmas, so a
-    // warp's loads stay in flight while it computes, for twice the registers.
-    constexpr int step = 4 * UNROLL;
-    if constexpr (!PREFETCH) {
-      for (int base = c_begin; base < c_end; base += step) {
-        Step st;
-        load(base, st);
-        compute(st);
-      }
-    } else {
-      Step a, b;
-      load(c_begin, a);
-      for (int base = c_begin; base < c_end; base += 2 * step) {
-        load(base + step, b);
-        compute(a);
-        if (base + step >= c_end) break;
-        load(base + 2 * step, a);
-        compute(b);
-      }
+        for (int ct = 0; ct < col_tiles; ++ct) mma_piece<WF, XT, tiles>(wv[u][ct], xv[u], scale[u][ct], acc[ct]);
     }
 
 #pragma unroll

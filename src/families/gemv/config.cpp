@@ -207,11 +207,11 @@ int register_estimate(const Config& c) {
   const int scaled = group_size(c.weights) != 0 ? 1 : 0;  // a group scale per row, and its partial sums
   if (c.engine != Engine::fma) {
     // Two rows' chunks a 16-column tile and x's matching 16-byte pieces (one to four a chunk, for each 8-token half)
-    // in flight (twice, a step ahead), the accumulators of each half and tile, the A fragment being decoded; row
-    // addresses, indices and a margin.
+    // in flight, the accumulators of each half and tile, the A fragment being decoded; row addresses, indices and a
+    // margin.
     const int tiles = c.m > 8 ? 2 : 1, col_tiles = c.cols / 16;
     const int x_vecs = c.weights == Format::int4_g128 ? 4 : c.weights == Format::fp8 && c.act != DType::fp8_e4m3 ? 2 : 1;
-    return c.unroll * (8 * col_tiles + 4 * x_vecs * tiles + 2 * scaled * col_tiles) * (c.prefetch ? 2 : 1) +
+    return c.unroll * (8 * col_tiles + 4 * x_vecs * tiles + 2 * scaled * col_tiles) +
            4 * tiles * (1 + scaled) * col_tiles + 8 * col_tiles + split + 56;
   }
   const int steps = elems_per_chunk(c.weights) / 8;            // 8-weight steps in one chunk: 1, 2 or 4
@@ -286,8 +286,8 @@ std::string infeasible(const Config& c, const Problem& p) {
       return fmt::format("the bulk engine computes 16 columns a warp (one m16 tile): cols = 16, not {}", c.cols);
     if (c.cols != 16 && c.cols != 32 && c.cols != 64)
       return fmt::format("the mma engine computes one, two or four m16 tiles a warp: cols = 16, 32 or 64, not {}", c.cols);
-    if (c.prefetch && c.engine == Engine::bulk)
-      return "prefetch = 1 is for the fma and mma engines; the bulk engine's producer warp runs ahead on its own";
+    if (c.prefetch)
+      return fmt::format("prefetch = 1 is for the fma engine; the {} engine loads its own way", to_string(c.engine));
   } else if (!power_of_two_in(c.cols, 1, 8)) {
     return fmt::format("cols = {} is not 1, 2, 4 or 8", c.cols);
   }
@@ -486,7 +486,7 @@ std::vector<Config> feasible_set(const Problem& p, Format weights) {
               for (bool persistent : {false, true})
                 for (bool pdl : {false, true})
                   for (int stages : bulk ? std::vector<int>{2, 3, 4, 6, 8} : std::vector<int>{0})
-                    for (bool prefetch : bulk ? std::vector<bool>{false} : std::vector<bool>{false, true}) {
+                    for (bool prefetch : engine == Engine::fma ? std::vector<bool>{false, true} : std::vector<bool>{false}) {
                       c.engine = engine, c.threads = threads, c.cols = cols, c.ksplit = ksplit, c.unroll = unroll;
                       c.hint = hint, c.persistent = persistent, c.pdl = pdl, c.stages = stages, c.prefetch = prefetch;
                       if (infeasible(c, p).empty()) out.push_back(c);

@@ -52,8 +52,8 @@ struct Config {
   // Launched as a programmatic dependent: the grid may start while the kernel before it in the stream finishes,
   // prefetching its first weights before it waits for that kernel (kernels/gemv.cuh, launch_dependents).
   bool pdl = false;
-  // The FMA and mma engines issue each step's loads before the step ahead of it computes (two register buffers), so
-  // a lane's bytes stay in flight while it computes; printed only when set, like stages.
+  // The FMA engine issues each step's loads before the step ahead of it computes (two register buffers), so a lane's
+  // bytes stay in flight while it dequantizes; printed only when set, like stages.
   bool prefetch = false;
   bool operator==(const Config&) const = default;
 };

@@ -25,9 +25,9 @@ jit::KernelBuild kernel_build(const Config& c) {
                                     int(c.pdl));
   } else if (c.engine == Engine::mma) {
     b.kernel_file = "gemv_mma.cuh";
-    b.name_expression = fmt::format("tilewise::kernels::gemv::gemv_mma<{}, {}, {}, {}, {}, {}, {}, {}, {}, {}>", c.m,
+    b.name_expression = fmt::format("tilewise::kernels::gemv::gemv_mma<{}, {}, {}, {}, {}, {}, {}, {}, {}>", c.m,
                                     int(c.weights), act_code(c.act), c.threads, c.cols, c.ksplit, c.unroll, int(c.hint),
-                                    int(c.pdl), int(c.prefetch));
+                                    int(c.pdl));
   } else {
     b.kernel_file = "gemv.cuh";
     b.name_expression = fmt::format("tilewise::kernels::gemv::gemv<{}, {}, {}, {}, {}, {}, {}, {}, {}, {}>", c.m,
