@@ -161,11 +161,12 @@ TEST(GemvGpu, EveryFormatActivationAndMMatchesTheDequantizedReference) {
   for (const auto& [c, p] : runs) expect_correct(c, p, s.get());
 }
 
-// default_config's wave rule for 16-bit weights at M > 8 counts 2 CTAs an SM for the setting every format takes and
-// 3 for two tiles a warp: the registers NVRTC gives those kernels must leave exactly that many resident.
+// default_config's wave rule for 16-bit and Q8_0 weights at M > 8 counts 2 CTAs an SM for the setting every format
+// takes and 3 for two tiles a warp: the registers NVRTC gives those kernels must leave exactly that many resident.
 TEST(GemvGpu, TheWaveRuleCountsTheCtasAnSmTheKernelsHold) {
   TW_REQUIRE_GPU();
-  for (auto [act, f] : {std::pair{DType::bf16, Format::bf16}, std::pair{DType::fp16, Format::fp16}}) {
+  for (auto [act, f] : {std::pair{DType::bf16, Format::bf16}, std::pair{DType::fp16, Format::fp16},
+                        std::pair{DType::bf16, Format::q8_0}, std::pair{DType::fp16, Format::q8_0}}) {
     const Config narrow = default_config(make_problem("n", 16, 8192, 4096, act, Layout::TN), f);
     const Config wide = default_config(make_problem("w", 16, 12288, 4096, act, Layout::TN), f);
     ASSERT_EQ(narrow.cols, 16);

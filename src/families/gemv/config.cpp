@@ -396,17 +396,19 @@ Config default_on(const Problem& p, Format weights, int sm_count, Engine engine)
     if (last_wave_fill(blocks(two_tiles), 3, sm_count) > last_wave_fill(blocks(c), 16 / (c.threads / 32), sm_count))
       c = two_tiles;
   }
-  if (engine == Engine::mma && p.M > 8 && p.dtype != DType::fp8_e4m3 && weights != Format::q8_0) {
+  if (engine == Engine::mma && p.M > 8 && p.dtype != DType::fp8_e4m3) {
     // At M = 9..16, timed side by side with the rules above on dec_m16_12288 and llm24's four wide M = 16 shapes
     // (results/decode-m16-cols32.json, decode-m16-cols64.json, llm24-m16-cols.json); the rule picks the fastest of
     // those timed, or ties it.
-    if (sixteen_bit) {
-      // 16-bit weights: what x saves is small next to the weights, and how full the last wave is decides. The rule
-      // above takes 126 registers (2 CTAs of 256 an SM), two tiles 140 (3 CTAs of 128): two tiles win where their
-      // grid fills more of its last wave. dec_m16_12288 (384 blocks either way: 0.97 of one wave of 3 an SM, 0.73 of
-      // two of 2): 26.2 against 29.3 us; they lost where the waves say, d4k_qkv_dec 22.1 against 17.5, d4k_ffn_dec
-      // 41.0 against 34.6, d8k_qkv_dec 80.1 against 67.1.
-      if (last_wave_fill(blocks(two_tiles), 3, sm_count) > last_wave_fill(blocks(c), 2, sm_count)) c = two_tiles;
+    if (sixteen_bit || weights == Format::q8_0) {
+      // 16-bit and Q8_0 weights: what x saves is small next to the weights, and how full the last wave is decides.
+      // The rule above takes 126-128 registers (2 CTAs of 256 an SM), two tiles 140-160 (3 CTAs of 128): two tiles
+      // win where their grid fills as much of its last wave (within 2%) or more: each load of x then feeds twice the
+      // columns. dec_m16_12288 (two tiles: 384 blocks, 0.97 of one wave of 3 an SM; the rule above: bf16 384 blocks,
+      // 0.73 of two waves of 2, Q8_0 768 blocks of 16 columns, 0.97 of three): bf16 26.2 against 29.3 us, Q8_0 23.6
+      // against 27.0. They lost where the waves say: d4k_qkv_dec bf16 22.1 against 17.5, Q8_0 19.8 against 18.8;
+      // d4k_ffn_dec 41.0 against 34.6 and 39.3 against 35.1; d8k_qkv_dec 80.1 against 67.1 and 77.6 against 65.0.
+      if (last_wave_fill(blocks(two_tiles), 3, sm_count) + 0.02 >= last_wave_fill(blocks(c), 2, sm_count)) c = two_tiles;
     } else if (weights == Format::int4_g128 || weights == Format::fp8) {
       // int4 and fp8: x is the larger part of what is read. The widest tile whose grid still gives each SM about two
       // blocks (1.9): int4 with one piece a row in flight (four tiles, 216 registers: d4k_ffn_dec 19.9 against 28.9
