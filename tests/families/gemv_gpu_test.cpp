@@ -13,6 +13,7 @@
 
 #include "bench/gemv_arms.hpp"
 #include "core/numeric.hpp"
+#include "device/cuda.hpp"
 #include "device/launchers.hpp"
 #include "expect_error.hpp"
 #include "families/gemv/gemv.hpp"
@@ -176,6 +177,21 @@ TEST(GemvGpu, TheWaveRuleCountsTheCtasAnSmTheKernelsHold) {
       EXPECT_EQ(k.max_active_blocks_per_sm(block_threads(c), 0), per_sm) << to_string(c);
     }
   }
+}
+
+// A persistent grid is the CTAs the kernel's registers let the GPU hold at once, not a thread count's worth: two
+// 16-bit tiles a warp at M = 16 hold 3 CTAs of 128 threads an SM (the wave rule's count), where 2048 threads would
+// have made 16.
+TEST(GemvGpu, APersistentGridIsWhatFitsTheGpuAtOnce) {
+  TW_REQUIRE_GPU();
+  const Problem p = make_problem("many", 16, 200000, 4096, DType::bf16, Layout::TN);
+  Config c = default_config(make_problem("w", 16, 12288, 4096, DType::bf16, Layout::TN), Format::bf16);
+  ASSERT_EQ(c.cols, 32);
+  c.persistent = true;
+  const Kernel k(c);
+  EXPECT_EQ(k.grid(p.N), 3 * device::sm_count());
+  c.persistent = false;
+  EXPECT_EQ(Kernel(c).grid(p.N), (p.N + cta_cols(c) - 1) / cta_cols(c));
 }
 
 TEST(GemvGpu, ConfigurationCornersAndEdgeShapes) {

@@ -43,9 +43,10 @@ Kernel::Kernel(const Config& c) : config_(c) {
   usage_ = built.usage;
   kernel_ = std::make_unique<jit::LoadedKernel>(built);
   sm_count_ = device::sm_count();
+  if (c.engine == Engine::bulk) kernel_->set_max_dynamic_shared(bulk_shared_bytes(c));
+  // A persistent grid is as many CTAs as fit the GPU at once: what the kernel's registers and shared memory leave.
+  resident_ctas_ = sm_count_ * kernel_->max_active_blocks_per_sm(block_threads(c), bulk_shared_bytes(c));
   if (c.engine == Engine::bulk) {
-    kernel_->set_max_dynamic_shared(bulk_shared_bytes(c));
-    resident_ctas_ = sm_count_ * kernel_->max_active_blocks_per_sm(block_threads(c), bulk_shared_bytes(c));
     // The one failure seen (at 142 KB of shared memory) was the registers: the kernel took at most 256 threads.
     if (resident_ctas_ < 1)
       throw Error(fmt::format("gemv {}: not one CTA fits an SM ({} threads of {} registers, {} bytes of shared memory; "
@@ -60,9 +61,7 @@ Kernel::~Kernel() = default;
 int Kernel::grid(int64_t N) const {
   const int64_t blocks = (N + cta_cols(config_) - 1) / cta_cols(config_);
   if (!config_.persistent) return int(blocks);
-  if (config_.engine == Engine::bulk) return int(std::min<int64_t>(blocks, resident_ctas_));
-  // As many CTAs as can be resident (2048 threads an SM); the kernel loops over the column blocks.
-  return int(std::min<int64_t>(blocks, int64_t(sm_count_) * std::max(1, 2048 / config_.threads)));
+  return int(std::min<int64_t>(blocks, std::max(resident_ctas_, 1)));  // the kernel loops over the column blocks
 }
 
 std::string args_error(const Config& c, const Problem& p, const Args& a) {

@@ -56,7 +56,7 @@ class Kernel {
   jit::ResourceUsage usage_;
   std::unique_ptr<jit::LoadedKernel> kernel_;
   int sm_count_ = 0;
-  int resident_ctas_ = 0;  // the bulk engine's persistent grid: CTAs that fit the GPU at once
+  int resident_ctas_ = 0;  // CTAs that fit the GPU at once: a persistent grid's size
 };
 
 }  // namespace tilewise::gemv
