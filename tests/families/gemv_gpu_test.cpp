@@ -119,10 +119,17 @@ void expect_correct(const Config& c, const Problem& p, cudaStream_t stream) {
 }
 
 // Compiles every configuration a test needs in parallel first; the kernels then load from the cache.
-void prebuild(const std::vector<Config>& configs) {
+// Builds every run's kernel in parallel first, then runs and judges each: every configuration run here is inside
+// the feasible set.
+using Runs = std::vector<std::pair<Config, Problem>>;
+void expect_all_correct(const Runs& runs, cudaStream_t stream) {
   std::vector<jit::KernelBuild> builds;
-  for (const Config& c : configs) builds.push_back(kernel_build(c));
+  for (const auto& r : runs) builds.push_back(kernel_build(r.first));
   jit::build_all(builds);
+  for (const auto& [c, p] : runs) {
+    EXPECT_EQ(infeasible(c, p), "") << to_string(c);
+    expect_correct(c, p, stream);
+  }
 }
 
 TEST(GemvGpu, EveryFormatActivationAndMMatchesTheDequantizedReference) {
@@ -133,7 +140,7 @@ TEST(GemvGpu, EveryFormatActivationAndMMatchesTheDequantizedReference) {
     std::vector<int> ms;
   };
   const Case cases[] = {{DType::bf16, {1, 2, 3, 5, 8, 9, 13, 16}}, {DType::fp16, {1, 16}}, {DType::fp8_e4m3, {1, 4, 16}}};
-  std::vector<std::pair<Config, Problem>> runs;
+  Runs runs;
   for (const Case& cs : cases)
     for (int m : cs.ms)
       for (Format f : all_formats)
@@ -156,10 +163,7 @@ TEST(GemvGpu, EveryFormatActivationAndMMatchesTheDequantizedReference) {
           ahead.prefetch = true;
           if (infeasible(ahead, p).empty()) runs.emplace_back(ahead, p);
         }
-  std::vector<Config> configs;
-  for (const auto& r : runs) configs.push_back(r.first);
-  prebuild(configs);
-  for (const auto& [c, p] : runs) expect_correct(c, p, s.get());
+  expect_all_correct(runs, s.get());
 }
 
 // default_config's wave rule for 16-bit and Q8_0 weights at M > 8 counts 2 CTAs an SM for the setting every format
@@ -197,7 +201,7 @@ TEST(GemvGpu, APersistentGridIsWhatFitsTheGpuAtOnce) {
 TEST(GemvGpu, ConfigurationCornersAndEdgeShapes) {
   TW_REQUIRE_GPU();
   device::Stream s;
-  std::vector<std::pair<Config, Problem>> runs;
+  Runs runs;
   const Problem base = make_problem("gemv", 3, 1000, 1024, DType::bf16, Layout::TN);
   for (auto [f, engine] : {std::pair{Format::bf16, Engine::fma}, std::pair{Format::bf16, Engine::mma},
                            std::pair{Format::q8_0, Engine::fma}, std::pair{Format::q8_0, Engine::mma},
@@ -274,13 +278,7 @@ TEST(GemvGpu, ConfigurationCornersAndEdgeShapes) {
     }
   }
   EXPECT_EQ(refused, 1);
-  std::vector<Config> configs;
-  for (const auto& r : runs) configs.push_back(r.first);
-  prebuild(configs);
-  for (const auto& [c, p] : runs) {
-    EXPECT_EQ(infeasible(c, p), "") << to_string(c);  // everything run here is inside the feasible set
-    expect_correct(c, p, s.get());
-  }
+  expect_all_correct(runs, s.get());
 }
 
 // The bulk engine on what its schedule has edges at: a last slice of each row shorter than a stage (K = 5120 leaves
@@ -290,7 +288,7 @@ TEST(GemvGpu, ConfigurationCornersAndEdgeShapes) {
 TEST(GemvGpu, TheBulkEngineMatchesTheReferenceAtItsScheduleEdges) {
   TW_REQUIRE_GPU();
   device::Stream s;
-  std::vector<std::pair<Config, Problem>> runs;
+  Runs runs;
   struct Case {
     DType act;
     std::vector<int> ms;
@@ -327,13 +325,7 @@ TEST(GemvGpu, TheBulkEngineMatchesTheReferenceAtItsScheduleEdges) {
         EXPECT_TRUE(testkit::Contains(e.what(), fmt::format("K = {} is not a multiple of", p.K))) << e.what();
       }
     }
-  std::vector<Config> configs;
-  for (const auto& r : runs) configs.push_back(r.first);
-  prebuild(configs);
-  for (const auto& [c, p] : runs) {
-    EXPECT_EQ(infeasible(c, p), "") << to_string(c);
-    expect_correct(c, p, s.get());
-  }
+  expect_all_correct(runs, s.get());
 }
 
 // A handful of the bulk engine's schedules, small enough for compute-sanitizer (memcheck, racecheck): a grouped and
@@ -342,7 +334,7 @@ TEST(GemvGpu, TheBulkEngineMatchesTheReferenceAtItsScheduleEdges) {
 TEST(GemvGpu, BulkSanitizedSet) {
   TW_REQUIRE_GPU();
   device::Stream s;
-  std::vector<std::pair<Config, Problem>> runs;
+  Runs runs;
   const Problem partial = make_problem("bulk", 1, 200, 5120, DType::bf16, Layout::TN);
   const Problem two_halves = make_problem("bulk", 16, 40, 2048, DType::bf16, Layout::TN);
   for (Format f : {Format::bf16, Format::q8_0, Format::int4_g128})
@@ -350,10 +342,7 @@ TEST(GemvGpu, BulkSanitizedSet) {
   Config looping = default_config(partial, Format::bf16, 132, Engine::bulk);
   looping.stages = 2, looping.unroll = 1, looping.pdl = true;
   runs.emplace_back(looping, make_problem("loops", 1, 4096, 1024, DType::bf16, Layout::TN));  // 256 tiles
-  std::vector<Config> configs;
-  for (const auto& r : runs) configs.push_back(r.first);
-  prebuild(configs);
-  for (const auto& [c, p] : runs) expect_correct(c, p, s.get());
+  expect_all_correct(runs, s.get());
 }
 
 // The mma engine's wide tiles (two and four 16-column tiles a warp), small enough for compute-sanitizer's racecheck:
@@ -362,7 +351,7 @@ TEST(GemvGpu, BulkSanitizedSet) {
 TEST(GemvGpu, MmaWideTilesSanitizedSet) {
   TW_REQUIRE_GPU();
   device::Stream s;
-  std::vector<std::pair<Config, Problem>> runs;
+  Runs runs;
   for (Format f : {Format::bf16, Format::q8_0, Format::int4_g128, Format::fp8})
     for (int m : {1, 16})
       for (int cols : {32, 64}) {
@@ -376,13 +365,7 @@ TEST(GemvGpu, MmaWideTilesSanitizedSet) {
   looping.cols = 32, looping.threads = 128, looping.ksplit = 4, looping.unroll = 2, looping.persistent = true;
   looping.pdl = true;
   runs.emplace_back(looping, make_problem("loops", 16, 200000, 128, DType::bf16, Layout::TN));
-  std::vector<Config> configs;
-  for (const auto& r : runs) configs.push_back(r.first);
-  prebuild(configs);
-  for (const auto& [c, p] : runs) {
-    EXPECT_EQ(infeasible(c, p), "") << to_string(c);
-    expect_correct(c, p, s.get());
-  }
+  expect_all_correct(runs, s.get());
 }
 
 // A PDL launch may start while the kernel before it runs; it must wait for it before it reads x or writes the
