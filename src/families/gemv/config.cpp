@@ -405,15 +405,16 @@ Config default_on(const Problem& p, Format weights, int sm_count, Engine engine)
       // The rule above takes 126-128 registers (2 CTAs of 256 an SM), two tiles 140-160 (3 CTAs of 128): two tiles
       // win where their grid fills as much of its last wave (within 2%) or more: each load of x then feeds twice the
       // columns. dec_m16_12288 (two tiles: 384 blocks, 0.97 of one wave of 3 an SM; the rule above: bf16 384 blocks,
-      // 0.73 of two waves of 2, Q8_0 768 blocks of 16 columns, 0.97 of three): bf16 26.2 against 29.3 us, Q8_0 23.6
-      // against 27.0. They lost where the waves say: d4k_qkv_dec bf16 22.1 against 17.5, Q8_0 19.8 against 18.8;
+      // 0.73 of two waves of 2, Q8_0 768 blocks of 16 columns, 0.97 of three): bf16 26.2 against 29.3 us, Q8_0 23.7
+      // against 27.1 (results/decode-m16-int8-wide.json). They lost where the waves say: d4k_qkv_dec bf16 22.1
+      // against 17.5, Q8_0 19.8 against 18.8;
       // d4k_ffn_dec 41.0 against 34.6 and 39.3 against 35.1; d8k_qkv_dec 80.1 against 67.1 and 77.6 against 65.0.
       if (last_wave_fill(blocks(two_tiles), 3, sm_count) + 0.02 >= last_wave_fill(blocks(c), 2, sm_count)) c = two_tiles;
     } else if (weights == Format::int4_g128 || weights == Format::fp8) {
       // int4 and fp8: x is the larger part of what is read. The widest tile whose grid still gives each SM about two
       // blocks (1.9): int4 with one piece a row in flight (four tiles, 216 registers: d4k_ffn_dec 19.9 against 28.9
-      // us, d8k_qkv_dec 37.8 against 57.8; two tiles, 158: dec_m16_12288 15.7 against 22.2, d4k_qkv_dec 13.1
-      // against 18.4), fp8 with two (two tiles: dec_m16_12288 18.6 against 25.1, d4k_ffn_dec 29.9 against 32.7, a
+      // us, d8k_qkv_dec 37.8 against 57.8; two tiles, 158: dec_m16_12288 15.6 against 22.2, d4k_qkv_dec 13.1
+      // against 18.4), fp8 with two (two tiles: dec_m16_12288 19.0 against 25.1, d4k_ffn_dec 29.9 against 32.7, a
       // tie on d4k_qkv_dec and d8k_qkv_dec). On d4k_down_dec (N = 4096) each lost by half or more, as the rule says.
       for (int cols : {64, 32}) {
         if (weights == Format::fp8 && cols == 64) continue;
