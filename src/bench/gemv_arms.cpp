@@ -12,6 +12,7 @@
 #include "device/cuda.hpp"
 #include "device/operands.hpp"
 #include "families/gemv/gemv.hpp"
+#include "families/gemv/heuristic.hpp"
 #include "families/gemv/quantize.hpp"
 #include "jit/kernel.hpp"
 

@@ -2,6 +2,7 @@
 
 #include "core/error.hpp"
 #include "families/gemv/config.hpp"
+#include "families/gemv/heuristic.hpp"
 #include "families/sm90/heuristic.hpp"
 #include "select/gemv_native.hpp"
 

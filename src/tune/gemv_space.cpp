@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "core/error.hpp"
+#include "families/gemv/heuristic.hpp"
 #include "select/gemv_native.hpp"
 
 namespace tilewise::tune {

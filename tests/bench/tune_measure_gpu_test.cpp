@@ -11,6 +11,7 @@
 
 #include "bench/tune_measure.hpp"
 #include "families/gemv/config.hpp"
+#include "families/gemv/heuristic.hpp"
 #include "families/sm90/feasibility.hpp"
 #include "families/sm90/heuristic.hpp"
 #include "gpu.hpp"

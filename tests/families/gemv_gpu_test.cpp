@@ -17,6 +17,7 @@
 #include "device/launchers.hpp"
 #include "expect_error.hpp"
 #include "families/gemv/gemv.hpp"
+#include "families/gemv/heuristic.hpp"
 #include "families/gemv/quantize.hpp"
 #include "gpu.hpp"
 #include "jit/kernel.hpp"

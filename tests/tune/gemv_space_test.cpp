@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "core/suite.hpp"
 #include "expect_error.hpp"
+#include "families/gemv/heuristic.hpp"
 #include "real_space_descent.hpp"
 #include "space_values.hpp"
 #include "scripted_measure.hpp"

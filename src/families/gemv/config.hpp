@@ -95,10 +95,6 @@ std::string infeasible(const Config& c, const Problem& p);
 // Throws Unsupported with infeasible()'s reason.
 void require_feasible(const Config& c, const Problem& p);
 
-// The configuration taken without measuring, on `engine` (by default fma at M = 1 unless x is fp8, else mma where it
-// takes the weights and activations, else fma): enough CTAs for every SM and enough 16-byte loads in flight per SM to
-// cover HBM latency at full bandwidth. Throws Unsupported when nothing is feasible.
-Config default_config(const Problem& p, Format weights, int sm_count = 132, std::optional<Engine> engine = {});
 // Every feasible configuration over the tuner's grid (engine, threads, cols, ksplit, unroll, hint, persistent, pdl).
 std::vector<Config> feasible_set(const Problem& p, Format weights);
 
