@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "bench/arm.hpp"
+#include "bench/choose.hpp"
 #include "bench/heater.hpp"
 #include "bench/tune_candidates.hpp"
 #include "device/reference.hpp"
@@ -136,7 +137,7 @@ void TuneMeasure::time_chunk(const tune::Case& c, const std::vector<tune::Config
   // The correctness gate of `bench`: an incorrect candidate is never timed.
   const Workbench wb{p, *s.operands, *s.reference, st, o_.graph_target_ms, o_.replays, 1, o_.cold, l2_bytes_};
   const double bound = receipt::correctness_bound(p.dtype);
-  std::vector<std::unique_ptr<device::GraphTimer>> timers(runs.size());
+  Timers timers(runs.size());
   for (size_t j = 0; j < runs.size(); ++j) {
     std::string error = runs[j].error;
     if (runs[j].built) {
@@ -163,20 +164,17 @@ void TuneMeasure::time_chunk(const tune::Case& c, const std::vector<tune::Config
 
   lap(spent.check_s);
 
-  std::vector<std::vector<double>> samples(runs.size());
+  // A candidate whose repeat is past the incumbent's of the same round by the drop margin is timed no more.
   std::vector<bool> dropped(runs.size(), false);
-  for (int rep = 0; rep < o_.repeats; ++rep) {
-    for (size_t k = 0; k < runs.size(); ++k) {
-      const size_t j = (k + size_t(rep)) % runs.size();  // order rotated, so drift hits every candidate alike
-      if (timers[j]) samples[j].push_back(timers[j]->measure(o_.replays));
-    }
-    if (o_.drop_margin < 0 || !timers[0]) continue;
+  const auto drop = [&](const std::vector<std::vector<double>>& samples) {
+    if (o_.drop_margin < 0 || !timers[0]) return;
     for (size_t j = 1; j < runs.size(); ++j)
       if (timers[j] && tune::ruled_out(samples[j].back(), samples[0].back(), o_.drop_margin)) {
         timers[j].reset();
         dropped[j] = true;
       }
-  }
+  };
+  const std::vector<std::vector<double>> samples = time_interleaved(timers, o_.repeats, o_.replays, drop);
   lap(spent.time_s);
 
   // As measured; a later chunk's candidates carry the incumbent's samples from their own repeats to be judged by.
