@@ -17,6 +17,55 @@ double last_wave_fill(int64_t blocks, int per_sm, int sm_count) {
   return double(blocks) / double(waves * wave);
 }
 
+// The mma engine's wider tiles: a warp on two or four 16-column tiles feeds each load of x to all of them, and each
+// 16 columns read all of x once more (at M = 16 as many bytes as 16-bit weights, twice fp8's, four times int4's).
+// Every wide setting is CTAs of 4 warps with K cut in 4, launched as a programmatic dependent; `two_tiles` (two pieces
+// a row in flight) takes 140-164 registers: 3 CTAs an SM. Returns `c`, the setting the rules before chose, where one
+// tile a warp stays. Each rule was timed side by side with `c` (at M = 9..16 on dec_m16_12288 and llm24's four wide
+// M = 16 shapes: results/decode-m16-cols32.json, decode-m16-cols64.json, llm24-m16-cols.json) and picks the fastest
+// of those timed, or ties it.
+Config widest_tiles(const Config& c, const Problem& p, Format weights, int sm_count) {
+  const auto blocks = [&](const Config& v) { return (p.N + cta_cols(v) - 1) / cta_cols(v); };
+  Config wide = c;
+  wide.threads = 128, wide.ksplit = 4, wide.pdl = true;
+  Config two_tiles = wide;
+  two_tiles.cols = 32, two_tiles.unroll = 2;
+  if (weights == Format::int4_g128 && p.M <= 8) {
+    // int4 at M <= 8: two tiles a warp where that grid fills more of its last wave than `c` (about 16 warps an SM).
+    // At N = 12288 (384 blocks, 0.97 of one wave of 3 an SM, against 768 blocks, 0.73 of two waves of 4) at every M
+    // timed (results/decode-m1-int4-wide.json, decode-small-m-int4-wide.json): dec_m1_12288 11.5 against 12.3 us,
+    // dec_m4_12288 11.5 against 12.7, dec_m8_12288 12.2 against 16.1; it lost at N = 4096 and 14336, as the waves say.
+    const int c_per_sm = 16 / (c.threads / 32);
+    const bool fuller = last_wave_fill(blocks(two_tiles), 3, sm_count) > last_wave_fill(blocks(c), c_per_sm, sm_count);
+    return fuller ? two_tiles : c;
+  }
+  if (p.M <= 8 || p.dtype == DType::fp8_e4m3) return c;
+  if (weights == Format::bf16 || weights == Format::fp16 || weights == Format::q8_0) {
+    // 16-bit and Q8_0 weights at M > 8: what x saves is small next to the weights, and how full the last wave is
+    // decides. `c` takes 126-128 registers (2 CTAs of 256 an SM), two tiles 140-160 (3 CTAs of 128): two tiles win
+    // where their grid fills as much of its last wave (within 2%) or more, each load of x then feeding twice the
+    // columns. dec_m16_12288 (two tiles: 384 blocks, 0.97 of one wave of 3 an SM; `c`: bf16 384 blocks, 0.73 of two
+    // waves of 2, Q8_0 768 blocks of 16 columns, 0.97 of three): bf16 26.2 against 29.3 us, Q8_0 23.7 against 27.1
+    // (results/decode-m16-int8-wide.json). They lost where the waves say: d4k_qkv_dec bf16 22.1 against 17.5, Q8_0
+    // 19.8 against 18.8; d4k_ffn_dec 41.0 against 34.6 and 39.3 against 35.1; d8k_qkv_dec 80.1 against 67.1 and 77.6
+    // against 65.0.
+    const double two = last_wave_fill(blocks(two_tiles), 3, sm_count), one = last_wave_fill(blocks(c), 2, sm_count);
+    const bool as_full = two + 0.02 >= one;
+    return as_full ? two_tiles : c;
+  }
+  // int4 and fp8 at M > 8: x is the larger part of what is read. The widest tile whose grid still gives each SM about
+  // two blocks (1.9): int4 with one piece a row in flight (four tiles, 216 registers: d4k_ffn_dec 19.9 against 28.9
+  // us, d8k_qkv_dec 37.8 against 57.8; two tiles, 158: dec_m16_12288 15.6 against 22.2, d4k_qkv_dec 13.1 against
+  // 18.4), fp8 with two (two tiles: dec_m16_12288 19.0 against 25.1, d4k_ffn_dec 29.9 against 32.7, a tie on
+  // d4k_qkv_dec and d8k_qkv_dec). On d4k_down_dec (N = 4096) each lost by half or more, as the rule says.
+  for (int cols : {64, 32}) {
+    if (weights == Format::fp8 && cols == 64) continue;
+    wide.cols = cols, wide.unroll = weights == Format::int4_g128 ? 1 : 2;
+    if (blocks(wide) * 10 >= 19 * int64_t(sm_count)) return wide;
+  }
+  return c;
+}
+
 Config default_on(const Problem& p, Format weights, int sm_count, Engine engine) {
   Config c;
   c.m = int(p.M);
@@ -61,15 +110,6 @@ Config default_on(const Problem& p, Format weights, int sm_count, Engine engine)
     c.pdl = true;
     if (!sixteen_bit || p.K <= 8192) c.ksplit = std::min(c.ksplit, 4);
   }
-  // Wider tiles a warp for the mma engine: each load of x feeds two or four 16-column tiles. Each 16 columns read
-  // all of x once more: at M = 16 as many bytes as 16-bit weights, twice fp8's, four times int4's. Every wide setting
-  // is CTAs of 4 warps with K cut in 4, launched as a programmatic dependent. `two_tiles` (two pieces a row in
-  // flight) takes 140-164 registers: 3 CTAs an SM.
-  const auto blocks = [&](const Config& v) { return (p.N + cta_cols(v) - 1) / cta_cols(v); };
-  Config wide = c;
-  wide.threads = 128, wide.ksplit = 4, wide.pdl = true;
-  Config two_tiles = wide;
-  two_tiles.cols = 32, two_tiles.unroll = 2;
   if (engine == Engine::mma && weights == Format::int4_g128 && p.M <= 8) {
     // int4 at M <= 8 on the mma engine: one 16-column tile a CTA, K cut over all its warps, two pieces a row in
     // flight (about 120 registers: some 16 warps an SM), launched as a programmatic dependent; 8 warps a CTA while
@@ -82,43 +122,8 @@ Config default_on(const Problem& p, Format weights, int sm_count, Engine engine)
     //   same setting were slower or mixed).
     const bool one_wave = (p.N + 15) / 16 * 8 <= 16 * int64_t(sm_count);
     c.threads = one_wave ? 256 : 128, c.ksplit = c.threads / 32, c.unroll = 2, c.pdl = true;
-    // Two tiles a warp where that grid fills more of its last wave: at N = 12288 (384 blocks, 0.97 of one wave of 3
-    // an SM against 768 blocks, 0.73 of two waves of 4) at every M timed (results/decode-m1-int4-wide.json,
-    // decode-small-m-int4-wide.json): dec_m1_12288 11.5 against 12.3 us, dec_m4_12288 11.5 against 12.7,
-    // dec_m8_12288 12.2 against 16.1; it lost at N = 4096 and 14336, as the waves say.
-    if (last_wave_fill(blocks(two_tiles), 3, sm_count) > last_wave_fill(blocks(c), 16 / (c.threads / 32), sm_count))
-      c = two_tiles;
   }
-  if (engine == Engine::mma && p.M > 8 && p.dtype != DType::fp8_e4m3) {
-    // At M = 9..16, timed side by side with the rules above on dec_m16_12288 and llm24's four wide M = 16 shapes
-    // (results/decode-m16-cols32.json, decode-m16-cols64.json, llm24-m16-cols.json); the rule picks the fastest of
-    // those timed, or ties it.
-    if (sixteen_bit || weights == Format::q8_0) {
-      // 16-bit and Q8_0 weights: what x saves is small next to the weights, and how full the last wave is decides.
-      // The rule above takes 126-128 registers (2 CTAs of 256 an SM), two tiles 140-160 (3 CTAs of 128): two tiles
-      // win where their grid fills as much of its last wave (within 2%) or more: each load of x then feeds twice the
-      // columns. dec_m16_12288 (two tiles: 384 blocks, 0.97 of one wave of 3 an SM; the rule above: bf16 384 blocks,
-      // 0.73 of two waves of 2, Q8_0 768 blocks of 16 columns, 0.97 of three): bf16 26.2 against 29.3 us, Q8_0 23.7
-      // against 27.1 (results/decode-m16-int8-wide.json). They lost where the waves say: d4k_qkv_dec bf16 22.1
-      // against 17.5, Q8_0 19.8 against 18.8;
-      // d4k_ffn_dec 41.0 against 34.6 and 39.3 against 35.1; d8k_qkv_dec 80.1 against 67.1 and 77.6 against 65.0.
-      if (last_wave_fill(blocks(two_tiles), 3, sm_count) + 0.02 >= last_wave_fill(blocks(c), 2, sm_count)) c = two_tiles;
-    } else if (weights == Format::int4_g128 || weights == Format::fp8) {
-      // int4 and fp8: x is the larger part of what is read. The widest tile whose grid still gives each SM about two
-      // blocks (1.9): int4 with one piece a row in flight (four tiles, 216 registers: d4k_ffn_dec 19.9 against 28.9
-      // us, d8k_qkv_dec 37.8 against 57.8; two tiles, 158: dec_m16_12288 15.6 against 22.2, d4k_qkv_dec 13.1
-      // against 18.4), fp8 with two (two tiles: dec_m16_12288 19.0 against 25.1, d4k_ffn_dec 29.9 against 32.7, a
-      // tie on d4k_qkv_dec and d8k_qkv_dec). On d4k_down_dec (N = 4096) each lost by half or more, as the rule says.
-      for (int cols : {64, 32}) {
-        if (weights == Format::fp8 && cols == 64) continue;
-        wide.cols = cols, wide.unroll = weights == Format::int4_g128 ? 1 : 2;
-        if (blocks(wide) * 10 >= 19 * int64_t(sm_count)) {
-          c = wide;
-          break;
-        }
-      }
-    }
-  }
+  if (engine == Engine::mma) c = widest_tiles(c, p, weights, sm_count);
   if (engine == Engine::fma && p.M == 1) {
     // What measured faster than the rule above on both dec_m1_12288 and dec_m1_4096 (results/
     // decode-gemv-m1-settings.json). 16-bit and Q8_0 weights: two warps on each pair of columns, each streaming half
