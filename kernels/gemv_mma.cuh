@@ -1,14 +1,14 @@
 #pragma once
 // Decode GEMV on the tensor cores: y[m][n] = sum_k x[m][k] W[n][k] for M = 1..16, as kernels/gemv.cuh computes it,
 // with the products done by mma.sync instead of one FMA a weight. The weights are the mma's A (16 output columns x
-// k), x^T its B (k x 8 tokens), so one warp owns 16 columns (or 32 or 64: two or four A tiles fed by each load of x) and M = 9..16
-// takes two mmas a step. What the mma saves
-// over the FMA kernel (a multiply-add and an unpack a weight, M of them) is the issue slots that kept that kernel off
-// the bandwidth floor at M > 1. At M = 1 seven of the eight token columns are zero and there is little to save: the
-// FMA kernel was as fast or faster there (results/decode-gemv-engines-pdl.json), so the default keeps it.
+// k), x^T its B (k x 8 tokens), so one warp owns 16 columns (or 32 or 64: two or four A tiles fed by each load of x)
+// and M = 9..16 takes two mmas a step. What the mma saves over the FMA kernel (a multiply-add and an unpack a weight,
+// M of them) is the issue slots that kept that kernel off the bandwidth floor at M > 1. At M = 1 seven of the eight
+// token columns are zero and there is little to save: for 16-bit, Q8_0 and fp8 weights with 16-bit x the FMA kernel
+// was as fast or faster there (results/decode-gemv-engines-pdl.json), so the default keeps it for those.
 //
 // The order of k inside an mma is free, so long as A and B agree: a lane's k-values of one mma may be any of its
-// row's weights if its x values are the matching ones. So each lane loads whole pieces of its two rows (the
+// row's weights if its x values are the matching ones. So each lane loads whole pieces of its two rows a tile (the
 // fragment's rows g and g + 8: 16 bytes, 8 for Q8_0) and x's matching elements, and one piece feeds two to eight
 // mmas with no shuffle. Step s of a piece takes its words 2s and 2s + 1 (16-bit weights; fp8 with fp8 x), its word
 // s widened to two pairs (fp8 into 16-bit x, Q8_0), or nibbles j and j + 4 of its word s / 2 (int4: the pairs one
