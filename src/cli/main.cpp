@@ -1,10 +1,12 @@
 // tilewise: the command line. Every command is a thin client of the library layers below it.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <chrono>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "bench/runner.hpp"
 #include "cli/check.hpp"
@@ -22,6 +24,8 @@
 #include "receipt/derive.hpp"
 #include "report/page.hpp"
 #include "report/table.hpp"
+#include "select/choice_table.hpp"
+#include "select/database_file.hpp"
 #include "tilewise_version.hpp"
 
 namespace tw = tilewise;
@@ -74,6 +78,26 @@ int cmd_suite(const std::vector<std::string>& files, const std::vector<tw::DType
   return 0;
 }
 
+// What selection runs for each suite problem (no GPU). A database is read as it is: the library refuses one measured
+// on another machine when it loads it, which only the machine running it can tell.
+int cmd_choose(const std::vector<std::string>& suites, const std::vector<std::string>& only,
+               const std::vector<tw::DType>& dtypes, const std::vector<tw::Layout>& layouts,
+               const std::string& database, int sm_count) {
+  std::vector<tw::Problem> problems;
+  for (const tw::SuiteCase& c : tw::expand_suites(suites, only, dtypes, layouts))
+    problems.push_back(tw::make_problem(c.entry.name, c.entry.M, c.entry.N, c.entry.K, c.dtype, c.layout));
+  std::optional<tw::select::Database> db;
+  if (!database.empty()) {
+    db = tw::select::read_database(database);
+    std::vector<std::string> gpus;
+    for (const tw::select::Identity& id : db->identities) gpus.push_back(fmt::format("{} ({} SMs)", id.gpu, id.sm_count));
+    fmt::print("database {}: {} problems, measured on {}; not checked against a GPU here\n", database,
+               db->records.size(), fmt::join(gpus, ", "));
+  }
+  fmt::print("rules for {} SMs\n{}", sm_count, tw::select::choice_table(problems, db ? &*db : nullptr, sm_count));
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -94,6 +118,19 @@ int main(int argc, char** argv) {
   suite->add_option("suites", suite_files, "suite files")->required();
   suite->add_option("--dtypes", dtypes_text, "comma-separated: bf16, fp16, fp8");
   suite->add_option("--layouts", layouts_text, "comma-separated: TN, NN");
+
+  auto* choose = app.add_subcommand("choose", "what selection runs for each suite problem and where that comes from: a "
+                                               "database's entry, else the rules (no GPU needed)");
+  std::vector<std::string> choose_suites;
+  std::string choose_only, choose_database;
+  int choose_sms = 132;
+  choose->add_option("--suite", choose_suites, "suite file (repeatable)")->required();
+  choose->add_option("--dtypes", dtypes_text, "comma-separated: bf16, fp16, fp8")->capture_default_str();
+  choose->add_option("--layouts", layouts_text, "comma-separated: TN, NN")->capture_default_str();
+  choose->add_option("--only", choose_only, "comma-separated problem names to keep");
+  choose->add_option("--database", choose_database, "a tuned database (tilewise tune --database)");
+  choose->add_option("--sms", choose_sms, "the GPU's SM count the rules size grids for")->capture_default_str()
+      ->check(CLI::Range(1, 1024));
 
   auto* fit = app.add_subcommand("fit", "fit the sm90 first rule's constants to the sm90:sweep results of receipts "
                                        "(no GPU needed)");
@@ -189,6 +226,8 @@ int main(int argc, char** argv) {
     if (*info) return cmd_info();
     if (*check) return tw::cli::run_check(check_files);
     if (*suite) return cmd_suite(suite_files, dtypes(), layouts());
+    if (*choose)
+      return cmd_choose(choose_suites, split_list(choose_only), dtypes(), layouts(), choose_database, choose_sms);
     if (*fit) return tw::cli::run_fit(fit_files);
     if (*compile) {
       co.dtypes = dtypes();

@@ -9,6 +9,7 @@
 #include "families/sm90/feasibility.hpp"
 #include "sample_database.hpp"
 #include "select/choice.hpp"
+#include "select/choice_table.hpp"
 
 namespace tilewise::select {
 namespace {
@@ -77,6 +78,29 @@ TEST(Choice, TheHeuristicNeverChoosesAnInfeasibleConfiguration) {
           ++checked;
         }
   EXPECT_GT(checked, 200);
+}
+
+// The table `tilewise choose` prints: one row a problem, the database's entry with its time where it has the
+// signature, the rule's choice otherwise, and cuBLASLt's own heuristic named as such.
+TEST(Choice, TheTableShowsEachProblemsChoiceAndWhereItComesFrom) {
+  const Database db = testkit::sample_database();
+  Problem tuned = problem(4096, 4096, 4096), untuned = problem(4096, 4096, 2048), no_tma = problem(100, 200, 300);
+  tuned.name = "sq4096", untuned.name = "sq4096_k2048", no_tma.name = "odd";
+  const std::string table = choice_table({tuned, untuned, no_tma}, &db, 132);
+  std::vector<std::string> lines;
+  for (size_t start = 0, end; (end = table.find('\n', start)) != std::string::npos; start = end + 1)
+    lines.push_back(table.substr(start, end - start));
+  ASSERT_EQ(lines.size(), 4u);  // the header, then one row a problem in order
+  EXPECT_NE(lines[0].find("configuration"), std::string::npos);
+  EXPECT_EQ(lines[1].rfind("sq4096 ", 0), 0u);
+  EXPECT_NE(lines[1].find("cublaslt database    175.25  " + std::string(testkit::kLt)), std::string::npos) << lines[1];
+  EXPECT_NE(lines[2].find("sm90     rule             -  " + choose(nullptr, untuned, 132).config), std::string::npos)
+      << lines[2];
+  EXPECT_NE(lines[3].find("cublaslt rule             -  (cuBLASLt's own heuristic, asked on the GPU)"),
+            std::string::npos)
+      << lines[3];
+  // Without a database every row is the rule's.
+  EXPECT_EQ(choice_table({tuned}, nullptr, 132).find("database"), std::string::npos);
 }
 
 }  // namespace
