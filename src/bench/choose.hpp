@@ -1,9 +1,9 @@
 #pragma once
-// Choosing among candidates as the harness's searching arms do (the cublaslt arm, sm90:sweep), and timing them as the
-// tuner's measure does too (bench/tune_measure.cpp, time_interleaved): each candidate made
+// Choosing among candidates as the harness's searching arms do (the cublaslt arm, sm90:sweep): each candidate made
 // current in turn, checked against the reference, and given its own timing graph; then timed in interleaved rounds,
 // so clock drift under the power cap hits them all alike (timed one after another, a candidate once won by 15% what
-// it lost in the repeats that followed); the fastest correct one wins.
+// it lost in the repeats that followed); the fastest correct one wins. The tuner's measure (bench/tune_measure.cpp)
+// times its candidates with the same rounds (time_interleaved).
 #include <functional>
 #include <memory>
 #include <vector>

@@ -93,7 +93,10 @@ int cmd_choose(const std::vector<std::string>& suites, const std::vector<std::st
     for (const tw::select::Identity& id : db->identities) gpus.push_back(fmt::format("{} ({} SMs)", id.gpu, id.sm_count));
     fmt::print("database {}: {} problems, measured on {}; not checked against a GPU here\n", database,
                db->records.size(), fmt::join(gpus, ", "));
+    // The rules size grids for the machine the database was measured on, unless told otherwise.
+    if (sm_count == 0 && db->identities.size() == 1) sm_count = db->identities.front().sm_count;
   }
+  if (sm_count == 0) sm_count = 132;  // an H100 SXM or H200
   fmt::print("rules for {} SMs\n{}", sm_count, tw::select::choice_table(problems, db ? &*db : nullptr, sm_count));
   return 0;
 }
@@ -123,13 +126,14 @@ int main(int argc, char** argv) {
                                                "database's entry, else the rules (no GPU needed)");
   std::vector<std::string> choose_suites;
   std::string choose_only, choose_database;
-  int choose_sms = 132;
+  int choose_sms = 0;
   choose->add_option("--suite", choose_suites, "suite file (repeatable)")->required();
   choose->add_option("--dtypes", dtypes_text, "comma-separated: bf16, fp16, fp8")->capture_default_str();
   choose->add_option("--layouts", layouts_text, "comma-separated: TN, NN")->capture_default_str();
   choose->add_option("--only", choose_only, "comma-separated problem names to keep");
   choose->add_option("--database", choose_database, "a tuned database (tilewise tune --database)");
-  choose->add_option("--sms", choose_sms, "the GPU's SM count the rules size grids for")->capture_default_str()
+  choose->add_option("--sms", choose_sms,
+                     "the GPU's SM count the rules size grids for (default: the database's machine, else 132)")
       ->check(CLI::Range(1, 1024));
 
   auto* fit = app.add_subcommand("fit", "fit the sm90 first rule's constants to the sm90:sweep results of receipts "

@@ -1,6 +1,6 @@
 #pragma once
 // What selection runs for each problem and where that comes from, as a table a person reads, without a GPU: the
-// database's fastest entry where it has the problem's signature, else the rule's (select/choice.hpp). What
+// database's fastest entry where it has the problem's signature, else the heuristic's (select/choice.hpp). What
 // `tilewise choose` prints.
 #include <string>
 #include <vector>
@@ -10,8 +10,8 @@
 
 namespace tilewise::select {
 
-// One row a problem: name, type, layout, M x N x K, family, "database" (with its measured time) or "rule", and the
-// configuration. `db` may be null.
+// One row a problem: name, type, layout, M x N x K, family, where the choice comes from ("database", with the time
+// measured, or "heuristic"), and the configuration. `db` may be null.
 std::string choice_table(const std::vector<Problem>& problems, const Database* db, int sm_count);
 
 }  // namespace tilewise::select

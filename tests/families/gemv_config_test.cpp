@@ -88,7 +88,6 @@ TEST(GemvConfig, BadTextIsAnErrorNamingTheField) {
   EXPECT_TRUE(Contains(error_of([&] { parse_config(with("pdl=0", "pdl=2")); }), "pdl = '2' is not 0 or 1"));
 }
 
-
 TEST(GemvConfig, FeasibilityNamesWhatIsWrong) {
   Config c;  // M = 1, bf16
   EXPECT_EQ(infeasible(c, decode(1, 12288, 4096)), "");
@@ -133,6 +132,11 @@ TEST(GemvConfig, TheMmaEngineNamesWhatItDoesNotTake) {
   EXPECT_TRUE(Contains(infeasible(cols, decode(1, 64, 64)), "cols = 16, 32 or 64, not 2"));
   cols.cols = 32;  // two tiles a warp, each load of x feeding both
   EXPECT_EQ(infeasible(cols, decode(1, 12288, 4096)), "");
+  Config big = cols;  // 16 warps x 64 columns x 16 tokens of fp32 partial sums: 64 KB of static shared memory
+  big.m = 16, big.cols = 64, big.threads = 512, big.ksplit = 16;
+  EXPECT_TRUE(Contains(infeasible(big, decode(16, 12288, 4096)), "65536 bytes of static shared memory, over 48 KB"));
+  big.threads = 384, big.ksplit = 4;  // 12 warps: 48 KB, the most a kernel has
+  EXPECT_FALSE(Contains(infeasible(big, decode(16, 12288, 4096)), "static shared memory"));
   cols.engine = Engine::bulk, cols.persistent = true, cols.stages = 4;
   EXPECT_TRUE(Contains(infeasible(cols, decode(1, 12288, 4096)), "bulk engine computes 16 columns a warp"));
   Config ahead = c;
@@ -299,10 +303,12 @@ TEST(GemvConfig, RegisterLimitIsTheKernelsCap) {
   EXPECT_EQ(register_limit(384), 168);
   EXPECT_EQ(register_limit(512), 128);
   EXPECT_EQ(register_limit(1024), 64);
-  // The M = 16 default streams 4 chunks a lane and still fits 256 threads; the same at 512 threads would spill.
+  // Two int4 tiles a warp at M = 16 fit 128 threads (about 170 registers under the cap of 255) and would spill at
+  // 512 threads (128).
   Config c = default_config(decode(16, 12288, 4096), Format::int4_g128);
-  EXPECT_LE(register_estimate(c), register_limit(c.threads));
-  c.threads = 512;
+  ASSERT_EQ(c.cols, 32);
+  EXPECT_GT(register_estimate(c), register_limit(512));
+  c.threads = 512, c.ksplit = 16;
   EXPECT_TRUE(Contains(infeasible(c, decode(16, 12288, 4096)), "would spill"));
 }
 

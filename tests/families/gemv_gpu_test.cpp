@@ -119,7 +119,6 @@ void expect_correct(const Config& c, const Problem& p, cudaStream_t stream) {
   (void)es;
 }
 
-// Compiles every configuration a test needs in parallel first; the kernels then load from the cache.
 // Builds every run's kernel in parallel first, then runs and judges each: every configuration run here is inside
 // the feasible set.
 using Runs = std::vector<std::pair<Config, Problem>>;
@@ -151,12 +150,14 @@ TEST(GemvGpu, EveryFormatActivationAndMMatchesTheDequantizedReference) {
           const Problem p = make_problem("gemv", m, 200, 384, cs.act, Layout::TN);
           const Config c = default_config(p, f, 132, e);
           runs.emplace_back(c, p);
-          if (e == Engine::mma) {  // two and four 16-column tiles a warp (N = 200 leaves the last warp's tiles short)
+          if (e == Engine::mma) {
+            // Two and four 16-column tiles a warp in the defaults' CTAs of 4 warps (N = 200 leaves the last warp's
+            // tiles short; int4's 3 groups of 128 leave one of the 4 K slices empty). expect_all_correct holds each
+            // to the feasible set: none is left out.
             for (int cols : {32, 64}) {
               Config wide = c;
-              wide.cols = cols;
-              while (!infeasible(wide, p).empty() && wide.unroll > 1) wide.unroll /= 2;
-              if (infeasible(wide, p).empty()) runs.emplace_back(wide, p);
+              wide.cols = cols, wide.threads = 128, wide.ksplit = 4, wide.unroll = 1;
+              runs.emplace_back(wide, p);
             }
             continue;
           }
@@ -167,20 +168,32 @@ TEST(GemvGpu, EveryFormatActivationAndMMatchesTheDequantizedReference) {
   expect_all_correct(runs, s.get());
 }
 
-// default_config's wave rule for 16-bit and Q8_0 weights at M > 8 counts 2 CTAs an SM for the setting every format
-// takes and 3 for two tiles a warp: the registers NVRTC gives those kernels must leave exactly that many resident.
+// default_config's wave rules count CTAs an SM: for 16-bit and Q8_0 weights at M > 8, 2 for the setting every format
+// takes and 3 for two tiles a warp; for int4 at M <= 8, 16 warps an SM (4 CTAs of 128) for one tile a CTA and 3 for
+// two tiles a warp. The registers NVRTC gives those kernels must leave exactly that many resident.
 TEST(GemvGpu, TheWaveRuleCountsTheCtasAnSmTheKernelsHold) {
   TW_REQUIRE_GPU();
+  const auto expect_resident = [](const Config& c, int per_sm) {
+    const jit::LoadedKernel k(jit::build(kernel_build(c)));
+    EXPECT_EQ(k.max_active_blocks_per_sm(block_threads(c), 0), per_sm) << to_string(c);
+  };
   for (auto [act, f] : {std::pair{DType::bf16, Format::bf16}, std::pair{DType::fp16, Format::fp16},
                         std::pair{DType::bf16, Format::q8_0}, std::pair{DType::fp16, Format::q8_0}}) {
     const Config narrow = default_config(make_problem("n", 16, 8192, 4096, act, Layout::TN), f);
     const Config wide = default_config(make_problem("w", 16, 12288, 4096, act, Layout::TN), f);
     ASSERT_EQ(narrow.cols, 16);
     ASSERT_EQ(wide.cols, 32);
-    for (auto [c, per_sm] : {std::pair{narrow, 2}, std::pair{wide, 3}}) {
-      const jit::LoadedKernel k(jit::build(kernel_build(c)));
-      EXPECT_EQ(k.max_active_blocks_per_sm(block_threads(c), 0), per_sm) << to_string(c);
-    }
+    expect_resident(narrow, 2);
+    expect_resident(wide, 3);
+  }
+  for (int m : {1, 8}) {
+    const Config one = default_config(make_problem("n", m, 14336, 4096, DType::bf16, Layout::TN), Format::int4_g128);
+    const Config two = default_config(make_problem("w", m, 12288, 4096, DType::bf16, Layout::TN), Format::int4_g128);
+    ASSERT_EQ(one.cols, 16);
+    ASSERT_EQ(one.threads, 128);
+    ASSERT_EQ(two.cols, 32);
+    expect_resident(one, 4);
+    expect_resident(two, 3);
   }
 }
 

@@ -303,6 +303,11 @@ std::string infeasible(const Config& c, const Problem& p) {
   if (!power_of_two_in(c.unroll, 1, 8)) return fmt::format("unroll = {} is not 1, 2, 4 or 8", c.unroll);
   if (!power_of_two_in(c.ksplit, 1, 32) || (c.threads / 32) % c.ksplit != 0)
     return fmt::format("ksplit = {} is not a power of two dividing the CTA's {} warps", c.ksplit, c.threads / 32);
+  // The fma and mma engines sum a CTA's K slices in a static shared array, a float a warp, column and token; a
+  // kernel's static shared memory is 48 KB at most.
+  if (const int partial_bytes = c.threads / 32 * c.cols * c.m * 4; c.engine != Engine::bulk && partial_bytes > 48 * 1024)
+    return fmt::format("{} warps x {} columns x M = {} partial sums take {} bytes of static shared memory, over 48 KB",
+                       c.threads / 32, c.cols, c.m, partial_bytes);
   const int regs = register_estimate(c);
   if (regs > register_limit(block_threads(c)))
     return fmt::format("about {} registers a thread would spill: {} threads a CTA leave {} a thread", regs,

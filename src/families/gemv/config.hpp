@@ -1,7 +1,7 @@
 #pragma once
 // A decode GEMV configuration as a value (kernels/gemv.cuh's template parameters): it serializes to a short canonical
 // string and to JSON, parses back, and compares equal. The legal configurations for a problem (the feasible set) are
-// also the tuner's search space; `default_config` is the choice made without a GPU or a measurement.
+// also the tuner's search space; the choice made without a GPU or a measurement is families/gemv/heuristic.hpp's.
 #include <optional>
 #include <string>
 #include <string_view>

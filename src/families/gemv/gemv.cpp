@@ -42,10 +42,9 @@ Kernel::Kernel(const Config& c) : config_(c) {
   const jit::Built built = jit::build(kernel_build(c));
   usage_ = built.usage;
   kernel_ = std::make_unique<jit::LoadedKernel>(built);
-  sm_count_ = device::sm_count();
   if (c.engine == Engine::bulk) kernel_->set_max_dynamic_shared(bulk_shared_bytes(c));
   // A persistent grid is as many CTAs as fit the GPU at once: what the kernel's registers and shared memory leave.
-  resident_ctas_ = sm_count_ * kernel_->max_active_blocks_per_sm(block_threads(c), bulk_shared_bytes(c));
+  resident_ctas_ = device::sm_count() * kernel_->max_active_blocks_per_sm(block_threads(c), bulk_shared_bytes(c));
   if (c.engine == Engine::bulk) {
     // The one failure seen (at 142 KB of shared memory) was the registers: the kernel took at most 256 threads.
     if (resident_ctas_ < 1)

@@ -55,7 +55,6 @@ class Kernel {
   Config config_;
   jit::ResourceUsage usage_;
   std::unique_ptr<jit::LoadedKernel> kernel_;
-  int sm_count_ = 0;
   int resident_ctas_ = 0;  // CTAs that fit the GPU at once: a persistent grid's size
 };
 

@@ -43,7 +43,7 @@ Config widest_tiles(const Config& c, const Problem& p, Format weights, int sm_co
   if (weights == Format::bf16 || weights == Format::fp16 || weights == Format::q8_0) {
     // 16-bit and Q8_0 weights at M > 8: what x saves is small next to the weights, and how full the last wave is
     // decides. `c` takes 126-128 registers (2 CTAs of 256 an SM), two tiles 140-160 (3 CTAs of 128): two tiles win
-    // where their grid fills as much of its last wave (within 2%) or more, each load of x then feeding twice the
+    // where their grid fills as much of its last wave (within 0.02 of a wave) or more, each load of x then feeding twice the
     // columns. dec_m16_12288 (two tiles: 384 blocks, 0.97 of one wave of 3 an SM; `c`: bf16 384 blocks, 0.73 of two
     // waves of 2, Q8_0 768 blocks of 16 columns, 0.97 of three): bf16 26.2 against 29.3 us, Q8_0 23.7 against 27.1
     // (results/decode-m16-int8-wide.json). They lost where the waves say: d4k_qkv_dec bf16 22.1 against 17.5, Q8_0
@@ -110,17 +110,20 @@ Config default_on(const Problem& p, Format weights, int sm_count, Engine engine)
     c.pdl = true;
     if (!sixteen_bit || p.K <= 8192) c.ksplit = std::min(c.ksplit, 4);
   }
-  if (engine == Engine::mma && weights == Format::int4_g128 && p.M <= 8) {
-    // int4 at M <= 8 on the mma engine: one 16-column tile a CTA, K cut over all its warps, two pieces a row in
-    // flight (about 120 registers: some 16 warps an SM), launched as a programmatic dependent; 8 warps a CTA while
-    // the grid's warps fit one wave of those 16 an SM, else 4. Each part timed side by side with the rules above:
+  if (engine == Engine::mma && weights == Format::int4_g128 && (p.M <= 8 || p.N >= 12288)) {
+    // int4 on the mma engine: one 16-column tile a CTA, K cut over all its warps, two pieces a row in flight (about
+    // 120 registers at M <= 8: some 16 warps an SM), launched as a programmatic dependent; 8 warps a CTA while M <= 8
+    // and the grid's warps fit one wave of those 16 an SM, else 4. Each part timed side by side with the rules above:
     // - M = 1, every decode shape but the largest, bf16 and fp16 x (results/decode-gemv-m1-int4-mma-bf16.json, -fp16):
     //   dec_m1_4096 5.2 against the fma kernel's 8.3 us, dec_m1_down 13.9 against 16.7, dec_m1_12288 12.2 against
     //   13.8, dec_m1_14336 14.0 against 15.4; dec_m1_8k (N = 28672) 47.0 against 46.9 in bf16, 47.2 against 48.8 in fp16;
     // - M = 2..8, all nine shapes of suites/decode-small-m.txt (results/decode-small-m-gemv.json): dec_m4_12288 12.6
     //   against 20.3 us, dec_m4_down 14.4 against 21.7, dec_m8_12288 16.2 against 19.7 (Q8_0 and fp8 weights in the
-    //   same setting were slower or mixed).
-    const bool one_wave = (p.N + 15) / 16 * 8 <= 16 * int64_t(sm_count);
+    //   same setting were slower or mixed);
+    // - M = 9..16 from N = 12288 (results/llm24-m16-int4-tile.json, decode-m16-int4-tile.json): dec_m16_12288 22.3
+    //   against 26.5 us, d4k_ffn_dec 28.9 against 34.7, d8k_qkv_dec 57.7 against 63.1; at N = 8192 and 4096 it lost.
+    //   Where a wider tile's grid fills the GPU (widest_tiles) that tile is faster still.
+    const bool one_wave = p.M <= 8 && (p.N + 15) / 16 * 8 <= 16 * int64_t(sm_count);
     c.threads = one_wave ? 256 : 128, c.ksplit = c.threads / 32, c.unroll = 2, c.pdl = true;
   }
   if (engine == Engine::mma) c = widest_tiles(c, p, weights, sm_count);

@@ -8,9 +8,11 @@
 
 namespace tilewise::gemv {
 
-// The configuration taken without measuring, on `engine` (by default fma at M = 1 unless x is fp8, else mma where it
-// takes the weights and activations, else fma): enough CTAs for every SM and enough 16-byte loads in flight per SM to
-// cover HBM latency at full bandwidth. Throws Unsupported when nothing is feasible.
+// The configuration taken without measuring, on `engine`. By default: mma where it takes the weights and activations,
+// except at M = 1 for 16-bit, Q8_0 and fp8 weights with 16-bit x and where N gives fewer 16-column tiles than SMs
+// (those take fma); enough CTAs for every SM, enough 16-byte loads in flight per SM to cover HBM latency, and the
+// tiles a warp the waves favour (heuristic.cpp says each rule's measurements). Throws Unsupported when nothing is
+// feasible.
 Config default_config(const Problem& p, Format weights, int sm_count = 132, std::optional<Engine> engine = {});
 
 }  // namespace tilewise::gemv
