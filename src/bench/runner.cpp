@@ -106,7 +106,7 @@ class Runner {
  private:
   // Measures one case into the receipt; returns why it was skipped, or "" when it was measured.
   std::string run_case(size_t i, const Case& c) {
-    const Problem p = make_problem(c.entry.name, c.entry.M, c.entry.N, c.entry.K, c.dtype, c.layout, o_.pad);
+    const Problem p = make_problem(c, o_.pad);
     try {
       validate(p);
     } catch (const Error& e) {

@@ -85,7 +85,7 @@ int cmd_choose(const std::vector<std::string>& suites, const std::vector<std::st
                const std::string& database, int sm_count) {
   std::vector<tw::Problem> problems;
   for (const tw::SuiteCase& c : tw::expand_suites(suites, only, dtypes, layouts))
-    problems.push_back(tw::make_problem(c.entry.name, c.entry.M, c.entry.N, c.entry.K, c.dtype, c.layout));
+    problems.push_back(tw::make_problem(c));
   std::optional<tw::select::Database> db;
   if (!database.empty()) {
     db = tw::select::read_database(database);
@@ -123,7 +123,7 @@ int main(int argc, char** argv) {
   suite->add_option("--layouts", layouts_text, "comma-separated: TN, NN");
 
   auto* choose = app.add_subcommand("choose", "what selection runs for each suite problem and where that comes from: a "
-                                               "database's entry, else the rules (no GPU needed)");
+                                               "database's entry, else the heuristic (no GPU needed)");
   std::vector<std::string> choose_suites;
   std::string choose_only, choose_database;
   int choose_sms = 0;

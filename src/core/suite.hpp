@@ -41,4 +41,9 @@ struct SuiteCase {
 std::vector<SuiteCase> expand_suites(const std::vector<std::string>& suites, const std::vector<std::string>& only,
                                      const std::vector<DType>& dtypes, const std::vector<Layout>& layouts);
 
+// The case's problem, `pad` elements added to every leading dimension.
+inline Problem make_problem(const SuiteCase& c, int64_t pad = 0) {
+  return make_problem(c.entry.name, c.entry.M, c.entry.N, c.entry.K, c.dtype, c.layout, pad);
+}
+
 }  // namespace tilewise

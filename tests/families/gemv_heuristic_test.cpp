@@ -49,12 +49,14 @@ TEST(GemvHeuristic, EachRuleTakesTheSettingItWasMeasuredFasterWith) {
             "m=1,w=int4g128,x=fp16,engine=mma,threads=256,cols=16,ksplit=8,unroll=2,hint=na,persistent=0,pdl=1");
   EXPECT_EQ(default_config(decode(1, 4224, 4096), Format::int4_g128).threads, 256);
   EXPECT_EQ(default_config(decode(1, 4240, 4096), Format::int4_g128).threads, 128);
-  // ... and two tiles a warp (3 CTAs an SM) where that grid fills more of its last wave than this one (16 warps an
-  // SM): N = 12288, 384 blocks in one wave against 768 in two of 528; not N = 14336 (448 blocks: 0.57 against 0.85).
+  // ... and two tiles a warp (3 CTAs an SM) where that grid fills as much of its last wave as this one (16 warps an
+  // SM) or more: N = 12288, 384 blocks in one wave against 768 in two of 528; N = 24576, 768 blocks in two waves of
+  // 396 against 1536 in three of 528 (0.97 either way); not N = 14336 (448 blocks: 0.57 against 0.85).
   for (int m : {1, 8})
     EXPECT_EQ(to_string(default_config(decode(m, 12288, 4096), Format::int4_g128)),
               "m=" + std::to_string(m) +
                   ",w=int4g128,x=bf16,engine=mma,threads=128,cols=32,ksplit=4,unroll=2,hint=na,persistent=0,pdl=1");
+  EXPECT_EQ(default_config(decode(4, 24576, 4096), Format::int4_g128).cols, 32);
   EXPECT_EQ(default_config(decode(4, 4096, 4096), Format::int4_g128).cols, 16);
   // M > 8, int4 and fp8 weights: the widest tile a warp whose grid gives each SM about two blocks (1.9), else the
   // rule every format takes.

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <vector>
 
 #include "core/error.hpp"
 
@@ -30,36 +31,34 @@ Config widest_tiles(const Config& c, const Problem& p, Format weights, int sm_co
   wide.threads = 128, wide.ksplit = 4, wide.pdl = true;
   Config two_tiles = wide;
   two_tiles.cols = 32, two_tiles.unroll = 2;
-  if (weights == Format::int4_g128 && p.M <= 8) {
-    // int4 at M <= 8: two tiles a warp where that grid fills more of its last wave than `c` (about 16 warps an SM).
-    // At N = 12288 (384 blocks, 0.97 of one wave of 3 an SM, against 768 blocks, 0.73 of two waves of 4) at every M
-    // timed (results/decode-m1-int4-wide.json, decode-small-m-int4-wide.json): dec_m1_12288 11.5 against 12.3 us,
-    // dec_m4_12288 11.5 against 12.7, dec_m8_12288 12.2 against 16.1; it lost at N = 4096 and 14336, as the waves say.
-    const int c_per_sm = 16 / (c.threads / 32);
-    const bool fuller = last_wave_fill(blocks(two_tiles), 3, sm_count) > last_wave_fill(blocks(c), c_per_sm, sm_count);
-    return fuller ? two_tiles : c;
+  // The wave rule: two tiles a warp where their grid fills as much of its last wave as `c`'s (within 0.02 of a wave)
+  // or more, each load of x then feeding twice the columns. `c` takes 120-128 registers, 16 warps an SM (2 CTAs of
+  // 256, 4 of 128); two tiles 140-164, 3 CTAs of 128 (tests/families/gemv_gpu_test.cpp holds both counts to the
+  // kernels'). It decides for int4 at M <= 8, where x is up to four times the weights' bytes, and for 16-bit and Q8_0
+  // weights from M = 9, where x is as many bytes as the weights or half; at M <= 8 16-bit weights lost with two tiles
+  // even where the waves favoured them (dec_m4_12288 and dec_m8_12288 bf16, 28.8 against 27.3 us and 29.0 against
+  // 27.6, results/decode-small-m-cols.json). What it chose, timed side by side with `c`:
+  // - int4 at M <= 8, N = 12288 (384 blocks, 0.97 of one wave of 3 an SM, against 768 blocks, 0.73 of two waves of 4;
+  //   results/decode-m1-int4-wide.json, decode-small-m-int4-wide.json): dec_m1_12288 11.5 against 12.3 us,
+  //   dec_m4_12288 11.5 against 12.7, dec_m8_12288 12.2 against 16.1; it lost at N = 4096 and 14336, as the waves say;
+  // - 16-bit and Q8_0 at M = 16, dec_m16_12288 (two tiles: 384 blocks, 0.97 of one wave; `c`: bf16 384 blocks, 0.73
+  //   of two waves of 2, Q8_0 768 blocks of 16 columns, 0.97 of three): bf16 26.2 against 29.3 us, Q8_0 23.7 against
+  //   27.1 (results/decode-m16-int8-wide.json). They lost where the waves say: d4k_qkv_dec bf16 22.1 against 17.5,
+  //   Q8_0 19.8 against 18.8; d4k_ffn_dec 41.0 against 34.6 and 39.3 against 35.1; d8k_qkv_dec 80.1 against 67.1 and
+  //   77.6 against 65.0.
+  const bool sixteen_bit_or_q8 = weights == Format::bf16 || weights == Format::fp16 || weights == Format::q8_0;
+  if ((weights == Format::int4_g128 && p.M <= 8) || (sixteen_bit_or_q8 && p.M > 8 && p.dtype != DType::fp8_e4m3)) {
+    const double two = last_wave_fill(blocks(two_tiles), 3, sm_count);
+    const double one = last_wave_fill(blocks(c), 16 / (c.threads / 32), sm_count);
+    return two + 0.02 >= one ? two_tiles : c;
   }
   if (p.M <= 8 || p.dtype == DType::fp8_e4m3) return c;
-  if (weights == Format::bf16 || weights == Format::fp16 || weights == Format::q8_0) {
-    // 16-bit and Q8_0 weights at M > 8: what x saves is small next to the weights, and how full the last wave is
-    // decides. `c` takes 126-128 registers (2 CTAs of 256 an SM), two tiles 140-160 (3 CTAs of 128): two tiles win
-    // where their grid fills as much of its last wave (within 0.02 of a wave) or more, each load of x then feeding twice the
-    // columns. dec_m16_12288 (two tiles: 384 blocks, 0.97 of one wave of 3 an SM; `c`: bf16 384 blocks, 0.73 of two
-    // waves of 2, Q8_0 768 blocks of 16 columns, 0.97 of three): bf16 26.2 against 29.3 us, Q8_0 23.7 against 27.1
-    // (results/decode-m16-int8-wide.json). They lost where the waves say: d4k_qkv_dec bf16 22.1 against 17.5, Q8_0
-    // 19.8 against 18.8; d4k_ffn_dec 41.0 against 34.6 and 39.3 against 35.1; d8k_qkv_dec 80.1 against 67.1 and 77.6
-    // against 65.0.
-    const double two = last_wave_fill(blocks(two_tiles), 3, sm_count), one = last_wave_fill(blocks(c), 2, sm_count);
-    const bool as_full = two + 0.02 >= one;
-    return as_full ? two_tiles : c;
-  }
   // int4 and fp8 at M > 8: x is the larger part of what is read. The widest tile whose grid still gives each SM about
   // two blocks (1.9): int4 with one piece a row in flight (four tiles, 216 registers: d4k_ffn_dec 19.9 against 28.9
   // us, d8k_qkv_dec 37.8 against 57.8; two tiles, 158: dec_m16_12288 15.6 against 22.2, d4k_qkv_dec 13.1 against
   // 18.4), fp8 with two (two tiles: dec_m16_12288 19.0 against 25.1, d4k_ffn_dec 29.9 against 32.7, a tie on
   // d4k_qkv_dec and d8k_qkv_dec). On d4k_down_dec (N = 4096) each lost by half or more, as the rule says.
-  for (int cols : {64, 32}) {
-    if (weights == Format::fp8 && cols == 64) continue;
+  for (int cols : weights == Format::int4_g128 ? std::vector<int>{64, 32} : std::vector<int>{32}) {
     wide.cols = cols, wide.unroll = weights == Format::int4_g128 ? 1 : 2;
     if (blocks(wide) * 10 >= 19 * int64_t(sm_count)) return wide;
   }
