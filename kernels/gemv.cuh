@@ -9,6 +9,8 @@
 //   WF       weight format: bf16, fp16, q8_0 (int8, fp16 scale per 32 along K, ggml's definition), int4 with an fp16
 //            scale per 32 or 128 along K, fp8 e4m3 with an fp32 scale per output channel
 //   XT       activation type (bf16, fp16, fp8 e4m3); the output is fp16 for fp16 activations, bf16 otherwise
+//   XL       x's layout: K-major rows of activations (the TN problem), or M-major (NN: the M tokens of one k are
+//            adjacent), which the kernel gathers one element at a time into the K-major packing (x is small and cached)
 //   THREADS  threads per CTA; its warps form THREADS/32/KSPLIT column groups of COLS columns each
 //   COLS     output columns per warp (loads in flight per lane scale with it; x is read once for all of them)
 //   KSPLIT   warps of a CTA that share columns, each streaming one contiguous slice of K; they are reduced through
@@ -24,7 +26,7 @@
 //
 // Packed layouts (written by kernels/quantize.cuh): every format stores row n of W at w + n * w_row_bytes as whole
 // 16-byte chunks; int4 keeps element 2j in the low nibble of byte j and stores q + 8; group scales are fp16
-// [N][K / group]; fp8 channel scales are fp32 [N].
+// [N][K / group]; fp8 channel scales are fp32 [N], or none (null) for an fp8 problem's B read as it is (scale 1).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
@@ -34,6 +36,7 @@ namespace tilewise::kernels::gemv {
 // Codes shared with src/families/gemv/config.hpp (the configuration names them).
 enum : int { w_bf16 = 0, w_fp16 = 1, w_q8_0 = 2, w_int4_g32 = 3, w_int4_g128 = 4, w_fp8 = 5 };
 enum : int { x_bf16 = 0, x_fp16 = 1, x_fp8 = 2 };
+enum : int { x_k_major = 0, x_m_major = 1 };
 enum : int { hint_none = 0, hint_nc = 1, hint_no_allocate = 2, hint_evict_first = 3, hint_prefetch_256 = 4 };
 
 // Elements of one 16-byte weight chunk, and the K extent one scale covers (0: no group scale).
@@ -102,18 +105,50 @@ __device__ __forceinline__ void widen8(const uint4& v, float (&f)[8]) {
   }
 }
 
-// Eight activations x[k .. k+8) as floats.
-template <int XT>
-__device__ __forceinline__ void load_x8(const unsigned char* p, float (&f)[8]) {
+// Where token m's activations start: its row (K-major x, rows ldx elements apart) or its element k = 0 (M-major x,
+// columns of tokens ldx elements apart).
+template <int XT, int XL>
+__device__ __forceinline__ const unsigned char* token_x(const unsigned char* x, long long ldx, int m) {
+  constexpr int x_bytes = XT == x_fp8 ? 1 : 2;
+  return x + (XL == x_k_major ? m * ldx : m) * x_bytes;
+}
+
+// BYTES (8 or 16) bytes' worth of one token's activations from element k on (`token`: token_x), packed as a K-major
+// row holds them (element k in the low bits of word 0; 8 bytes fill x and y): one vector load from a K-major row,
+// one load an element, ldx elements apart, from M-major x.
+template <int XT, int XL, int BYTES>
+__device__ __forceinline__ uint4 load_x(const unsigned char* token, long long ldx, long long k) {
+  constexpr int x_bytes = XT == x_fp8 ? 1 : 2;
+  if constexpr (XL == x_k_major) {
+    const unsigned char* p = token + k * x_bytes;
+    if constexpr (BYTES == 16) return __ldg(reinterpret_cast<const uint4*>(p));
+    const uint2 h = __ldg(reinterpret_cast<const uint2*>(p));
+    return make_uint4(h.x, h.y, 0, 0);
+  } else {
+    constexpr int per_word = 4 / x_bytes;
+    unsigned w[4] = {0, 0, 0, 0};
+#pragma unroll
+    for (int e = 0; e < BYTES / x_bytes; ++e) {
+      const unsigned char* p = token + (k + e) * ldx * x_bytes;
+      const unsigned v = x_bytes == 2 ? unsigned(__ldg(reinterpret_cast<const unsigned short*>(p))) : unsigned(__ldg(p));
+      w[e / per_word] |= v << (8 * x_bytes * (e % per_word));
+    }
+    return make_uint4(w[0], w[1], w[2], w[3]);
+  }
+}
+
+// Eight activations of one token, elements k .. k+8, as floats.
+template <int XT, int XL>
+__device__ __forceinline__ void load_x8(const unsigned char* token, long long ldx, long long k, float (&f)[8]) {
   if constexpr (XT == x_fp8) {
-    const uint2 v = __ldg(reinterpret_cast<const uint2*>(p));
+    const uint4 v = load_x<XT, XL, 8>(token, ldx, k);
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
       const float2 t = e4m3x2_to_float2((i < 2 ? v.x : v.y) >> (16 * (i % 2)));
       f[2 * i] = t.x, f[2 * i + 1] = t.y;
     }
   } else {
-    widen8<XT == x_bf16>(__ldg(reinterpret_cast<const uint4*>(p)), f);
+    widen8<XT == x_bf16>(load_x<XT, XL, 16>(token, ldx, k), f);
   }
 }
 
@@ -189,7 +224,8 @@ __device__ __forceinline__ void store_columns(int first, int stride, int n0, int
     float sum = 0.0f;
 #pragma unroll
     for (int s = 0; s < SLICES; ++s) sum += partial(s, col, m);
-    if constexpr (WF == w_fp8) sum *= __ldg(static_cast<const float*>(scales) + n);
+    if constexpr (WF == w_fp8)
+      if (scales) sum *= __ldg(static_cast<const float*>(scales) + n);  // none: an fp8 problem's own B, scale 1
     store_out<XT>(out, (long long)n * ldc + m, sum);
   }
 }
@@ -202,14 +238,13 @@ __device__ __forceinline__ void store_columns(int first, int stride, int n0, int
 template <int THREADS>
 constexpr int register_limit = 65536 / THREADS / 8 * 8 < 255 ? 65536 / THREADS / 8 * 8 : 255;
 
-template <int M, int WF, int XT, int THREADS, int COLS, int KSPLIT, int UNROLL, int HINT, int PDL, int PREFETCH>
+template <int M, int WF, int XT, int XL, int THREADS, int COLS, int KSPLIT, int UNROLL, int HINT, int PDL, int PREFETCH>
 __global__ void __maxnreg__(register_limit<THREADS>)
     gemv(const unsigned char* __restrict__ x, long long ldx, const unsigned char* __restrict__ w, long long w_row_bytes,
          const void* __restrict__ scales, void* __restrict__ out, long long ldc, int N, int K) {
   static_assert(M >= 1 && M <= 16 && THREADS % 32 == 0 && (THREADS / 32) % KSPLIT == 0, "bad gemv configuration");
   constexpr int warps = THREADS / 32, col_groups = warps / KSPLIT, cta_cols = col_groups * COLS;
   constexpr int elems = WeightFormat<WF>::elems, group = WeightFormat<WF>::group;
-  constexpr int x_bytes = XT == x_fp8 ? 1 : 2;
   __shared__ float partial[KSPLIT][col_groups][COLS][M];
 
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
@@ -300,7 +335,7 @@ __global__ void __maxnreg__(register_limit<THREADS>)
 #pragma unroll
           for (int m = 0; m < M; ++m) {
             float xf[8];
-            load_x8<XT>(x + (m * ldx + k) * x_bytes, xf);
+            load_x8<XT, XL>(token_x<XT, XL>(x, ldx, m), ldx, k, xf);
 #pragma unroll
             for (int c = 0; c < COLS; ++c)
 #pragma unroll

@@ -29,7 +29,7 @@
 // different banks (16-byte pieces: 64 bytes apart, two rows a 128-byte wavefront; Q8_0's 8-byte pieces: 32 bytes
 // apart), so no load waits on a bank conflict.
 //
-// Template parameters (the gemv configuration with engine=bulk, src/families/gemv): M, WF, XT as in gemv_mma.cuh;
+// Template parameters (the gemv configuration with engine=bulk, src/families/gemv): M, WF, XT, XL as in gemv_mma.cuh;
 // WARPS consumer warps (the CTA has one more, the producer); UNROLL units a warp takes from each stage; STAGES in the
 // ring; HINT the weight stream's L2 policy (hint_evict_first, or none); PDL as in gemv.cuh: the producer asks the
 // first slices of its first tile into L2 before the wait.
@@ -81,14 +81,14 @@ __device__ __forceinline__ void consumers_sync() {
   asm volatile("bar.sync 1, %0;" ::"n"(WARPS * 32) : "memory");
 }
 
-template <int M, int WF, int XT, int WARPS, int UNROLL, int STAGES, int HINT, int PDL>
+template <int M, int WF, int XT, int XL, int WARPS, int UNROLL, int STAGES, int HINT, int PDL>
 __global__ void __maxnreg__(register_limit<(WARPS + 1) * 32>)
     gemv_bulk(const unsigned char* __restrict__ x, long long ldx, const unsigned char* __restrict__ w,
               long long w_row_bytes, const void* __restrict__ scales, void* __restrict__ out, long long ldc, int N, int K) {
   static_assert(M >= 1 && M <= 16 && WARPS >= 1 && UNROLL >= 1 && STAGES >= 2, "bad gemv configuration");
   using P = MmaPiece<WF, XT>;
   using L = BulkLayout<M, WF, XT, WARPS, UNROLL, STAGES>;
-  constexpr int tiles_m = TokenRows<M, WF, XT>::tiles;  // 8-token halves of x
+  constexpr int tiles_m = TokenRows<M, WF, XT, XL>::tiles;  // 8-token halves of x
   extern __shared__ __align__(128) unsigned char smem[];
   float(*partial)[WARPS][16][M] = reinterpret_cast<float(*)[WARPS][16][M]>(smem + L::partial_offset);
   unsigned long long* full = reinterpret_cast<unsigned long long*>(smem + L::barrier_offset);
@@ -162,7 +162,7 @@ __global__ void __maxnreg__(register_limit<(WARPS + 1) * 32>)
 
   // A consumer warp: lane (g, q) takes rows g and g + 8 of the tile and quarter q of each unit.
   const int g = lane / 4, q = lane % 4;
-  const TokenRows<M, WF, XT> tokens(x, ldx, g);
+  const TokenRows<M, WF, XT, XL> tokens(x, ldx, g);
   if constexpr (PDL) wait_for_prerequisites();  // x and the output belong to the stream's order
 
   int stage = 0, buffer = 0;

@@ -22,7 +22,7 @@
 // mma sums within one group of each row into a partial that the group's scale multiplies into the accumulator.
 // int4 with groups of 32 (16 bytes) would need 4-byte pieces, and stays with the FMA kernel.
 //
-// Template parameters (the gemv configuration with engine=mma, src/families/gemv): M, WF, XT as in gemv.cuh;
+// Template parameters (the gemv configuration with engine=mma, src/families/gemv): M, WF, XT, XL as in gemv.cuh;
 // THREADS (warps: THREADS/32/KSPLIT column groups of COLS columns); COLS 16, 32 or 64, a warp's columns: each 16
 // columns read all of x once more (at M = 16, 1 byte of x a byte of 16-bit weights, up to 4 for int4), 32 halve that;
 // KSPLIT warps share columns, each one contiguous slice of K (whole groups), reduced through shared memory in a fixed
@@ -141,17 +141,19 @@ struct MmaPiece {
 };
 
 // The activations a lane feeds to B: token g, and g + 8 for the second 8-token half (M > 8); past M it feeds zeros.
-template <int M, int WF, int XT>
+// XL is x's layout (gemv.cuh).
+template <int M, int WF, int XT, int XL>
 struct TokenRows {
   static constexpr int tiles = M > 8 ? 2 : 1;
   using P = MmaPiece<WF, XT>;
   const unsigned char* row[tiles];
+  long long ldx;
   bool has[tiles];
-  __device__ __forceinline__ TokenRows(const unsigned char* x, long long ldx, int g) {
+  __device__ __forceinline__ TokenRows(const unsigned char* x, long long ldx_, int g) : ldx(ldx_) {
 #pragma unroll
     for (int t = 0; t < tiles; ++t) {
       has[t] = g + 8 * t < M;
-      row[t] = x + (long long)(has[t] ? g + 8 * t : 0) * ldx * P::x_bytes;
+      row[t] = token_x<XT, XL>(x, ldx, has[t] ? g + 8 * t : 0);
     }
   }
   // x's elements matching this lane's piece `piece` of a row (zeros where `in` is false or past M).
@@ -160,7 +162,7 @@ struct TokenRows {
     for (int t = 0; t < tiles; ++t)
 #pragma unroll
       for (int j = 0; j < P::x_vecs; ++j)
-        xv[t][j] = in && has[t] ? __ldg(reinterpret_cast<const uint4*>(row[t] + piece * P::elems * P::x_bytes + 16 * j))
+        xv[t][j] = in && has[t] ? load_x<XT, XL, 16>(row[t], ldx, piece * P::elems + 16 / P::x_bytes * j)
                                 : make_uint4(0, 0, 0, 0);
   }
 };
@@ -209,7 +211,7 @@ __device__ __forceinline__ void store_fragment(const float (&acc)[TILES][4], int
     }
 }
 
-template <int M, int WF, int XT, int THREADS, int COLS, int KSPLIT, int UNROLL, int HINT, int PDL>
+template <int M, int WF, int XT, int XL, int THREADS, int COLS, int KSPLIT, int UNROLL, int HINT, int PDL>
 __global__ void __maxnreg__(register_limit<THREADS>)
     gemv_mma(const unsigned char* __restrict__ x, long long ldx, const unsigned char* __restrict__ w, long long w_row_bytes,
              const void* __restrict__ scales, void* __restrict__ out, long long ldc, int N, int K) {
@@ -218,7 +220,7 @@ __global__ void __maxnreg__(register_limit<THREADS>)
   using P = MmaPiece<WF, XT>;
   constexpr int warps = THREADS / 32, col_groups = warps / KSPLIT, cta_cols = col_groups * COLS;
   constexpr int col_tiles = COLS / 16;  // 16-column A tiles a warp feeds from each load of x
-  constexpr int tiles = TokenRows<M, WF, XT>::tiles;  // 8-token halves of x
+  constexpr int tiles = TokenRows<M, WF, XT, XL>::tiles;  // 8-token halves of x
   constexpr int unit = P::grouped ? 4 : 1;
   __shared__ float partial[KSPLIT][col_groups * col_tiles][16][M];
 
@@ -233,7 +235,7 @@ __global__ void __maxnreg__(register_limit<THREADS>)
   unsigned long long policy = 0;
   if constexpr (HINT == hint_evict_first) asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
 
-  const TokenRows<M, WF, XT> tokens(x, ldx, g);
+  const TokenRows<M, WF, XT, XL> tokens(x, ldx, g);
 
   const int blocks = (N + cta_cols - 1) / cta_cols;
   if constexpr (PDL) {  // prefetch the first block's first step, then wait (gemv.cuh, launch_dependents)

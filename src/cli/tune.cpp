@@ -241,8 +241,8 @@ TuneCommands::TuneCommands(CLI::App& app) {
   tune_->add_option("--layouts", layouts_, "comma-separated: TN, NN")->capture_default_str();
   tune_->add_option("--only", only_, "comma-separated problem names to keep");
   tune_->add_option("--family", o_.families,
-                    "sm90, cublaslt or gemv (repeatable or comma-separated; default sm90); gemv takes the TN bf16 "
-                    "and fp16 problems with M <= 16 and leaves the others out")
+                    "sm90, cublaslt or gemv (repeatable or comma-separated; default sm90); gemv takes the problems "
+                    "with M <= 16 and leaves the others out")
       ->delimiter(',');
   tune_->add_option("--mode", o_.mode, "descent (monotone, one group a round) or grid (one-shot, capped)")
       ->capture_default_str();

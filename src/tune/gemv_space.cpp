@@ -55,18 +55,13 @@ Config to_tune(const gemv::Config& c) {
 gemv::Config to_gemv(const Config& c) { return gemv::parse_config(to_string(c)); }
 
 std::optional<std::string> gemv_unsupported(const Problem& p) {
-  if (p.layout != Layout::TN)
-    return fmt::format("the gemv family reads x and W K-major: layout TN, not {}", to_string(p.layout));
   if (p.M < 1 || p.M > 16) return fmt::format("the gemv family takes M = 1..16, not {}", p.M);
-  if (!select::native_format(p.dtype))
-    return fmt::format("the gemv family reads B as the problem stores it only in bf16 and fp16, not {}",
-                       to_string(p.dtype));
   return std::nullopt;
 }
 
 Space gemv_space(const Problem& p) {
   if (const auto why = gemv_unsupported(p)) throw Unsupported(fmt::format("{}: {}", describe(p), *why));
-  const gemv::Format weights = *select::native_format(p.dtype);
+  const gemv::Format weights = select::native_format(p.dtype);
   auto feasible = std::make_shared<std::vector<Config>>();
   for (const gemv::Config& c : gemv::feasible_set(p, weights)) feasible->push_back(to_tune(c));
   // The default is a point of feasible_set's grid: with nothing feasible it throws Unsupported naming why (K not
@@ -86,7 +81,7 @@ Space gemv_space(const Problem& p) {
 }
 
 Tunable gemv_tunable(const Problem& p, int sm_count) {
-  return Tunable{gemv_space(p), to_tune(gemv::default_config(p, *select::native_format(p.dtype), sm_count))};
+  return Tunable{gemv_space(p), to_tune(gemv::default_config(p, select::native_format(p.dtype), sm_count))};
 }
 
 }  // namespace tilewise::tune

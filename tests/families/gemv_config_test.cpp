@@ -52,6 +52,12 @@ TEST(GemvConfig, CanonicalStringAndJsonRoundTrip) {
   EXPECT_EQ(parse_config(to_string(ahead)), ahead);
   EXPECT_TRUE(nlohmann::json(ahead).at("prefetch").get<bool>());
   EXPECT_TRUE(Contains(describe(ahead), "unroll 2 a step ahead"));
+  Config nn = c;  // M-major x: printed only for NN, like prefetch
+  nn.layout = Layout::NN;
+  EXPECT_EQ(to_string(nn), to_string(c) + ",layout=NN");
+  EXPECT_EQ(parse_config(to_string(nn)), nn);
+  EXPECT_EQ(nlohmann::json(nn).at("layout"), "NN");
+  EXPECT_TRUE(Contains(describe(nn), "fp16 M-major x"));
   Config mma = c;
   mma.engine = Engine::mma;
   EXPECT_EQ(parse_config(to_string(mma)), mma);
@@ -86,12 +92,25 @@ TEST(GemvConfig, BadTextIsAnErrorNamingTheField) {
   EXPECT_TRUE(Contains(error_of([&] { parse_config(with("persistent=1", "persistent=yes")); }), "not 0 or 1"));
   EXPECT_TRUE(Contains(error_of([&] { parse_config(with("engine=fma", "engine=wmma")); }), "unknown gemv engine 'wmma'"));
   EXPECT_TRUE(Contains(error_of([&] { parse_config(with("pdl=0", "pdl=2")); }), "pdl = '2' is not 0 or 1"));
+  EXPECT_TRUE(Contains(error_of([&] { parse_config(good + ",layout=TT"); }), "unknown layout 'TT'"));
 }
 
 TEST(GemvConfig, FeasibilityNamesWhatIsWrong) {
   Config c;  // M = 1, bf16
   EXPECT_EQ(infeasible(c, decode(1, 12288, 4096)), "");
-  EXPECT_TRUE(Contains(infeasible(c, make_problem("nn", 1, 64, 64, DType::bf16, Layout::NN)), "layout TN"));
+  // x's layout is the problem's: a configuration for one does not run the other. M-major x is gathered an element at
+  // a time, so its lda (M + 3 here) needs no alignment.
+  Problem nn = make_problem("nn", 4, 64, 64, DType::bf16, Layout::NN);
+  nn.lda += 3;
+  Config nn_c = c;
+  nn_c.m = 4;
+  EXPECT_TRUE(Contains(infeasible(nn_c, nn), "reads x as layout TN does, the problem is NN"));
+  nn_c.layout = Layout::NN;
+  EXPECT_EQ(nn.lda, 7);
+  EXPECT_EQ(infeasible(nn_c, nn), "");
+  EXPECT_TRUE(Contains(infeasible(nn_c, decode(4, 64, 64)), "reads x as layout NN does, the problem is TN"));
+  EXPECT_EQ(default_config(nn, Format::bf16).layout, Layout::NN);
+  for (const Config& f : feasible_set(nn, Format::int4_g128)) EXPECT_EQ(f.layout, Layout::NN);
   Config m17 = c;
   m17.m = 17;
   EXPECT_TRUE(Contains(infeasible(m17, decode(17, 64, 64)), "M = 1..16"));
@@ -219,7 +238,7 @@ TEST(GemvConfig, TheBulkEngineNamesWhatItDoesNotTake) {
   EXPECT_GT(bulk, 50);
   // Its kernel, and scales it must copy on 16-byte boundaries.
   EXPECT_EQ(kernel_build(c).kernel_file, "gemv_bulk.cuh");
-  EXPECT_EQ(kernel_build(c).name_expression, "tilewise::kernels::gemv::gemv_bulk<1, 0, 0, 8, 4, 4, 2, 0>");
+  EXPECT_EQ(kernel_build(c).name_expression, "tilewise::kernels::gemv::gemv_bulk<1, 0, 0, 0, 8, 4, 4, 2, 0>");
   auto at = [](uintptr_t address) { return reinterpret_cast<void*>(address); };
   Args a{at(0x1000), 4096, at(0x2000), 4096, at(0x4008), at(0x3000), 1};
   EXPECT_TRUE(Contains(args_error(default_config(p, Format::q8_0, 132, Engine::bulk), p, a), "not 16-byte aligned (the bulk engine copies them)"));
@@ -241,7 +260,8 @@ TEST(GemvConfig, FeasibleSetIsLegalAndHoldsTheDefault) {
 // activation type (so every arm's default on dec_m1_12288 and dec_m16_12288), the defaults at the GPU tests' odd
 // shape (N = 200, K = 384, where K splits eight ways), and the register-pressure edge of the feasible set: for M at
 // both ends and between, each format, 16-bit and fp8 activations and each thread count, the feasible configuration
-// with the largest register estimate (among those, the cache hint that takes a register more, the deepest K split).
+// with the largest register estimate (among those, the cache hint that takes a register more, the deepest K split),
+// and that edge for M-major x.
 TEST(GemvConfig, RepresentativeConfigurationsCompileWithoutSpills) {
   constexpr Format formats[] = {Format::bf16, Format::fp16, Format::q8_0, Format::int4_g32, Format::int4_g128, Format::fp8};
   constexpr DType acts[] = {DType::bf16, DType::fp16, DType::fp8_e4m3};
@@ -279,6 +299,25 @@ TEST(GemvConfig, RepresentativeConfigurationsCompileWithoutSpills) {
             if (edge) add(*edge);
           }
       }
+  // M-major x (NN) is gathered an element at a time into the registers K-major x takes in one load: the same edge
+  // for 16-bit x at M = 1 and 16 on the register-streaming engines, and the defaults llm24's M = 16 NN shapes take.
+  for (int64_t m : {1, 16})
+    for (Format f : formats) {
+      const Problem nn = make_problem("nn", m, 12288, 4096, DType::bf16, Layout::NN);
+      if (f == Format::fp16) continue;  // the other 16-bit type's weights
+      const std::vector<Config> feasible = feasible_set(nn, f);
+      for (int threads : {128, 256})
+        for (Engine engine : {Engine::fma, Engine::mma}) {
+          std::optional<Config> edge;
+          for (const Config& c : feasible)
+            if (c.engine == engine && c.threads == threads && !c.persistent && (!edge || key(c) > key(*edge))) edge = c;
+          if (edge) add(*edge);
+        }
+    }
+  for (const SuiteEntry& e : entries)
+    if (e.M == 16)
+      for (DType d : {DType::bf16, DType::fp16})
+        add(default_config(make_problem("nn", e.M, e.N, e.K, d, Layout::NN), d == DType::bf16 ? Format::bf16 : Format::fp16));
   std::vector<jit::KernelBuild> builds;
   for (const Config& c : configs) builds.push_back(kernel_build(c));
   const std::vector<jit::Built> built = jit::build_all(builds);
@@ -336,20 +375,29 @@ TEST(GemvConfig, LaunchArgumentsAreCheckedBeforeTheLaunch) {
   c = default_config(fp8, Format::fp8, 132, Engine::fma);
   a.x = at(0x1008);
   EXPECT_EQ(args_error(c, fp8, a), "");  // the FMA engine reads fp8 x 8 bytes at a time
+  // An fp8 problem's own B has no channel scale (scale 1); fp8 weights packed for 16-bit x always have theirs.
+  a.scales = nullptr;
+  EXPECT_EQ(args_error(c, fp8, a), "");
+  a.x = good.x;
+  EXPECT_TRUE(Contains(args_error(default_config(p, Format::fp8), p, a), "fp8 weights need their scales"));
+  // M-major x (NN) is read an element at a time: 2-byte alignment is enough for 16-bit x.
+  const Problem nn = make_problem("nn", 3, 64, 128, DType::bf16, Layout::NN);
+  a = good, a.x = at(0x1002);
+  EXPECT_EQ(args_error(default_config(nn, Format::bf16, 132, Engine::mma), nn, a), "");
 }
 
 TEST(GemvConfig, KernelBuildNamesTheInstantiation) {
   const jit::KernelBuild b = kernel_build(sample());
   EXPECT_EQ(b.kernel_file, "gemv.cuh");
-  EXPECT_EQ(b.name_expression, "tilewise::kernels::gemv::gemv<4, 4, 1, 128, 4, 2, 2, 3, 0, 0>");
+  EXPECT_EQ(b.name_expression, "tilewise::kernels::gemv::gemv<4, 4, 1, 0, 128, 4, 2, 2, 3, 0, 0>");
   EXPECT_EQ(b.config_text, to_string(sample()));
   EXPECT_EQ(b.arch, "sm_90a");
   Config mma = default_config(decode(16, 8192, 4096, DType::fp16), Format::fp16);
   mma.ksplit = 8, mma.pdl = false;
   EXPECT_EQ(kernel_build(mma).kernel_file, "gemv_mma.cuh");
-  EXPECT_EQ(kernel_build(mma).name_expression, "tilewise::kernels::gemv::gemv_mma<16, 1, 1, 256, 16, 8, 4, 2, 0>");
-  mma.pdl = true;
-  EXPECT_EQ(kernel_build(mma).name_expression, "tilewise::kernels::gemv::gemv_mma<16, 1, 1, 256, 16, 8, 4, 2, 1>");
+  EXPECT_EQ(kernel_build(mma).name_expression, "tilewise::kernels::gemv::gemv_mma<16, 1, 1, 0, 256, 16, 8, 4, 2, 0>");
+  mma.pdl = true, mma.layout = Layout::NN;
+  EXPECT_EQ(kernel_build(mma).name_expression, "tilewise::kernels::gemv::gemv_mma<16, 1, 1, 1, 256, 16, 8, 4, 2, 1>");
 }
 
 }  // namespace

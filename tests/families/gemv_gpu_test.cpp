@@ -61,17 +61,23 @@ TEST(GemvGpu, QuantizerMatchesTheCpuReferenceBitForBit) {
   }
 }
 
-// Runs configuration `c` on `p` (weights: B itself for a native format, else B quantized) and judges it: fp32
-// reference from the dequantized weights on every output (the harness's metric and bound), fp64 on sampled outputs.
-void expect_correct(const Config& c, const Problem& p, cudaStream_t stream) {
-  SCOPED_TRACE(describe(p) + " | " + to_string(c));
+// The weights a run computes with: B as the problem stores it (a native format), or B quantized into the
+// configuration's format. fp8 weights of an fp8 problem are run both ways: as stored, without a channel scale (what
+// tilewise::gemm runs), and quantized with one.
+enum class Weights { stored, quantized };
+
+// Runs configuration `c` on `p` and judges it: fp32 reference from the dequantized weights on every output (the
+// harness's metric and bound), fp64 on sampled outputs.
+void expect_correct(const Config& c, const Problem& p, Weights weights, cudaStream_t stream) {
+  SCOPED_TRACE(describe(p) + " | " + to_string(c) + (weights == Weights::stored ? " | B as stored" : " | B quantized"));
   device::Operands ops(p, 1, device::Reference::bytes(p));
   ops.fill(uint64_t(p.M * 1000 + p.N), stream);
   const device::OperandSet& set = ops.set(0);
   Args a{set.a.get(), p.lda, set.b.get(), p.ldb * element_bytes(p.dtype), nullptr, set.c.get(), p.ldc};
   PackedWeights packed;
   device::Buffer w32(size_t(p.N * p.K) * 4);
-  const bool native = is_native(c.weights, p.dtype);
+  const bool native = weights == Weights::stored;
+  ASSERT_TRUE(!native || is_native(c.weights, p.dtype));
   if (!native) {
     packed = quantize(set.b.get(), p.dtype, p.N, p.K, p.ldb, c.weights, stream);
     a.w = packed.q.get(), a.w_row_bytes = packed.layout.row_bytes, a.scales = packed.scales.get();
@@ -109,7 +115,8 @@ void expect_correct(const Config& c, const Problem& p, cudaStream_t stream) {
     for (int64_t m : {int64_t(0), p.M / 2, p.M - 1}) {
       double exact = 0, magnitude = 0;
       for (int64_t kk = 0; kk < p.K; ++kk) {
-        const double t = element_to_double(p.dtype, x.data(), m * p.lda + kk) * w[size_t(n * p.K + kk)];
+        const int64_t xi = p.layout == Layout::TN ? m * p.lda + kk : m + kk * p.lda;
+        const double t = element_to_double(p.dtype, x.data(), xi) * w[size_t(n * p.K + kk)];
         exact += t, magnitude += std::fabs(t);
       }
       const double got = element_to_double(output_dtype(p.dtype), out.data(), n * p.ldc + m);
@@ -119,16 +126,26 @@ void expect_correct(const Config& c, const Problem& p, cudaStream_t stream) {
   (void)es;
 }
 
+struct Run {
+  Config c;
+  Problem p;
+  Weights weights;
+  // 16-bit weights of the problem's own type are read as stored, every other format quantized, unless `w` says.
+  Run(Config c_, Problem p_, std::optional<Weights> w = std::nullopt)
+      : c(std::move(c_)), p(std::move(p_)),
+        weights(w.value_or(is_native(c.weights, p.dtype) && c.weights != Format::fp8 ? Weights::stored : Weights::quantized)) {}
+};
+
 // Builds every run's kernel in parallel first, then runs and judges each: every configuration run here is inside
 // the feasible set.
-using Runs = std::vector<std::pair<Config, Problem>>;
+using Runs = std::vector<Run>;
 void expect_all_correct(const Runs& runs, cudaStream_t stream) {
   std::vector<jit::KernelBuild> builds;
-  for (const auto& r : runs) builds.push_back(kernel_build(r.first));
+  for (const Run& r : runs) builds.push_back(kernel_build(r.c));
   jit::build_all(builds);
-  for (const auto& [c, p] : runs) {
-    EXPECT_EQ(infeasible(c, p), "") << to_string(c);
-    expect_correct(c, p, stream);
+  for (const Run& r : runs) {
+    EXPECT_EQ(infeasible(r.c, r.p), "") << to_string(r.c);
+    expect_correct(r.c, r.p, r.weights, stream);
   }
 }
 
@@ -165,6 +182,39 @@ TEST(GemvGpu, EveryFormatActivationAndMMatchesTheDequantizedReference) {
           ahead.prefetch = true;
           if (infeasible(ahead, p).empty()) runs.emplace_back(ahead, p);
         }
+  expect_all_correct(runs, s.get());
+}
+
+// x M-major (the NN layout, gathered an element at a time) on every engine and every format with 16-bit x: M in both
+// token halves, an lda that is no multiple of anything (M + 3), N short of a CTA's columns, and the mma engine's wide
+// tiles. Then an fp8 problem's own B read as it is, with no channel scale (tilewise::gemm's fp8 GEMV), on every engine.
+TEST(GemvGpu, MMajorXAndAnFp8ProblemsOwnWeightsMatchTheReference) {
+  TW_REQUIRE_GPU();
+  device::Stream s;
+  Runs runs;
+  for (DType act : {DType::bf16, DType::fp16})
+    for (int m : {1, 5, 16})
+      for (Format f : all_formats)
+        for (Engine e : {Engine::fma, Engine::mma, Engine::bulk}) {
+          if ((f == Format::bf16 && act != DType::bf16) || (f == Format::fp16 && act != DType::fp16)) continue;
+          if (e != Engine::fma && !mma_infeasible(f, act).empty()) continue;
+          Problem p = make_problem("nn", m, 200, 5120, act, Layout::NN);
+          p.lda += 3;
+          const Config c = default_config(p, f, 132, e);
+          EXPECT_EQ(c.layout, Layout::NN);
+          runs.emplace_back(c, p);
+          if (e == Engine::mma && m == 16)
+            for (int cols : {32, 64}) {
+              Config wide = c;
+              wide.cols = cols, wide.threads = 128, wide.ksplit = 4, wide.unroll = 1;
+              runs.emplace_back(wide, p);
+            }
+        }
+  for (int m : {1, 16})
+    for (Engine e : {Engine::fma, Engine::mma, Engine::bulk}) {
+      const Problem p = make_problem("fp8", m, 200, 5120, DType::fp8_e4m3, Layout::TN);
+      runs.emplace_back(default_config(p, Format::fp8, 132, e), p, Weights::stored);
+    }
   expect_all_correct(runs, s.get());
 }
 

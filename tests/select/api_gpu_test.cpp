@@ -1,9 +1,11 @@
-// tilewise::gemm: a database entry is what runs when the database has the signature (sm90 or cuBLASLt
+// tilewise::gemm: a database entry is what runs when the database has the signature (sm90, gemv or cuBLASLt
 // configurations, read back from their canonical strings), the heuristic otherwise; every result is correct, and a
 // database measured under another identity is refused unless overridden.
 #include <gtest/gtest.h>
 
 #include <filesystem>
+
+#include <fmt/format.h>
 
 #include <unistd.h>
 
@@ -11,6 +13,7 @@
 #include "device/reference.hpp"
 #include "expect_error.hpp"
 #include "families/cublaslt/matmul.hpp"
+#include "families/gemv/heuristic.hpp"
 #include "families/sm90/feasibility.hpp"
 #include "gpu.hpp"
 #include "receipt/derive.hpp"
@@ -89,6 +92,25 @@ TEST_F(ApiTest, WithoutADatabaseTheHeuristicRunsEveryFamily) {
   EXPECT_FALSE(lt.config.empty());  // the configuration cuBLASLt's heuristic named is recorded
   // The plan is kept: the same problem again is the same choice without building anything.
   EXPECT_EQ(&ctx.plan(kP), &ctx.plan(kP));
+}
+
+// The decode GEMV from a database on what only a database gives it: x M-major (NN) and an fp8 problem's own B (no
+// channel scale). Each runs the entry and is correct.
+TEST_F(ApiTest, TheGemvRunsNnAndFp8ProblemsFromADatabase) {
+  const select::Identity here = running_identity();
+  Problem nn = make_problem("nn", 16, 4096, 4096, DType::bf16, Layout::NN);
+  nn.lda += 3;  // M-major x needs no aligned stride
+  const Problem fp8 = make_problem("fp8", 16, 4096, 4096, DType::fp8_e4m3, Layout::TN);
+  for (const Problem& p : {nn, fp8})
+    for (gemv::Engine e : {gemv::Engine::mma, gemv::Engine::fma}) {  // the default's engine, and the fma engine's gather
+      const gemv::Config c = gemv::default_config(p, p.dtype == DType::bf16 ? gemv::Format::bf16 : gemv::Format::fp8, 132, e);
+      select::Database db;
+      select::add(db, here, p, "gemv", gemv::to_string(c), 1.0);
+      Context ctx(ContextOptions{write(db, fmt::format("{}-{}.json", p.name, gemv::to_string(e)))});
+      const select::Choice ran = run_checked(ctx, p);
+      EXPECT_EQ(ran.family, "gemv");
+      EXPECT_EQ(ran.config, gemv::to_string(c));
+    }
 }
 
 TEST_F(ApiTest, ADatabaseFromAnotherIdentityIsRefusedUnlessOverridden) {

@@ -158,17 +158,22 @@ TEST(GemvSpace, ARefitKeepsTheRoundsValuesAndChangesTheFewestOthers) {
 }
 
 TEST(GemvSpace, AProblemOutsideTheFamilyIsUnsupported) {
-  const Problem nn = make_problem("nn", 1, 4096, 4096, DType::bf16, Layout::NN);
   const Problem tall = make_problem("tall", 17, 4096, 4096, DType::bf16, Layout::TN);
-  const Problem fp8 = make_problem("fp8", 1, 4096, 4096, DType::fp8_e4m3, Layout::TN);
-  const std::pair<Problem, std::string> outside[] = {
-      {nn, "layout TN, not NN"}, {tall, "M = 1..16, not 17"}, {fp8, "only in bf16 and fp16, not fp8"}};
-  for (const auto& [p, why] : outside) {
-    EXPECT_TRUE(gemv_unsupported(p)) << describe(p);
-    EXPECT_THROW(gemv_space(p), Unsupported) << describe(p);
-    EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { gemv_tunable(p, kSms); }), why));
-  }
+  EXPECT_TRUE(gemv_unsupported(tall));
+  EXPECT_THROW(gemv_space(tall), Unsupported);
+  EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { gemv_tunable(tall, kSms); }), "M = 1..16, not 17"));
   for (const Problem& p : shapes()) EXPECT_FALSE(gemv_unsupported(p)) << describe(p);
+  // NN (x M-major) and fp8 (B's own e4m3 weights, scale 1) are inside: their spaces hold only their own layout and
+  // the problem's own weight format, as tilewise::gemm runs them.
+  for (const Problem& p : {make_problem("nn", 16, 4096, 4096, DType::fp16, Layout::NN),
+                           make_problem("fp8", 16, 4096, 4096, DType::fp8_e4m3, Layout::TN)}) {
+    EXPECT_FALSE(gemv_unsupported(p)) << describe(p);
+    const Tunable t = gemv_tunable(p, kSms);
+    const gemv::Config start = to_gemv(t.warm_start);
+    EXPECT_EQ(start.layout, p.layout);
+    EXPECT_EQ(start.weights, p.dtype == DType::fp16 ? gemv::Format::fp16 : gemv::Format::fp8);
+    EXPECT_EQ(gemv::infeasible(start, p), "");
+  }
   // Inside the family but with nothing feasible: K not whole 16-byte chunks of bf16.
   const Problem odd = make_problem("odd", 1, 4096, 4092, DType::bf16, Layout::TN);
   EXPECT_FALSE(gemv_unsupported(odd));

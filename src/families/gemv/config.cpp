@@ -88,7 +88,8 @@ int group_size(Format f) {
 }
 
 bool is_native(Format f, DType d) {
-  return (f == Format::bf16 && d == DType::bf16) || (f == Format::fp16 && d == DType::fp16);
+  return (f == Format::bf16 && d == DType::bf16) || (f == Format::fp16 && d == DType::fp16) ||
+         (f == Format::fp8 && d == DType::fp8_e4m3);
 }
 
 std::string mma_infeasible(Format f, DType act) {
@@ -110,6 +111,7 @@ std::string to_string(const Config& c) {
                   c.unroll, to_string(c.hint), c.persistent ? 1 : 0, c.pdl ? 1 : 0);
   if (c.engine == Engine::bulk || c.stages != 0) out += fmt::format(",stages={}", c.stages);
   if (c.prefetch) out += ",prefetch=1";
+  if (c.layout != Layout::TN) out += fmt::format(",layout={}", tilewise::to_string(c.layout));
   return out;
 }
 
@@ -117,8 +119,9 @@ Config parse_config(std::string_view text) {
   Config c;
   std::set<std::string> seen;
   const std::vector<std::string> keys = {"m",      "w",      "x",    "engine",     "threads", "cols",
-                                         "ksplit", "unroll", "hint", "persistent", "pdl",     "stages", "prefetch"};
-  const std::vector<std::string> optional_keys = {"engine", "pdl", "stages", "prefetch"};
+                                         "ksplit", "unroll", "hint", "persistent", "pdl",     "stages", "prefetch",
+                                         "layout"};
+  const std::vector<std::string> optional_keys = {"engine", "pdl", "stages", "prefetch", "layout"};
   size_t pos = 0;
   while (pos <= text.size()) {
     const size_t end = std::min(text.find(',', pos), text.size());
@@ -135,6 +138,7 @@ Config parse_config(std::string_view text) {
       else if (key == "x") c.act = parse_dtype(value);
       else if (key == "hint") c.hint = parse_hint(value);
       else if (key == "engine") c.engine = parse_engine(value);
+      else if (key == "layout") c.layout = parse_layout(value);
       else if (key == "persistent" || key == "pdl" || key == "prefetch") {
         if (value != "0" && value != "1") throw Error(fmt::format("{} = '{}' is not 0 or 1", key, value));
         (key == "pdl" ? c.pdl : key == "prefetch" ? c.prefetch : c.persistent) = value == "1";
@@ -157,14 +161,15 @@ Config parse_config(std::string_view text) {
 std::string describe(const Config& c) {
   static const char* hint_text[] = {"ld.global", "ld.global.nc", "ld.global.nc.L1::no_allocate",
                                     "ld.global.nc.L1::no_allocate.L2::evict_first", "ld.global.nc.L1::no_allocate.L2::256B"};
+  const std::string_view x_layout = c.layout == Layout::NN ? " M-major" : "";
   if (c.engine == Engine::bulk)
-    return fmt::format("gemv {} weights, {} x, M={}, bulk engine, {} consumer threads, {} units a warp, {} stages, "
+    return fmt::format("gemv {} weights, {}{} x, M={}, bulk engine, {} consumer threads, {} units a warp, {} stages, "
                        "cp.async.bulk{}{}",
-                       to_string(c.weights), tilewise::to_string(c.act), c.m, c.threads, c.unroll, c.stages,
+                       to_string(c.weights), tilewise::to_string(c.act), x_layout, c.m, c.threads, c.unroll, c.stages,
                        c.hint == Hint::evict_first ? ".L2::cache_hint evict_first" : "",
                        c.pdl ? ", programmatic dependent launch" : "");
-  return fmt::format("gemv {} weights, {} x, M={}, {} engine, {} threads, {} cols/warp, K split {}, unroll {}{}, {}{}{}",
-                     to_string(c.weights), tilewise::to_string(c.act), c.m, to_string(c.engine), c.threads, c.cols,
+  return fmt::format("gemv {} weights, {}{} x, M={}, {} engine, {} threads, {} cols/warp, K split {}, unroll {}{}, {}{}{}",
+                     to_string(c.weights), tilewise::to_string(c.act), x_layout, c.m, to_string(c.engine), c.threads, c.cols,
                      c.ksplit, c.unroll, c.prefetch ? " a step ahead" : "",
                      hint_text[int(c.hint)], c.persistent ? ", persistent grid" : "",
                      c.pdl ? ", programmatic dependent launch" : "");
@@ -172,7 +177,7 @@ std::string describe(const Config& c) {
 
 void to_json(nlohmann::json& j, const Config& c) {
   j = {{"family", "gemv"},      {"canonical", to_string(c)}, {"m", c.m},         {"weights", to_string(c.weights)},
-       {"group", group_size(c.weights)}, {"act", tilewise::to_string(c.act)}, {"engine", to_string(c.engine)}, {"threads", c.threads},
+       {"group", group_size(c.weights)}, {"act", tilewise::to_string(c.act)}, {"layout", tilewise::to_string(c.layout)}, {"engine", to_string(c.engine)}, {"threads", c.threads},
        {"cols", c.cols},        {"ksplit", c.ksplit},       {"unroll", c.unroll}, {"hint", to_string(c.hint)},
        {"persistent", c.persistent}, {"pdl", c.pdl}, {"stages", c.stages}, {"prefetch", c.prefetch}};
 }
@@ -260,9 +265,10 @@ std::string bulk_infeasible(const Config& c, const Problem& p) {
 }  // namespace
 
 std::string infeasible(const Config& c, const Problem& p) {
-  if (p.layout != Layout::TN)
-    return fmt::format("the gemv family takes layout TN (x and W K-major), not {}", tilewise::to_string(p.layout));
   if (p.M < 1 || p.M > 16) return fmt::format("the gemv family takes M = 1..16, not {}", p.M);
+  if (c.layout != p.layout)
+    return fmt::format("the configuration reads x as layout {} does, the problem is {}", tilewise::to_string(c.layout),
+                       tilewise::to_string(p.layout));
   if (c.m != p.M) return fmt::format("the configuration is built for M = {}, the problem has M = {}", c.m, p.M);
   if (c.act != p.dtype)
     return fmt::format("the configuration takes {} activations, the problem is {}", tilewise::to_string(c.act),
@@ -289,13 +295,15 @@ std::string infeasible(const Config& c, const Problem& p) {
   } else if (c.stages != 0) {
     return fmt::format("stages = {} is for the bulk engine; the {} engine has none (0)", c.stages, to_string(c.engine));
   }
-  // x is read 16 bytes at a time by the mma and bulk engines, else 8 elements (16 or 8 bytes) at a time.
+  // K-major x is read 16 bytes at a time by the mma and bulk engines, else 8 elements (16 or 8 bytes) at a time;
+  // M-major x one element at a time.
   const int x_align = c.engine != Engine::fma ? 16 / element_bytes(p.dtype) : 8;
-  if (p.M > 1 && p.lda % x_align != 0)
+  if (p.layout == Layout::TN && p.M > 1 && p.lda % x_align != 0)
     return fmt::format("lda = {} is not a multiple of {}: rows of x must start on {}-byte boundaries", p.lda, x_align,
                        x_align * element_bytes(p.dtype));
-  if (is_native(c.weights, p.dtype) && p.ldb % 8 != 0)
-    return fmt::format("ldb = {} is not a multiple of 8: rows of W must start on 16-byte boundaries", p.ldb);
+  if (is_native(c.weights, p.dtype) && p.ldb * element_bytes(p.dtype) % 16 != 0)
+    return fmt::format("ldb = {} is not a multiple of {}: rows of W must start on 16-byte boundaries", p.ldb,
+                       16 / element_bytes(p.dtype));
   if (p.N > (int64_t(1) << 30) || p.K > (int64_t(1) << 30)) return "N and K must be under 2^30 (32-bit indices)";
   if (c.threads < 32 || block_threads(c) > 1024 || c.threads % 32 != 0 || (c.engine != Engine::bulk && c.threads < 64))
     return fmt::format("threads = {} is not a multiple of 32 in {}..{}", c.threads, c.engine == Engine::bulk ? 32 : 64,
@@ -326,6 +334,7 @@ std::vector<Config> feasible_set(const Problem& p, Format weights) {
   c.m = int(p.M);
   c.weights = weights;
   c.act = p.dtype;
+  c.layout = p.layout;
   for (Engine engine : {Engine::fma, Engine::mma, Engine::bulk}) {
     const bool bulk = engine == Engine::bulk;
     for (int threads : {128, 256, 512})

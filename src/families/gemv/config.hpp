@@ -32,7 +32,8 @@ Engine parse_engine(std::string_view s);
 
 int elems_per_chunk(Format f);  // elements of one 16-byte weight chunk: 8, 16 or 32
 int group_size(Format f);       // K extent of one scale: 32 (q8_0, int4g32), 128 (int4g128), 0 otherwise
-// Whether the GEMV can read the problem's B as it is (no packed copy): bf16 weights for a bf16 problem, fp16 for fp16.
+// Whether the GEMV can read the problem's B as it is (no packed copy): bf16 weights for a bf16 problem, fp16 for fp16,
+// and fp8 for fp8 (e4m3 weights without a channel scale: scale 1).
 bool is_native(Format f, DType problem_dtype);
 // Whether the mma and bulk engines take these weights with these activations (the reason they do not, else empty).
 std::string mma_infeasible(Format f, DType act);
@@ -41,6 +42,9 @@ struct Config {
   int m = 1;  // rows of x, 1..16
   Format weights = Format::bf16;
   DType act = DType::bf16;  // activations (the problem's dtype); the output is output_dtype(act)
+  // x's layout, the problem's: TN holds x K-major (vector loads), NN M-major (the kernels gather x one element at a
+  // time; x is small and cached). Printed only for NN, like stages.
+  Layout layout = Layout::TN;
   int threads = 256;  // the bulk engine: its consumer warps' threads (the CTA has one producer warp more)
   Engine engine = Engine::fma;
   int cols = 2;      // output columns per warp (mma and bulk engines: 16, one m16 tile)
@@ -59,10 +63,10 @@ struct Config {
 };
 
 // "m=1,w=bf16,x=bf16,engine=fma,threads=256,cols=2,ksplit=1,unroll=4,hint=na,persistent=0,pdl=0", and for the bulk
-// engine ",stages=4" after it, and ",prefetch=1" where it is set.
+// engine ",stages=4" after it, ",prefetch=1" where it is set and ",layout=NN" for M-major x.
 std::string to_string(const Config& c);
-// Throws Error naming the bad field. Every field is required except engine, pdl, stages and prefetch, which
-// configurations written before they existed lack (they are fma, 0, 0 and 0).
+// Throws Error naming the bad field. Every field is required except engine, pdl, stages, prefetch and layout, which
+// configurations written before they existed lack (they are fma, 0, 0, 0 and TN).
 Config parse_config(std::string_view text);
 // "gemv bf16 weights, bf16 x, M=1, fma engine, 256 threads, 2 cols/warp, K split 1, unroll 4,
 //  ld.global.nc.L1::no_allocate"
@@ -88,7 +92,7 @@ int register_limit(int threads);
 // gemv_config_test.cpp). A configuration over register_limit() spills, so it is infeasible.
 int register_estimate(const Config& c);
 
-// Why `c` cannot run `p` (empty when it can): the layout, M, the activation type, K not whole 16-byte chunks or
+// Why `c` cannot run `p` (empty when it can): x's layout, M, the activation type, K not whole 16-byte chunks or
 // groups, strides that break the alignment of the vector loads, a shape of the CTA the kernel does not take. ldb
 // matters only for native formats (the GEMV reads B itself); packed formats choose their own row stride.
 std::string infeasible(const Config& c, const Problem& p);

@@ -13,6 +13,7 @@ namespace tilewise::gemv {
 namespace {
 
 int act_code(DType d) { return d == DType::bf16 ? 0 : d == DType::fp16 ? 1 : 2; }  // gemv.cuh's x_* codes
+int layout_code(Layout l) { return l == Layout::TN ? 0 : 1; }                      // x_k_major, x_m_major
 
 }  // namespace
 
@@ -20,18 +21,18 @@ jit::KernelBuild kernel_build(const Config& c) {
   jit::KernelBuild b;
   if (c.engine == Engine::bulk) {
     b.kernel_file = "gemv_bulk.cuh";
-    b.name_expression = fmt::format("tilewise::kernels::gemv::gemv_bulk<{}, {}, {}, {}, {}, {}, {}, {}>", c.m,
-                                    int(c.weights), act_code(c.act), c.threads / 32, c.unroll, c.stages, int(c.hint),
+    b.name_expression = fmt::format("tilewise::kernels::gemv::gemv_bulk<{}, {}, {}, {}, {}, {}, {}, {}, {}>", c.m,
+                                    int(c.weights), act_code(c.act), layout_code(c.layout), c.threads / 32, c.unroll, c.stages, int(c.hint),
                                     int(c.pdl));
   } else if (c.engine == Engine::mma) {
     b.kernel_file = "gemv_mma.cuh";
-    b.name_expression = fmt::format("tilewise::kernels::gemv::gemv_mma<{}, {}, {}, {}, {}, {}, {}, {}, {}>", c.m,
-                                    int(c.weights), act_code(c.act), c.threads, c.cols, c.ksplit, c.unroll, int(c.hint),
+    b.name_expression = fmt::format("tilewise::kernels::gemv::gemv_mma<{}, {}, {}, {}, {}, {}, {}, {}, {}, {}>", c.m,
+                                    int(c.weights), act_code(c.act), layout_code(c.layout), c.threads, c.cols, c.ksplit, c.unroll, int(c.hint),
                                     int(c.pdl));
   } else {
     b.kernel_file = "gemv.cuh";
-    b.name_expression = fmt::format("tilewise::kernels::gemv::gemv<{}, {}, {}, {}, {}, {}, {}, {}, {}, {}>", c.m,
-                                    int(c.weights), act_code(c.act), c.threads, c.cols, c.ksplit, c.unroll, int(c.hint),
+    b.name_expression = fmt::format("tilewise::kernels::gemv::gemv<{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}>", c.m,
+                                    int(c.weights), act_code(c.act), layout_code(c.layout), c.threads, c.cols, c.ksplit, c.unroll, int(c.hint),
                                     int(c.pdl), int(c.prefetch));
   }
   b.config_text = to_string(c);
@@ -68,12 +69,14 @@ std::string args_error(const Config& c, const Problem& p, const Args& a) {
   if (reinterpret_cast<uintptr_t>(a.w) % 16 || a.w_row_bytes % 16 || a.w_row_bytes * elems_per_chunk(c.weights) < p.K * 16)
     return fmt::format("weights at {} with rows {} bytes apart are not 16-byte aligned rows of K = {}", a.w,
                        a.w_row_bytes, p.K);
-  const int x_align = c.engine == Engine::fma && p.dtype == DType::fp8_e4m3 ? 8 : 16;
+  // Vector loads of K-major x; M-major x is read an element at a time.
+  const int x_align = p.layout == Layout::NN ? element_bytes(p.dtype) : c.engine == Engine::fma && p.dtype == DType::fp8_e4m3 ? 8 : 16;
   if (c.engine == Engine::bulk && group_size(c.weights) && reinterpret_cast<uintptr_t>(a.scales) % 16)
     return fmt::format("scales at {} are not 16-byte aligned (the bulk engine copies them)", a.scales);
   if (reinterpret_cast<uintptr_t>(a.x) % x_align)
     return fmt::format("x at {} is not {}-byte aligned ({} engine vector loads)", a.x, x_align, to_string(c.engine));
-  if (!a.scales && (group_size(c.weights) != 0 || c.weights == Format::fp8))
+  // An fp8 problem's own B has no channel scale (scale 1); packed fp8 weights always come with theirs.
+  if (!a.scales && (group_size(c.weights) != 0 || (c.weights == Format::fp8 && !is_native(c.weights, p.dtype))))
     return fmt::format("{} weights need their scales", to_string(c.weights));
   return "";
 }

@@ -17,11 +17,11 @@ namespace tilewise::gemv {
 
 // y[m][n] = sum_k x[m][k] W[n][k]: C(m, n) at out[n * ldc + m], as the problem's C.
 struct Args {
-  const void* x = nullptr;  // M rows of K activations, row stride ldx elements
+  const void* x = nullptr;  // M x K activations: rows ldx elements apart (TN), or columns of M (NN)
   int64_t ldx = 0;
   const void* w = nullptr;  // N rows of packed weights, w_row_bytes apart (16-byte aligned)
   int64_t w_row_bytes = 0;
-  const void* scales = nullptr;  // the format's scales (quantize.hpp), or null
+  const void* scales = nullptr;  // the format's scales (quantize.hpp); null for 16-bit weights and an fp8 problem's B
   void* out = nullptr;
   int64_t ldc = 0;
 };

@@ -70,6 +70,7 @@ Config default_on(const Problem& p, Format weights, int sm_count, Engine engine)
   c.m = int(p.M);
   c.weights = weights;
   c.act = p.dtype;
+  c.layout = p.layout;
   c.engine = engine;
   c.threads = 256;
   c.hint = Hint::no_allocate;
