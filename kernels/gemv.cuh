@@ -10,7 +10,8 @@
 //            scale per 32 or 128 along K, fp8 e4m3 with an fp32 scale per output channel
 //   XT       activation type (bf16, fp16, fp8 e4m3); the output is fp16 for fp16 activations, bf16 otherwise
 //   XL       x's layout: K-major rows of activations (the TN problem), or M-major (NN: the M tokens of one k are
-//            adjacent), which the kernel gathers one element at a time into the K-major packing (x is small and cached)
+//            adjacent). This kernel reads each k's tokens in 16-byte loads and multiplies k by k; the mma engines
+//            gather each token's elements one at a time into the K-major packing (x is small and cached)
 //   THREADS  threads per CTA; its warps form THREADS/32/KSPLIT column groups of COLS columns each
 //   COLS     output columns per warp (loads in flight per lane scale with it; x is read once for all of them)
 //   KSPLIT   warps of a CTA that share columns, each streaming one contiguous slice of K; they are reduced through
@@ -105,50 +106,42 @@ __device__ __forceinline__ void widen8(const uint4& v, float (&f)[8]) {
   }
 }
 
-// Where token m's activations start: its row (K-major x, rows ldx elements apart) or its element k = 0 (M-major x,
-// columns of tokens ldx elements apart).
-template <int XT, int XL>
-__device__ __forceinline__ const unsigned char* token_x(const unsigned char* x, long long ldx, int m) {
-  constexpr int x_bytes = XT == x_fp8 ? 1 : 2;
-  return x + (XL == x_k_major ? m * ldx : m) * x_bytes;
-}
-
-// BYTES (8 or 16) bytes' worth of one token's activations from element k on (`token`: token_x), packed as a K-major
-// row holds them (element k in the low bits of word 0; 8 bytes fill x and y): one vector load from a K-major row,
-// one load an element, ldx elements apart, from M-major x.
-template <int XT, int XL, int BYTES>
-__device__ __forceinline__ uint4 load_x(const unsigned char* token, long long ldx, long long k) {
-  constexpr int x_bytes = XT == x_fp8 ? 1 : 2;
-  if constexpr (XL == x_k_major) {
-    const unsigned char* p = token + k * x_bytes;
-    if constexpr (BYTES == 16) return __ldg(reinterpret_cast<const uint4*>(p));
-    const uint2 h = __ldg(reinterpret_cast<const uint2*>(p));
-    return make_uint4(h.x, h.y, 0, 0);
-  } else {
-    constexpr int per_word = 4 / x_bytes;
-    unsigned w[4] = {0, 0, 0, 0};
-#pragma unroll
-    for (int e = 0; e < BYTES / x_bytes; ++e) {
-      const unsigned char* p = token + (k + e) * ldx * x_bytes;
-      const unsigned v = x_bytes == 2 ? unsigned(__ldg(reinterpret_cast<const unsigned short*>(p))) : unsigned(__ldg(p));
-      w[e / per_word] |= v << (8 * x_bytes * (e % per_word));
-    }
-    return make_uint4(w[0], w[1], w[2], w[3]);
-  }
-}
-
-// Eight activations of one token, elements k .. k+8, as floats.
-template <int XT, int XL>
-__device__ __forceinline__ void load_x8(const unsigned char* token, long long ldx, long long k, float (&f)[8]) {
+// Eight activations x[k .. k+8) of a K-major row as floats.
+template <int XT>
+__device__ __forceinline__ void load_x8(const unsigned char* p, float (&f)[8]) {
   if constexpr (XT == x_fp8) {
-    const uint4 v = load_x<XT, XL, 8>(token, ldx, k);
+    const uint2 v = __ldg(reinterpret_cast<const uint2*>(p));
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
       const float2 t = e4m3x2_to_float2((i < 2 ? v.x : v.y) >> (16 * (i % 2)));
       f[2 * i] = t.x, f[2 * i + 1] = t.y;
     }
   } else {
-    widen8<XT == x_bf16>(load_x<XT, XL, 16>(token, ldx, k), f);
+    widen8<XT == x_bf16>(__ldg(reinterpret_cast<const uint4*>(p)), f);
+  }
+}
+
+// The M tokens of one k of M-major x (`p`: its first) as floats, in 16-byte loads: columns of x are whole loads
+// apart (feasibility holds lda to a multiple of them), so a load past token M stays inside the column's stride.
+template <int XT, int M>
+__device__ __forceinline__ void load_tokens(const unsigned char* p, float (&t)[M]) {
+  constexpr int per_load = XT == x_fp8 ? 16 : 8;
+#pragma unroll
+  for (int v = 0; v < (M + per_load - 1) / per_load; ++v) {
+    const uint4 bits = __ldg(reinterpret_cast<const uint4*>(p) + v);
+    float f[16];
+    if constexpr (XT == x_fp8) {
+#pragma unroll
+      for (int i = 0; i < 8; ++i) {
+        const float2 h = e4m3x2_to_float2(word(bits, i / 2) >> (16 * (i % 2)));
+        f[2 * i] = h.x, f[2 * i + 1] = h.y;
+      }
+    } else {
+      widen8<XT == x_bf16>(bits, reinterpret_cast<float(&)[8]>(f));
+    }
+#pragma unroll
+    for (int i = 0; i < per_load; ++i)
+      if (v * per_load + i < M) t[v * per_load + i] = f[i];
   }
 }
 
@@ -245,6 +238,7 @@ __global__ void __maxnreg__(register_limit<THREADS>)
   static_assert(M >= 1 && M <= 16 && THREADS % 32 == 0 && (THREADS / 32) % KSPLIT == 0, "bad gemv configuration");
   constexpr int warps = THREADS / 32, col_groups = warps / KSPLIT, cta_cols = col_groups * COLS;
   constexpr int elems = WeightFormat<WF>::elems, group = WeightFormat<WF>::group;
+  constexpr int x_bytes = XT == x_fp8 ? 1 : 2;
   __shared__ float partial[KSPLIT][col_groups][COLS][M];
 
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
@@ -332,14 +326,26 @@ __global__ void __maxnreg__(register_limit<THREADS>)
 #pragma unroll
           for (int c = 0; c < COLS; ++c) weights8<WF>(v[u][c], s, wf[c]);
           const long long k = (long long)ci * elems + 8 * s;
+          if constexpr (XL == x_k_major) {
 #pragma unroll
-          for (int m = 0; m < M; ++m) {
-            float xf[8];
-            load_x8<XT, XL>(token_x<XT, XL>(x, ldx, m), ldx, k, xf);
+            for (int m = 0; m < M; ++m) {
+              float xf[8];
+              load_x8<XT>(x + (m * ldx + k) * x_bytes, xf);
 #pragma unroll
-            for (int c = 0; c < COLS; ++c)
+              for (int c = 0; c < COLS; ++c)
 #pragma unroll
-              for (int e = 0; e < 8; ++e) sum[c][m] = fmaf(wf[c][e], xf[e], sum[c][m]);
+                for (int e = 0; e < 8; ++e) sum[c][m] = fmaf(wf[c][e], xf[e], sum[c][m]);
+            }
+          } else {  // k by k: each output still sums its products in the order above, so both layouts agree bit for bit
+#pragma unroll
+            for (int e = 0; e < 8; ++e) {
+              float xt[M];
+              load_tokens<XT, M>(x + (k + e) * ldx * x_bytes, xt);
+#pragma unroll
+              for (int c = 0; c < COLS; ++c)
+#pragma unroll
+                for (int m = 0; m < M; ++m) sum[c][m] = fmaf(wf[c][e], xt[m], sum[c][m]);
+            }
           }
         }
         if constexpr (group != 0)

@@ -140,6 +140,36 @@ struct MmaPiece {
                 "the mma engines take 16-bit weights of the activation's type, fp8, or Q8_0 and int4 g128 with 16-bit x");
 };
 
+// Where token m's activations start: its row (K-major x, rows ldx elements apart) or its element k = 0 (M-major x,
+// columns of tokens ldx elements apart).
+template <int XT, int XL>
+__device__ __forceinline__ const unsigned char* token_x(const unsigned char* x, long long ldx, int m) {
+  constexpr int x_bytes = XT == x_fp8 ? 1 : 2;
+  return x + (XL == x_k_major ? m * ldx : m) * x_bytes;
+}
+
+// 16 bytes of one token's activations from element k on (`token`: token_x), packed as a K-major row holds them
+// (element k in the low bits of word 0): one vector load from a K-major row; from M-major x one load an element, ldx
+// elements apart (the mma engines' B fragment wants a token's k values paired in a register, which M-major x
+// stores ldx apart).
+template <int XT, int XL>
+__device__ __forceinline__ uint4 load_x16(const unsigned char* token, long long ldx, long long k) {
+  constexpr int x_bytes = XT == x_fp8 ? 1 : 2;
+  if constexpr (XL == x_k_major) {
+    return __ldg(reinterpret_cast<const uint4*>(token + k * x_bytes));
+  } else {
+    constexpr int per_word = 4 / x_bytes;
+    unsigned w[4] = {0, 0, 0, 0};
+#pragma unroll
+    for (int e = 0; e < 16 / x_bytes; ++e) {
+      const unsigned char* p = token + (k + e) * ldx * x_bytes;
+      const unsigned v = x_bytes == 2 ? unsigned(__ldg(reinterpret_cast<const unsigned short*>(p))) : unsigned(__ldg(p));
+      w[e / per_word] |= v << (8 * x_bytes * (e % per_word));
+    }
+    return make_uint4(w[0], w[1], w[2], w[3]);
+  }
+}
+
 // The activations a lane feeds to B: token g, and g + 8 for the second 8-token half (M > 8); past M it feeds zeros.
 // XL is x's layout (gemv.cuh).
 template <int M, int WF, int XT, int XL>
@@ -162,7 +192,7 @@ struct TokenRows {
     for (int t = 0; t < tiles; ++t)
 #pragma unroll
       for (int j = 0; j < P::x_vecs; ++j)
-        xv[t][j] = in && has[t] ? load_x<XT, XL, 16>(row[t], ldx, piece * P::elems + 16 / P::x_bytes * j)
+        xv[t][j] = in && has[t] ? load_x16<XT, XL>(row[t], ldx, piece * P::elems + 16 / P::x_bytes * j)
                                 : make_uint4(0, 0, 0, 0);
   }
 };

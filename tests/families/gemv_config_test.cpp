@@ -98,8 +98,9 @@ TEST(GemvConfig, BadTextIsAnErrorNamingTheField) {
 TEST(GemvConfig, FeasibilityNamesWhatIsWrong) {
   Config c;  // M = 1, bf16
   EXPECT_EQ(infeasible(c, decode(1, 12288, 4096)), "");
-  // x's layout is the problem's: a configuration for one does not run the other. M-major x is gathered an element at
-  // a time, so its lda (M + 3 here) needs no alignment.
+  // x's layout is the problem's: a configuration for one does not run the other. The fma engine reads M-major x in
+  // 16-byte loads of each k's tokens, so its lda must be a multiple of 8 16-bit values; the mma engine gathers it an
+  // element at a time, so any lda (M + 3 here) will do.
   Problem nn = make_problem("nn", 4, 64, 64, DType::bf16, Layout::NN);
   nn.lda += 3;
   Config nn_c = c;
@@ -107,6 +108,9 @@ TEST(GemvConfig, FeasibilityNamesWhatIsWrong) {
   EXPECT_TRUE(Contains(infeasible(nn_c, nn), "reads x as layout TN does, the problem is NN"));
   nn_c.layout = Layout::NN;
   EXPECT_EQ(nn.lda, 7);
+  EXPECT_TRUE(Contains(infeasible(nn_c, nn), "lda = 7 is not a multiple of 8: the fma engine reads x's columns (NN)"));
+  EXPECT_EQ(infeasible(default_config(nn, Format::bf16, 132, Engine::mma), nn), "");
+  nn.lda = 8;
   EXPECT_EQ(infeasible(nn_c, nn), "");
   EXPECT_TRUE(Contains(infeasible(nn_c, decode(4, 64, 64)), "reads x as layout NN does, the problem is TN"));
   EXPECT_EQ(default_config(nn, Format::bf16).layout, Layout::NN);
@@ -380,10 +384,13 @@ TEST(GemvConfig, LaunchArgumentsAreCheckedBeforeTheLaunch) {
   EXPECT_EQ(args_error(c, fp8, a), "");
   a.x = good.x;
   EXPECT_TRUE(Contains(args_error(default_config(p, Format::fp8), p, a), "fp8 weights need their scales"));
-  // M-major x (NN) is read an element at a time: 2-byte alignment is enough for 16-bit x.
-  const Problem nn = make_problem("nn", 3, 64, 128, DType::bf16, Layout::NN);
+  // M-major x (NN): the mma engine reads it an element at a time (2-byte alignment is enough for 16-bit x), the fma
+  // engine 16 bytes at a time.
+  Problem nn = make_problem("nn", 3, 64, 128, DType::bf16, Layout::NN);
+  nn.lda = 8;
   a = good, a.x = at(0x1002);
   EXPECT_EQ(args_error(default_config(nn, Format::bf16, 132, Engine::mma), nn, a), "");
+  EXPECT_TRUE(Contains(args_error(default_config(nn, Format::bf16, 132, Engine::fma), nn, a), "not 16-byte aligned"));
 }
 
 TEST(GemvConfig, KernelBuildNamesTheInstantiation) {

@@ -295,12 +295,18 @@ std::string infeasible(const Config& c, const Problem& p) {
   } else if (c.stages != 0) {
     return fmt::format("stages = {} is for the bulk engine; the {} engine has none (0)", c.stages, to_string(c.engine));
   }
-  // K-major x is read 16 bytes at a time by the mma and bulk engines, else 8 elements (16 or 8 bytes) at a time;
-  // M-major x one element at a time.
-  const int x_align = c.engine != Engine::fma ? 16 / element_bytes(p.dtype) : 8;
-  if (p.layout == Layout::TN && p.M > 1 && p.lda % x_align != 0)
-    return fmt::format("lda = {} is not a multiple of {}: rows of x must start on {}-byte boundaries", p.lda, x_align,
-                       x_align * element_bytes(p.dtype));
+  // K-major x is read 16 bytes at a time by the mma and bulk engines, else 8 elements (16 or 8 bytes) at a time.
+  // M-major x: the fma engine reads each k's tokens 16 bytes at a time, the mma and bulk engines one element at a
+  // time.
+  if (p.layout == Layout::TN) {
+    const int x_align = c.engine != Engine::fma ? 16 / element_bytes(p.dtype) : 8;
+    if (p.M > 1 && p.lda % x_align != 0)
+      return fmt::format("lda = {} is not a multiple of {}: rows of x must start on {}-byte boundaries", p.lda, x_align,
+                         x_align * element_bytes(p.dtype));
+  } else if (c.engine == Engine::fma && p.lda % (16 / element_bytes(p.dtype)) != 0) {
+    return fmt::format("lda = {} is not a multiple of {}: the fma engine reads x's columns (NN) in 16-byte loads",
+                       p.lda, 16 / element_bytes(p.dtype));
+  }
   if (is_native(c.weights, p.dtype) && p.ldb * element_bytes(p.dtype) % 16 != 0)
     return fmt::format("ldb = {} is not a multiple of {}: rows of W must start on 16-byte boundaries", p.ldb,
                        16 / element_bytes(p.dtype));
