@@ -9,9 +9,9 @@
 //   WF       weight format: bf16, fp16, q8_0 (int8, fp16 scale per 32 along K, ggml's definition), int4 with an fp16
 //            scale per 32 or 128 along K, fp8 e4m3 with an fp32 scale per output channel
 //   XT       activation type (bf16, fp16, fp8 e4m3); the output is fp16 for fp16 activations, bf16 otherwise
-//   XL       x's layout: K-major rows of activations (the TN problem), or M-major (NN: the M tokens of one k are
-//            adjacent). This kernel reads each k's tokens in 16-byte loads and multiplies k by k; the mma engines
-//            gather each token's elements one at a time into the K-major packing (x is small and cached)
+//   XL       x's layout: K-major rows of activations (the TN problem), or M-major (NN, 16-bit x: the M tokens of
+//            one k are adjacent, columns lda apart, lda a multiple of 8). This kernel reads each k's tokens in 16-byte
+//            loads and multiplies k by k; the mma engines transpose them across the warp (gemv_mma.cuh, TokenRows)
 //   THREADS  threads per CTA; its warps form THREADS/32/KSPLIT column groups of COLS columns each
 //   COLS     output columns per warp (loads in flight per lane scale with it; x is read once for all of them)
 //   KSPLIT   warps of a CTA that share columns, each streaming one contiguous slice of K; they are reduced through
@@ -121,27 +121,18 @@ __device__ __forceinline__ void load_x8(const unsigned char* p, float (&f)[8]) {
   }
 }
 
-// The M tokens of one k of M-major x (`p`: its first) as floats, in 16-byte loads: columns of x are whole loads
-// apart (feasibility holds lda to a multiple of them), so a load past token M stays inside the column's stride.
+// The M tokens of one k of M-major 16-bit x (`p`: its first) as floats, 8 to a 16-byte load: columns of x are whole
+// loads apart (lda a multiple of 8), so a load past token M stays inside the column's stride.
 template <int XT, int M>
 __device__ __forceinline__ void load_tokens(const unsigned char* p, float (&t)[M]) {
-  constexpr int per_load = XT == x_fp8 ? 16 : 8;
+  static_assert(XT != x_fp8, "M-major x is 16-bit");
 #pragma unroll
-  for (int v = 0; v < (M + per_load - 1) / per_load; ++v) {
-    const uint4 bits = __ldg(reinterpret_cast<const uint4*>(p) + v);
-    float f[16];
-    if constexpr (XT == x_fp8) {
+  for (int v = 0; v < (M + 7) / 8; ++v) {
+    float f[8];
+    widen8<XT == x_bf16>(__ldg(reinterpret_cast<const uint4*>(p) + v), f);
 #pragma unroll
-      for (int i = 0; i < 8; ++i) {
-        const float2 h = e4m3x2_to_float2(word(bits, i / 2) >> (16 * (i % 2)));
-        f[2 * i] = h.x, f[2 * i + 1] = h.y;
-      }
-    } else {
-      widen8<XT == x_bf16>(bits, reinterpret_cast<float(&)[8]>(f));
-    }
-#pragma unroll
-    for (int i = 0; i < per_load; ++i)
-      if (v * per_load + i < M) t[v * per_load + i] = f[i];
+    for (int i = 0; i < 8; ++i)
+      if (8 * v + i < M) t[8 * v + i] = f[i];
   }
 }
 

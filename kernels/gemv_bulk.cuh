@@ -162,7 +162,7 @@ __global__ void __maxnreg__(register_limit<(WARPS + 1) * 32>)
 
   // A consumer warp: lane (g, q) takes rows g and g + 8 of the tile and quarter q of each unit.
   const int g = lane / 4, q = lane % 4;
-  const TokenRows<M, WF, XT, XL> tokens(x, ldx, g);
+  const TokenRows<M, WF, XT, XL> tokens(x, ldx, g, q);
   if constexpr (PDL) wait_for_prerequisites();  // x and the output belong to the stream's order
 
   int stage = 0, buffer = 0;
@@ -183,7 +183,7 @@ __global__ void __maxnreg__(register_limit<(WARPS + 1) * 32>)
 #pragma unroll
       for (int u = 0; u < UNROLL; ++u) {
         const int unit = warp * UNROLL + u;
-        tokens.load((k0 + unit * L::unit_bytes) / P::bytes + q, unit < units, xv[u]);  // this lane's piece of a row
+        tokens.load((k0 + unit * L::unit_bytes) / P::bytes + q, unit < units ? 0xFu : 0u, xv[u]);  // this lane's piece
       }
       wait_phase(&full[stage], phase);
       const unsigned char* st = smem + stage * L::stage_bytes;

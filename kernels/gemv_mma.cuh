@@ -140,60 +140,71 @@ struct MmaPiece {
                 "the mma engines take 16-bit weights of the activation's type, fp8, or Q8_0 and int4 g128 with 16-bit x");
 };
 
-// Where token m's activations start: its row (K-major x, rows ldx elements apart) or its element k = 0 (M-major x,
-// columns of tokens ldx elements apart).
-template <int XT, int XL>
-__device__ __forceinline__ const unsigned char* token_x(const unsigned char* x, long long ldx, int m) {
-  constexpr int x_bytes = XT == x_fp8 ? 1 : 2;
-  return x + (XL == x_k_major ? m * ldx : m) * x_bytes;
+// One 8 x 8 block of 16-bit values transposed across the warp: lane (r, c) gives row r's values 2c and 2c + 1 (low
+// half first) and gets back row g = lane / 4 of the transpose, its values 2q and 2q + 1 (q = lane % 4).
+__device__ __forceinline__ unsigned transpose8x8(unsigned v) {
+  unsigned t;
+  asm volatile("movmatrix.sync.aligned.m8n8.trans.b16 %0, %1;" : "=r"(t) : "r"(v));
+  return t;
 }
 
-// 16 bytes of one token's activations from element k on (`token`: token_x), packed as a K-major row holds them
-// (element k in the low bits of word 0): one vector load from a K-major row; from M-major x one load an element, ldx
-// elements apart (the mma engines' B fragment wants a token's k values paired in a register, which M-major x
-// stores ldx apart).
-template <int XT, int XL>
-__device__ __forceinline__ uint4 load_x16(const unsigned char* token, long long ldx, long long k) {
-  constexpr int x_bytes = XT == x_fp8 ? 1 : 2;
-  if constexpr (XL == x_k_major) {
-    return __ldg(reinterpret_cast<const uint4*>(token + k * x_bytes));
-  } else {
-    constexpr int per_word = 4 / x_bytes;
-    unsigned w[4] = {0, 0, 0, 0};
-#pragma unroll
-    for (int e = 0; e < 16 / x_bytes; ++e) {
-      const unsigned char* p = token + (k + e) * ldx * x_bytes;
-      const unsigned v = x_bytes == 2 ? unsigned(__ldg(reinterpret_cast<const unsigned short*>(p))) : unsigned(__ldg(p));
-      w[e / per_word] |= v << (8 * x_bytes * (e % per_word));
-    }
-    return make_uint4(w[0], w[1], w[2], w[3]);
-  }
-}
-
-// The activations a lane feeds to B: token g, and g + 8 for the second 8-token half (M > 8); past M it feeds zeros.
-// XL is x's layout (gemv.cuh).
+// The activations a lane feeds to B: token g, and g + 8 for the second 8-token half (M > 8). xv holds x's elements
+// matching the lane's piece as a K-major row holds them: word w of load j is the piece's elements 8j + 2w and
+// 8j + 2w + 1 (x_pairs pairs them for each format). A piece outside `in_mask` (bit q: lane q's piece is inside the
+// warp's slice) is zeros, as are tokens past M of K-major x.
+//
+// K-major x (XL = x_k_major): one 16-byte load of the lane's own token row per 8 elements. M-major x (NN; 16-bit,
+// columns of tokens ldx elements apart, ldx a multiple of 8): the pair a lane needs lies ldx apart, but the 8 tokens
+// of one k are adjacent. So each word w is an 8 x 8 block whose row 2q' + i is element 8j + 2w + i of lane q''s piece,
+// for the half's 8 tokens: lane (r, c) loads row r's tokens 2c and 2c + 1 (4 bytes; the warp's load is 8 rows of 16
+// bytes), and one transpose hands each lane its token's pair. Tokens past M read the column's padding into outputs
+// that are never stored.
 template <int M, int WF, int XT, int XL>
 struct TokenRows {
   static constexpr int tiles = M > 8 ? 2 : 1;
   using P = MmaPiece<WF, XT>;
-  const unsigned char* row[tiles];
+  static_assert(XL == x_k_major || XT != x_fp8, "M-major x is 16-bit");
+  const unsigned char* x;
   long long ldx;
+  int g, q;
+  const unsigned char* row[tiles];  // K-major x: token g + 8t's row (token 0's past M, never read)
   bool has[tiles];
-  __device__ __forceinline__ TokenRows(const unsigned char* x, long long ldx_, int g) : ldx(ldx_) {
+  __device__ __forceinline__ TokenRows(const unsigned char* x_, long long ldx_, int g_, int q_)
+      : x(x_), ldx(ldx_), g(g_), q(q_) {
 #pragma unroll
     for (int t = 0; t < tiles; ++t) {
       has[t] = g + 8 * t < M;
-      row[t] = token_x<XT, XL>(x, ldx, has[t] ? g + 8 * t : 0);
+      row[t] = x + (has[t] ? g + 8 * t : 0) * ldx * P::x_bytes;
     }
   }
-  // x's elements matching this lane's piece `piece` of a row (zeros where `in` is false or past M).
-  __device__ __forceinline__ void load(long long piece, bool in, uint4 (&xv)[tiles][P::x_vecs]) const {
+  __device__ __forceinline__ void load(long long piece, unsigned in_mask, uint4 (&xv)[tiles][P::x_vecs]) const {
+    if constexpr (XL == x_k_major) {
+      const bool in = (in_mask >> q) & 1;
 #pragma unroll
-    for (int t = 0; t < tiles; ++t)
+      for (int t = 0; t < tiles; ++t)
 #pragma unroll
-      for (int j = 0; j < P::x_vecs; ++j)
-        xv[t][j] = in && has[t] ? load_x16<XT, XL>(row[t], ldx, piece * P::elems + 16 / P::x_bytes * j)
-                                : make_uint4(0, 0, 0, 0);
+        for (int j = 0; j < P::x_vecs; ++j)
+          xv[t][j] = in && has[t] ? __ldg(reinterpret_cast<const uint4*>(row[t] + piece * P::elems * P::x_bytes + 16 * j))
+                                  : make_uint4(0, 0, 0, 0);
+    } else {
+      const int source_q = g / 2, i = g % 2;  // as a source this lane loads block row g: lane source_q's piece
+      const bool source_in = (in_mask >> source_q) & 1;
+      const long long k0 = (piece - q + source_q) * P::elems + i;
+#pragma unroll
+      for (int t = 0; t < tiles; ++t)
+#pragma unroll
+        for (int j = 0; j < P::x_vecs; ++j) {
+          unsigned w[4];
+#pragma unroll
+          for (int v = 0; v < 4; ++v) {
+            const long long k = k0 + 8 * j + 2 * v;
+            const unsigned pair =
+                source_in ? __ldg(reinterpret_cast<const unsigned*>(x + (k * ldx + 8 * t + 2 * q) * P::x_bytes)) : 0u;
+            w[v] = transpose8x8(pair);
+          }
+          xv[t][j] = make_uint4(w[0], w[1], w[2], w[3]);
+        }
+    }
   }
 };
 
@@ -265,7 +276,7 @@ __global__ void __maxnreg__(register_limit<THREADS>)
   unsigned long long policy = 0;
   if constexpr (HINT == hint_evict_first) asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
 
-  const TokenRows<M, WF, XT, XL> tokens(x, ldx, g);
+  const TokenRows<M, WF, XT, XL> tokens(x, ldx, g, q);
 
   const int blocks = (N + cta_cols - 1) / cta_cols;
   if constexpr (PDL) {  // prefetch the first block's first step, then wait (gemv.cuh, launch_dependents)
@@ -314,7 +325,8 @@ __global__ void __maxnreg__(register_limit<THREADS>)
                                                           ci * P::bytes / 16)  // group_scale counts 16-byte chunks
                                         : 0.0f;
         }
-        tokens.load(ci, in, xv[u]);
+        const int left = c_end - (base + 4 * u);  // lanes q < left have a piece inside the slice
+        tokens.load(ci, left >= 4 ? 0xFu : left > 0 ? (1u << left) - 1 : 0u, xv[u]);
       }
 #pragma unroll
       for (int u = 0; u < UNROLL; ++u)

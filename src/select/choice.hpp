@@ -30,7 +30,7 @@ std::optional<Choice> from_database(const Database& db, const Problem& p);
 // or fp16 (the GEMV reads B as it is) and a feasible default. Up to 8 rows each weight is used at most 8 times, so
 // the shape is a stream of B from HBM, which the GEMV is written for (16-byte loads, enough in flight to cover
 // latency); sm90's narrowest tile still stages every operand through shared memory. A rule of thumb, not yet a fit
-// to a sweep: a database entry, which is measured, overrides it per shape. NN (x gathered an element at a time) and
+// to a sweep: a database entry, which is measured, overrides it per shape. NN (x M-major, read across lanes) and
 // fp8 (cuBLASLt's fp8 kernel ran faster at M = 1, results/protocol-decode-gemv-7.json) take the GEMV only from a
 // database.
 bool gemv_by_rule(const Problem& p, int sm_count = 132);

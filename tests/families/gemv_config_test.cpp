@@ -98,9 +98,8 @@ TEST(GemvConfig, BadTextIsAnErrorNamingTheField) {
 TEST(GemvConfig, FeasibilityNamesWhatIsWrong) {
   Config c;  // M = 1, bf16
   EXPECT_EQ(infeasible(c, decode(1, 12288, 4096)), "");
-  // x's layout is the problem's: a configuration for one does not run the other. The fma engine reads M-major x in
-  // 16-byte loads of each k's tokens, so its lda must be a multiple of 8 16-bit values; the mma engine gathers it an
-  // element at a time, so any lda (M + 3 here) will do.
+  // x's layout is the problem's: a configuration for one does not run the other. M-major x is read 8 tokens of one
+  // k at a time, so its lda must be a multiple of 8 (every engine).
   Problem nn = make_problem("nn", 4, 64, 64, DType::bf16, Layout::NN);
   nn.lda += 3;
   Config nn_c = c;
@@ -108,8 +107,15 @@ TEST(GemvConfig, FeasibilityNamesWhatIsWrong) {
   EXPECT_TRUE(Contains(infeasible(nn_c, nn), "reads x as layout TN does, the problem is NN"));
   nn_c.layout = Layout::NN;
   EXPECT_EQ(nn.lda, 7);
-  EXPECT_TRUE(Contains(infeasible(nn_c, nn), "lda = 7 is not a multiple of 8: the fma engine reads x's columns (NN)"));
-  EXPECT_EQ(infeasible(default_config(nn, Format::bf16, 132, Engine::mma), nn), "");
+  EXPECT_TRUE(Contains(infeasible(nn_c, nn), "lda = 7 is not a multiple of 8: x's columns (NN)"));
+  Config nn_mma = nn_c;
+  nn_mma.engine = Engine::mma, nn_mma.cols = 16;
+  EXPECT_TRUE(Contains(infeasible(nn_mma, nn), "lda = 7 is not a multiple of 8"));
+  Config nn_fp8 = nn_c;
+  nn_fp8.act = DType::fp8_e4m3, nn_fp8.weights = Format::fp8;
+  Problem nn_fp8_p = nn;
+  nn_fp8_p.dtype = DType::fp8_e4m3;
+  EXPECT_TRUE(Contains(infeasible(nn_fp8, nn_fp8_p), "must be 16-bit"));
   nn.lda = 8;
   EXPECT_EQ(infeasible(nn_c, nn), "");
   EXPECT_TRUE(Contains(infeasible(nn_c, decode(4, 64, 64)), "reads x as layout NN does, the problem is TN"));
@@ -303,13 +309,16 @@ TEST(GemvConfig, RepresentativeConfigurationsCompileWithoutSpills) {
             if (edge) add(*edge);
           }
       }
-  // M-major x (NN) is gathered an element at a time into the registers K-major x takes in one load: the same edge
-  // for 16-bit x at M = 1 and 16 on the register-streaming engines, and the defaults llm24's M = 16 NN shapes take.
+  // M-major x (NN) arrives 8 tokens of one k at a time (the fma engine multiplies k by k, the mma engine transposes
+  // across lanes): the same edge for 16-bit x at M = 1 and 16 on the register-streaming engines, and the defaults
+  // llm24's M = 16 NN shapes take.
   for (int64_t m : {1, 16})
     for (Format f : formats) {
-      const Problem nn = make_problem("nn", m, 12288, 4096, DType::bf16, Layout::NN);
       if (f == Format::fp16) continue;  // the other 16-bit type's weights
+      Problem nn = make_problem("nn", m, 12288, 4096, DType::bf16, Layout::NN);
+      nn.lda = 16;  // whole 16-byte columns at M = 1 too
       const std::vector<Config> feasible = feasible_set(nn, f);
+      ASSERT_FALSE(feasible.empty()) << describe(nn);
       for (int threads : {128, 256})
         for (Engine engine : {Engine::fma, Engine::mma}) {
           std::optional<Config> edge;
@@ -384,13 +393,14 @@ TEST(GemvConfig, LaunchArgumentsAreCheckedBeforeTheLaunch) {
   EXPECT_EQ(args_error(c, fp8, a), "");
   a.x = good.x;
   EXPECT_TRUE(Contains(args_error(default_config(p, Format::fp8), p, a), "fp8 weights need their scales"));
-  // M-major x (NN): the mma engine reads it an element at a time (2-byte alignment is enough for 16-bit x), the fma
-  // engine 16 bytes at a time.
+  // M-major x (NN) is read 8 tokens of one k at a time: 16-byte aligned.
   Problem nn = make_problem("nn", 3, 64, 128, DType::bf16, Layout::NN);
   nn.lda = 8;
-  a = good, a.x = at(0x1002);
+  a = good;
   EXPECT_EQ(args_error(default_config(nn, Format::bf16, 132, Engine::mma), nn, a), "");
-  EXPECT_TRUE(Contains(args_error(default_config(nn, Format::bf16, 132, Engine::fma), nn, a), "not 16-byte aligned"));
+  a.x = at(0x1008);
+  for (Engine e : {Engine::fma, Engine::mma})
+    EXPECT_TRUE(Contains(args_error(default_config(nn, Format::bf16, 132, e), nn, a), "not 16-byte aligned"));
 }
 
 TEST(GemvConfig, KernelBuildNamesTheInstantiation) {

@@ -185,23 +185,23 @@ TEST(GemvGpu, EveryFormatActivationAndMMatchesTheDequantizedReference) {
   expect_all_correct(runs, s.get());
 }
 
-// x M-major (the NN layout) on every engine and every format with 16-bit x, M in both token halves, N short of a
-// CTA's columns: the fma engine's 16-byte loads of each k's tokens on a padded column (lda = 24, so a load past
-// token M reads padding) and the mma engines' gather on an lda that is no multiple of anything (M + 3), with the mma
-// engine's wide tiles. Then an fp8 problem's own B read as it is, with no channel scale (tilewise::gemm's fp8 GEMV),
-// on every engine.
+// x M-major (the NN layout) on every engine and every format with 16-bit x, M in both token halves (M = 5 and 16
+// tight, and M = 5 with a padded column of 24, which loads past token M read), N short of a CTA's columns, with the
+// mma engine's wide tiles and the K slices of unequal length the transpose's lanes must agree on (K = 5120 over 8
+// slices: 40 groups of 128, 80 pieces a lane quarter). Then an fp8 problem's own B read as it is, with no channel
+// scale (tilewise::gemm's fp8 GEMV), on every engine.
 TEST(GemvGpu, MMajorXAndAnFp8ProblemsOwnWeightsMatchTheReference) {
   TW_REQUIRE_GPU();
   device::Stream s;
   Runs runs;
   for (DType act : {DType::bf16, DType::fp16})
-    for (int m : {1, 5, 16})
+    for (auto [m, lda] : {std::pair{8, 8}, std::pair{5, 24}, std::pair{16, 16}})
       for (Format f : all_formats)
         for (Engine e : {Engine::fma, Engine::mma, Engine::bulk}) {
           if ((f == Format::bf16 && act != DType::bf16) || (f == Format::fp16 && act != DType::fp16)) continue;
           if (e != Engine::fma && !mma_infeasible(f, act).empty()) continue;
           Problem p = make_problem("nn", m, 200, 5120, act, Layout::NN);
-          p.lda = e == Engine::fma ? 24 : m + 3;
+          p.lda = lda;
           const Config c = default_config(p, f, 132, e);
           EXPECT_EQ(c.layout, Layout::NN);
           runs.emplace_back(c, p);

@@ -27,14 +27,14 @@ const std::map<std::string, std::vector<std::string>> kernel_sources = {
     {"gemv.cuh",
      {"tilewise::kernels::gemv::gemv<1, 0, 0, 0, 256, 2, 1, 4, 2, 0, 0>", "tilewise::kernels::gemv::gemv<16, 1, 1, 1, 256, 1, 1, 4, 0, 1, 0>",
       "tilewise::kernels::gemv::gemv<1, 2, 0, 0, 256, 2, 2, 4, 1, 0, 1>", "tilewise::kernels::gemv::gemv<3, 3, 0, 1, 128, 4, 4, 2, 3, 1, 1>",
-      "tilewise::kernels::gemv::gemv<16, 4, 1, 0, 256, 1, 8, 4, 4, 0, 0>", "tilewise::kernels::gemv::gemv<4, 5, 2, 1, 512, 2, 1, 8, 2, 0, 1>"}},
+      "tilewise::kernels::gemv::gemv<16, 4, 1, 1, 256, 1, 8, 4, 4, 0, 0>", "tilewise::kernels::gemv::gemv<4, 5, 2, 0, 512, 2, 1, 8, 2, 0, 1>"}},
     // Each weight format the mma engine takes with each activation type it takes, M on both sides of 8, one, two and
     // four 16-column tiles a warp, both x layouts, PDL. Parameters: M, weights, x, x layout, threads, cols, ksplit,
     // unroll, hint, pdl.
     {"gemv_mma.cuh",
      {"tilewise::kernels::gemv::gemv_mma<1, 0, 0, 0, 256, 16, 8, 4, 2, 1>", "tilewise::kernels::gemv::gemv_mma<16, 1, 1, 1, 256, 32, 2, 4, 3, 0>",
-      "tilewise::kernels::gemv::gemv_mma<5, 5, 0, 1, 128, 16, 1, 2, 0, 0>", "tilewise::kernels::gemv::gemv_mma<9, 5, 1, 0, 512, 32, 4, 8, 1, 1>",
-      "tilewise::kernels::gemv::gemv_mma<16, 5, 2, 1, 256, 64, 4, 1, 4, 0>", "tilewise::kernels::gemv::gemv_mma<1, 2, 0, 0, 256, 16, 8, 8, 2, 0>",
+      "tilewise::kernels::gemv::gemv_mma<5, 5, 0, 1, 128, 16, 1, 2, 0, 0>", "tilewise::kernels::gemv::gemv_mma<9, 5, 1, 1, 512, 32, 4, 8, 1, 1>",
+      "tilewise::kernels::gemv::gemv_mma<16, 5, 2, 0, 256, 64, 4, 1, 4, 0>", "tilewise::kernels::gemv::gemv_mma<1, 2, 0, 0, 256, 16, 8, 8, 2, 0>",
       "tilewise::kernels::gemv::gemv_mma<16, 2, 1, 0, 128, 64, 2, 1, 3, 1>", "tilewise::kernels::gemv::gemv_mma<3, 4, 0, 1, 128, 16, 1, 2, 2, 0>",
       "tilewise::kernels::gemv::gemv_mma<12, 4, 1, 0, 256, 16, 8, 1, 0, 0>"}},
     // The bulk engine: each format it takes, M on both sides of 8, both copy policies, both x layouts, PDL.

@@ -296,16 +296,17 @@ std::string infeasible(const Config& c, const Problem& p) {
     return fmt::format("stages = {} is for the bulk engine; the {} engine has none (0)", c.stages, to_string(c.engine));
   }
   // K-major x is read 16 bytes at a time by the mma and bulk engines, else 8 elements (16 or 8 bytes) at a time.
-  // M-major x: the fma engine reads each k's tokens 16 bytes at a time, the mma and bulk engines one element at a
-  // time.
+  // M-major x (16-bit) 8 tokens of one k at a time.
   if (p.layout == Layout::TN) {
     const int x_align = c.engine != Engine::fma ? 16 / element_bytes(p.dtype) : 8;
     if (p.M > 1 && p.lda % x_align != 0)
       return fmt::format("lda = {} is not a multiple of {}: rows of x must start on {}-byte boundaries", p.lda, x_align,
                          x_align * element_bytes(p.dtype));
-  } else if (c.engine == Engine::fma && p.lda % (16 / element_bytes(p.dtype)) != 0) {
-    return fmt::format("lda = {} is not a multiple of {}: the fma engine reads x's columns (NN) in 16-byte loads",
-                       p.lda, 16 / element_bytes(p.dtype));
+  } else if (p.dtype == DType::fp8_e4m3) {
+    return "x M-major (NN) must be 16-bit: the gemv family reads fp8 x K-major only";
+  } else if (p.lda % 8 != 0) {
+    return fmt::format("lda = {} is not a multiple of 8: x's columns (NN) are read 8 tokens of one k at a time, on "
+                       "16-byte boundaries", p.lda);
   }
   if (is_native(c.weights, p.dtype) && p.ldb * element_bytes(p.dtype) % 16 != 0)
     return fmt::format("ldb = {} is not a multiple of {}: rows of W must start on 16-byte boundaries", p.ldb,

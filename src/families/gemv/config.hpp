@@ -42,8 +42,8 @@ struct Config {
   int m = 1;  // rows of x, 1..16
   Format weights = Format::bf16;
   DType act = DType::bf16;  // activations (the problem's dtype); the output is output_dtype(act)
-  // x's layout, the problem's: TN holds x K-major (vector loads), NN M-major (the kernels gather x one element at a
-  // time; x is small and cached). Printed only for NN, like stages.
+  // x's layout, the problem's: TN holds x K-major, NN M-major (16-bit x, lda a multiple of 8: the kernels read the
+  // 8 tokens of one k at a time). Printed only for NN, like stages.
   Layout layout = Layout::TN;
   int threads = 256;  // the bulk engine: its consumer warps' threads (the CTA has one producer warp more)
   Engine engine = Engine::fma;

@@ -69,10 +69,8 @@ std::string args_error(const Config& c, const Problem& p, const Args& a) {
   if (reinterpret_cast<uintptr_t>(a.w) % 16 || a.w_row_bytes % 16 || a.w_row_bytes * elems_per_chunk(c.weights) < p.K * 16)
     return fmt::format("weights at {} with rows {} bytes apart are not 16-byte aligned rows of K = {}", a.w,
                        a.w_row_bytes, p.K);
-  // Vector loads: 16 bytes, but 8 of fp8 x a K-major row in the fma engine; the mma engines read M-major x an
-  // element at a time.
-  const int x_align = p.layout == Layout::NN ? (c.engine == Engine::fma ? 16 : element_bytes(p.dtype))
-                      : c.engine == Engine::fma && p.dtype == DType::fp8_e4m3 ? 8 : 16;
+  // Vector loads: 16 bytes, but 8 of fp8 x a K-major row in the fma engine.
+  const int x_align = p.layout == Layout::TN && c.engine == Engine::fma && p.dtype == DType::fp8_e4m3 ? 8 : 16;
   if (c.engine == Engine::bulk && group_size(c.weights) && reinterpret_cast<uintptr_t>(a.scales) % 16)
     return fmt::format("scales at {} are not 16-byte aligned (the bulk engine copies them)", a.scales);
   if (reinterpret_cast<uintptr_t>(a.x) % x_align)
