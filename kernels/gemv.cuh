@@ -9,9 +9,6 @@
 //   WF       weight format: bf16, fp16, q8_0 (int8, fp16 scale per 32 along K, ggml's definition), int4 with an fp16
 //            scale per 32 or 128 along K, fp8 e4m3 with an fp32 scale per output channel
 //   XT       activation type (bf16, fp16, fp8 e4m3); the output is fp16 for fp16 activations, bf16 otherwise
-//   XL       x's layout: K-major rows of activations (the TN problem), or M-major (NN, 16-bit x: the M tokens of
-//            one k are adjacent, columns lda apart, lda a multiple of 8). This kernel reads each k's tokens in 16-byte
-//            loads and multiplies k by k; the mma engines transpose them across the warp (gemv_mma.cuh, TokenRows)
 //   THREADS  threads per CTA; its warps form THREADS/32/KSPLIT column groups of COLS columns each
 //   COLS     output columns per warp (loads in flight per lane scale with it; x is read once for all of them)
 //   KSPLIT   warps of a CTA that share columns, each streaming one contiguous slice of K; they are reduced through
@@ -37,7 +34,6 @@ namespace tilewise::kernels::gemv {
 // Codes shared with src/families/gemv/config.hpp (the configuration names them).
 enum : int { w_bf16 = 0, w_fp16 = 1, w_q8_0 = 2, w_int4_g32 = 3, w_int4_g128 = 4, w_fp8 = 5 };
 enum : int { x_bf16 = 0, x_fp16 = 1, x_fp8 = 2 };
-enum : int { x_k_major = 0, x_m_major = 1 };
 enum : int { hint_none = 0, hint_nc = 1, hint_no_allocate = 2, hint_evict_first = 3, hint_prefetch_256 = 4 };
 
 // Elements of one 16-byte weight chunk, and the K extent one scale covers (0: no group scale).
@@ -47,11 +43,26 @@ struct WeightFormat {
   static constexpr int group = WF == w_q8_0 || WF == w_int4_g32 ? 32 : WF == w_int4_g128 ? 128 : 0;
 };
 
-// 16 bytes of weights under the stream's cache policy; BYTES = 8 loads 8 (into x and y; z and w are zero).
+// 16 bytes of weights under the stream's cache policy; BYTES = 8 loads 8 (into x and y; z and w are zero), BYTES = 2
+// one 16-bit weight (into the low half of x).
 template <int HINT, int BYTES = 16>
 __device__ __forceinline__ uint4 load_weights(const unsigned char* p, unsigned long long policy) {
   uint4 v = make_uint4(0, 0, 0, 0);
-  if constexpr (BYTES == 8) {
+  if constexpr (BYTES == 2) {
+    unsigned short h;
+    if constexpr (HINT == hint_none) {
+      h = *reinterpret_cast<const unsigned short*>(p);
+    } else if constexpr (HINT == hint_nc) {
+      asm volatile("ld.global.nc.u16 %0, [%1];" : "=h"(h) : "l"(p));
+    } else if constexpr (HINT == hint_no_allocate) {
+      asm volatile("ld.global.nc.L1::no_allocate.u16 %0, [%1];" : "=h"(h) : "l"(p));
+    } else if constexpr (HINT == hint_evict_first) {
+      asm volatile("ld.global.nc.L1::no_allocate.L2::cache_hint.u16 %0, [%1], %2;" : "=h"(h) : "l"(p), "l"(policy));
+    } else {
+      asm volatile("ld.global.nc.L1::no_allocate.L2::256B.u16 %0, [%1];" : "=h"(h) : "l"(p));
+    }
+    v.x = h;
+  } else if constexpr (BYTES == 8) {
     if constexpr (HINT == hint_none) {
       const uint2 h = *reinterpret_cast<const uint2*>(p);
       v.x = h.x, v.y = h.y;
@@ -106,7 +117,7 @@ __device__ __forceinline__ void widen8(const uint4& v, float (&f)[8]) {
   }
 }
 
-// Eight activations x[k .. k+8) of a K-major row as floats.
+// Eight activations x[k .. k+8) as floats.
 template <int XT>
 __device__ __forceinline__ void load_x8(const unsigned char* p, float (&f)[8]) {
   if constexpr (XT == x_fp8) {
@@ -118,21 +129,6 @@ __device__ __forceinline__ void load_x8(const unsigned char* p, float (&f)[8]) {
     }
   } else {
     widen8<XT == x_bf16>(__ldg(reinterpret_cast<const uint4*>(p)), f);
-  }
-}
-
-// The M tokens of one k of M-major 16-bit x (`p`: its first) as floats, 8 to a 16-byte load: columns of x are whole
-// loads apart (lda a multiple of 8), so a load past token M stays inside the column's stride.
-template <int XT, int M>
-__device__ __forceinline__ void load_tokens(const unsigned char* p, float (&t)[M]) {
-  static_assert(XT != x_fp8, "M-major x is 16-bit");
-#pragma unroll
-  for (int v = 0; v < (M + 7) / 8; ++v) {
-    float f[8];
-    widen8<XT == x_bf16>(__ldg(reinterpret_cast<const uint4*>(p) + v), f);
-#pragma unroll
-    for (int i = 0; i < 8; ++i)
-      if (8 * v + i < M) t[8 * v + i] = f[i];
   }
 }
 
@@ -222,7 +218,7 @@ __device__ __forceinline__ void store_columns(int first, int stride, int n0, int
 template <int THREADS>
 constexpr int register_limit = 65536 / THREADS / 8 * 8 < 255 ? 65536 / THREADS / 8 * 8 : 255;
 
-template <int M, int WF, int XT, int XL, int THREADS, int COLS, int KSPLIT, int UNROLL, int HINT, int PDL, int PREFETCH>
+template <int M, int WF, int XT, int THREADS, int COLS, int KSPLIT, int UNROLL, int HINT, int PDL, int PREFETCH>
 __global__ void __maxnreg__(register_limit<THREADS>)
     gemv(const unsigned char* __restrict__ x, long long ldx, const unsigned char* __restrict__ w, long long w_row_bytes,
          const void* __restrict__ scales, void* __restrict__ out, long long ldc, int N, int K) {
@@ -317,26 +313,14 @@ __global__ void __maxnreg__(register_limit<THREADS>)
 #pragma unroll
           for (int c = 0; c < COLS; ++c) weights8<WF>(v[u][c], s, wf[c]);
           const long long k = (long long)ci * elems + 8 * s;
-          if constexpr (XL == x_k_major) {
 #pragma unroll
-            for (int m = 0; m < M; ++m) {
-              float xf[8];
-              load_x8<XT>(x + (m * ldx + k) * x_bytes, xf);
+          for (int m = 0; m < M; ++m) {
+            float xf[8];
+            load_x8<XT>(x + (m * ldx + k) * x_bytes, xf);
 #pragma unroll
-              for (int c = 0; c < COLS; ++c)
+            for (int c = 0; c < COLS; ++c)
 #pragma unroll
-                for (int e = 0; e < 8; ++e) sum[c][m] = fmaf(wf[c][e], xf[e], sum[c][m]);
-            }
-          } else {  // k by k: each output still sums its products in the order above, so both layouts agree bit for bit
-#pragma unroll
-            for (int e = 0; e < 8; ++e) {
-              float xt[M];
-              load_tokens<XT, M>(x + (k + e) * ldx * x_bytes, xt);
-#pragma unroll
-              for (int c = 0; c < COLS; ++c)
-#pragma unroll
-                for (int m = 0; m < M; ++m) sum[c][m] = fmaf(wf[c][e], xt[m], sum[c][m]);
-            }
+              for (int e = 0; e < 8; ++e) sum[c][m] = fmaf(wf[c][e], xf[e], sum[c][m]);
           }
         }
         if constexpr (group != 0)

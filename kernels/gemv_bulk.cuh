@@ -183,7 +183,7 @@ __global__ void __maxnreg__(register_limit<(WARPS + 1) * 32>)
 #pragma unroll
       for (int u = 0; u < UNROLL; ++u) {
         const int unit = warp * UNROLL + u;
-        tokens.load((k0 + unit * L::unit_bytes) / P::bytes + q, unit < units ? 0xFu : 0u, xv[u]);  // this lane's piece
+        tokens.load((k0 + unit * L::unit_bytes) / P::bytes + q, unit < units ? 4 : 0, xv[u]);  // this lane's piece
       }
       wait_phase(&full[stage], phase);
       const unsigned char* st = smem + stage * L::stage_bytes;

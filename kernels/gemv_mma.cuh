@@ -140,6 +140,9 @@ struct MmaPiece {
                 "the mma engines take 16-bit weights of the activation's type, fp8, or Q8_0 and int4 g128 with 16-bit x");
 };
 
+// x's layout (the configuration's, src/families/gemv): rows of K (TN) or columns of M tokens (NN).
+enum : int { x_k_major = 0, x_m_major = 1 };
+
 // One 8 x 8 block of 16-bit values transposed across the warp: lane (r, c) gives row r's values 2c and 2c + 1 (low
 // half first) and gets back row g = lane / 4 of the transpose, its values 2q and 2q + 1 (q = lane % 4).
 __device__ __forceinline__ unsigned transpose8x8(unsigned v) {
@@ -177,9 +180,9 @@ struct TokenRows {
       row[t] = x + (has[t] ? g + 8 * t : 0) * ldx * P::x_bytes;
     }
   }
-  __device__ __forceinline__ void load(long long piece, unsigned in_mask, uint4 (&xv)[tiles][P::x_vecs]) const {
+  __device__ __forceinline__ void load(long long piece, int inside, uint4 (&xv)[tiles][P::x_vecs]) const {
     if constexpr (XL == x_k_major) {
-      const bool in = (in_mask >> q) & 1;
+      const bool in = q < inside;
 #pragma unroll
       for (int t = 0; t < tiles; ++t)
 #pragma unroll
@@ -188,7 +191,7 @@ struct TokenRows {
                                   : make_uint4(0, 0, 0, 0);
     } else {
       const int source_q = g / 2, i = g % 2;  // as a source this lane loads block row g: lane source_q's piece
-      const bool source_in = (in_mask >> source_q) & 1;
+      const bool source_in = source_q < inside;
       const long long k0 = (piece - q + source_q) * P::elems + i;
 #pragma unroll
       for (int t = 0; t < tiles; ++t)
@@ -313,8 +316,8 @@ __global__ void __maxnreg__(register_limit<THREADS>)
       // is zeros in both operands, so its mmas add nothing.
 #pragma unroll
       for (int u = 0; u < UNROLL; ++u) {
-        const int ci = base + 4 * u + q;
-        const bool in = ci < c_end;
+        const int ci = base + 4 * u + q, inside = c_end - (base + 4 * u);  // lanes q < inside have a piece in the slice
+        const bool in = q < inside;
 #pragma unroll
         for (int r = 0; r < 2 * col_tiles; ++r) {
           wv[u][r / 2][r % 2] =
@@ -325,8 +328,7 @@ __global__ void __maxnreg__(register_limit<THREADS>)
                                                           ci * P::bytes / 16)  // group_scale counts 16-byte chunks
                                         : 0.0f;
         }
-        const int left = c_end - (base + 4 * u);  // lanes q < left have a piece inside the slice
-        tokens.load(ci, left >= 4 ? 0xFu : left > 0 ? (1u << left) - 1 : 0u, xv[u]);
+        tokens.load(ci, inside, xv[u]);
       }
 #pragma unroll
       for (int u = 0; u < UNROLL; ++u)

@@ -22,12 +22,17 @@ const std::map<std::string, std::vector<std::string>> kernel_sources = {
       "tilewise::kernels::compare_to_reference<__half>", "tilewise::kernels::reference_gemm<__nv_bfloat16, float>",
       "tilewise::kernels::reference_gemm<__half, float>", "tilewise::kernels::reference_gemm<__nv_fp8_e4m3, float>"}},
     {"stream_read.cuh", {"tilewise::kernels::stream_read"}},
-    // Every weight format, every activation type and x layout, M at both ends, every cache hint, K split inside the
-    // CTA, PDL.
+    // Every weight format, every activation type, M at both ends, every cache hint, K split inside the CTA, PDL.
     {"gemv.cuh",
-     {"tilewise::kernels::gemv::gemv<1, 0, 0, 0, 256, 2, 1, 4, 2, 0, 0>", "tilewise::kernels::gemv::gemv<16, 1, 1, 1, 256, 1, 1, 4, 0, 1, 0>",
-      "tilewise::kernels::gemv::gemv<1, 2, 0, 0, 256, 2, 2, 4, 1, 0, 1>", "tilewise::kernels::gemv::gemv<3, 3, 0, 1, 128, 4, 4, 2, 3, 1, 1>",
-      "tilewise::kernels::gemv::gemv<16, 4, 1, 1, 256, 1, 8, 4, 4, 0, 0>", "tilewise::kernels::gemv::gemv<4, 5, 2, 0, 512, 2, 1, 8, 2, 0, 1>"}},
+     {"tilewise::kernels::gemv::gemv<1, 0, 0, 256, 2, 1, 4, 2, 0, 0>", "tilewise::kernels::gemv::gemv<16, 1, 1, 256, 1, 1, 4, 0, 1, 0>",
+      "tilewise::kernels::gemv::gemv<1, 2, 0, 256, 2, 2, 4, 1, 0, 1>", "tilewise::kernels::gemv::gemv<3, 3, 0, 128, 4, 4, 2, 3, 1, 1>",
+      "tilewise::kernels::gemv::gemv<16, 4, 1, 256, 1, 8, 4, 4, 0, 0>", "tilewise::kernels::gemv::gemv<4, 5, 2, 512, 2, 1, 8, 2, 0, 1>"}},
+    // M-major x: both 16-bit types, M at both ends and between the halves, every cache hint, K split, PDL.
+    // Parameters: M, weights, x, threads, cols, ksplit, unroll, hint, pdl.
+    {"gemv_nn.cuh",
+     {"tilewise::kernels::gemv::gemv_nn<16, 0, 0, 256, 1, 8, 4, 2, 1>", "tilewise::kernels::gemv::gemv_nn<1, 1, 1, 128, 4, 1, 8, 0, 0>",
+      "tilewise::kernels::gemv::gemv_nn<5, 0, 0, 512, 2, 4, 2, 3, 1>", "tilewise::kernels::gemv::gemv_nn<12, 1, 1, 256, 8, 2, 1, 4, 0>",
+      "tilewise::kernels::gemv::gemv_nn<9, 0, 0, 128, 2, 2, 2, 1, 0>"}},
     // Each weight format the mma engine takes with each activation type it takes, M on both sides of 8, one, two and
     // four 16-column tiles a warp, both x layouts, PDL. Parameters: M, weights, x, x layout, threads, cols, ksplit,
     // unroll, hint, pdl.

@@ -219,6 +219,9 @@ int register_estimate(const Config& c) {
     return c.unroll * (8 * col_tiles + 4 * x_vecs * tiles + 2 * scaled * col_tiles) +
            4 * tiles * (1 + scaled) * col_tiles + 8 * col_tiles + split + 56;
   }
+  // kernels/gemv_nn.cuh: a 16-bit weight a row and 8 tokens of x a step in flight, 8 accumulators a row, its address;
+  // a margin. Fitted on CUDA 13.0's ptxas at 512 threads (the 128-register cap): within 4 of what it allocated.
+  if (c.layout == Layout::NN) return c.unroll * (c.cols + 4) + 12 * c.cols + split + 52;
   const int steps = elems_per_chunk(c.weights) / 8;            // 8-weight steps in one chunk: 1, 2 or 4
   const int x_regs = c.act == DType::fp8_e4m3 ? 2 : 4;          // registers of 8 raw activations
   const int loads = c.unroll * c.cols * (4 + scaled) * (c.prefetch ? 2 : 1);  // chunks in flight, their scales
@@ -289,6 +292,11 @@ std::string infeasible(const Config& c, const Problem& p) {
       return fmt::format("prefetch = 1 is for the fma engine; the {} engine loads its own way", to_string(c.engine));
   } else if (!power_of_two_in(c.cols, 1, 8)) {
     return fmt::format("cols = {} is not 1, 2, 4 or 8", c.cols);
+  } else if (p.layout == Layout::NN && !is_native(c.weights, p.dtype)) {
+    return fmt::format("the fma engine takes M-major x (NN) with the problem's own 16-bit weights, not {}",
+                       to_string(c.weights));
+  } else if (p.layout == Layout::NN && c.prefetch) {
+    return "prefetch = 1 is for K-major x; the fma engine's NN form loads one step at a time";
   }
   if (c.engine == Engine::bulk) {
     if (std::string why = bulk_infeasible(c, p); !why.empty()) return why;

@@ -17,7 +17,8 @@ namespace tilewise::gemv {
 enum class Format { bf16 = 0, fp16 = 1, q8_0 = 2, int4_g32 = 3, int4_g128 = 4, fp8 = 5 };
 // Cache policy of the weight stream; the values are gemv.cuh's codes.
 enum class Hint { none = 0, nc = 1, no_allocate = 2, evict_first = 3, prefetch_256 = 4 };
-// What does the products, and how the weights arrive: one FMA a weight and token (kernels/gemv.cuh, every format), or
+// What does the products, and how the weights arrive: one FMA a weight and token (kernels/gemv.cuh, every format; on
+// M-major x kernels/gemv_nn.cuh, the problem's own 16-bit weights), or
 // mma.sync with the weights as A (kernels/gemv_mma.cuh: 16-bit weights of the activation's type, fp8, and Q8_0 and
 // int4 g128 with 16-bit activations; 16, 32 or 64 columns a warp), both loading weights into registers; or the same mmas on
 // weights a producer warp streams into a ring of shared-memory stages with bulk copies (kernels/gemv_bulk.cuh).

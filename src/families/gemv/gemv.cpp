@@ -29,10 +29,15 @@ jit::KernelBuild kernel_build(const Config& c) {
     b.name_expression = fmt::format("tilewise::kernels::gemv::gemv_mma<{}, {}, {}, {}, {}, {}, {}, {}, {}, {}>", c.m,
                                     int(c.weights), act_code(c.act), layout_code(c.layout), c.threads, c.cols, c.ksplit, c.unroll, int(c.hint),
                                     int(c.pdl));
+  } else if (c.layout == Layout::NN) {
+    b.kernel_file = "gemv_nn.cuh";
+    b.name_expression = fmt::format("tilewise::kernels::gemv::gemv_nn<{}, {}, {}, {}, {}, {}, {}, {}, {}>", c.m,
+                                    int(c.weights), act_code(c.act), c.threads, c.cols, c.ksplit, c.unroll, int(c.hint),
+                                    int(c.pdl));
   } else {
     b.kernel_file = "gemv.cuh";
-    b.name_expression = fmt::format("tilewise::kernels::gemv::gemv<{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}>", c.m,
-                                    int(c.weights), act_code(c.act), layout_code(c.layout), c.threads, c.cols, c.ksplit, c.unroll, int(c.hint),
+    b.name_expression = fmt::format("tilewise::kernels::gemv::gemv<{}, {}, {}, {}, {}, {}, {}, {}, {}, {}>", c.m,
+                                    int(c.weights), act_code(c.act), c.threads, c.cols, c.ksplit, c.unroll, int(c.hint),
                                     int(c.pdl), int(c.prefetch));
   }
   b.config_text = to_string(c);
