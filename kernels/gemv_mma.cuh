@@ -22,12 +22,13 @@
 // mma sums within one group of each row into a partial that the group's scale multiplies into the accumulator.
 // int4 with groups of 32 (16 bytes) would need 4-byte pieces, and stays with the FMA kernel.
 //
-// Template parameters (the gemv configuration with engine=mma, src/families/gemv): M, WF, XT, XL as in gemv.cuh;
-// THREADS (warps: THREADS/32/KSPLIT column groups of COLS columns); COLS 16, 32 or 64, a warp's columns: each 16
-// columns read all of x once more (at M = 16, 1 byte of x a byte of 16-bit weights, up to 4 for int4), 32 halve that;
-// KSPLIT warps share columns, each one contiguous slice of K (whole groups), reduced through shared memory in a fixed
-// order; UNROLL pieces per row a lane loads before it computes (two rows a tile: 2 * UNROLL * COLS / 16 pieces in
-// flight per lane); HINT the weight stream's cache policy; PDL as in gemv.cuh.
+// Template parameters (the gemv configuration with engine=mma, src/families/gemv): M, WF, XT as in gemv.cuh; XL x's
+// layout, K-major (TN) or M-major (NN; TokenRows says how each is read); THREADS (warps: THREADS/32/KSPLIT column
+// groups of COLS columns); COLS 16, 32 or 64, a warp's columns: each 16 columns read all of x once more (at M = 16, 1
+// byte of x a byte of 16-bit weights, up to 4 for int4), 32 halve that; KSPLIT warps share columns, each one
+// contiguous slice of K (whole groups), reduced through shared memory in a fixed order; UNROLL pieces per row a lane
+// loads before it computes (two rows a tile: 2 * UNROLL * COLS / 16 pieces in flight per lane); HINT the weight
+// stream's cache policy; PDL as in gemv.cuh.
 #include "gemv.cuh"
 
 namespace tilewise::kernels::gemv {
@@ -153,8 +154,8 @@ __device__ __forceinline__ unsigned transpose8x8(unsigned v) {
 
 // The activations a lane feeds to B: token g, and g + 8 for the second 8-token half (M > 8). xv holds x's elements
 // matching the lane's piece as a K-major row holds them: word w of load j is the piece's elements 8j + 2w and
-// 8j + 2w + 1 (x_pairs pairs them for each format). A piece outside `in_mask` (bit q: lane q's piece is inside the
-// warp's slice) is zeros, as are tokens past M of K-major x.
+// 8j + 2w + 1 (x_pairs pairs them for each format). The pieces of lanes q >= `inside` lie past the warp's slice and
+// are zeros, as are tokens past M of K-major x.
 //
 // K-major x (XL = x_k_major): one 16-byte load of the lane's own token row per 8 elements. M-major x (NN; 16-bit,
 // columns of tokens ldx elements apart, ldx a multiple of 8): the pair a lane needs lies ldx apart, but the 8 tokens
