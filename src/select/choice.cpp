@@ -4,7 +4,6 @@
 #include "families/gemv/config.hpp"
 #include "families/gemv/heuristic.hpp"
 #include "families/sm90/heuristic.hpp"
-#include "select/gemv_native.hpp"
 
 namespace tilewise::select {
 
@@ -20,7 +19,7 @@ std::optional<Choice> from_database(const Database& db, const Problem& p) {
 bool gemv_by_rule(const Problem& p, int sm_count) {
   if (p.M > 8 || p.layout != Layout::TN || (p.dtype != DType::bf16 && p.dtype != DType::fp16)) return false;
   try {
-    gemv::default_config(p, native_format(p.dtype), sm_count);
+    gemv::default_config(p, gemv::native_format(p.dtype), sm_count);
     return true;
   } catch (const Unsupported&) {
     return false;
@@ -29,7 +28,7 @@ bool gemv_by_rule(const Problem& p, int sm_count) {
 
 Choice heuristic_choice(const Problem& p, int sm_count) {
   if (gemv_by_rule(p, sm_count))
-    return {"gemv", gemv::to_string(gemv::default_config(p, native_format(p.dtype), sm_count)), "heuristic", 0};
+    return {"gemv", gemv::to_string(gemv::default_config(p, gemv::native_format(p.dtype), sm_count)), "heuristic", 0};
   try {
     sm90::Limits limits;
     limits.sm_count = sm_count;

@@ -2,12 +2,6 @@
 
 namespace tilewise::select {
 
-gemv::Format native_format(DType d) {
-  if (d == DType::bf16) return gemv::Format::bf16;
-  if (d == DType::fp16) return gemv::Format::fp16;
-  return gemv::Format::fp8;
-}
-
 gemv::Args native_args(const Problem& p, const void* A, const void* B, void* C) {
   gemv::Args a;
   a.x = A;

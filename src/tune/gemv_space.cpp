@@ -6,7 +6,6 @@
 
 #include "core/error.hpp"
 #include "families/gemv/heuristic.hpp"
-#include "select/gemv_native.hpp"
 
 namespace tilewise::tune {
 
@@ -61,7 +60,7 @@ std::optional<std::string> gemv_unsupported(const Problem& p) {
 
 Space gemv_space(const Problem& p) {
   if (const auto why = gemv_unsupported(p)) throw Unsupported(fmt::format("{}: {}", describe(p), *why));
-  const gemv::Format weights = select::native_format(p.dtype);
+  const gemv::Format weights = gemv::native_format(p.dtype);
   auto feasible = std::make_shared<std::vector<Config>>();
   for (const gemv::Config& c : gemv::feasible_set(p, weights)) feasible->push_back(to_tune(c));
   // The default is a point of feasible_set's grid: with nothing feasible it throws Unsupported naming why (K not
@@ -81,7 +80,7 @@ Space gemv_space(const Problem& p) {
 }
 
 Tunable gemv_tunable(const Problem& p, int sm_count) {
-  return Tunable{gemv_space(p), to_tune(gemv::default_config(p, select::native_format(p.dtype), sm_count))};
+  return Tunable{gemv_space(p), to_tune(gemv::default_config(p, gemv::native_format(p.dtype), sm_count))};
 }
 
 }  // namespace tilewise::tune

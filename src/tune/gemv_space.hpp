@@ -1,7 +1,7 @@
 #pragma once
 // The decode GEMV family as the tuner's search space, where tilewise::gemm can run it: M <= 16, the weights being B
-// as the problem stores it (select/gemv_native.hpp: bf16, fp16 or fp8 weights, x in either layout). Four groups, one mechanism each, in order of
-// impact:
+// as the problem stores it (gemv::native_format: bf16, fp16 or fp8 weights; x in either layout). Four groups, one
+// mechanism each, in order of impact:
 //   engine  engine, cols, stages          what does the products and how many columns a warp owns; the ring depth
 //                                         only the bulk engine has goes with it, so its candidates are whole
 //   split   threads, ksplit               the CTA's shape and how K is cut over its warps

@@ -95,6 +95,18 @@ TEST(GemvConfig, BadTextIsAnErrorNamingTheField) {
   EXPECT_TRUE(Contains(error_of([&] { parse_config(good + ",layout=TT"); }), "unknown layout 'TT'"));
 }
 
+// The problem's own B is read as stored in the format of its type; every other format is a packed copy.
+TEST(GemvConfig, EachProblemTypeHasItsOwnWeightFormat) {
+  EXPECT_EQ(native_format(DType::bf16), Format::bf16);
+  EXPECT_EQ(native_format(DType::fp16), Format::fp16);
+  EXPECT_EQ(native_format(DType::fp8_e4m3), Format::fp8);
+  for (DType d : {DType::bf16, DType::fp16, DType::fp8_e4m3})
+    for (Format f : {Format::bf16, Format::fp16, Format::q8_0, Format::int4_g32, Format::int4_g128, Format::fp8})
+      EXPECT_EQ(is_native(f, d), f == native_format(d)) << to_string(f);
+  EXPECT_FALSE(is_native(Format::fp16, DType::bf16));
+  EXPECT_FALSE(is_native(Format::fp8, DType::bf16));  // fp8 weights packed for 16-bit x carry their scales
+}
+
 TEST(GemvConfig, FeasibilityNamesWhatIsWrong) {
   Config c;  // M = 1, bf16
   EXPECT_EQ(infeasible(c, decode(1, 12288, 4096)), "");
@@ -338,7 +350,7 @@ TEST(GemvConfig, RepresentativeConfigurationsCompileWithoutSpills) {
   for (const SuiteEntry& e : entries)
     if (e.M == 16)
       for (DType d : {DType::bf16, DType::fp16})
-        add(default_config(make_problem("nn", e.M, e.N, e.K, d, Layout::NN), d == DType::bf16 ? Format::bf16 : Format::fp16));
+        add(default_config(make_problem("nn", e.M, e.N, e.K, d, Layout::NN), native_format(d)));
   std::vector<jit::KernelBuild> builds;
   for (const Config& c : configs) builds.push_back(kernel_build(c));
   const std::vector<jit::Built> built = jit::build_all(builds);

@@ -133,7 +133,8 @@ struct Run {
   // 16-bit weights of the problem's own type are read as stored, every other format quantized, unless `w` says.
   Run(Config c_, Problem p_, std::optional<Weights> w = std::nullopt)
       : c(std::move(c_)), p(std::move(p_)),
-        weights(w.value_or(is_native(c.weights, p.dtype) && c.weights != Format::fp8 ? Weights::stored : Weights::quantized)) {}
+        weights(w.value_or(is_native(c.weights, p.dtype) && c.weights != Format::fp8 ? Weights::stored
+                                                                                      : Weights::quantized)) {}
 };
 
 // Builds every run's kernel in parallel first, then runs and judges each: every configuration run here is inside
@@ -199,9 +200,9 @@ TEST(GemvGpu, MMajorXAndAnFp8ProblemsOwnWeightsMatchTheReference) {
     for (auto [m, lda] : {std::pair{8, 8}, std::pair{5, 24}, std::pair{16, 16}})
       for (Format f : all_formats)
         for (Engine e : {Engine::fma, Engine::mma, Engine::bulk}) {
-          if ((f == Format::bf16 && act != DType::bf16) || (f == Format::fp16 && act != DType::fp16)) continue;
+          if ((f == Format::bf16 || f == Format::fp16) && !is_native(f, act)) continue;  // the other type's weights
           if (e != Engine::fma && !mma_infeasible(f, act).empty()) continue;
-          if (e == Engine::fma && f != Format::bf16 && f != Format::fp16) continue;  // its NN form: B as stored
+          if (e == Engine::fma && !is_native(f, act)) continue;  // its NN form: B as stored
           Problem p = make_problem("nn", m, 200, 5120, act, Layout::NN);
           p.lda = lda;
           const Config c = default_config(p, f, 132, e);

@@ -103,7 +103,7 @@ TEST_F(ApiTest, TheGemvRunsNnAndFp8ProblemsFromADatabase) {
   const Problem fp8 = make_problem("fp8", 16, 4096, 4096, DType::fp8_e4m3, Layout::TN);
   for (const Problem& p : {nn, fp8})
     for (gemv::Engine e : {gemv::Engine::mma, gemv::Engine::fma}) {  // the default's engine and the fma engine
-      const gemv::Config c = gemv::default_config(p, p.dtype == DType::bf16 ? gemv::Format::bf16 : gemv::Format::fp8, 132, e);
+      const gemv::Config c = gemv::default_config(p, gemv::native_format(p.dtype), 132, e);
       select::Database db;
       select::add(db, here, p, "gemv", gemv::to_string(c), 1.0);
       Context ctx(ContextOptions{write(db, fmt::format("{}-{}.json", p.name, gemv::to_string(e)))});

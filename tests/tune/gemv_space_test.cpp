@@ -171,7 +171,7 @@ TEST(GemvSpace, AProblemOutsideTheFamilyIsUnsupported) {
     const Tunable t = gemv_tunable(p, kSms);
     const gemv::Config start = to_gemv(t.warm_start);
     EXPECT_EQ(start.layout, p.layout);
-    EXPECT_EQ(start.weights, p.dtype == DType::fp16 ? gemv::Format::fp16 : gemv::Format::fp8);
+    EXPECT_EQ(start.weights, gemv::native_format(p.dtype));
     EXPECT_EQ(gemv::infeasible(start, p), "");
   }
   // Inside the family but with nothing feasible: K not whole 16-byte chunks of bf16.

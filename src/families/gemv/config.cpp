@@ -87,10 +87,11 @@ int group_size(Format f) {
   return f == Format::q8_0 || f == Format::int4_g32 ? 32 : f == Format::int4_g128 ? 128 : 0;
 }
 
-bool is_native(Format f, DType d) {
-  return (f == Format::bf16 && d == DType::bf16) || (f == Format::fp16 && d == DType::fp16) ||
-         (f == Format::fp8 && d == DType::fp8_e4m3);
+Format native_format(DType d) {
+  return d == DType::bf16 ? Format::bf16 : d == DType::fp16 ? Format::fp16 : Format::fp8;
 }
+
+bool is_native(Format f, DType d) { return f == native_format(d); }
 
 std::string mma_infeasible(Format f, DType act) {
   if (f == Format::fp8 || is_native(f, act)) return "";
@@ -177,7 +178,8 @@ std::string describe(const Config& c) {
 
 void to_json(nlohmann::json& j, const Config& c) {
   j = {{"family", "gemv"},      {"canonical", to_string(c)}, {"m", c.m},         {"weights", to_string(c.weights)},
-       {"group", group_size(c.weights)}, {"act", tilewise::to_string(c.act)}, {"layout", tilewise::to_string(c.layout)}, {"engine", to_string(c.engine)}, {"threads", c.threads},
+       {"group", group_size(c.weights)}, {"act", tilewise::to_string(c.act)},
+       {"layout", tilewise::to_string(c.layout)}, {"engine", to_string(c.engine)}, {"threads", c.threads},
        {"cols", c.cols},        {"ksplit", c.ksplit},       {"unroll", c.unroll}, {"hint", to_string(c.hint)},
        {"persistent", c.persistent}, {"pdl", c.pdl}, {"stages", c.stages}, {"prefetch", c.prefetch}};
 }

@@ -33,8 +33,10 @@ Engine parse_engine(std::string_view s);
 
 int elems_per_chunk(Format f);  // elements of one 16-byte weight chunk: 8, 16 or 32
 int group_size(Format f);       // K extent of one scale: 32 (q8_0, int4g32), 128 (int4g128), 0 otherwise
-// Whether the GEMV can read the problem's B as it is (no packed copy): bf16 weights for a bf16 problem, fp16 for fp16,
-// and fp8 for fp8 (e4m3 weights without a channel scale: scale 1).
+// The format of the problem's own B, which the GEMV reads as it is (no packed copy): bf16 weights for a bf16 problem,
+// fp16 for fp16, fp8 for fp8 (e4m3 weights without a channel scale: scale 1). tilewise::gemm runs only this format.
+Format native_format(DType problem_dtype);
+// f == native_format(problem_dtype).
 bool is_native(Format f, DType problem_dtype);
 // Whether the mma and bulk engines take these weights with these activations (the reason they do not, else empty).
 std::string mma_infeasible(Format f, DType act);

@@ -19,26 +19,23 @@ int layout_code(Layout l) { return l == Layout::TN ? 0 : 1; }                   
 
 jit::KernelBuild kernel_build(const Config& c) {
   jit::KernelBuild b;
+  const int w = int(c.weights), x = act_code(c.act), xl = layout_code(c.layout), hint = int(c.hint), pdl = int(c.pdl);
   if (c.engine == Engine::bulk) {
     b.kernel_file = "gemv_bulk.cuh";
-    b.name_expression = fmt::format("tilewise::kernels::gemv::gemv_bulk<{}, {}, {}, {}, {}, {}, {}, {}, {}>", c.m,
-                                    int(c.weights), act_code(c.act), layout_code(c.layout), c.threads / 32, c.unroll, c.stages, int(c.hint),
-                                    int(c.pdl));
+    b.name_expression = fmt::format("tilewise::kernels::gemv::gemv_bulk<{}, {}, {}, {}, {}, {}, {}, {}, {}>", c.m, w, x,
+                                    xl, c.threads / 32, c.unroll, c.stages, hint, pdl);
   } else if (c.engine == Engine::mma) {
     b.kernel_file = "gemv_mma.cuh";
-    b.name_expression = fmt::format("tilewise::kernels::gemv::gemv_mma<{}, {}, {}, {}, {}, {}, {}, {}, {}, {}>", c.m,
-                                    int(c.weights), act_code(c.act), layout_code(c.layout), c.threads, c.cols, c.ksplit, c.unroll, int(c.hint),
-                                    int(c.pdl));
-  } else if (c.layout == Layout::NN) {
+    b.name_expression = fmt::format("tilewise::kernels::gemv::gemv_mma<{}, {}, {}, {}, {}, {}, {}, {}, {}, {}>", c.m, w,
+                                    x, xl, c.threads, c.cols, c.ksplit, c.unroll, hint, pdl);
+  } else if (c.layout == Layout::NN) {  // the fma engine's form for M-major x
     b.kernel_file = "gemv_nn.cuh";
-    b.name_expression = fmt::format("tilewise::kernels::gemv::gemv_nn<{}, {}, {}, {}, {}, {}, {}, {}, {}>", c.m,
-                                    int(c.weights), act_code(c.act), c.threads, c.cols, c.ksplit, c.unroll, int(c.hint),
-                                    int(c.pdl));
+    b.name_expression = fmt::format("tilewise::kernels::gemv::gemv_nn<{}, {}, {}, {}, {}, {}, {}, {}, {}>", c.m, w, x,
+                                    c.threads, c.cols, c.ksplit, c.unroll, hint, pdl);
   } else {
     b.kernel_file = "gemv.cuh";
-    b.name_expression = fmt::format("tilewise::kernels::gemv::gemv<{}, {}, {}, {}, {}, {}, {}, {}, {}, {}>", c.m,
-                                    int(c.weights), act_code(c.act), c.threads, c.cols, c.ksplit, c.unroll, int(c.hint),
-                                    int(c.pdl), int(c.prefetch));
+    b.name_expression = fmt::format("tilewise::kernels::gemv::gemv<{}, {}, {}, {}, {}, {}, {}, {}, {}, {}>", c.m, w, x,
+                                    c.threads, c.cols, c.ksplit, c.unroll, hint, pdl, int(c.prefetch));
   }
   b.config_text = to_string(c);
   return b;
