@@ -16,7 +16,7 @@
 //   UNROLL   16-byte chunks per column a lane loads before it computes (bytes in flight per lane: 16*UNROLL*COLS)
 //   HINT     cache policy of the weight stream (the weights are read once: keep them out of L1 and out of L2's way)
 //   PDL      1: launched as a programmatic dependent (src/families/gemv/gemv.cpp), so the grid may start while the
-//            kernel before it in the stream is finishing (see launch_dependents)
+//            kernel before it in the stream is finishing (pdl.h)
 //   PREFETCH 1: a lane issues the next step's loads before it computes this step's (two register buffers), so its
 //            bytes stay in flight while it dequantizes and multiplies; 0: it loads a step, then computes it
 // Accumulation is fp32 throughout. Scaled formats sum q*x over one 16-byte chunk (which never straddles a group)
@@ -28,6 +28,8 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
+
+#include "pdl.h"
 
 namespace tilewise::kernels::gemv {
 
@@ -176,14 +178,9 @@ __device__ __forceinline__ float group_scale(const unsigned short* scales, long 
   return __half2float(*reinterpret_cast<const __half*>(&bits));
 }
 
-// Programmatic dependent launch (PDL = 1): the grid may start while the grid before it in the stream is still running,
-// which hides this launch's latency and ramp behind that grid's tail. Every CTA lets the next grid launch at once
-// (it launches only when every CTA of this one has started, so it never takes a slot this grid still needs); the
-// weights do not depend on the grid before, so each lane asks for its first chunks into L2 before it waits; x and
-// the output do, so nothing reads x or writes the output before the wait. Without the launch attribute both
-// griddepcontrol instructions return at once.
-__device__ __forceinline__ void launch_dependents() { asm volatile("griddepcontrol.launch_dependents;" ::: "memory"); }
-__device__ __forceinline__ void wait_for_prerequisites() { asm volatile("griddepcontrol.wait;" ::: "memory"); }
+// PDL = 1 (pdl.h): every CTA lets the next grid launch at once; the weights do not depend on the grid before, so each
+// lane asks for its first chunks into L2 before it waits (L2 is where every SM's writes meet, so a line fetched early
+// is never stale); x and the output do, so nothing reads x or writes the output before the wait.
 __device__ __forceinline__ void prefetch_l2(const unsigned char* p) { asm volatile("prefetch.global.L2 [%0];" ::"l"(p)); }
 
 template <int XT>

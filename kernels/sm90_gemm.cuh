@@ -13,6 +13,10 @@
 // Stream-K (Split > 1): the tiles that would make a last, partial wave are instead cut along K and their k-tiles
 // dealt evenly over the grid (the host's plan); the CTA holding a tile's first k-tile adds the others' fp32
 // partials, in a fixed order, and stores the tile. With fewer tiles than SMs this is split-K.
+// Pdl: launched as a programmatic dependent (pdl.h). The producer asks for its first stages' operand tiles into L2
+// (a prefetch: L2 is where every SM's writes meet, so a line fetched early is never stale) and then waits for the
+// grid before; the consumers wait before they write anything. So a short GEMM's launch, barrier setup and first
+// loads' latency overlap the tail of the kernel before it.
 #pragma once
 #include <cuda/atomic>
 #include <cuda/ptx>
@@ -20,6 +24,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include "pdl.h"
 #include "sm90/args.h"
 #include "sm90/primitives.h"
 #include "sm90/wgmma.h"
@@ -31,11 +36,13 @@ namespace tilewise::kernels {
 // Store: 0 direct stores from registers; 1 the whole output tile staged in shared memory and written by TMA; 2 the
 // same through a ring of two 64-column atoms per consumer, which leaves big tiles room for a deeper stage ring.
 // Split: 1 every tile whole; S > 1 stream-K with at most S pieces per streamed tile (cooperative, no cluster).
+// Pdl: 1 launched as a programmatic dependent (above).
 template <int BlockM_, int BlockN_, int Stages_, int Consumers_, int Pingpong_, int ClusterM_, int ClusterN_,
-          int RasterM_, int Group_, int Input_, int AMajorM_, int Store_, int Split_>
+          int RasterM_, int Group_, int Input_, int AMajorM_, int Store_, int Split_, int Pdl_>
 struct Sm90Gemm {
   static constexpr int BlockM = BlockM_, BlockN = BlockN_, Stages = Stages_, Consumers = Consumers_;
   static constexpr int Split = Split_;
+  static constexpr bool Pdl = Pdl_;
   static constexpr bool Pingpong = Pingpong_, RasterM = RasterM_, AMajorM = AMajorM_;
   static constexpr bool TmaStore = Store_ != 0, StoreRing = Store_ == 2;
   static constexpr int ClusterM = ClusterM_, ClusterN = ClusterN_, ClusterSize = ClusterM_ * ClusterN_;
@@ -277,6 +284,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   }
   if constexpr (Cfg::ClusterSize > 1) sm90::cluster_sync();  // the peer's barriers exist before anyone arrives
   else __syncthreads();
+  if constexpr (Cfg::Pdl)
+    if (threadIdx.x == 0) launch_dependents();
 
   const int tiles_m = (args.M + Cfg::BlockM - 1) / Cfg::BlockM;
   const int tiles_n = (args.N + Cfg::BlockN - 1) / Cfg::BlockN;
@@ -287,25 +296,40 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     sm90::release_registers<Cfg::kProducerRegisters>();
     if (threadIdx.x == 0) {
       const uint16_t both = 0b11;
+      const int b_share = Cfg::ClusterM == 2 ? rank * Cfg::kBRowsLoaded : 0;
+      const int a_share = Cfg::ClusterN == 2 ? rank * Cfg::kARowsLoaded : 0;
       int stage = 0;
       uint32_t phase = 0;
+      bool waiting = Cfg::Pdl;
       plan.for_each([&](int t, int k_begin, int k_end) {
         int tm, tn;
         sm90::tile_coords<Cfg>(t, tiles_m, tiles_n, rank, tm, tn);
+        if (waiting) {  // the boxes this CTA loads into its first stages, into L2; then the grid before must be done
+          for (int kt = k_begin; kt < min(k_end, k_begin + Cfg::Stages); ++kt) {
+            const int k0 = kt * Cfg::BlockK;
+            sm90::prefetch_box_l2(&b_map, k0, tn * Cfg::BlockN + b_share);
+            if constexpr (Cfg::AMajorM) {
+              for (int atom = 0; atom < Cfg::kARowsLoaded / 64; ++atom)
+                sm90::prefetch_box_l2(&a_map, tm * Cfg::BlockM + a_share + atom * 64, k0);
+            } else {
+              sm90::prefetch_box_l2(&a_map, k0, tm * Cfg::BlockM + a_share);
+            }
+          }
+          wait_for_prerequisites();
+          waiting = false;
+        }
         for (int kt = k_begin; kt < k_end; ++kt) {
           while (!ptx::mbarrier_try_wait_parity(&empty[stage], phase ^ 1)) {
           }
           ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &full[stage],
                                          Cfg::kStageBytes);
           const int k0 = kt * Cfg::BlockK;
-          const int b_share = Cfg::ClusterM == 2 ? rank * Cfg::kBRowsLoaded : 0;
           const int32_t b_at[2] = {k0, tn * Cfg::BlockN + b_share};
           if constexpr (Cfg::ClusterM == 2)
             ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, b_tile(stage) + b_share * 128, &b_map,
                                       b_at, &full[stage], both);
           else
             ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, b_tile(stage), &b_map, b_at, &full[stage]);
-          const int a_share = Cfg::ClusterN == 2 ? rank * Cfg::kARowsLoaded : 0;
           if constexpr (Cfg::AMajorM) {
             for (int atom = 0; atom < Cfg::kARowsLoaded / 64; ++atom) {
               const int col = a_share + atom * 64;
@@ -332,6 +356,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     }
   } else {
     sm90::claim_registers<Cfg::kConsumerRegisters>();
+    if constexpr (Cfg::Pdl) wait_for_prerequisites();  // the output, partials and flags the grid before may use
     const int consumer = warpgroup - 1;
     const int consumer_thread = threadIdx.x - 128 * warpgroup;
     // Every piece of the CTA's sequence fills the next k_end - k_begin slots of the ring; a ping-pong consumer takes

@@ -14,6 +14,14 @@ __device__ __forceinline__ void prefetch_tensormap(const TensorMap* map) {
   asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");
 }
 
+// The box of a 2-D tensor map at (c0, c1), fetched into L2 only (cp.async.bulk.prefetch.tensor; CCCL wraps no form
+// of it): no shared memory, no barrier, nothing to wait for.
+__device__ __forceinline__ void prefetch_box_l2(const TensorMap* map, int32_t c0, int32_t c1) {
+  asm volatile("cp.async.bulk.prefetch.tensor.2d.L2.global.tile [%0, {%1, %2}];\n" ::"l"(reinterpret_cast<uint64_t>(map)),
+               "r"(c0), "r"(c1)
+               : "memory");
+}
+
 // A 128B-swizzled operand tile in shared memory, as wgmma reads it (PTX ISA, matrix descriptor format). The tile
 // must start on a 1024-byte boundary; advancing the start address by 32 bytes steps 16 bf16 (32 fp8) along K
 // inside the swizzle atom.

@@ -14,6 +14,7 @@ const Group kGroups[] = {
     {"pipeline", {"stages", "store"}},
     {"mapping", {"raster", "group", "cluster"}},
     {"split", {"split"}},
+    {"launch", {"pdl"}},
 };
 
 // A tile wider than the narrowest feasible width covering M only multiplies rows that do not exist (TMA fills them
@@ -44,7 +45,12 @@ std::optional<sm90::Config> fit(sm90::Config c, const Problem& p, const sm90::Li
 
 }  // namespace
 
-Config to_tune(const sm90::Config& c) { return parse(sm90::to_string(c)); }
+Config to_tune(const sm90::Config& c) {
+  Config t = parse(sm90::to_string(c));
+  std::erase_if(t.fields, [](const auto& kv) { return kv.first == "pdl"; });
+  t.fields.emplace_back("pdl", c.pdl ? "1" : "0");
+  return t;
+}
 sm90::Config to_sm90(const Config& c) { return sm90::parse_config(to_string(c)); }
 
 Space sm90_space(const Problem& p, const sm90::Limits& limits) {

@@ -1,11 +1,15 @@
 #pragma once
-// The sm90 family as the tuner's search space. Three groups, in order of impact:
+// The sm90 family as the tuner's search space. Five groups, in order of impact:
 //   tile      block_m, block_n, consumers, schedule   the partition of C over CTAs and warpgroups: arithmetic
 //                                                      intensity and how many SMs the grid fills
 //   pipeline  stages, store                           how deep the TMA ring is and how the epilogue leaves; they
 //                                                      trade against each other for the same shared memory
 //   mapping   raster, group, cluster                  which tiles run together: L2 reuse and multicast, the kernel
 //                                                      body unchanged
+//   split     split                                   stream-K: the last partial wave (or all of a short one) cut
+//                                                      along K over the grid
+//   launch    pdl                                     programmatic dependent launch: setup and first loads overlap
+//                                                      the kernel before
 // Each group lists only the values that appear in some feasible configuration for the problem; whole candidates are
 // filtered by sm90::infeasible, since a tile that fits beside four stages may not fit beside the incumbent's eight.
 // Such a candidate is refitted (fewer stages, then a smaller store) rather than dropped, so the tile round can reach
@@ -20,7 +24,7 @@ Space sm90_space(const Problem& p, const sm90::Limits& limits = {});
 // The space with sm90::first_rule as the warm start.
 Tunable sm90_tunable(const Problem& p, const sm90::Limits& limits = {});
 
-Config to_tune(const sm90::Config& c);  // through the family's canonical string
+Config to_tune(const sm90::Config& c);  // the family's canonical string, with pdl written out also when 0
 sm90::Config to_sm90(const Config& c);
 
 }  // namespace tilewise::tune

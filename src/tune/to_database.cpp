@@ -1,15 +1,18 @@
 #include "tune/to_database.hpp"
 
 #include "tune/gemv_space.hpp"
+#include "tune/sm90_space.hpp"
 
 namespace tilewise::tune {
 
 namespace {
 
-// The database keeps each family's canonical text; the tuner's gemv configurations also write out the fields that
-// text leaves out at 0 (tune/gemv_space.hpp).
+// The database keeps each family's canonical text; the tuner's gemv and sm90 configurations also write out the
+// fields that text leaves out at 0 (tune/gemv_space.hpp, tune/sm90_space.hpp).
 std::string canonical(const std::string& family, const std::string& config) {
-  return family == "gemv" ? gemv::to_string(to_gemv(parse(config))) : config;
+  if (family == "gemv") return gemv::to_string(to_gemv(parse(config)));
+  if (family == "sm90") return sm90::to_string(to_sm90(parse(config)));
+  return config;
 }
 
 }  // namespace

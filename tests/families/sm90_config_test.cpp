@@ -26,6 +26,12 @@ TEST(Sm90Config, RoundTripsThroughStringAndJson) {
   // Written before stream-K existed: the missing field means whole tiles.
   EXPECT_EQ(parse_config("block_m=256,schedule=cooperative,cluster=1x1").split, 1);
   EXPECT_EQ(parse_config("stages=3,block_m=64"), (Config{64, 128, 3, 2, Raster::m, 8, Store::direct}));
+  // pdl is written only when set, so every string from before it reads back to the same text.
+  Config dependent = streamed;
+  dependent.pdl = true;
+  EXPECT_EQ(to_string(dependent), to_string(streamed) + ",pdl=1");
+  EXPECT_EQ(parse_config(to_string(dependent)), dependent);
+  EXPECT_FALSE(parse_config(to_string(streamed)).pdl);
 }
 
 TEST(Sm90Config, BadTextNamesTheField) {
@@ -37,6 +43,7 @@ TEST(Sm90Config, BadTextNamesTheField) {
   EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { parse_config("stages"); }), "'stages' is not key=value"));
   EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { parse_config("cluster=2x2"); }), "cluster=2x2 is not one of"));
   EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { parse_config("schedule=x"); }), "schedule=x is not one of"));
+  EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { parse_config("pdl=2"); }), "pdl=2 is not one of 0, 1"));
   EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { nlohmann::json(5).get<Config>(); }), "must be a string"));
 }
 
@@ -60,6 +67,9 @@ TEST(Sm90Feasibility, EachRuleNamesWhyAConfigurationCannotRun) {
   EXPECT_NE(why(Config{8, 128, 4, 2, Raster::m, 8, Store::direct, Schedule::cooperative, 1, 2}, p).find("multiple of 16"),
             std::string::npos);
   EXPECT_NE(why(Config{256, 128, 1, 2}, p).find("stages=1"), std::string::npos);
+  EXPECT_NE(why(Config{256, 128, 17, 2}, p).find("stages=17 is outside 2..16"), std::string::npos);
+  EXPECT_EQ(why(Config{16, 64, 16, 1}, make_problem("dec", 16, 8192, 4096, DType::bf16, Layout::TN)), "feasible");
+  EXPECT_NE(why(Config{128, 128, 16, 2}, p).find("shared memory"), std::string::npos);
   EXPECT_NE(why(Config{48, 64, 4, 1}, square(4096, DType::bf16, Layout::NN)).find("multiple of 64"), std::string::npos);
   EXPECT_NE(why(Config{48, 64, 4, 1, Raster::m, 8, Store::tma}, p).find("multiple of 64"), std::string::npos);
   EXPECT_NE(why(Config{}, square(4096, DType::fp8_e4m3, Layout::NN)).find("K-major"), std::string::npos);

@@ -10,6 +10,7 @@
 #include "bench/arm.hpp"
 #include "core/error.hpp"
 #include "families/sm90/feasibility.hpp"
+#include "families/sm90/gemm.hpp"
 #include "families/sm90/heuristic.hpp"
 #include "arm_bench.hpp"
 #include "gpu.hpp"
@@ -43,6 +44,9 @@ const char* kConfigs[] = {
     "block_m=256,block_n=128,stages=4,consumers=2,raster=m,group=8,store=tma_ring,split=2",
     "block_m=128,block_n=64,stages=6,consumers=1,raster=n,group=4,store=direct,split=3",
     "block_m=64,block_n=64,stages=8,consumers=1,raster=m,group=8,store=tma,split=4",
+    "block_m=16,block_n=64,stages=16,consumers=1,raster=m,group=8,store=direct,split=2,pdl=1",
+    "block_m=64,block_n=64,stages=12,consumers=1,raster=n,group=4,store=tma,pdl=1",
+    "block_m=128,block_n=128,stages=5,consumers=2,raster=m,group=8,store=tma,cluster=1x2,pdl=1",
 };
 
 // Runs `arm_name` on `p`; returns false when the family declines the problem or configuration.
@@ -102,7 +106,8 @@ TEST(Sm90Sanitized, EachMechanismOnSmallShapes) {
   for (const char* text : {"sm90", "sm90:block_m=128;block_n=128;stages=6;store=tma",
                            "sm90:block_m=192;block_n=64;stages=4;store=tma_ring;schedule=pingpong;cluster=2x1",
                            "sm90:block_m=128;block_n=128;stages=4;store=direct;cluster=1x2",
-                           "sm90:block_m=64;block_n=64;stages=4;consumers=1;store=tma;split=3"})
+                           "sm90:block_m=64;block_n=64;stages=4;consumers=1;store=tma;split=3",
+                           "sm90:block_m=64;block_n=64;stages=12;consumers=1;store=tma;split=3;pdl=1"})
     for (const Problem& p : {make_problem("edge", 200, 136, 328, DType::bf16, Layout::NN),
                              make_problem("pad", 264, 392, 200, DType::fp16, Layout::TN, 8)}) {
       SCOPED_TRACE(describe(p) + " " + text);
@@ -142,6 +147,47 @@ TEST(Sm90StreamK, DeterministicAcrossRuns) {
     }
     const device::OutputError e = bench.ref.compare(ops.set(0).c.get(), s.get());
     EXPECT_TRUE(receipt::is_correct(e.rel_err, receipt::correctness_bound(p.dtype)));
+  }
+}
+
+// A programmatic dependent waits for the kernel before it: GEMM 2 reads GEMM 1's output as its B (C1 is N1 x M1 with
+// m contiguous, which is B2 K-major with K2 = M1), so a read before GEMM 1 finished would see the NaN poison, or a
+// partly written C1. Each chain, every launch a programmatic dependent, must give the bits of the same chain
+// launched plainly. GEMM 1 is long (about 0.1 ms) and GEMM 2 short, so a GEMM 2 that did not wait would run early.
+TEST(Sm90Pdl, ADependentLaunchReadsTheOutputOfTheKernelBefore) {
+  TW_REQUIRE_GPU();
+  device::Stream s;
+  const Problem first = make_problem("first", 4096, 4096, 4096, DType::bf16, Layout::TN);
+  const Problem second = make_problem("second", 64, 4096, 4096, DType::bf16, Layout::TN);
+  const size_t elems = size_t(4096) * 4096;
+  device::Buffer a1(elems * 2), b1(elems * 2), c1(elems * 2), a2(size_t(64) * 4096 * 2), c2(size_t(64) * 4096 * 2);
+  // Bytes 0x3C, 0x3F and 0x3B make bf16 0.0115, 0.746 and 0.00285: C1 is about 35 and C2 about 410, far from any
+  // overflow, so a NaN or a changed bit in C2 can only come from reading C1 early.
+  TW_CUDA(cudaMemsetAsync(a1.get(), 0x3C, a1.bytes(), s.get()));
+  TW_CUDA(cudaMemsetAsync(b1.get(), 0x3F, b1.bytes(), s.get()));
+  TW_CUDA(cudaMemsetAsync(a2.get(), 0x3B, a2.bytes(), s.get()));
+  auto chain = [&](const char* first_config, const char* second_config) {
+    sm90::Gemm g1(first, sm90::parse_config(first_config), device::sm_count());
+    sm90::Gemm g2(second, sm90::parse_config(second_config), device::sm_count());
+    std::vector<uint16_t> out(size_t(64) * 4096);
+    TW_CUDA(cudaMemsetAsync(c1.get(), 0xFF, c1.bytes(), s.get()));  // NaN
+    TW_CUDA(cudaMemsetAsync(c2.get(), 0xFF, c2.bytes(), s.get()));
+    g1.run(a1.get(), b1.get(), c1.get(), s.get());
+    g2.run(a2.get(), c1.get(), c2.get(), s.get());
+    TW_CUDA(cudaMemcpyAsync(out.data(), c2.get(), out.size() * 2, cudaMemcpyDeviceToHost, s.get()));
+    s.sync();
+    return out;
+  };
+  const std::vector<uint16_t> plain = chain("block_m=256,block_n=128,stages=4,consumers=2,store=tma_ring",
+                                            "block_m=64,block_n=64,stages=8,consumers=1,store=direct,split=4");
+  for (uint16_t v : plain) ASSERT_NE(v & 0x7F80, 0x7F80) << "the plain chain left a NaN or infinity";
+  for (const auto& [c1_config, c2_config] :
+       {std::pair{"block_m=256,block_n=128,stages=4,consumers=2,store=tma_ring,pdl=1",
+                  "block_m=64,block_n=64,stages=8,consumers=1,store=direct,split=4,pdl=1"},
+        std::pair{"block_m=256,block_n=128,stages=4,consumers=2,store=tma_ring,pdl=1",
+                  "block_m=64,block_n=64,stages=12,consumers=1,store=tma,pdl=1"}}) {
+    SCOPED_TRACE(std::string(c1_config) + " then " + c2_config);
+    EXPECT_EQ(chain(c1_config, c2_config), plain);
   }
 }
 

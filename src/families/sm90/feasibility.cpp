@@ -13,7 +13,10 @@ namespace {
 
 // The wgmma widths kernels/sm90/wgmma.h wraps (scripts/gen_wgmma.py).
 constexpr int kWidths[] = {8, 16, 32, 48, 64, 96, 128, 160, 192, 224, 256};
-constexpr int kStages[] = {2, 3, 4, 5, 6, 7, 8};  // capped by shared memory
+// Capped by shared memory. Past 8 only small tiles fit: a 16x64 tile's stage is 10 KB, so 8 stages hold 80 KB of a
+// bandwidth-bound decode GEMM's 227 KB in flight.
+constexpr int kStages[] = {2, 3, 4, 5, 6, 7, 8, 10, 12, 16};
+constexpr int kMaxStages = 16;
 constexpr int kGroups[] = {1, 4, 8, 16};
 // Splits the feasible set (the tuner's space) holds. 8 and 16 paid once the fixup awaited every piece at once:
 // llm24's sn_16_dec, sn_32_dec and sn_128_dec ran fastest at split 8 or 16, 1.10-1.19x cuBLASLt
@@ -25,8 +28,9 @@ constexpr int kMaxSplit = 64;
 // Accumulators per consumer thread that leave room for addresses and the epilogue in the 232 or 240 registers
 // a consumer gets after setmaxnreg.
 constexpr int kMaxAccumulators = 128;
-// The kernel's static shared memory (its mbarriers) beside the dynamic allocation.
-constexpr int kStaticShared = 256;
+// The kernel's static shared memory beside the dynamic allocation: a full and an empty mbarrier a stage and two
+// ping-pong turns, at least the 256 bytes budgeted before rings deeper than 8.
+int static_shared(int stages) { return std::max(256, (2 * stages + 2) * 8); }
 
 bool tma_stride_ok(int64_t ld, DType d) { return (ld * element_bytes(d)) % 16 == 0; }
 
@@ -85,8 +89,8 @@ std::optional<std::string> infeasible(const Config& c, const Problem& p, const L
     return fmt::format("cluster 1x2 halves the A tile: block_m={} is not a multiple of 16", c.block_m);
   if (accumulator_registers(c) > kMaxAccumulators)
     return fmt::format("{} accumulators per thread exceed {}", accumulator_registers(c), kMaxAccumulators);
-  if (c.stages < 2 || c.stages > 8) return fmt::format("stages={} is outside 2..8", c.stages);
-  if (shared_bytes(c) + kStaticShared > limits.shared_bytes_per_block)
+  if (c.stages < 2 || c.stages > kMaxStages) return fmt::format("stages={} is outside 2..{}", c.stages, kMaxStages);
+  if (shared_bytes(c) + static_shared(c.stages) > limits.shared_bytes_per_block)
     return fmt::format("{} bytes of shared memory exceed {}", shared_bytes(c), limits.shared_bytes_per_block);
   if (c.group < 1 || c.group > 64) return fmt::format("group={} is outside 1..64", c.group);
   if (c.split < 1 || c.split > kMaxSplit) return fmt::format("split={} is outside 1..{}", c.split, kMaxSplit);
@@ -114,8 +118,11 @@ std::vector<Config> feasible_set(const Problem& p, const Limits& limits) {
                 for (Schedule schedule : {Schedule::cooperative, Schedule::pingpong})
                   for (auto [cm, cn] : {std::pair{1, 1}, std::pair{2, 1}, std::pair{1, 2}})
                     for (int split : kSplits) {
-                      const Config c{bm, bn, stages, consumers, raster, group, store, schedule, cm, cn, split};
-                      if (!infeasible(c, p, limits)) out.push_back(c);
+                      Config c{bm, bn, stages, consumers, raster, group, store, schedule, cm, cn, split};
+                      if (infeasible(c, p, limits)) continue;
+                      out.push_back(c);
+                      c.pdl = true;  // a launch attribute: feasible wherever the kernel is
+                      out.push_back(c);
                     }
   return out;
 }

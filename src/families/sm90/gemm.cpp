@@ -18,10 +18,10 @@ jit::KernelBuild kernel_build(const Config& c, const Problem& p) {
   jit::KernelBuild b;
   b.kernel_file = "sm90_gemm.cuh";
   b.name_expression = fmt::format(
-      "tilewise::kernels::sm90_gemm<tilewise::kernels::Sm90Gemm<{},{},{},{},{},{},{},{},{},{},{},{},{}>>", c.block_m,
+      "tilewise::kernels::sm90_gemm<tilewise::kernels::Sm90Gemm<{},{},{},{},{},{},{},{},{},{},{},{},{},{}>>", c.block_m,
       c.block_n, c.stages, c.consumers, c.schedule == Schedule::pingpong ? 1 : 0, c.cluster_m, c.cluster_n,
       c.raster == Raster::m ? 1 : 0, c.group, input_kind(p.dtype), p.layout == Layout::NN ? 1 : 0,
-      c.store == Store::direct ? 0 : c.store == Store::tma ? 1 : 2, c.split);
+      c.store == Store::direct ? 0 : c.store == Store::tma ? 1 : 2, c.split, c.pdl ? 1 : 0);
   b.config_text = fmt::format("{} for {} {}", to_string(c), to_string(p.dtype), to_string(p.layout));
   return b;
 }
@@ -98,7 +98,7 @@ void Gemm::run(const void* A, const void* B, void* C, cudaStream_t stream) {
   void* params[] = {const_cast<TensorMap*>(bound_.a), const_cast<TensorMap*>(bound_.b),
                     const_cast<TensorMap*>(bound_.c), &args};
   kernel_->launch(dim3(unsigned(grid_)), dim3(unsigned(128 * (c_.consumers + 1))), shared_bytes(c_), stream, params,
-                  dim3(unsigned(c_.cluster_m * c_.cluster_n)));
+                  dim3(unsigned(c_.cluster_m * c_.cluster_n)), c_.pdl);
 }
 
 }  // namespace tilewise::sm90
