@@ -13,6 +13,9 @@
 // Stream-K (Split > 1): the tiles that would make a last, partial wave are instead cut along K and their k-tiles
 // dealt evenly over the grid (the host's plan); the CTA holding a tile's first k-tile adds the others' fp32
 // partials, in a fixed order, and stores the tile. With fewer tiles than SMs this is split-K.
+// SwapAB: the host hands the kernel A as its B and B as its A (TN only), so D is C itself and the problem's M runs
+// along the 64-row side: a problem with few columns (N = 16) then takes a 16-wide wgmma over N instead of a 64-row
+// tile that is three quarters zeros. Only the direct epilogue knows: it stores D(row, col) at C[col * ldc + row].
 // Pdl: launched as a programmatic dependent (pdl.h). The producer asks for its first stages' operand tiles into L2
 // (a prefetch: L2 is where every SM's writes meet, so a line fetched early is never stale) and then waits for the
 // grid before; the consumers wait before they write anything. So a short GEMM's launch, barrier setup and first
@@ -36,13 +39,13 @@ namespace tilewise::kernels {
 // Store: 0 direct stores from registers; 1 the whole output tile staged in shared memory and written by TMA; 2 the
 // same through a ring of two 64-column atoms per consumer, which leaves big tiles room for a deeper stage ring.
 // Split: 1 every tile whole; S > 1 stream-K with at most S pieces per streamed tile (cooperative, no cluster).
-// Pdl: 1 launched as a programmatic dependent (above).
+// SwapAB: 1 the operands swapped (above). Pdl: 1 launched as a programmatic dependent (above).
 template <int BlockM_, int BlockN_, int Stages_, int Consumers_, int Pingpong_, int ClusterM_, int ClusterN_,
-          int RasterM_, int Group_, int Input_, int AMajorM_, int Store_, int Split_, int Pdl_>
+          int RasterM_, int Group_, int Input_, int AMajorM_, int Store_, int Split_, int SwapAB_, int Pdl_>
 struct Sm90Gemm {
   static constexpr int BlockM = BlockM_, BlockN = BlockN_, Stages = Stages_, Consumers = Consumers_;
   static constexpr int Split = Split_;
-  static constexpr bool Pdl = Pdl_;
+  static constexpr bool SwapAB = SwapAB_, Pdl = Pdl_;
   static constexpr bool Pingpong = Pingpong_, RasterM = RasterM_, AMajorM = AMajorM_;
   static constexpr bool TmaStore = Store_ != 0, StoreRing = Store_ == 2;
   static constexpr int ClusterM = ClusterM_, ClusterN = ClusterN_, ClusterSize = ClusterM_ * ClusterN_;
@@ -74,6 +77,7 @@ struct Sm90Gemm {
   static_assert(!TmaStore || BlockM % 64 == 0, "the TMA epilogue stores 64-column swizzle atoms");
   static_assert(!(AMajorM && Input == 2), "fp8 wgmma reads both operands K-major");
   static_assert(Split == 1 || (!Pingpong && ClusterSize == 1), "stream-K runs cooperative CTAs without clusters");
+  static_assert(!SwapAB || (!TmaStore && !AMajorM), "swapped operands: both K-major, stored from registers");
 };
 
 namespace sm90 {
@@ -207,6 +211,11 @@ __device__ __forceinline__ void store_direct(const float* acc, const Sm90GemmArg
       const int row = row0 + warp * 16 + lane / 4 + 8 * h, col = col0 + 8 * j + 2 * (lane % 4);
       if (row >= args.N) continue;
       const Pair v = to_out<Cfg>(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
+      if constexpr (Cfg::SwapAB) {  // D is C: a row is C's contiguous m, so the pair lands in two columns of C
+        if (col < args.M) c[(long long)col * args.ldc + row] = v.x;
+        if (col + 1 < args.M) c[(long long)(col + 1) * args.ldc + row] = v.y;
+        continue;
+      }
       Elem* p = c + (long long)row * args.ldc + col;
       if (col + 1 < args.M && args.ldc % 2 == 0) {
         *reinterpret_cast<Pair*>(p) = v;

@@ -10,7 +10,7 @@ namespace tilewise::tune {
 namespace {
 
 const Group kGroups[] = {
-    {"tile", {"block_m", "block_n", "consumers", "schedule"}},
+    {"tile", {"block_m", "block_n", "consumers", "schedule", "swap"}},
     {"pipeline", {"stages", "store"}},
     {"mapping", {"raster", "group", "cluster"}},
     {"split", {"split"}},
@@ -47,7 +47,8 @@ std::optional<sm90::Config> fit(sm90::Config c, const Problem& p, const sm90::Li
 
 Config to_tune(const sm90::Config& c) {
   Config t = parse(sm90::to_string(c));
-  std::erase_if(t.fields, [](const auto& kv) { return kv.first == "pdl"; });
+  std::erase_if(t.fields, [](const auto& kv) { return kv.first == "swap" || kv.first == "pdl"; });
+  t.fields.emplace_back("swap", c.swap ? "1" : "0");
   t.fields.emplace_back("pdl", c.pdl ? "1" : "0");
   return t;
 }

@@ -1,7 +1,7 @@
 #pragma once
 // The sm90 family as the tuner's search space. Five groups, in order of impact:
-//   tile      block_m, block_n, consumers, schedule   the partition of C over CTAs and warpgroups: arithmetic
-//                                                      intensity and how many SMs the grid fills
+//   tile      block_m, block_n, consumers, schedule,  the partition of C over CTAs and warpgroups: arithmetic
+//             swap                                    intensity and how many SMs the grid fills
 //   pipeline  stages, store                           how deep the TMA ring is and how the epilogue leaves; they
 //                                                      trade against each other for the same shared memory
 //   mapping   raster, group, cluster                  which tiles run together: L2 reuse and multicast, the kernel
@@ -24,7 +24,7 @@ Space sm90_space(const Problem& p, const sm90::Limits& limits = {});
 // The space with sm90::first_rule as the warm start.
 Tunable sm90_tunable(const Problem& p, const sm90::Limits& limits = {});
 
-Config to_tune(const sm90::Config& c);  // the family's canonical string, with pdl written out also when 0
+Config to_tune(const sm90::Config& c);  // the family's canonical string, with swap and pdl written out also when 0
 sm90::Config to_sm90(const Config& c);
 
 }  // namespace tilewise::tune

@@ -32,6 +32,10 @@ TEST(Sm90Config, RoundTripsThroughStringAndJson) {
   EXPECT_EQ(to_string(dependent), to_string(streamed) + ",pdl=1");
   EXPECT_EQ(parse_config(to_string(dependent)), dependent);
   EXPECT_FALSE(parse_config(to_string(streamed)).pdl);
+  Config swapped = dependent;
+  swapped.swap = true;
+  EXPECT_EQ(to_string(swapped), to_string(streamed) + ",swap=1,pdl=1");
+  EXPECT_EQ(parse_config(to_string(swapped)), swapped);
 }
 
 TEST(Sm90Config, BadTextNamesTheField) {
@@ -70,6 +74,14 @@ TEST(Sm90Feasibility, EachRuleNamesWhyAConfigurationCannotRun) {
   EXPECT_NE(why(Config{256, 128, 17, 2}, p).find("stages=17 is outside 2..16"), std::string::npos);
   EXPECT_EQ(why(Config{16, 64, 16, 1}, make_problem("dec", 16, 8192, 4096, DType::bf16, Layout::TN)), "feasible");
   EXPECT_NE(why(Config{128, 128, 16, 2}, p).find("shared memory"), std::string::npos);
+  Config swapped{16, 64, 8, 1};  // a 16-wide wgmma over N = 16, 64-row tiles over M
+  swapped.swap = true;
+  const Problem skinny = make_problem("skinny", 8192, 16, 2048, DType::bf16, Layout::TN);
+  EXPECT_EQ(why(swapped, skinny), "feasible");
+  EXPECT_NE(why(swapped, square(4096, DType::bf16, Layout::NN)).find("both K-major"), std::string::npos);
+  swapped.store = Store::tma_ring;
+  EXPECT_NE(why(swapped, skinny).find("direct store"), std::string::npos);
+  EXPECT_EQ(kernel_view(skinny, Config{16, 64, 8, 1, Raster::m, 8, Store::direct, Schedule::cooperative, 1, 1, 1, true}).M, 16);
   EXPECT_NE(why(Config{48, 64, 4, 1}, square(4096, DType::bf16, Layout::NN)).find("multiple of 64"), std::string::npos);
   EXPECT_NE(why(Config{48, 64, 4, 1, Raster::m, 8, Store::tma}, p).find("multiple of 64"), std::string::npos);
   EXPECT_NE(why(Config{}, square(4096, DType::fp8_e4m3, Layout::NN)).find("K-major"), std::string::npos);

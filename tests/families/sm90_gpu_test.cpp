@@ -47,6 +47,8 @@ const char* kConfigs[] = {
     "block_m=16,block_n=64,stages=16,consumers=1,raster=m,group=8,store=direct,split=2,pdl=1",
     "block_m=64,block_n=64,stages=12,consumers=1,raster=n,group=4,store=tma,pdl=1",
     "block_m=128,block_n=128,stages=5,consumers=2,raster=m,group=8,store=tma,cluster=1x2,pdl=1",
+    "block_m=16,block_n=64,stages=8,consumers=1,raster=m,group=8,store=direct,swap=1",
+    "block_m=32,block_n=128,stages=6,consumers=2,raster=n,group=4,store=direct,split=3,swap=1,pdl=1",
 };
 
 // Runs `arm_name` on `p`; returns false when the family declines the problem or configuration.
@@ -107,7 +109,8 @@ TEST(Sm90Sanitized, EachMechanismOnSmallShapes) {
                            "sm90:block_m=192;block_n=64;stages=4;store=tma_ring;schedule=pingpong;cluster=2x1",
                            "sm90:block_m=128;block_n=128;stages=4;store=direct;cluster=1x2",
                            "sm90:block_m=64;block_n=64;stages=4;consumers=1;store=tma;split=3",
-                           "sm90:block_m=64;block_n=64;stages=12;consumers=1;store=tma;split=3;pdl=1"})
+                           "sm90:block_m=64;block_n=64;stages=12;consumers=1;store=tma;split=3;pdl=1",
+                           "sm90:block_m=16;block_n=64;stages=8;consumers=1;store=direct;split=2;swap=1"})
     for (const Problem& p : {make_problem("edge", 200, 136, 328, DType::bf16, Layout::NN),
                              make_problem("pad", 264, 392, 200, DType::fp16, Layout::TN, 8)}) {
       SCOPED_TRACE(describe(p) + " " + text);

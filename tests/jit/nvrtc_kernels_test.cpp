@@ -58,18 +58,19 @@ const std::map<std::string, std::vector<std::string>> kernel_sources = {
       "tilewise::kernels::quant::dequantize<4>", "tilewise::kernels::quant::dequantize<5>"}},
     // Each input type and A layout, both epilogues, both schedules, each cluster shape. Parameters: block_m,
     // block_n, stages, consumers, pingpong, cluster_m, cluster_n, raster_m, group, input, a_major_m, store, split,
-    // pdl.
+    // swap_ab, pdl.
     {"sm90_gemm.cuh",
-     {"tilewise::kernels::sm90_gemm<tilewise::kernels::Sm90Gemm<256,128,4,2,0,1,1,1,8,0,0,0,1,0>>",
-      "tilewise::kernels::sm90_gemm<tilewise::kernels::Sm90Gemm<128,128,3,1,0,2,1,0,4,1,1,1,1,0>>",
-      "tilewise::kernels::sm90_gemm<tilewise::kernels::Sm90Gemm<256,128,3,2,0,1,2,1,8,2,0,1,1,0>>",
-      "tilewise::kernels::sm90_gemm<tilewise::kernels::Sm90Gemm<128,128,4,2,1,1,2,1,8,0,1,1,1,0>>",
-      "tilewise::kernels::sm90_gemm<tilewise::kernels::Sm90Gemm<16,64,6,1,0,1,1,1,8,0,0,0,1,0>>",
-      "tilewise::kernels::sm90_gemm<tilewise::kernels::Sm90Gemm<192,128,4,2,1,2,1,0,4,1,0,2,1,0>>",
-      "tilewise::kernels::sm90_gemm<tilewise::kernels::Sm90Gemm<256,128,4,2,0,1,1,1,8,0,0,2,2,0>>",
-      "tilewise::kernels::sm90_gemm<tilewise::kernels::Sm90Gemm<128,64,6,1,0,1,1,1,8,2,0,0,4,0>>",
-      "tilewise::kernels::sm90_gemm<tilewise::kernels::Sm90Gemm<16,64,16,1,0,1,1,1,8,0,0,0,2,1>>",
-      "tilewise::kernels::sm90_gemm<tilewise::kernels::Sm90Gemm<128,128,4,2,0,1,2,1,8,1,1,1,1,1>>"}},
+     {"tilewise::kernels::sm90_gemm<tilewise::kernels::Sm90Gemm<256,128,4,2,0,1,1,1,8,0,0,0,1,0,0>>",
+      "tilewise::kernels::sm90_gemm<tilewise::kernels::Sm90Gemm<128,128,3,1,0,2,1,0,4,1,1,1,1,0,0>>",
+      "tilewise::kernels::sm90_gemm<tilewise::kernels::Sm90Gemm<256,128,3,2,0,1,2,1,8,2,0,1,1,0,0>>",
+      "tilewise::kernels::sm90_gemm<tilewise::kernels::Sm90Gemm<128,128,4,2,1,1,2,1,8,0,1,1,1,0,0>>",
+      "tilewise::kernels::sm90_gemm<tilewise::kernels::Sm90Gemm<16,64,6,1,0,1,1,1,8,0,0,0,1,0,0>>",
+      "tilewise::kernels::sm90_gemm<tilewise::kernels::Sm90Gemm<192,128,4,2,1,2,1,0,4,1,0,2,1,0,0>>",
+      "tilewise::kernels::sm90_gemm<tilewise::kernels::Sm90Gemm<256,128,4,2,0,1,1,1,8,0,0,2,2,0,0>>",
+      "tilewise::kernels::sm90_gemm<tilewise::kernels::Sm90Gemm<128,64,6,1,0,1,1,1,8,2,0,0,4,0,0>>",
+      "tilewise::kernels::sm90_gemm<tilewise::kernels::Sm90Gemm<16,64,16,1,0,1,1,1,8,0,0,0,2,0,1>>",
+      "tilewise::kernels::sm90_gemm<tilewise::kernels::Sm90Gemm<128,128,4,2,0,1,2,1,8,1,1,1,1,0,1>>",
+      "tilewise::kernels::sm90_gemm<tilewise::kernels::Sm90Gemm<16,64,8,1,0,1,1,1,8,2,0,0,4,1,1>>"}},
 };
 
 TEST(NvrtcKernels, EveryKernelHeaderIsChecked) {

@@ -30,7 +30,7 @@ TEST(Sm90Space, GroupsComeInOrderOfImpactOverTheFamilysFields) {
   const Space s = sm90_space(shapes()[0]);
   ASSERT_EQ(s.groups.size(), 5u);
   EXPECT_EQ(s.groups[0].name, "tile");
-  EXPECT_EQ(s.groups[0].fields, (std::vector<std::string>{"block_m", "block_n", "consumers", "schedule"}));
+  EXPECT_EQ(s.groups[0].fields, (std::vector<std::string>{"block_m", "block_n", "consumers", "schedule", "swap"}));
   EXPECT_EQ(s.groups[1].name, "pipeline");
   EXPECT_EQ(s.groups[1].fields, (std::vector<std::string>{"stages", "store"}));
   EXPECT_EQ(s.groups[2].name, "mapping");
@@ -41,12 +41,13 @@ TEST(Sm90Space, GroupsComeInOrderOfImpactOverTheFamilysFields) {
   EXPECT_EQ(s.groups[4].fields, (std::vector<std::string>{"pdl"}));
 }
 
-// The canonical string leaves pdl out when it is 0; the tuner's form always has it, so the launch group can open it.
+// The canonical string leaves swap and pdl out when they are 0; the tuner's form always has them, so the tile and
+// launch groups can open them.
 TEST(Sm90Space, ConfigurationsConvertThroughTheCanonicalString) {
   sm90::Config c{128, 256, 5, 2, sm90::Raster::n, 16, sm90::Store::tma, sm90::Schedule::pingpong, 1, 2};
-  EXPECT_EQ(to_string(to_tune(c)), sm90::to_string(c) + ",pdl=0");
+  EXPECT_EQ(to_string(to_tune(c)), sm90::to_string(c) + ",swap=0,pdl=0");
   EXPECT_EQ(to_sm90(to_tune(c)), c);
-  c.pdl = true;
+  c.swap = true, c.pdl = true;
   EXPECT_EQ(to_string(to_tune(c)), sm90::to_string(c));
   EXPECT_EQ(to_sm90(to_tune(c)), c);
 }

@@ -48,7 +48,7 @@ std::string to_string(const Config& c) {
   return fmt::format(
       "block_m={},block_n={},stages={},consumers={},raster={},group={},store={},schedule={},cluster={}x{},split={}",
       c.block_m, c.block_n, c.stages, c.consumers, name(c.raster), c.group, name(c.store), name(c.schedule),
-      c.cluster_m, c.cluster_n, c.split) + (c.pdl ? ",pdl=1" : "");
+      c.cluster_m, c.cluster_n, c.split) + (c.swap ? ",swap=1" : "") + (c.pdl ? ",pdl=1" : "");
 }
 
 Config parse_config(std::string_view text) {
@@ -77,20 +77,22 @@ Config parse_config(std::string_view text) {
                                           {{"cooperative", Schedule::cooperative}, {"pingpong", Schedule::pingpong}});
     else if (key == "cluster") parse_cluster(value, text, c);
     else if (key == "split") c.split = parse_int(key, value, text);
+    else if (key == "swap") c.swap = parse_choice<bool>(key, value, text, {{"0", false}, {"1", true}});
     else if (key == "pdl") c.pdl = parse_choice<bool>(key, value, text, {{"0", false}, {"1", true}});
     else
       throw Error(fmt::format("sm90 config '{}': unknown field '{}' (known: block_m, block_n, stages, consumers, "
-                              "raster, group, store, schedule, cluster, split, pdl)", text, key));
+                              "raster, group, store, schedule, cluster, split, swap, pdl)", text, key));
     pos = end + 1;
   }
   return c;
 }
 
 std::string describe(const Config& c) {
-  return fmt::format("{}x{} tile, {} stages, {} {} consumer{}, cluster {}x{}, raster {}/{}, {} store{}{}", c.block_m,
+  return fmt::format("{}x{} tile, {} stages, {} {} consumer{}, cluster {}x{}, raster {}/{}, {} store{}{}{}", c.block_m,
                      c.block_n, c.stages, c.consumers, name(c.schedule), c.consumers == 1 ? "" : "s", c.cluster_m,
                      c.cluster_n, name(c.raster), c.group, name(c.store),
                      c.split > 1 ? fmt::format(", stream-K split {}", c.split) : "",
+                     c.swap ? ", operands swapped (A on the 64-row side)" : "",
                      c.pdl ? ", programmatic dependent launch" : "");
 }
 

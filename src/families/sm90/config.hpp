@@ -32,6 +32,9 @@ struct Config {
   // Stream-K: 1 keeps every tile whole; S > 1 cuts the tiles of a last, partial wave (all of them when there is
   // less than one wave: split-K) along K over the grid, at most S pieces each (cooperative, cluster 1x1 only).
   int split = 1;
+  // The operands swapped (TN, direct store): A feeds wgmma's 64-row side and B its width, so a problem with few
+  // columns (N = 16) takes a narrow wgmma over N; block_m then tiles N and block_n tiles M. Printed only when set.
+  bool swap = false;
   // Launched as a programmatic dependent (kernels/pdl.h): its launch, setup and first loads overlap the tail of the
   // kernel before it in the stream. Printed only when set, so every configuration string written before it reads
   // back unchanged.
@@ -40,7 +43,7 @@ struct Config {
 };
 
 // "block_m=256,block_n=128,stages=4,consumers=2,raster=m,group=8,store=direct,schedule=cooperative,cluster=1x1,split=1"
-// (",pdl=1" after it when set), which parse_config reads back
+// (",swap=1" and ",pdl=1" after it when set), which parse_config reads back
 // (fields in any order, each at most once; missing fields keep their defaults).
 std::string to_string(const Config& c);
 Config parse_config(std::string_view text);  // throws Error naming the bad field

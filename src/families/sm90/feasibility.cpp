@@ -58,6 +58,14 @@ int shared_bytes(const Config& c) {
 
 int accumulator_registers(const Config& c) { return rows_per_consumer(c) * c.block_m / 128; }
 
+Problem kernel_view(const Problem& p, const Config& c) {
+  if (!c.swap) return p;
+  Problem k = p;
+  std::swap(k.M, k.N);
+  std::swap(k.lda, k.ldb);
+  return k;
+}
+
 void require_tma_expressible(const Problem& p) {
   const int es = element_bytes(p.dtype);
   if (!tma_stride_ok(p.lda, p.dtype))
@@ -73,6 +81,8 @@ std::optional<std::string> infeasible(const Config& c, const Problem& p, const L
   if (std::find(std::begin(kWidths), std::end(kWidths), c.block_m) == std::end(kWidths))
     return fmt::format("block_m={} is not a wgmma width this build wraps", c.block_m);
   const bool tma_store = c.store != Store::direct;
+  if (c.swap && (m_major_a || tma_store))
+    return "swapped operands need both K-major (TN) and the direct store, which writes D transposed";
   if ((m_major_a || tma_store) && c.block_m % 64 != 0)
     return fmt::format("block_m={} is not a multiple of 64, which an M-major A tile and the TMA store need", c.block_m);
   if (c.consumers != 1 && c.consumers != 2) return fmt::format("consumers={} is not 1 or 2", c.consumers);
@@ -96,7 +106,8 @@ std::optional<std::string> infeasible(const Config& c, const Problem& p, const L
   if (c.split < 1 || c.split > kMaxSplit) return fmt::format("split={} is outside 1..{}", c.split, kMaxSplit);
   if (c.split > 1 && (c.schedule != Schedule::cooperative || pair))
     return "stream-K (split > 1) runs cooperative consumers without a cluster";
-  if (c.split > 1 && !fits_work_plan(tile_count(p, c.block_m, c.block_n), k_tiles(p)))
+  const Problem kp = kernel_view(p, c);
+  if (c.split > 1 && !fits_work_plan(tile_count(kp, c.block_m, c.block_n), k_tiles(kp)))
     return "stream-K counts k-tiles over all tiles in 32 bits: this problem has 2^31 or more";
   if (p.dtype == DType::fp8_e4m3 && p.layout != Layout::TN) return "fp8 wgmma needs both operands K-major (TN)";
   if (tma_store && (p.ldc * 2) % 16 != 0)
@@ -120,9 +131,14 @@ std::vector<Config> feasible_set(const Problem& p, const Limits& limits) {
                     for (int split : kSplits) {
                       Config c{bm, bn, stages, consumers, raster, group, store, schedule, cm, cn, split};
                       if (infeasible(c, p, limits)) continue;
-                      out.push_back(c);
-                      c.pdl = true;  // a launch attribute: feasible wherever the kernel is
-                      out.push_back(c);
+                      for (bool swap : {false, true}) {
+                        c.swap = swap;
+                        if (swap && infeasible(c, p, limits)) continue;
+                        for (bool pdl : {false, true}) {  // a launch attribute: feasible wherever the kernel is
+                          c.pdl = pdl;
+                          out.push_back(c);
+                        }
+                      }
                     }
   return out;
 }

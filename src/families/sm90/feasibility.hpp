@@ -31,5 +31,7 @@ int rows_per_consumer(const Config& c);
 int block_k(DType d);  // elements per k-tile: one 128-byte swizzle row
 int64_t k_tiles(const Problem& p);
 int64_t tile_count(const Problem& p, int block_m, int block_n);  // output tiles of block_m x block_n
+// The problem as the kernel sees it: with swapped operands, M and N, A and B, lda and ldb trade places.
+Problem kernel_view(const Problem& p, const Config& c);
 
 }  // namespace tilewise::sm90

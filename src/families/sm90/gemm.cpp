@@ -18,10 +18,10 @@ jit::KernelBuild kernel_build(const Config& c, const Problem& p) {
   jit::KernelBuild b;
   b.kernel_file = "sm90_gemm.cuh";
   b.name_expression = fmt::format(
-      "tilewise::kernels::sm90_gemm<tilewise::kernels::Sm90Gemm<{},{},{},{},{},{},{},{},{},{},{},{},{},{}>>", c.block_m,
+      "tilewise::kernels::sm90_gemm<tilewise::kernels::Sm90Gemm<{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}>>", c.block_m,
       c.block_n, c.stages, c.consumers, c.schedule == Schedule::pingpong ? 1 : 0, c.cluster_m, c.cluster_n,
       c.raster == Raster::m ? 1 : 0, c.group, input_kind(p.dtype), p.layout == Layout::NN ? 1 : 0,
-      c.store == Store::direct ? 0 : c.store == Store::tma ? 1 : 2, c.split, c.pdl ? 1 : 0);
+      c.store == Store::direct ? 0 : c.store == Store::tma ? 1 : 2, c.split, c.swap ? 1 : 0, c.pdl ? 1 : 0);
   b.config_text = fmt::format("{} for {} {}", to_string(c), to_string(p.dtype), to_string(p.layout));
   return b;
 }
@@ -35,7 +35,9 @@ Gemm::Gemm(const Problem& p, const Config& c, int sm_count) : p_(p), c_(c) {
   kernel_->set_max_dynamic_shared(shared_bytes(c));
   // Persistent: one CTA per SM at most (each needs most of an SM's shared memory), whole clusters only.
   const int cluster = c.cluster_m * c.cluster_n;
-  const int64_t tiles_m = (p.M + c.block_m - 1) / c.block_m, tiles_n = (p.N + c.block_n - 1) / c.block_n;
+  const Problem kp = kernel_view(p, c);
+  kernel_m_ = int(kp.M), kernel_n_ = int(kp.N);
+  const int64_t tiles_m = (kp.M + c.block_m - 1) / c.block_m, tiles_n = (kp.N + c.block_n - 1) / c.block_n;
   const int64_t cluster_tiles = ((tiles_m + c.cluster_m - 1) / c.cluster_m) * ((tiles_n + c.cluster_n - 1) / c.cluster_n);
   const dim3 block(unsigned(128 * (c.consumers + 1)));
   const int resident = cluster == 1 ? sm_count
@@ -45,8 +47,8 @@ Gemm::Gemm(const Problem& p, const Config& c, int sm_count) : p_(p), c_(c) {
   // and a flag per consumer, allocated once for the problem (so one Gemm runs on one stream at a time).
   const int64_t wanted = c.split > 1 ? cluster_tiles * c.split : cluster_tiles;
   grid_ = int(std::min<int64_t>(wanted, resident)) * cluster;
-  plan_ = work_plan(cluster_tiles, k_tiles(p), grid_ / cluster, c.split);
-  k_tiles_divisor_ = fast_divisor(int(std::max<int64_t>(k_tiles(p), 1)));
+  plan_ = work_plan(cluster_tiles, k_tiles(kp), grid_ / cluster, c.split);
+  k_tiles_divisor_ = fast_divisor(int(std::max<int64_t>(k_tiles(kp), 1)));
   if (c.split > 1) {
     partials_ = device::Buffer(size_t(grid_) * c.block_m * c.block_n * sizeof(float));
     flags_ = device::Buffer(size_t(grid_) * c.consumers * sizeof(int));
@@ -68,9 +70,14 @@ void Gemm::bind(const void* A, const void* B, void* C) {
   const uint64_t M = uint64_t(p_.M), N = uint64_t(p_.N), K = uint64_t(p_.K);
   // In a cluster each CTA loads its half of the shared operand tile, so that operand's box is half as tall.
   const uint32_t a_rows = uint32_t(c_.block_m / c_.cluster_n), b_rows = uint32_t(c_.block_n / c_.cluster_m);
-  bound_.a = &(p_.layout == Layout::TN ? map({A, es, f16, K, M, uint64_t(p_.lda) * es, bk, a_rows})
-                                       : map({A, es, f16, M, K, uint64_t(p_.lda) * es, 64, bk}));
-  bound_.b = &map({B, es, f16, K, N, uint64_t(p_.ldb) * es, bk, b_rows});
+  if (c_.swap) {  // the kernel's A is the problem's B and its B the problem's A, both K-major
+    bound_.a = &map({B, es, f16, K, N, uint64_t(p_.ldb) * es, bk, a_rows});
+    bound_.b = &map({A, es, f16, K, M, uint64_t(p_.lda) * es, bk, b_rows});
+  } else {
+    bound_.a = &(p_.layout == Layout::TN ? map({A, es, f16, K, M, uint64_t(p_.lda) * es, bk, a_rows})
+                                         : map({A, es, f16, M, K, uint64_t(p_.lda) * es, 64, bk}));
+    bound_.b = &map({B, es, f16, K, N, uint64_t(p_.ldb) * es, bk, b_rows});
+  }
   // The direct-store configurations never read the output map; they get the B map in its place.
   bound_.c = c_.store != Store::direct
                  ? &map({C, 2, f16, M, N, uint64_t(p_.ldc) * 2, 64, uint32_t(rows_per_consumer(c_))})
@@ -83,8 +90,8 @@ void Gemm::run(const void* A, const void* B, void* C, cudaStream_t stream) {
   // launch from the host loop costs no key formatting or lookup when the buffers repeat.
   if (A != bound_.A || B != bound_.B || C != bound_.C) bind(A, B, C);
   kernels::Sm90GemmArgs args{C,
-                  int(p_.M),
-                  int(p_.N),
+                  kernel_m_,
+                  kernel_n_,
                   int(p_.K),
                   p_.ldc,
                   plan_.dp_tiles,

@@ -39,6 +39,7 @@ class Gemm {
   jit::ResourceUsage usage_;
   std::unique_ptr<jit::LoadedKernel> kernel_;
   int grid_ = 0;
+  int kernel_m_ = 0, kernel_n_ = 0;  // M and N as the kernel sees them (kernel_view: swapped with the operands)
   WorkPlan plan_;
   FastDivisor k_tiles_divisor_;
   device::Buffer partials_, flags_;  // stream-K only
