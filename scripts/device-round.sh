@@ -5,7 +5,7 @@
 #                          [peers-smoke] [peers-torch] [peers-triton] [crosscheck-square] [crosscheck-torch]
 #                          [sm90-tests] [sass] [sm90-explore] [sm90-sanitize] [square-sm90] [decode-gemv] [family-tests]
 #                          [peers-gpus] [gemv-engines] [sm90-sweep] [tune-llm24] [selected-llm24] [grid-vs-descent]
-#                          [host-gpu-tests] [decide-llm24] [gemv-bulk] [gemv-bulk-sanitize]
+#                          [host-gpu-tests] [decide-llm24] [gemv-bulk] [gemv-bulk-sanitize] [issue7] [kscan-stride]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export TILEWISE_SOURCE_DIR=$PWD  # the GPU tests read suites from this copy, not from where they were built
@@ -41,9 +41,9 @@ for step in "$@"; do
         timeout 120 "$tests/families_gpu_test" --gtest_filter="Grid/Sm90Configuration.*/$i" >>"$work/sm90-tests.log" 2>&1
         echo "sm90 grid configuration $i: exit $?"
       done
-      timeout 150 "$tests/families_gpu_test" --gtest_filter='Sm90StreamK.*:Sm90FirstRule.*:Sm90Sanitized.*' \
+      timeout 150 "$tests/families_gpu_test" --gtest_filter='Sm90StreamK.*:Sm90FirstRule.*:Sm90Sanitized.*:Sm90Pdl.*' \
         >>"$work/sm90-tests.log" 2>&1
-      echo "sm90 stream-K, first rule, sanitized set: exit $?"
+      echo "sm90 stream-K, first rule, sanitized set, dependent launch: exit $?"
       grep -E "^\[  (FAILED|PASSED) " "$work/sm90-tests.log" | sort | uniq -c
       ;;
     sass)
@@ -293,6 +293,38 @@ for step in "$@"; do
       done
       "$bin" campaign "$work/grid-vs-descent-descent.json" --grid "$work/grid-vs-descent-grid.json" \
         | tee "$work/grid-vs-descent.txt"
+      ;;
+    issue7)
+      # Issue 7: its named shapes (llm24's and the small squares; sq512 is sqS) tuned for sm90, bf16 and fp16 TN,
+      # within ISSUE7_TUNE_S (a whole campaign takes about 500 s: continue it in a second round with ISSUE7_CAMPAIGN,
+      # the campaign file the first returned); then the database's entries against cublaslt on the llm24 shapes
+      # (cold) and the small squares (warm and cold), each arm's graph-replay and host-loop times in the receipts.
+      [ -n "${ISSUE7_CAMPAIGN:-}" ] && cp "$ISSUE7_CAMPAIGN" "$work/sm90-issue7-campaign.json"
+      timeout "${ISSUE7_TUNE_S:-300}" "$bin" tune --suite suites/llm24.txt --suite suites/square.txt \
+        --only sqS,sqL,fatK,thinK,sn_16_pf,sn_64_pf,sn_256_pf,d4k_qkv_dec,d4k_ffn_dec,d4k_down_dec,d8k_qkv_dec,sn_16_dec,sn_32_dec,sn_128_dec,sq256,sq768,sq1024,sq1536 \
+        --dtypes bf16,fp16 --layouts TN --family sm90 --repeats 5 --campaign "$work/sm90-issue7-campaign.json" \
+        >/dev/null 2>"$work/tune-sm90-issue7.log"
+      echo "tune: exit $? (124: stopped at its deadline, finished cases kept)"
+      "$bin" campaign "$work/sm90-issue7-campaign.json" --database "$work/sm90-issue7-db.json" | tail -n 8
+      arms=selected:$work/sm90-issue7-db.json,cublaslt
+      timeout 260 "$bin" bench --suite suites/llm24.txt \
+        --only sqS,sqL,fatK,thinK,sn_16_pf,sn_64_pf,sn_256_pf,d4k_qkv_dec,d4k_ffn_dec,d4k_down_dec,d8k_qkv_dec,sn_16_dec,sn_32_dec,sn_128_dec \
+        --dtypes bf16,fp16 --layouts TN --cold --arms "$arms" --baseline cublaslt -o "$work/issue7-named-cold.json" \
+        2>"$work/issue7-named-cold.log" | tee "$work/issue7-named-cold-table.txt" | tail -n 3
+      for mode in warm cold; do
+        timeout 90 "$bin" bench --suite suites/square.txt --only sq256,sq512,sq768,sq1024,sq1536 --dtypes bf16,fp16 \
+          --layouts TN --$mode --arms "$arms" --baseline cublaslt -o "$work/issue7-small-squares-$mode.json" \
+          2>"$work/issue7-small-squares-$mode.log" | tee "$work/issue7-small-squares-$mode-table.txt" | tail -n 2
+      done
+      ;;
+    kscan-stride)
+      # k-loop stagger: the power-of-two K of the K scan with every leading dimension a power of two, then padded by
+      # 64 elements (the same work, only the row stride differs), each run against its own cublaslt.
+      for pad in 0 64; do
+        timeout 105 "$bin" bench --suite suites/kscan.txt --only ks1024,ks2048,ks4096 --dtypes bf16 --layouts TN \
+          --arms sm90,cublaslt --baseline cublaslt --pad $pad -o "$work/kscan-pow2-pad$pad.json" \
+          2>"$work/kscan-pow2-pad$pad.log" | tee "$work/kscan-pow2-pad$pad-table.txt" | tail -n 5
+      done
       ;;
     crosscheck-torch)
       # tilewise's vendor arms and torch.mm back to back on one machine: the closest runs there can be.
