@@ -74,6 +74,13 @@ TEST(Sm90Feasibility, EachRuleNamesWhyAConfigurationCannotRun) {
   EXPECT_NE(why(Config{256, 128, 17, 2}, p).find("stages=17 is outside 2..16"), std::string::npos);
   EXPECT_EQ(why(Config{16, 64, 16, 1}, make_problem("dec", 16, 8192, 4096, DType::bf16, Layout::TN)), "feasible");
   EXPECT_NE(why(Config{128, 128, 16, 2}, p).find("shared memory"), std::string::npos);
+  EXPECT_NE(why(Config{256, 64, 4, 1, Raster::m, 8, Store::direct, Schedule::cooperative, 1, 1, 2}, p)
+                .find("stream-K beside 128 accumulators in one consumer"), std::string::npos);
+  EXPECT_EQ(why(Config{256, 64, 4, 1, Raster::m, 8, Store::direct}, p), "feasible");
+  EXPECT_EQ(why(Config{256, 128, 4, 2, Raster::m, 8, Store::direct, Schedule::cooperative, 1, 1, 2}, p), "feasible");
+  Config swapped_wide{128, 256, 2, 2};
+  swapped_wide.swap = true;
+  EXPECT_NE(why(swapped_wide, p).find("swapped operands beside 128 accumulators"), std::string::npos);
   Config swapped{16, 64, 8, 1};  // a 16-wide wgmma over N = 16, 64-row tiles over M
   swapped.swap = true;
   const Problem skinny = make_problem("skinny", 8192, 16, 2048, DType::bf16, Layout::TN);

@@ -106,6 +106,15 @@ std::optional<std::string> infeasible(const Config& c, const Problem& p, const L
   if (c.split < 1 || c.split > kMaxSplit) return fmt::format("split={} is outside 1..{}", c.split, kMaxSplit);
   if (c.split > 1 && (c.schedule != Schedule::cooperative || pair))
     return "stream-K (split > 1) runs cooperative consumers without a cluster";
+  // Beside the most accumulators a thread holds, two mechanisms leave no register to spare. Compiled for sm_90a,
+  // these spilled 8-32 bytes where the same tiles without them did not:
+  // - stream-K's fixup (partial addresses and loads) with one consumer: 256x64, and 128x128 with an M-major A;
+  // - swapped operands' transposed stores: 128x128 ping-pong, 128x256 cooperative.
+  if (accumulator_registers(c) >= kMaxAccumulators) {
+    if (c.split > 1 && c.consumers == 1)
+      return fmt::format("stream-K beside {} accumulators in one consumer spills registers", accumulator_registers(c));
+    if (c.swap) return fmt::format("swapped operands beside {} accumulators spill registers", accumulator_registers(c));
+  }
   const Problem kp = kernel_view(p, c);
   if (c.split > 1 && !fits_work_plan(tile_count(kp, c.block_m, c.block_n), k_tiles(kp)))
     return "stream-K counts k-tiles over all tiles in 32 bits: this problem has 2^31 or more";
