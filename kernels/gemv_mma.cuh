@@ -283,7 +283,7 @@ __global__ void __maxnreg__(register_limit<THREADS>)
   const TokenRows<M, WF, XT, XL> tokens(x, ldx, g, q);
 
   const int blocks = (N + cta_cols - 1) / cta_cols;
-  if constexpr (PDL) {  // prefetch the first block's first step, then wait (gemv.cuh, launch_dependents)
+  if constexpr (PDL) {  // prefetch the first block's first step, then wait (pdl.h; gemv.cuh, prefetch_l2)
     launch_dependents();
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u)

@@ -36,7 +36,7 @@ __global__ void __maxnreg__(register_limit<THREADS>)
   if constexpr (HINT == hint_evict_first) asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
 
   const int blocks = (N + cta_cols - 1) / cta_cols;
-  if constexpr (PDL) {  // prefetch the first block's first weights, then wait (gemv.cuh, launch_dependents)
+  if constexpr (PDL) {  // prefetch the first block's first weights, then wait (pdl.h; gemv.cuh, prefetch_l2)
     launch_dependents();
 #pragma unroll
     for (int c = 0; c < COLS; ++c)

@@ -305,8 +305,10 @@ for step in "$@"; do
         --dtypes bf16,fp16 --layouts TN --family sm90 --repeats 5 --campaign "$work/sm90-issue7-campaign.json" \
         >/dev/null 2>"$work/tune-sm90-issue7.log"
       echo "tune: exit $? (124: stopped at its deadline, finished cases kept)"
-      "$bin" campaign "$work/sm90-issue7-campaign.json" --database "$work/sm90-issue7-db.json" | tail -n 8
-      arms=selected:$work/sm90-issue7-db.json,cublaslt
+      # The database where it is committed, so the receipts' arm names a file others can read.
+      "$bin" campaign "$work/sm90-issue7-campaign.json" --database results/tune/sm90-issue7-db.json | tail -n 8
+      cp results/tune/sm90-issue7-db.json "$work/"
+      arms=selected:results/tune/sm90-issue7-db.json,cublaslt
       timeout 260 "$bin" bench --suite suites/llm24.txt \
         --only sqS,sqL,fatK,thinK,sn_16_pf,sn_64_pf,sn_256_pf,d4k_qkv_dec,d4k_ffn_dec,d4k_down_dec,d8k_qkv_dec,sn_16_dec,sn_32_dec,sn_128_dec \
         --dtypes bf16,fp16 --layouts TN --cold --arms "$arms" --baseline cublaslt -o "$work/issue7-named-cold.json" \

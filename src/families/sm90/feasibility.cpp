@@ -115,9 +115,11 @@ std::optional<std::string> infeasible(const Config& c, const Problem& p, const L
       return fmt::format("stream-K beside {} accumulators in one consumer spills registers", accumulator_registers(c));
     if (c.swap) return fmt::format("swapped operands beside {} accumulators spill registers", accumulator_registers(c));
   }
-  const Problem kp = kernel_view(p, c);
-  if (c.split > 1 && !fits_work_plan(tile_count(kp, c.block_m, c.block_n), k_tiles(kp)))
-    return "stream-K counts k-tiles over all tiles in 32 bits: this problem has 2^31 or more";
+  if (c.split > 1) {  // only here: feasible_set asks this of every configuration
+    const Problem kp = kernel_view(p, c);
+    if (!fits_work_plan(tile_count(kp, c.block_m, c.block_n), k_tiles(kp)))
+      return "stream-K counts k-tiles over all tiles in 32 bits: this problem has 2^31 or more";
+  }
   if (p.dtype == DType::fp8_e4m3 && p.layout != Layout::TN) return "fp8 wgmma needs both operands K-major (TN)";
   if (tma_store && (p.ldc * 2) % 16 != 0)
     return fmt::format("ldc={} is not a multiple of 16 bytes, which the TMA store needs", p.ldc);
