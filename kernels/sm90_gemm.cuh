@@ -1,12 +1,13 @@
 // The Hopper GEMM: a producer warpgroup streams operand tiles with TMA into a ring of shared-memory stages, and one
-// or two consumer warpgroups multiply them with wgmma, on a persistent grid.
+// to three consumer warpgroups multiply them with wgmma, on a persistent grid.
 //
 // Problem terms (src/core/problem.hpp, column-major): C(m,n) = sum_k A(m,k) B(k,n), with B K-major and C stored with
 // m contiguous. The kernel computes the transpose, D = C^T (N x M, row-major with row stride ldc), so that the weight
 // operand B feeds wgmma's 64-row side and C's contiguous m runs along the accumulator's columns:
 //   D(n, m) = sum_k B(n, k) A(m, k),   wgmma A <- B tile (K-major),   wgmma B <- A tile (K-major for TN, M-major for NN).
 // A block tile is BlockN rows (problem N) by BlockM columns (problem M, the wgmma width). Cooperative: the consumers
-// split a tile's rows (64 or 128 each). Ping-pong: each consumer takes whole tiles in turn, so one multiplies while
+// split a tile's rows (64 or 128 each; three consumers make 192-row tiles, the shape that cuts a 1536 square into
+// 128 tiles of 192 x 96 for 132 SMs, where 128-row tiles make 1.09 or 0.73 waves). Ping-pong: each consumer takes whole tiles in turn, so one multiplies while
 // the other stores. Every k-tile is one 128-byte swizzle row deep: 64 bf16/fp16 or 128 fp8 elements.
 // Clusters of two CTAs on neighbouring tiles share one operand tile: each CTA loads half of it and TMA multicasts
 // that half into both CTAs' shared memory (ClusterM = 2: neighbours along M share B; ClusterN = 2: along N share A).
@@ -68,8 +69,11 @@ struct Sm90Gemm {
   static constexpr int kARowsLoaded = BlockM / ClusterN;
   // Dynamic shared memory the launch asks for: the stages, the output tile, and slack to align to 1024 bytes.
   static constexpr int kSharedBytes = Stages * kStageBytes + kOutTileBytes + 1024;
+  // setmaxnreg moves registers between the warpgroups of the SM's 64K: the producer gives back what the consumers
+  // take (three consumers: 128 * 40 + 384 * 152 <= 65536; a multiple of 8 each).
   static constexpr int kProducerRegisters = 40;
-  static constexpr int kConsumerRegisters = Consumers == 1 ? 240 : 232;
+  static constexpr int kConsumerRegisters = Consumers == 1 ? 240 : Consumers == 2 ? 232 : 152;
+  static_assert(Consumers >= 1 && Consumers <= 3 && !(Pingpong && Consumers != 2), "1-3 consumers; ping-pong takes 2");
   static_assert(RowsPerConsumer % 64 == 0 && MmasPerConsumer >= 1 && MmasPerConsumer <= 2);
   static_assert(ClusterSize <= 2 && kBRowsLoaded % 8 == 0 && kARowsLoaded % 8 == 0);
   static_assert(!(AMajorM && ClusterN == 2) || BlockM % 128 == 0, "each CTA multicasts whole 64-column atoms");

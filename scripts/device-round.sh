@@ -59,12 +59,13 @@ for step in "$@"; do
       rm -f "$work"/cubins/*.cubin
       ;;
     sm90-explore)
-      # Configurations side by side with the vendor on a few squares (warm, short): where the kernel stands.
+      # Configurations side by side with the vendor on a few shapes (warm, short): where the kernel stands.
       IFS=' ' read -r -a explore_arms <<<"${SM90_ARMS:-sm90 cublaslt}"
-      timeout "${BENCH_TIMEOUT:-300}" "$bin" bench --suite suites/square.txt --only "${SM90_ONLY:-sq2048,sq4096,sq8192}" \
+      timeout "${BENCH_TIMEOUT:-300}" "$bin" bench --suite "suites/${SM90_SUITE:-square}.txt" \
+        --only "${SM90_ONLY:-sq2048,sq4096,sq8192}" \
         --dtypes "${SM90_DTYPES:-bf16}" --layouts "${SM90_LAYOUTS:-TN}" --arms "$(IFS=,; echo "${explore_arms[*]}")" \
-        --baseline cublaslt --warmup-s 3 --repeats 3 -o "$work/sm90-explore.json" --overwrite 2>"$work/sm90-explore.log" \
-        | tee "$work/sm90-explore-table.txt" | tail -n 40
+        --baseline cublaslt --warmup-s 3 --repeats 3 -o "$work/sm90-explore${SM90_TAG:-}.json" --overwrite \
+        2>"$work/sm90-explore${SM90_TAG:-}.log" | tee "$work/sm90-explore${SM90_TAG:-}-table.txt" | tail -n 40
       ;;
     tests)
       ctest --test-dir build/release -L gpu --output-on-failure 2>&1 | tee "$work/gpu-tests.log" | tail -n 30

@@ -109,6 +109,23 @@ TEST(Sm90Feasibility, EachRuleNamesWhyAConfigurationCannotRun) {
             std::string::npos);
 }
 
+TEST(Sm90Feasibility, ThreeConsumersTakeSixtyFourRowsEachWithinTheirSmallerRegisterShare) {
+  const Problem p = square(1536);
+  auto why = [&](Config c) { return infeasible(c, p).value_or("feasible"); };
+  EXPECT_EQ(why(Config{96, 192, 6, 3}), "feasible");  // cuBLASLt's 192 x 96 for this square: 128 tiles
+  EXPECT_EQ(why(Config{128, 192, 4, 3, Raster::m, 8, Store::tma_ring, Schedule::cooperative, 1, 1, 2}), "feasible");
+  EXPECT_NE(why(Config{96, 192, 6, 3, Raster::m, 8, Store::direct, Schedule::pingpong}).find("two consumers"),
+            std::string::npos);
+  EXPECT_NE(why(Config{256, 192, 3, 3}).find("128 accumulators per thread exceed 96 (3 consumers)"), std::string::npos);
+  EXPECT_NE(why(Config{64, 384, 2, 3}).find("256 rows one TMA box holds"), std::string::npos);
+  EXPECT_NE(why(Config{64, 256, 2, 4}).find("consumers=4 is not 1, 2 or 3"), std::string::npos);
+  Config swapped{192, 192, 3, 3};
+  swapped.swap = true;
+  EXPECT_NE(why(swapped).find("swapped operands beside 96 accumulators"), std::string::npos);
+  const std::vector<Config> set = feasible_set(p);
+  EXPECT_NE(std::find(set.begin(), set.end(), Config{96, 192, 6, 3}), set.end());
+}
+
 TEST(Sm90Feasibility, StridesTmaCannotLoadAreUnsupportedWithTheOperandNamed) {
   EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { require_tma_expressible(make_problem("k", 64, 64, 300, DType::bf16, Layout::TN)); }), "lda=300"));
   EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { require_tma_expressible(make_problem("m1", 1, 64, 64, DType::bf16, Layout::NN)); }), "lda=1"));

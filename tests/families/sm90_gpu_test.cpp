@@ -49,6 +49,9 @@ const char* kConfigs[] = {
     "block_m=128,block_n=128,stages=5,consumers=2,raster=m,group=8,store=tma,cluster=1x2,pdl=1",
     "block_m=16,block_n=64,stages=8,consumers=1,raster=m,group=8,store=direct,swap=1",
     "block_m=32,block_n=128,stages=6,consumers=2,raster=n,group=4,store=direct,split=3,swap=1,pdl=1",
+    "block_m=96,block_n=192,stages=6,consumers=3,raster=m,group=8,store=direct,pdl=1",
+    "block_m=128,block_n=192,stages=4,consumers=3,raster=n,group=4,store=tma_ring,split=3",
+    "block_m=64,block_n=192,stages=5,consumers=3,raster=m,group=8,store=tma,cluster=2x1",
 };
 
 // Runs `arm_name` on `p`; returns false when the family declines the problem or configuration.
@@ -101,23 +104,28 @@ TEST_P(Sm90Configuration, CorrectOnEveryTypeLayoutPaddingAndEdgeShape) {
 
 INSTANTIATE_TEST_SUITE_P(Grid, Sm90Configuration, ::testing::ValuesIn(kConfigs));
 
-// Small enough for compute-sanitizer (memcheck, racecheck): one configuration of each mechanism on an edge shape
-// (swapped operands take the TN one only: both must be K-major).
+// Small enough for compute-sanitizer (memcheck, racecheck): one configuration of each mechanism on an edge shape.
+// Each runs exactly where the feasibility rules say it can (swapped operands: the TN shape only).
 TEST(Sm90Sanitized, EachMechanismOnSmallShapes) {
   TW_REQUIRE_GPU();
   device::Stream s;
-  for (const char* text : {"sm90", "sm90:block_m=128;block_n=128;stages=6;store=tma",
-                           "sm90:block_m=192;block_n=64;stages=4;store=tma_ring;schedule=pingpong;cluster=2x1",
-                           "sm90:block_m=128;block_n=128;stages=4;store=direct;cluster=1x2",
-                           "sm90:block_m=64;block_n=64;stages=4;consumers=1;store=tma;split=3",
-                           "sm90:block_m=64;block_n=64;stages=12;consumers=1;store=tma;split=3;pdl=1",
-                           "sm90:block_m=16;block_n=64;stages=8;consumers=1;store=direct;split=2;swap=1"})
-    for (const Problem& p : {make_problem("edge", 200, 136, 328, DType::bf16, Layout::NN),
-                             make_problem("pad", 264, 392, 200, DType::fp16, Layout::TN, 8)}) {
-      SCOPED_TRACE(describe(p) + " " + text);
-      const bool swapped = std::string_view(text).find("swap=1") != std::string_view::npos;
-      EXPECT_EQ(run_and_check(p, text, s), !swapped || p.layout == Layout::TN);
+  for (const Problem& p : {make_problem("edge", 200, 136, 328, DType::bf16, Layout::NN),
+                           make_problem("pad", 264, 392, 200, DType::fp16, Layout::TN, 8)}) {
+    SCOPED_TRACE(describe(p));
+    EXPECT_TRUE(run_and_check(p, "sm90", s));  // the first rule's choice
+    for (const char* text : {"block_m=128,block_n=128,stages=6,store=tma",
+                             "block_m=192,block_n=64,stages=4,store=tma_ring,schedule=pingpong,cluster=2x1",
+                             "block_m=128,block_n=128,stages=4,store=direct,cluster=1x2",
+                             "block_m=64,block_n=64,stages=4,consumers=1,store=tma,split=3",
+                             "block_m=64,block_n=64,stages=12,consumers=1,store=tma,split=3,pdl=1",
+                             "block_m=16,block_n=64,stages=8,consumers=1,store=direct,split=2,swap=1",
+                             "block_m=64,block_n=192,stages=4,consumers=3,store=tma_ring,split=2"}) {
+      SCOPED_TRACE(text);
+      std::string arm = std::string("sm90:") + text;
+      std::replace(arm.begin(), arm.end(), ',', ';');
+      EXPECT_EQ(run_and_check(p, arm, s), !sm90::infeasible(sm90::parse_config(text), p));
     }
+  }
 }
 
 // Stream-K adds the partials of a tile in CTA order, so the same inputs give the same bits on every run: a last

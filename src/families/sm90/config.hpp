@@ -21,7 +21,7 @@ struct Config {
   int block_m = 256;    // tile columns along the problem's M: the wgmma width
   int block_n = 128;    // tile rows along the problem's N (cooperative: split over the consumers, 64 or 128 each)
   int stages = 4;       // shared-memory ring depth
-  int consumers = 2;    // consumer warpgroups beside the producer
+  int consumers = 2;    // consumer warpgroups beside the producer: 1, 2 or 3 (cooperative)
   Raster raster = Raster::m;
   int group = 8;        // tile rows (raster m) or columns (raster n) per raster group
   Store store = Store::direct;

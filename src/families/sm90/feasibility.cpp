@@ -25,9 +25,9 @@ constexpr int kSplits[] = {1, 2, 3, 4, 8, 16};
 // The persistent grid is at most one CTA an SM, so a split beyond the SMs only evens out the pieces; past 64 a
 // 64-k-tile problem's pieces would be empty.
 constexpr int kMaxSplit = 64;
-// Accumulators per consumer thread that leave room for addresses and the epilogue in the 232 or 240 registers
-// a consumer gets after setmaxnreg.
-constexpr int kMaxAccumulators = 128;
+// Accumulators per consumer thread that leave room for addresses and the epilogue in the registers a consumer gets
+// after setmaxnreg (kernels/sm90_gemm.cuh): 240 or 232 with one or two consumers, 152 with three.
+int max_accumulators(int consumers) { return consumers == 3 ? 96 : 128; }
 // The kernel's static shared memory beside the dynamic allocation: a full and an empty mbarrier a stage and two
 // ping-pong turns, at least the 256 bytes budgeted before rings deeper than 8.
 int static_shared(int stages) { return std::max(256, (2 * stages + 2) * 8); }
@@ -85,11 +85,12 @@ std::optional<std::string> infeasible(const Config& c, const Problem& p, const L
     return "swapped operands need both K-major (TN) and the direct store, which writes D transposed";
   if ((m_major_a || tma_store) && c.block_m % 64 != 0)
     return fmt::format("block_m={} is not a multiple of 64, which an M-major A tile and the TMA store need", c.block_m);
-  if (c.consumers != 1 && c.consumers != 2) return fmt::format("consumers={} is not 1 or 2", c.consumers);
+  if (c.consumers < 1 || c.consumers > 3) return fmt::format("consumers={} is not 1, 2 or 3", c.consumers);
   if (c.schedule == Schedule::pingpong && c.consumers != 2) return "pingpong needs two consumers";
   if (rows_per_consumer(c) % 64 != 0 || rows_per_consumer(c) > 128 || c.block_n % c.consumers != 0)
     return fmt::format("block_n={} does not give each consumer 64 or 128 rows ({} {} consumers)", c.block_n,
                        c.consumers, c.schedule == Schedule::pingpong ? "pingpong" : "cooperative");
+  if (c.block_n > 256) return fmt::format("block_n={} exceeds the 256 rows one TMA box holds", c.block_n);
   const bool pair = c.cluster_m * c.cluster_n == 2;
   if (!(c.cluster_m == 1 && c.cluster_n == 1) && !pair)
     return fmt::format("cluster={}x{} is not 1x1, 2x1 or 1x2", c.cluster_m, c.cluster_n);
@@ -97,8 +98,9 @@ std::optional<std::string> infeasible(const Config& c, const Problem& p, const L
     return fmt::format("cluster 1x2 multicasts whole 64-column atoms of an M-major A: block_m={} has one", c.block_m);
   if (c.cluster_n == 2 && (c.block_m / 2) % 8 != 0)
     return fmt::format("cluster 1x2 halves the A tile: block_m={} is not a multiple of 16", c.block_m);
-  if (accumulator_registers(c) > kMaxAccumulators)
-    return fmt::format("{} accumulators per thread exceed {}", accumulator_registers(c), kMaxAccumulators);
+  if (accumulator_registers(c) > max_accumulators(c.consumers))
+    return fmt::format("{} accumulators per thread exceed {} ({} consumer{})", accumulator_registers(c),
+                       max_accumulators(c.consumers), c.consumers, c.consumers == 1 ? "" : "s");
   if (c.stages < 2 || c.stages > kMaxStages) return fmt::format("stages={} is outside 2..{}", c.stages, kMaxStages);
   if (shared_bytes(c) + static_shared(c.stages) > limits.shared_bytes_per_block)
     return fmt::format("{} bytes of shared memory exceed {}", shared_bytes(c), limits.shared_bytes_per_block);
@@ -110,7 +112,7 @@ std::optional<std::string> infeasible(const Config& c, const Problem& p, const L
   // these spilled 8-32 bytes where the same tiles without them did not:
   // - stream-K's fixup (partial addresses and loads) with one consumer: 256x64, and 128x128 with an M-major A;
   // - swapped operands' transposed stores: 128x128 ping-pong, 128x256 cooperative.
-  if (accumulator_registers(c) >= kMaxAccumulators) {
+  if (accumulator_registers(c) >= max_accumulators(c.consumers)) {
     if (c.split > 1 && c.consumers == 1)
       return fmt::format("stream-K beside {} accumulators in one consumer spills registers", accumulator_registers(c));
     if (c.swap) return fmt::format("swapped operands beside {} accumulators spill registers", accumulator_registers(c));
@@ -131,8 +133,8 @@ std::optional<std::string> infeasible(const Config& c, const Problem& p, const L
 std::vector<Config> feasible_set(const Problem& p, const Limits& limits) {
   std::vector<Config> out;
   for (int bm : kWidths)
-    for (int bn : {64, 128, 256})
-      for (int consumers : {1, 2})
+    for (int bn : {64, 128, 192, 256})
+      for (int consumers : {1, 2, 3})
         for (int stages : kStages)
           for (Raster raster : {Raster::m, Raster::n})
             for (int group : kGroups)
