@@ -38,7 +38,10 @@ namespace tilewise::kernels {
 // The configuration, all compile-time. Input: 0 bf16, 1 fp16, 2 fp8 e4m3 (bf16 out). AMajorM: A stored M-major (NN).
 // RasterM: consecutive tiles walk along M within a group of Group tile-rows along N (else the transpose).
 // Store: 0 direct stores from registers; 1 the whole output tile staged in shared memory and written by TMA; 2 the
-// same through a ring of two 64-column atoms per consumer, which leaves big tiles room for a deeper stage ring.
+// same through a ring of two 64-column atoms per consumer, which leaves big tiles room for a deeper stage ring; 3 the
+// tile staged in shared memory and copied out by the consumer threads in 16-byte pieces, for tiles whose width is not
+// whole 64-column atoms (the direct store's scattered 4-byte stores cost sq1536 4 us of its 14:
+// results/logs/sq1536-store-explore-52cbfd0-table.txt).
 // Split: 1 every tile whole; S > 1 stream-K with at most S pieces per streamed tile (cooperative, no cluster).
 // SwapAB: 1 the operands swapped (above). Pdl: 1 launched as a programmatic dependent (above).
 template <int BlockM_, int BlockN_, int Stages_, int Consumers_, int Pingpong_, int ClusterM_, int ClusterN_,
@@ -48,7 +51,7 @@ struct Sm90Gemm {
   static constexpr int Split = Split_;
   static constexpr bool SwapAB = SwapAB_, Pdl = Pdl_;
   static constexpr bool Pingpong = Pingpong_, RasterM = RasterM_, AMajorM = AMajorM_;
-  static constexpr bool TmaStore = Store_ != 0, StoreRing = Store_ == 2;
+  static constexpr bool TmaStore = Store_ == 1 || Store_ == 2, StoreRing = Store_ == 2, StagedStore = Store_ == 3;
   static constexpr int ClusterM = ClusterM_, ClusterN = ClusterN_, ClusterSize = ClusterM_ * ClusterN_;
   static constexpr int Group = Group_, Input = Input_;
   static constexpr int kElemBytes = Input == 2 ? 1 : 2;
@@ -63,7 +66,12 @@ struct Sm90Gemm {
   static constexpr int kATileBytes = BlockM * 128;
   static constexpr int kStageBytes = kBTileBytes + kATileBytes;
   static constexpr int kOutTileBytes =
-      StoreRing ? Consumers * 2 * RowsPerConsumer * 128 : TmaStore ? Consumers * RowsPerConsumer * BlockM * 2 : 0;
+      StoreRing    ? Consumers * 2 * RowsPerConsumer * 128
+      : TmaStore   ? Consumers * RowsPerConsumer * BlockM * 2
+      : StagedStore ? Consumers * RowsPerConsumer * (BlockM * 2 + 16)
+                   : 0;
+  // A staged row is padded by 16 bytes, so the eight rows one warp's store writes start in different banks.
+  static constexpr int kStagedRowBytes = BlockM * 2 + 16;
   // The share of the multicast operand each CTA of a cluster loads: rows of B (ClusterM) or of A (ClusterN).
   static constexpr int kBRowsLoaded = BlockN / ClusterM;
   static constexpr int kARowsLoaded = BlockM / ClusterN;
@@ -81,7 +89,7 @@ struct Sm90Gemm {
   static_assert(!TmaStore || BlockM % 64 == 0, "the TMA epilogue stores 64-column swizzle atoms");
   static_assert(!(AMajorM && Input == 2), "fp8 wgmma reads both operands K-major");
   static_assert(Split == 1 || (!Pingpong && ClusterSize == 1), "stream-K runs cooperative CTAs without clusters");
-  static_assert(!SwapAB || (!TmaStore && !AMajorM), "swapped operands: both K-major, stored from registers");
+  static_assert(!SwapAB || (Store_ == 0 && !AMajorM), "swapped operands: both K-major, stored from registers");
 };
 
 namespace sm90 {
@@ -228,6 +236,48 @@ __device__ __forceinline__ void store_direct(const float* acc, const Sm90GemmArg
         if (col + 1 < args.M) p[1] = v.y;
       }
     }
+}
+
+// Writes one 64-row accumulator block into `rows` (the staged store's buffer, kStagedRowBytes a row) as the output type.
+template <class Cfg>
+__device__ __forceinline__ void stage_rows(const float* acc, uint8_t* rows) {
+  const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
+#pragma unroll
+  for (int j = 0; j < Cfg::BlockM / 8; ++j)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int row = warp * 16 + lane / 4 + 8 * h, col = 8 * j + 2 * (lane % 4);
+      *reinterpret_cast<OutPair<Cfg>*>(rows + row * Cfg::kStagedRowBytes + col * 2) =
+          to_out<Cfg>(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
+    }
+}
+
+// A consumer's staged rows to D: consecutive threads take consecutive 16-byte pieces of a row, so each warp writes
+// whole 128-byte lines where the tile is inside D. Pieces past D's edge, or a D whose rows are not 16-byte aligned,
+// go element by element.
+template <class Cfg>
+__device__ __forceinline__ void copy_out(const uint8_t* rows, const Sm90GemmArgs& args, int row0, int col0,
+                                         int consumer_thread) {
+  using Elem = cuda::std::conditional_t<Cfg::Input == 1, __half, __nv_bfloat16>;
+  constexpr int kPieces = Cfg::BlockM / 8;  // 16 bytes of a row each
+  Elem* c = static_cast<Elem*>(args.c);
+  const bool vectors = args.ldc % 8 == 0 && reinterpret_cast<uintptr_t>(c) % 16 == 0;
+#pragma unroll 4
+  for (int i = consumer_thread; i < Cfg::RowsPerConsumer * kPieces; i += 128) {
+    const int r = i / kPieces, piece = i % kPieces;
+    const int row = row0 + r, col = col0 + 8 * piece;
+    if (row >= args.N || col >= args.M) continue;
+    const uint4 v = *reinterpret_cast<const uint4*>(rows + r * Cfg::kStagedRowBytes + 16 * piece);
+    Elem* p = c + (long long)row * args.ldc + col;
+    if (vectors && col + 8 <= args.M) {
+      *reinterpret_cast<uint4*>(p) = v;
+    } else {
+      const Elem* e = reinterpret_cast<const Elem*>(&v);
+#pragma unroll
+      for (int x = 0; x < 8; ++x)  // unrolled, so e[x] stays in registers
+        if (col + x < args.M) p[x] = e[x];
+    }
+  }
 }
 
 // Writes the 64-column atom `atom` of one 64-row accumulator block into shared memory, in the 128B-swizzled layout
@@ -461,6 +511,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
             ptx::cp_async_bulk_commit_group();
           }
         }
+      } else if constexpr (Cfg::StagedStore) {
+        uint8_t* mine = out_tile + consumer * Cfg::RowsPerConsumer * Cfg::kStagedRowBytes;
+        sm90::warpgroup_sync(sync_id);  // every thread has copied the previous tile out of the buffer
+#pragma unroll
+        for (int i = 0; i < Cfg::MmasPerConsumer; ++i)
+          sm90::stage_rows<Cfg>(acc[i], mine + i * 64 * Cfg::kStagedRowBytes);
+        sm90::warpgroup_sync(sync_id);
+        sm90::copy_out<Cfg>(mine, args, row0, tm * Cfg::BlockM, consumer_thread);
       } else if constexpr (Cfg::TmaStore) {
         uint8_t* mine = out_tile + consumer * Cfg::RowsPerConsumer * Cfg::BlockM * 2;
         // The previous tile's store must have read the staging tile before it is overwritten.

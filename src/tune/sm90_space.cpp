@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "core/error.hpp"
 #include "families/sm90/heuristic.hpp"
 
@@ -27,18 +29,20 @@ int covering_block_m(const std::vector<sm90::Config>& feasible, int64_t M) {
 }
 
 // The tile round's candidates keep the incumbent's ring depth, which a larger tile often cannot fit beside: keep the
-// tile and its mapping, and take the deepest ring that fits, as the first rule does (the TMA store while it still
-// leaves four stages, then the ring store, then the direct store). The pipeline round then tunes the depth. A
-// schedule stream-K cannot run (ping-pong, clusters) gets whole tiles.
+// tile and its mapping, and take the deepest ring that fits, much as the first rule does: the TMA store while it
+// still leaves four stages (or the incumbent's depth, where that is less), then the ring store, then the staged store
+// (which the rule does not take), then the direct store. The pipeline round then tunes the depth. A schedule
+// stream-K cannot run (ping-pong, clusters) gets whole tiles.
 std::optional<sm90::Config> fit(sm90::Config c, const Problem& p, const sm90::Limits& limits) {
   const int deepest = c.stages;
   for (int split : {c.split, 1})
-    for (sm90::Store store : {c.store, sm90::Store::tma_ring, sm90::Store::direct})
+    for (sm90::Store store : {c.store, sm90::Store::tma_ring, sm90::Store::staged, sm90::Store::direct})
       for (int stages = deepest; stages >= 2; --stages) {
         c.split = split;
         c.store = store;
         c.stages = stages;
-        if (!sm90::infeasible(c, p, limits) && (store == sm90::Store::direct || stages >= 4)) return c;
+        if (!sm90::infeasible(c, p, limits) && (store == sm90::Store::direct || stages >= std::min(4, deepest)))
+          return c;
       }
   return std::nullopt;
 }

@@ -126,6 +126,25 @@ TEST(Sm90Feasibility, ThreeConsumersTakeSixtyFourRowsEachWithinTheirSmallerRegis
   EXPECT_NE(std::find(set.begin(), set.end(), Config{96, 192, 6, 3}), set.end());
 }
 
+TEST(Sm90Feasibility, TheStagedStoreTakesAnyWidthInSharedMemoryButNotSwappedOperands) {
+  const Problem p = square(1536);
+  auto why = [&](Config c) { return infeasible(c, p).value_or("feasible"); };
+  Config staged{96, 192, 5, 3, Raster::m, 8, Store::staged};
+  EXPECT_EQ(parse_config(to_string(staged)), staged);
+  EXPECT_NE(to_string(staged).find("store=staged"), std::string::npos);
+  EXPECT_EQ(why(staged), "feasible");
+  EXPECT_NE(why(Config{96, 192, 5, 3, Raster::m, 8, Store::tma_ring}).find("multiple of 64"), std::string::npos);
+  // Three consumers' 64 rows of 96 columns, each row padded by 16 bytes, beside five 36 KB stages.
+  EXPECT_EQ(shared_bytes(staged), 5 * (96 + 192) * 128 + 3 * 64 * (96 * 2 + 16) + 1024);
+  EXPECT_NE(why(Config{96, 192, 6, 3, Raster::m, 8, Store::staged}).find("shared memory"), std::string::npos);
+  EXPECT_EQ(why(Config{96, 64, 4, 1, Raster::m, 8, Store::staged}),  // no TMA store: any ldc
+            "feasible");
+  EXPECT_EQ(infeasible(Config{64, 64, 4, 1, Raster::m, 8, Store::staged}, make_problem("odd", 100, 64, 64, DType::bf16, Layout::TN)),
+            std::nullopt);
+  staged.swap = true;
+  EXPECT_NE(why(staged).find("direct store"), std::string::npos);
+}
+
 TEST(Sm90Feasibility, StridesTmaCannotLoadAreUnsupportedWithTheOperandNamed) {
   EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { require_tma_expressible(make_problem("k", 64, 64, 300, DType::bf16, Layout::TN)); }), "lda=300"));
   EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { require_tma_expressible(make_problem("m1", 1, 64, 64, DType::bf16, Layout::NN)); }), "lda=1"));

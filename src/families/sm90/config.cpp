@@ -32,7 +32,9 @@ E parse_choice(std::string_view key, std::string_view value, std::string_view te
 }
 
 std::string_view name(Raster r) { return r == Raster::m ? "m" : "n"; }
-std::string_view name(Store s) { return s == Store::tma ? "tma" : s == Store::tma_ring ? "tma_ring" : "direct"; }
+std::string_view name(Store s) {
+  return s == Store::tma ? "tma" : s == Store::tma_ring ? "tma_ring" : s == Store::staged ? "staged" : "direct";
+}
 std::string_view name(Schedule s) { return s == Schedule::pingpong ? "pingpong" : "cooperative"; }
 
 void parse_cluster(std::string_view value, std::string_view text, Config& c) {
@@ -71,7 +73,8 @@ Config parse_config(std::string_view text) {
     else if (key == "group") c.group = parse_int(key, value, text);
     else if (key == "raster") c.raster = parse_choice<Raster>(key, value, text, {{"m", Raster::m}, {"n", Raster::n}});
     else if (key == "store") c.store = parse_choice<Store>(key, value, text,
-                                    {{"tma", Store::tma}, {"tma_ring", Store::tma_ring}, {"direct", Store::direct}});
+                                    {{"tma", Store::tma}, {"tma_ring", Store::tma_ring}, {"direct", Store::direct},
+                                     {"staged", Store::staged}});
     else if (key == "schedule")
       c.schedule = parse_choice<Schedule>(key, value, text,
                                           {{"cooperative", Schedule::cooperative}, {"pingpong", Schedule::pingpong}});

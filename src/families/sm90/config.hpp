@@ -11,8 +11,9 @@ namespace tilewise::sm90 {
 
 enum class Raster { m, n };          // which dimension consecutive tiles walk along, inside a group
 // Epilogue: the output tile staged in shared memory and stored by TMA; the same through a ring of two 64-column
-// atoms per consumer (less shared memory, more barriers); or stored straight from registers.
-enum class Store { tma, tma_ring, direct };
+// atoms per consumer (less shared memory, more barriers); stored straight from registers; or staged in shared memory
+// and copied out by the consumer threads in 16-byte pieces (any width, where TMA takes whole 64-column atoms).
+enum class Store { tma, tma_ring, direct, staged };
 // cooperative: the consumers split each tile's rows; pingpong: each consumer takes whole tiles in turn, so one
 // multiplies while the other runs its epilogue.
 enum class Schedule { cooperative, pingpong };

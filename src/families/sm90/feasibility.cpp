@@ -52,6 +52,7 @@ int shared_bytes(const Config& c) {
   const int stage = (c.block_m + c.block_n) * 128;
   const int out_tile = c.store == Store::tma        ? c.consumers * rows_per_consumer(c) * c.block_m * 2
                        : c.store == Store::tma_ring ? c.consumers * 2 * rows_per_consumer(c) * 128
+                       : c.store == Store::staged   ? c.consumers * rows_per_consumer(c) * (c.block_m * 2 + 16)
                                                     : 0;
   return c.stages * stage + out_tile + 1024;
 }
@@ -80,8 +81,8 @@ std::optional<std::string> infeasible(const Config& c, const Problem& p, const L
   const bool m_major_a = p.layout == Layout::NN;
   if (std::find(std::begin(kWidths), std::end(kWidths), c.block_m) == std::end(kWidths))
     return fmt::format("block_m={} is not a wgmma width this build wraps", c.block_m);
-  const bool tma_store = c.store != Store::direct;
-  if (c.swap && (m_major_a || tma_store))
+  const bool tma_store = c.store == Store::tma || c.store == Store::tma_ring;
+  if (c.swap && (m_major_a || c.store != Store::direct))
     return "swapped operands need both K-major (TN) and the direct store, which writes D transposed";
   if ((m_major_a || tma_store) && c.block_m % 64 != 0)
     return fmt::format("block_m={} is not a multiple of 64, which an M-major A tile and the TMA store need", c.block_m);
@@ -138,7 +139,7 @@ std::vector<Config> feasible_set(const Problem& p, const Limits& limits) {
         for (int stages : kStages)
           for (Raster raster : {Raster::m, Raster::n})
             for (int group : kGroups)
-              for (Store store : {Store::tma, Store::tma_ring, Store::direct})
+              for (Store store : {Store::tma, Store::tma_ring, Store::direct, Store::staged})
                 for (Schedule schedule : {Schedule::cooperative, Schedule::pingpong})
                   for (auto [cm, cn] : {std::pair{1, 1}, std::pair{2, 1}, std::pair{1, 2}})
                     for (int split : kSplits) {

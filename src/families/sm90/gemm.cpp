@@ -21,7 +21,8 @@ jit::KernelBuild kernel_build(const Config& c, const Problem& p) {
       "tilewise::kernels::sm90_gemm<tilewise::kernels::Sm90Gemm<{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}>>", c.block_m,
       c.block_n, c.stages, c.consumers, c.schedule == Schedule::pingpong ? 1 : 0, c.cluster_m, c.cluster_n,
       c.raster == Raster::m ? 1 : 0, c.group, input_kind(p.dtype), p.layout == Layout::NN ? 1 : 0,
-      c.store == Store::direct ? 0 : c.store == Store::tma ? 1 : 2, c.split, c.swap ? 1 : 0, c.pdl ? 1 : 0);
+      c.store == Store::direct ? 0 : c.store == Store::tma ? 1 : c.store == Store::tma_ring ? 2 : 3, c.split,
+      c.swap ? 1 : 0, c.pdl ? 1 : 0);
   b.config_text = fmt::format("{} for {} {}", to_string(c), to_string(p.dtype), to_string(p.layout));
   return b;
 }
@@ -78,8 +79,8 @@ void Gemm::bind(const void* A, const void* B, void* C) {
                                          : map({A, es, f16, M, K, uint64_t(p_.lda) * es, 64, bk}));
     bound_.b = &map({B, es, f16, K, N, uint64_t(p_.ldb) * es, bk, b_rows});
   }
-  // The direct-store configurations never read the output map; they get the B map in its place.
-  bound_.c = c_.store != Store::direct
+  // The configurations that store without TMA never read the output map; they get the B map in its place.
+  bound_.c = c_.store == Store::tma || c_.store == Store::tma_ring
                  ? &map({C, 2, f16, M, N, uint64_t(p_.ldc) * 2, 64, uint32_t(rows_per_consumer(c_))})
                  : bound_.b;
   bound_.A = A, bound_.B = B, bound_.C = C;
