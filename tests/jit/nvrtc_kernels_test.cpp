@@ -74,7 +74,7 @@ const std::map<std::string, std::vector<std::string>> kernel_sources = {
       "tilewise::kernels::sm90_gemm<tilewise::kernels::Sm90Gemm<96,192,6,3,0,1,1,1,8,0,0,0,1,0,1>>",
       "tilewise::kernels::sm90_gemm<tilewise::kernels::Sm90Gemm<128,192,4,3,0,1,1,0,4,1,1,2,3,0,0>>",
       "tilewise::kernels::sm90_gemm<tilewise::kernels::Sm90Gemm<96,192,5,3,0,1,1,1,8,2,0,3,1,0,1>>",
-      "tilewise::kernels::sm90_gemm<tilewise::kernels::Sm90Gemm<160,128,4,2,1,1,2,0,4,1,1,3,1,0,0>>"}},
+      "tilewise::kernels::sm90_gemm<tilewise::kernels::Sm90Gemm<160,128,4,2,1,1,2,0,4,1,0,3,1,0,0>>"}},
 };
 
 TEST(NvrtcKernels, EveryKernelHeaderIsChecked) {
