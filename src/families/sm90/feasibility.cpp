@@ -25,9 +25,10 @@ constexpr int kSplits[] = {1, 2, 3, 4, 8, 16};
 // The persistent grid is at most one CTA an SM, so a split beyond the SMs only evens out the pieces; past 64 a
 // 64-k-tile problem's pieces would be empty.
 constexpr int kMaxSplit = 64;
-// Accumulators per consumer thread that leave room for addresses and the epilogue in the registers a consumer gets
-// after setmaxnreg (kernels/sm90_gemm.cuh): 240 or 232 with one or two consumers, 152 with three.
-int max_accumulators(int consumers) { return consumers == 3 ? 96 : 128; }
+// Accumulators per consumer thread that leave room for addresses and the epilogue. With three consumers ptxas holds
+// every thread to the launch bound's 65536 / 512 = 128 registers: 96 accumulators compiled for sm_90a spilled 60
+// bytes beside stream-K, an M-major A and PDL (192x192, found by CI's slice of the feasible set).
+int max_accumulators(int consumers) { return consumers == 3 ? 64 : 128; }
 // The kernel's static shared memory beside the dynamic allocation: a full and an empty mbarrier a stage and two
 // ping-pong turns, at least the 256 bytes budgeted before rings deeper than 8.
 int static_shared(int stages) { return std::max(256, (2 * stages + 2) * 8); }
