@@ -7,8 +7,8 @@
 //   D(n, m) = sum_k B(n, k) A(m, k),   wgmma A <- B tile (K-major),   wgmma B <- A tile (K-major for TN, M-major for NN).
 // A block tile is BlockN rows (problem N) by BlockM columns (problem M, the wgmma width). Cooperative: the consumers
 // split a tile's rows (64 or 128 each; three consumers make 192-row tiles, the shape that cuts a 1536 square into
-// 128 tiles of 192 x 96 for 132 SMs, where 128-row tiles make 1.09 or 0.73 waves). Ping-pong: each consumer takes whole tiles in turn, so one multiplies while
-// the other stores. Every k-tile is one 128-byte swizzle row deep: 64 bf16/fp16 or 128 fp8 elements.
+// 128 tiles of 192 x 96 for 132 SMs, where 128-row tiles make 1.09 or 0.73 waves). Ping-pong: each consumer takes
+// whole tiles in turn, so one multiplies while the other stores. Every k-tile is one 128-byte swizzle row deep: 64 bf16/fp16 or 128 fp8 elements.
 // Clusters of two CTAs on neighbouring tiles share one operand tile: each CTA loads half of it and TMA multicasts
 // that half into both CTAs' shared memory (ClusterM = 2: neighbours along M share B; ClusterN = 2: along N share A).
 // Stream-K (Split > 1): the tiles that would make a last, partial wave are instead cut along K and their k-tiles
@@ -40,7 +40,7 @@ namespace tilewise::kernels {
 // Store: 0 direct stores from registers; 1 the whole output tile staged in shared memory and written by TMA; 2 the
 // same through a ring of two 64-column atoms per consumer, which leaves big tiles room for a deeper stage ring; 3 the
 // tile staged in shared memory and copied out by the consumer threads in 16-byte pieces, for tiles whose width is not
-// whole 64-column atoms (the direct store's scattered 4-byte stores cost sq1536 4 us of its 14:
+// whole 64-column atoms (the direct store's scattered 4-byte stores cost a 192x128 tile on sq1536 4.4 us of 18:
 // results/logs/sq1536-store-explore-52cbfd0-table.txt).
 // Split: 1 every tile whole; S > 1 stream-K with at most S pieces per streamed tile (cooperative, no cluster).
 // SwapAB: 1 the operands swapped (above). Pdl: 1 launched as a programmatic dependent (above).
@@ -65,20 +65,21 @@ struct Sm90Gemm {
   static constexpr int kBTileBytes = BlockN * 128;
   static constexpr int kATileBytes = BlockM * 128;
   static constexpr int kStageBytes = kBTileBytes + kATileBytes;
-  static constexpr int kOutTileBytes =
-      StoreRing    ? Consumers * 2 * RowsPerConsumer * 128
-      : TmaStore   ? Consumers * RowsPerConsumer * BlockM * 2
-      : StagedStore ? Consumers * RowsPerConsumer * (BlockM * 2 + 16)
-                   : 0;
   // A staged row is padded by 16 bytes, so the eight rows one warp's store writes start in different banks.
   static constexpr int kStagedRowBytes = BlockM * 2 + 16;
+  static constexpr int kOutTileBytes = StoreRing     ? Consumers * 2 * RowsPerConsumer * 128
+                                       : TmaStore    ? Consumers * RowsPerConsumer * BlockM * 2
+                                       : StagedStore ? Consumers * RowsPerConsumer * kStagedRowBytes
+                                                     : 0;
   // The share of the multicast operand each CTA of a cluster loads: rows of B (ClusterM) or of A (ClusterN).
   static constexpr int kBRowsLoaded = BlockN / ClusterM;
   static constexpr int kARowsLoaded = BlockM / ClusterN;
   // Dynamic shared memory the launch asks for: the stages, the output tile, and slack to align to 1024 bytes.
   static constexpr int kSharedBytes = Stages * kStageBytes + kOutTileBytes + 1024;
   // setmaxnreg moves registers between the warpgroups of the SM's 64K: the producer gives back what the consumers
-  // take (three consumers: 128 * 40 + 384 * 152 <= 65536; a multiple of 8 each).
+  // take (three consumers: 128 * 40 + 384 * 152 <= 65536; a multiple of 8 each). ptxas still compiles every thread
+  // to the launch bound's share (128 of a 512-thread CTA), which is why src/families/sm90/feasibility.cpp gives three
+  // consumers at most 64 accumulators.
   static constexpr int kProducerRegisters = 40;
   static constexpr int kConsumerRegisters = Consumers == 1 ? 240 : Consumers == 2 ? 232 : 152;
   static_assert(Consumers >= 1 && Consumers <= 3 && !(Pingpong && Consumers != 2), "1-3 consumers; ping-pong takes 2");
