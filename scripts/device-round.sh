@@ -298,20 +298,26 @@ for step in "$@"; do
     issue7)
       # Issue 7: its named shapes (llm24's and the small squares; sq512 is sqS) tuned for sm90, bf16 and fp16 TN,
       # within ISSUE7_TUNE_S (a whole campaign takes about 500 s: continue it in a second round with ISSUE7_CAMPAIGN,
-      # the campaign file the first returned); then the database's entries against cublaslt on the llm24 shapes
-      # (cold) and the small squares (warm and cold), each arm's graph-replay and host-loop times in the receipts.
-      [ -n "${ISSUE7_CAMPAIGN:-}" ] && cp "$ISSUE7_CAMPAIGN" "$work/sm90-issue7-campaign.json"
-      timeout "${ISSUE7_TUNE_S:-300}" "$bin" tune --suite suites/llm24.txt --suite suites/square.txt \
-        --only sqS,sqL,fatK,thinK,sn_16_pf,sn_64_pf,sn_256_pf,d4k_qkv_dec,d4k_ffn_dec,d4k_down_dec,d8k_qkv_dec,sn_16_dec,sn_32_dec,sn_128_dec,sq256,sq768,sq1024,sq1536 \
-        --dtypes bf16,fp16 --layouts TN --family sm90 --repeats 5 --campaign "$work/sm90-issue7-campaign.json" \
-        >/dev/null 2>"$work/tune-sm90-issue7.log"
-      echo "tune: exit $? (124: stopped at its deadline, finished cases kept)"
-      # The database where it is committed, so the receipts' arm names a file others can read.
-      "$bin" campaign "$work/sm90-issue7-campaign.json" --database results/tune/sm90-issue7-db.json | tail -n 8
-      cp results/tune/sm90-issue7-db.json "$work/"
+      # the campaign file the first returned; 0: no tuning, the receipts only), ISSUE7_ONLY a subset of them (a new
+      # campaign, ISSUE7_NAME, for shapes to tune again after the space grew); then the database's entries against
+      # cublaslt on the llm24 shapes (cold) and the small squares (warm and cold), each arm's graph-replay and
+      # host-loop times in the receipts.
+      named=sqS,sqL,fatK,thinK,sn_16_pf,sn_64_pf,sn_256_pf,d4k_qkv_dec,d4k_ffn_dec,d4k_down_dec,d8k_qkv_dec,sn_16_dec,sn_32_dec,sn_128_dec
+      campaign="$work/${ISSUE7_NAME:-sm90-issue7-campaign}.json"
+      [ -n "${ISSUE7_CAMPAIGN:-}" ] && cp "$ISSUE7_CAMPAIGN" "$campaign"
+      if [ "${ISSUE7_TUNE_S:-300}" != 0 ]; then
+        timeout "${ISSUE7_TUNE_S:-300}" "$bin" tune --suite suites/llm24.txt --suite suites/square.txt \
+          --only "${ISSUE7_ONLY:-$named,sq256,sq768,sq1024,sq1536}" --dtypes bf16,fp16 --layouts TN --family sm90 \
+          --repeats 5 --campaign "$campaign" >/dev/null 2>"$work/tune-sm90-issue7.log"
+        echo "tune: exit $? (124: stopped at its deadline, finished cases kept)"
+        # Merged into the database where it is committed (the faster entry of each problem stays), so the
+        # receipts' arm names a file others can read and the earlier campaigns' entries are kept.
+        "$bin" campaign "$campaign" --database "$work/campaign-db.json" | tail -n 8
+        "$bin" db merge results/tune/sm90-issue7-db.json "$work/campaign-db.json" -o results/tune/sm90-issue7-db.json
+        cp results/tune/sm90-issue7-db.json "$work/"
+      fi
       arms=selected:results/tune/sm90-issue7-db.json,cublaslt
-      timeout 260 "$bin" bench --suite suites/llm24.txt \
-        --only sqS,sqL,fatK,thinK,sn_16_pf,sn_64_pf,sn_256_pf,d4k_qkv_dec,d4k_ffn_dec,d4k_down_dec,d8k_qkv_dec,sn_16_dec,sn_32_dec,sn_128_dec \
+      timeout 265 "$bin" bench --suite suites/llm24.txt --only "$named" \
         --dtypes bf16,fp16 --layouts TN --cold --arms "$arms" --baseline cublaslt -o "$work/issue7-named-cold.json" \
         2>"$work/issue7-named-cold.log" | tee "$work/issue7-named-cold-table.txt" | tail -n 3
       for mode in warm cold; do
