@@ -8,7 +8,8 @@
 // A block tile is BlockN rows (problem N) by BlockM columns (problem M, the wgmma width). Cooperative: the consumers
 // split a tile's rows (64 or 128 each; three consumers make 192-row tiles, the shape that cuts a 1536 square into
 // 128 tiles of 192 x 96 for 132 SMs, where 128-row tiles make 1.09 or 0.73 waves). Ping-pong: each consumer takes
-// whole tiles in turn, so one multiplies while the other stores. Every k-tile is one 128-byte swizzle row deep: 64 bf16/fp16 or 128 fp8 elements.
+// whole tiles in turn, so one multiplies while the other stores. Every k-tile is one 128-byte swizzle row deep: 64
+// bf16/fp16 or 128 fp8 elements.
 // Clusters of two CTAs on neighbouring tiles share one operand tile: each CTA loads half of it and TMA multicasts
 // that half into both CTAs' shared memory (ClusterM = 2: neighbours along M share B; ClusterN = 2: along N share A).
 // Stream-K (Split > 1): the tiles that would make a last, partial wave are instead cut along K and their k-tiles
@@ -40,8 +41,7 @@ namespace tilewise::kernels {
 // Store: 0 direct stores from registers; 1 the whole output tile staged in shared memory and written by TMA; 2 the
 // same through a ring of two 64-column atoms per consumer, which leaves big tiles room for a deeper stage ring; 3 the
 // tile staged in shared memory and copied out by the consumer threads in 16-byte pieces, for tiles whose width is not
-// whole 64-column atoms (the direct store's scattered 4-byte stores cost a 192x128 tile on sq1536 4.4 us of 18:
-// results/logs/sq1536-store-explore-52cbfd0-table.txt).
+// whole 64-column atoms, which the direct store's scattered 4-byte stores held back (README, sm90).
 // Split: 1 every tile whole; S > 1 stream-K with at most S pieces per streamed tile (cooperative, no cluster).
 // SwapAB: 1 the operands swapped (above). Pdl: 1 launched as a programmatic dependent (above).
 template <int BlockM_, int BlockN_, int Stages_, int Consumers_, int Pingpong_, int ClusterM_, int ClusterN_,
@@ -239,7 +239,8 @@ __device__ __forceinline__ void store_direct(const float* acc, const Sm90GemmArg
     }
 }
 
-// Writes one 64-row accumulator block into `rows` (the staged store's buffer, kStagedRowBytes a row) as the output type.
+// Writes one 64-row accumulator block into `rows` (the staged store's buffer, kStagedRowBytes a row) as the output
+// type.
 template <class Cfg>
 __device__ __forceinline__ void stage_rows(const float* acc, uint8_t* rows) {
   const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;

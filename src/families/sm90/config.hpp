@@ -14,6 +14,8 @@ enum class Raster { m, n };          // which dimension consecutive tiles walk a
 // atoms per consumer (less shared memory, more barriers); stored straight from registers; or staged in shared memory
 // and copied out by the consumer threads in 16-byte pieces (any width, where TMA takes whole 64-column atoms).
 enum class Store { tma, tma_ring, direct, staged };
+// The stores TMA writes: they need the output's tensor map, whole 64-column atoms and a 16-byte-aligned ldc.
+inline bool stores_by_tma(Store s) { return s == Store::tma || s == Store::tma_ring; }
 // cooperative: the consumers split each tile's rows; pingpong: each consumer takes whole tiles in turn, so one
 // multiplies while the other runs its epilogue.
 enum class Schedule { cooperative, pingpong };

@@ -82,7 +82,7 @@ std::optional<std::string> infeasible(const Config& c, const Problem& p, const L
   const bool m_major_a = p.layout == Layout::NN;
   if (std::find(std::begin(kWidths), std::end(kWidths), c.block_m) == std::end(kWidths))
     return fmt::format("block_m={} is not a wgmma width this build wraps", c.block_m);
-  const bool tma_store = c.store == Store::tma || c.store == Store::tma_ring;
+  const bool tma_store = stores_by_tma(c.store);
   if (c.swap && (m_major_a || c.store != Store::direct))
     return "swapped operands need both K-major (TN) and the direct store, which writes D transposed";
   if ((m_major_a || tma_store) && c.block_m % 64 != 0)

@@ -80,7 +80,7 @@ void Gemm::bind(const void* A, const void* B, void* C) {
     bound_.b = &map({B, es, f16, K, N, uint64_t(p_.ldb) * es, bk, b_rows});
   }
   // The configurations that store without TMA never read the output map; they get the B map in its place.
-  bound_.c = c_.store == Store::tma || c_.store == Store::tma_ring
+  bound_.c = stores_by_tma(c_.store)
                  ? &map({C, 2, f16, M, N, uint64_t(p_.ldc) * 2, 64, uint32_t(rows_per_consumer(c_))})
                  : bound_.b;
   bound_.A = A, bound_.B = B, bound_.C = C;
