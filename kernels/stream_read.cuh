@@ -1,7 +1,9 @@
 #pragma once
 // Reads a buffer once with 16-byte loads, several in flight per thread, to measure the HBM read bandwidth the
-// decode kernels are judged against. The loaded words feed a value that is stored only if it hits an
-// improbable pattern, so the compiler cannot drop the loads.
+// decode kernels are judged against, and a plain read of a decode arm's weight bytes (device/plain_read.hpp). The
+// loaded words feed a value that is stored only if it hits an improbable pattern, so the compiler cannot drop the
+// loads. Every step issues all of its loads before it uses any, the last one too (past the end they are predicated
+// off): a buffer of a few loads a thread, a decode GEMV's 26 MB, keeps them all in flight at once.
 namespace tilewise::kernels {
 
 constexpr int stream_read_unroll = 4;
@@ -9,17 +11,14 @@ constexpr int stream_read_unroll = 4;
 __global__ void stream_read(const uint4* data, unsigned long long count, unsigned* sink) {
   const unsigned long long stride = (unsigned long long)(gridDim.x) * blockDim.x;
   unsigned acc = 0;
-  unsigned long long i = blockIdx.x * (unsigned long long)(blockDim.x) + threadIdx.x;
-  for (; i + (stream_read_unroll - 1) * stride < count; i += stream_read_unroll * stride) {
+  for (unsigned long long i = blockIdx.x * (unsigned long long)(blockDim.x) + threadIdx.x; i < count;
+       i += stream_read_unroll * stride) {
     uint4 v[stream_read_unroll];
 #pragma unroll
-    for (int u = 0; u < stream_read_unroll; ++u) v[u] = data[i + u * stride];
+    for (int u = 0; u < stream_read_unroll; ++u)
+      v[u] = i + u * stride < count ? data[i + u * stride] : make_uint4(0, 0, 0, 0);
 #pragma unroll
     for (int u = 0; u < stream_read_unroll; ++u) acc ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
-  }
-  for (; i < count; i += stride) {
-    const uint4 v = data[i];
-    acc ^= v.x ^ v.y ^ v.z ^ v.w;
   }
   if (acc == 0x9E3779B9u) *sink = acc;
 }

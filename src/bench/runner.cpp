@@ -13,6 +13,7 @@
 #include "core/suite.hpp"
 #include "device/clocks.hpp"
 #include "device/machine.hpp"
+#include "device/plain_read.hpp"
 #include "kernels/random.h"
 #include "receipt/check.hpp"
 #include "receipt/derive.hpp"
@@ -62,6 +63,9 @@ struct ArmRun {
   std::vector<Interval> timed;
   int sets = 0;                                   // buffer sets it is timed over (the arm's own, or the operands')
   std::unique_ptr<device::Reference> reference;  // its own, when it computes with weights of its own
+  // A plain read of the arm's weight bytes over its rotation, timed beside it (device/plain_read.hpp).
+  std::unique_ptr<device::PlainRead> plain;
+  std::unique_ptr<device::GraphTimer> plain_timer;
 };
 
 class Runner {
@@ -193,6 +197,7 @@ class Runner {
         if (!run.timer) continue;
         const double t0 = sampler_->mark();
         run.result.us.push_back(run.timer->measure(o_.replays));
+        if (run.plain_timer) run.result.plain_read_us.push_back(run.plain_timer->measure(o_.replays));
         const device::Launch launch = [&](int set, cudaStream_t st) { run.arm->launch(set, st); };
         run.result.host_us.push_back(device::time_host_loop(launch, run.result.host_launches, run.sets, s));
         run.timed.emplace_back(t0, sampler_->mark());
@@ -250,6 +255,10 @@ class Runner {
       if (!r.correct) return run;  // an incorrect arm is never timed
       run.timer = device::sized_graph_timer(launch, run.sets, o_.graph_target_ms, wb.stream);
       r.launches = r.host_launches = run.timer->launches();
+      if (r.weight_bytes > 0) {
+        run.plain = std::make_unique<device::PlainRead>(r.weight_bytes, run.sets, r_.machine.sm_count, wb.stream);
+        run.plain_timer = device::sized_graph_timer(run.plain->launch(), run.sets, o_.graph_target_ms, wb.stream);
+      }
     } catch (const Unsupported& e) {
       r.declined = e.what();
     } catch (const Error& e) {

@@ -128,6 +128,14 @@ class Checker {
       if (a.launches < 1 || a.host_launches < 1) add(fmt::format("{}: launch counts are missing", where));
     }
     if (a.weight_bytes < 0) add(fmt::format("{}: weight_bytes {} is negative", where, a.weight_bytes));
+    if (!a.plain_read_us.empty()) {  // timed only beside a correct arm's weight stream, once a repeat
+      if (a.weight_bytes <= 0 || !a.correct)
+        add(fmt::format("{}: a plain read is timed only beside a correct arm that reports its weight bytes", where));
+      else if (a.plain_read_us.size() != a.us.size())
+        add(fmt::format("{}: {} plain-read samples for {} repeats", where, a.plain_read_us.size(), a.us.size()));
+      for (double us : a.plain_read_us)
+        if (!std::isfinite(us) || us <= 0) add(fmt::format("{}: plain-read sample {} is not a time", where, us));
+    }
     if (a.reference != "problem") {
       if (!a.reference_check) add(fmt::format("{}: judged against '{}' but carries no fp64 check of it", where, a.reference));
       else reference(*a.reference_check, where);
@@ -145,6 +153,8 @@ class Checker {
         {"tflops", {a.tflops, again.tflops}},          {"gbps", {a.gbps, again.gbps}},
         {"weight_gbps", {a.weight_gbps, again.weight_gbps}},
         {"weight_bw_fraction", {a.weight_bw_fraction, again.weight_bw_fraction}},
+        {"plain_read_us_median", {a.plain_read_us_median, again.plain_read_us_median}},
+        {"plain_read_ratio", {a.plain_read_ratio, again.plain_read_ratio}},
     };
     for (const auto& [name, values] : fields)
       if (!same(values.first, values.second))

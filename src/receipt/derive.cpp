@@ -22,7 +22,7 @@ bool is_correct(const std::optional<double>& rel_err, double bound) {
 
 void derive(ArmResult& arm, const Problem& p, double read_bw_gbps) {
   arm.us_median = arm.us_min = arm.us_max = arm.host_us_median = arm.tflops = arm.gbps = std::nullopt;
-  arm.weight_gbps = arm.weight_bw_fraction = std::nullopt;
+  arm.weight_gbps = arm.weight_bw_fraction = arm.plain_read_us_median = arm.plain_read_ratio = std::nullopt;
   if (!arm.correct || arm.us.empty()) return;
   const double med = median(arm.us);
   arm.us_median = med;
@@ -34,6 +34,10 @@ void derive(ArmResult& arm, const Problem& p, double read_bw_gbps) {
   if (arm.weight_bytes > 0) {
     arm.weight_gbps = double(arm.weight_bytes) / med / 1e3;
     if (read_bw_gbps > 0) arm.weight_bw_fraction = *arm.weight_gbps / read_bw_gbps;
+  }
+  if (!arm.plain_read_us.empty()) {
+    arm.plain_read_us_median = median(arm.plain_read_us);
+    arm.plain_read_ratio = *arm.plain_read_us_median / med;
   }
 }
 

@@ -62,6 +62,11 @@ void to_json(json& j, const ArmResult& a) {
     j["weight_gbps"] = a.weight_gbps;
     j["weight_bw_fraction"] = a.weight_bw_fraction;
   }
+  if (!a.plain_read_us.empty()) {
+    j["plain_read_us"] = a.plain_read_us;
+    j["plain_read_us_median"] = a.plain_read_us_median;
+    j["plain_read_ratio"] = a.plain_read_ratio;
+  }
 }
 
 void from_json(const json& j, ArmResult& a) {
@@ -78,6 +83,10 @@ void from_json(const json& j, ArmResult& a) {
   a.weight_gbps = j.contains("weight_gbps") ? j.at("weight_gbps").get<std::optional<double>>() : std::nullopt;
   a.weight_bw_fraction =
       j.contains("weight_bw_fraction") ? j.at("weight_bw_fraction").get<std::optional<double>>() : std::nullopt;
+  a.plain_read_us = j.value("plain_read_us", std::vector<double>());
+  for (auto [key, field] : {std::pair{"plain_read_us_median", &a.plain_read_us_median},
+                            std::pair{"plain_read_ratio", &a.plain_read_ratio}})
+    *field = j.contains(key) ? j.at(key).get<std::optional<double>>() : std::nullopt;
 }
 #undef TW_ARM_FIELDS
 

@@ -131,6 +131,11 @@ struct ArmResult {
   // over us_median, and that as a fraction of the read bandwidth measured in the same run.
   int64_t weight_bytes = 0;
   std::optional<double> weight_gbps, weight_bw_fraction;
+  // A plain read of the same weight bytes over the same rotation, timed right after the arm in each repeat
+  // (device/plain_read.hpp; empty where it was not timed), its median, and that median over the arm's: the part of
+  // the arm's time a read of its bytes alone takes, launch and ramp included (1: as fast as the plain read).
+  std::vector<double> plain_read_us;
+  std::optional<double> plain_read_us_median, plain_read_ratio;
   bool operator==(const ArmResult&) const = default;
 };
 

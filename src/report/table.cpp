@@ -31,6 +31,25 @@ std::string arm_cell(const receipt::ArmResult* a) {
 
 std::string claim_mark(const std::string& claim) { return claim == "faster" ? "+" : claim == "slower" ? "-" : "~"; }
 
+// The arms that stream weights of their own (decode GEMV): how near each came to the read bandwidth the run measured
+// over 4 GB, and to a plain read of the same bytes timed beside it, which pays the same launch and ramp.
+void print_weight_streams(std::ostream& out, const receipt::Receipt& r) {
+  bool any = false;
+  for (const auto& res : r.results)
+    for (const auto& a : res.arms) {
+      if (a.weight_bytes <= 0 || !a.us_median) continue;
+      if (!any)
+        fmt::print(out, "{:<14} {:<5} {:<34} {:>9} {:>9} {:>9} {:>11} {:>10}\n", "weight stream", "dtype", "arm",
+                   "MB", "us", "of read", "plain us", "plain/arm");
+      any = true;
+      const auto fraction = [](const std::optional<double>& v) { return v ? fmt::format("{:.3f}", *v) : "-"; };
+      const std::string plain = a.plain_read_us_median ? fmt::format("{:.2f}", *a.plain_read_us_median) : "-";
+      fmt::print(out, "{:<14} {:<5} {:<34} {:>9.2f} {:>9.2f} {:>9} {:>11} {:>10}\n", res.problem.name,
+                 to_string(res.problem.dtype), a.arm.substr(0, 34), double(a.weight_bytes) / 1e6, *a.us_median,
+                 fraction(a.weight_bw_fraction), plain, fraction(a.plain_read_ratio));
+    }
+}
+
 }  // namespace
 
 std::string summary_line(const receipt::Result& r) {
@@ -81,6 +100,7 @@ void print_table(std::ostream& out, const receipt::Receipt& r) {
     fmt::print(out, "{} vs {}: geometric mean {:.3f}x over {} cases (+ faster, - slower, ~ ranges overlap)\n", arm,
                r.protocol.baseline, std::exp(log_sum / double(v.size())), v.size());
   }
+  print_weight_streams(out, r);
   for (const auto& res : r.results)
     for (const auto& a : res.arms)
       if (!a.declined.empty()) fmt::print(out, "declined {} {} {} [{}]: {}\n", res.problem.name, to_string(res.problem.dtype),

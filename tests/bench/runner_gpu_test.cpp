@@ -53,5 +53,25 @@ TEST(Runner, AProblemEveryArmDeclinesIsSkippedWithEachArmsReason) {
   EXPECT_NE(r.skipped[0].reason.find("; gemv:int4: "), std::string::npos) << r.skipped[0].reason;
 }
 
+TEST(Runner, AWeightStreamingArmIsTimedBesideAPlainReadOfItsBytes) {
+  TW_REQUIRE_GPU();
+  Options o = small_run({"cublaslt-default", "gemv:int8"}, "cublaslt-default");
+  o.suites = {testkit::source_dir() + "/suites/decode.txt"};
+  o.only = {"dec_m1_4096"};
+  o.cold = true;
+  const receipt::Receipt r = run(o, nullptr);
+  ASSERT_EQ(r.results.size(), 1u);
+  const auto& arms = r.results[0].arms;
+  ASSERT_EQ(arms.size(), 2u);
+  EXPECT_TRUE(arms[0].plain_read_us.empty());  // cuBLASLt reports no weight stream
+  const receipt::ArmResult& gemv = arms[1];
+  ASSERT_TRUE(gemv.correct) << gemv.error;
+  EXPECT_GT(gemv.weight_bytes, 0);
+  ASSERT_EQ(gemv.plain_read_us.size(), size_t(o.repeats));
+  ASSERT_TRUE(gemv.plain_read_ratio && gemv.us_median);
+  EXPECT_DOUBLE_EQ(*gemv.plain_read_ratio, *gemv.plain_read_us_median / *gemv.us_median);
+  for (const std::string& p : r.problems) EXPECT_NE(p.find("warm-up"), std::string::npos) << p;
+}
+
 }  // namespace
 }  // namespace tilewise::bench

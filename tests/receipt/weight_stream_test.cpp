@@ -1,5 +1,6 @@
 // The decode GEMV arms' additions to a receipt: the weight-stream rate (derived, and recomputed by the checker),
-// the arm's own reference with its fp64 check, and its own cold rotation. Receipts without them still read.
+// the plain read of the same bytes timed beside the arm, the arm's own reference with its fp64 check, and its own
+// cold rotation. Receipts without them still read.
 #include <gtest/gtest.h>
 
 #include "receipt/check.hpp"
@@ -26,6 +27,8 @@ Receipt gemv_receipt() {
   a.reference_check = ReferenceCheck{256, 2e-7, reference_bound, true};
   a.rotation_sets = 5;
   a.working_set_bytes = 5 * a.weight_bytes;
+  a.plain_read_us.clear();
+  for (double us : a.us) a.plain_read_us.push_back(0.8 * us);
   refresh_derived(r);
   return r;
 }
@@ -37,6 +40,10 @@ TEST(WeightStream, DerivedFromTheWeightBytesAndTheRunsReadBandwidth) {
   EXPECT_DOUBLE_EQ(*a.weight_gbps, 53477376 / *a.us_median / 1e3);
   EXPECT_DOUBLE_EQ(*a.weight_bw_fraction, *a.weight_gbps / read_bw_gbps(r.machine.read_bw));
   EXPECT_FALSE(r.results[1].arms[1].weight_gbps);  // an arm that reports no weight bytes gets no figure
+  ASSERT_TRUE(a.plain_read_us_median && a.plain_read_ratio);
+  EXPECT_DOUBLE_EQ(*a.plain_read_ratio, *a.plain_read_us_median / *a.us_median);
+  EXPECT_NEAR(*a.plain_read_ratio, 0.8, 1e-12);
+  EXPECT_FALSE(r.results[1].arms[1].plain_read_ratio);
   EXPECT_EQ(check(json(r)), std::vector<std::string>{});
 }
 
@@ -49,6 +56,8 @@ TEST(WeightStream, RoundTripsAndOldReceiptsRead) {
   const Receipt back = old.get<Receipt>();
   EXPECT_EQ(back.results[0].arms[0].reference, "problem");
   EXPECT_EQ(back.results[0].arms[0].weight_bytes, 0);
+  EXPECT_TRUE(back.results[0].arms[0].plain_read_us.empty());
+  EXPECT_FALSE(back.results[0].arms[0].plain_read_ratio);
 }
 
 TEST(WeightStream, CheckerCatchesTamperingAndMissingChecks) {
@@ -59,6 +68,25 @@ TEST(WeightStream, CheckerCatchesTamperingAndMissingChecks) {
   r = gemv_receipt();
   *r.results[1].arms[0].weight_bw_fraction = 0.99;
   EXPECT_TRUE(mentions(check(json(r)), "weight_bw_fraction"));
+
+  r = gemv_receipt();
+  *r.results[1].arms[0].plain_read_ratio = 0.99;
+  EXPECT_TRUE(mentions(check(json(r)), "plain_read_ratio"));
+
+  r = gemv_receipt();
+  r.results[1].arms[0].plain_read_us.pop_back();
+  refresh_derived(r);
+  EXPECT_TRUE(mentions(check(json(r)), "plain-read samples"));
+
+  r = gemv_receipt();
+  r.results[1].arms[0].plain_read_us[0] = -1;
+  refresh_derived(r);
+  EXPECT_TRUE(mentions(check(json(r)), "is not a time"));
+
+  r = gemv_receipt();
+  r.results[1].arms[1].plain_read_us = r.results[1].arms[0].plain_read_us;  // beside an arm with no weight stream
+  refresh_derived(r);
+  EXPECT_TRUE(mentions(check(json(r)), "timed only beside"));
 
   r = gemv_receipt();
   r.results[1].arms[0].reference_check.reset();
