@@ -8,6 +8,16 @@ namespace tilewise::kernels {
 
 constexpr int stream_read_unroll = 4;
 
+// Read-only, not kept in L1: the loads the decode kernels stream their weights with (gemv.cuh, hint "na"). With plain
+// loads this read ran about 2% under what gemv:bf16 streamed (results/decode-gemv-cold-11.json: 105.0 against
+// 102.8 us over 470 MB), so the bandwidth it measured was no ceiling.
+__device__ __forceinline__ uint4 load_once(const uint4* p) {
+  uint4 v;
+  asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+  return v;
+}
+
 __global__ void stream_read(const uint4* data, unsigned long long count, unsigned* sink) {
   const unsigned long long stride = (unsigned long long)(gridDim.x) * blockDim.x;
   unsigned acc = 0;
@@ -16,7 +26,7 @@ __global__ void stream_read(const uint4* data, unsigned long long count, unsigne
     uint4 v[stream_read_unroll];
 #pragma unroll
     for (int u = 0; u < stream_read_unroll; ++u)
-      v[u] = i + u * stride < count ? data[i + u * stride] : make_uint4(0, 0, 0, 0);
+      v[u] = i + u * stride < count ? load_once(data + i + u * stride) : make_uint4(0, 0, 0, 0);
 #pragma unroll
     for (int u = 0; u < stream_read_unroll; ++u) acc ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
   }
