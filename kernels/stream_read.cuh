@@ -8,9 +8,10 @@ namespace tilewise::kernels {
 
 constexpr int stream_read_unroll = 4;
 
-// Read-only, not kept in L1: the loads the decode kernels stream their weights with (gemv.cuh, hint "na"). With plain
-// loads this read ran about 2% under what gemv:bf16 streamed (results/decode-gemv-cold-11.json: 105.0 against
-// 102.8 us over 470 MB), so the bandwidth it measured was no ceiling.
+// Read-only, not kept in L1: the loads the decode kernels stream their weights with (gemv.cuh, hint "na"). Plain
+// loads measured the same (470 MB in 104.68 us both ways: results/decode-gemv-cold-11.json and -12.json). gemv:bf16
+// streams those bytes about 2% faster (102.67 us), likely because it is a dependent launch (pdl=1) that overlaps the
+// kernel before it: the same kernel without it (pdl=0, fp8 activations) ran 2.5% slower than this read.
 __device__ __forceinline__ uint4 load_once(const uint4* p) {
   uint4 v;
   asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
