@@ -327,17 +327,20 @@ std::string decode_chart(const PageReceipt& p) {
                    fmt::format("{} {}: results[{}]", case_name(res.problem), shape(res.problem), i),
                    {}};
     for (const ArmResult& a : res.arms)
-      if (a.gbps)
-        group.bars.push_back({arm_index(r, a.arm), *a.gbps,
-                              read_bw > 0 ? fmt::format("{} ({:.0f}%)", gbps_text(*a.gbps), 100 * *a.gbps / read_bw)
-                                          : gbps_text(*a.gbps)});
+      if (a.gbps) {
+        std::string label = read_bw > 0 ? fmt::format("{} ({:.0f}%)", gbps_text(*a.gbps), 100 * *a.gbps / read_bw)
+                                        : gbps_text(*a.gbps);
+        if (a.plain_read_ratio) label += fmt::format(", plain read {:.2f}", *a.plain_read_ratio);
+        group.bars.push_back({arm_index(r, a.arm), *a.gbps, label});
+      }
     chart.groups.push_back(std::move(group));
   }
   if (chart.groups.empty()) return "";
   return fmt::format(
       R"(<h3 id="{}-decode">Decode shapes against the measured read bandwidth</h3><figure><figcaption>Each arm's )"
       R"(GB/s (least traffic / median time) on the shapes with M &le; 16; the dashed line is the )"
-      R"(read bandwidth measured in the same run; percentages are of it.</figcaption>)"
+      R"(read bandwidth measured in the same run; percentages are of it. Where an arm streams weights of its own, )"
+      R"("plain read" is a plain read of those bytes timed beside it, over the arm's time.</figcaption>)"
       R"(<div class="scroll">{}</div></figure>)",
       stem(p), bar_chart(chart));
 }

@@ -156,6 +156,18 @@ TEST_F(report_page, DecodeReceiptScalesBarsByBandwidthAndDrawsTheMeasuredLine) {
   for (const auto& a : r.results[0].arms)
     EXPECT_TRUE(HtmlContains(html, fmt::format("{} ({:.0f}%)", gbps(*a.gbps), 100 * *a.gbps / r.machine.read_bw_gbps)));
 
+  // A decode arm timed beside a plain read of its weight bytes carries that ratio on its bar.
+  const std::string streams = committed("decode-gemv-cold-12.json");
+  const Receipt g = receipt::read_file(streams);
+  const std::string streams_html = render({streams});
+  int streaming = 0;
+  for (const auto& a : g.results[0].arms)
+    if (a.plain_read_ratio) {
+      ++streaming;
+      EXPECT_TRUE(HtmlContains(streams_html, fmt::format("plain read {:.2f}", *a.plain_read_ratio)));
+    }
+  EXPECT_EQ(streaming, 5);  // gemv:bf16, fp16, int8, int4, fp8
+
   const std::string warm = render({committed("square-warm.json")});
   EXPECT_TRUE(HtmlContains(warm, "bars: TFLOP/s against the largest"));
   EXPECT_EQ(warm.find(R"(<svg class="barchart")"), std::string::npos);  // a warm receipt has no decode chart
