@@ -301,11 +301,19 @@ for step in "$@"; do
       # the campaign file the first returned; 0: no tuning, the receipts only), ISSUE7_ONLY a subset of them (a new
       # campaign, ISSUE7_NAME, for shapes to tune again after the space grew); then the database's entries against
       # cublaslt on the llm24 shapes (cold) and the small squares (warm and cold), each arm's graph-replay and
-      # host-loop times in the receipts.
+      # host-loop times in the receipts. ISSUE7_COLD_ONLY tunes those squares cold into results/tune/sm90-issue7-cold-*
+      # instead (the cold receipt times that database beside the warm one).
       named=sqS,sqL,fatK,thinK,sn_16_pf,sn_64_pf,sn_256_pf,d4k_qkv_dec,d4k_ffn_dec,d4k_down_dec,d8k_qkv_dec,sn_16_dec,sn_32_dec,sn_128_dec
       campaign="$work/${ISSUE7_NAME:-sm90-issue7-campaign}.json"
       [ -n "${ISSUE7_CAMPAIGN:-}" ] && cp "$ISSUE7_CAMPAIGN" "$campaign"
-      if [ "${ISSUE7_TUNE_S:-300}" != 0 ]; then
+      if [ -n "${ISSUE7_COLD_ONLY:-}" ]; then
+        timeout "${ISSUE7_TUNE_S:-150}" "$bin" tune --suite suites/square.txt --only "$ISSUE7_COLD_ONLY" --dtypes bf16,fp16 \
+          --layouts TN --family sm90 --repeats 5 --cold --campaign "$work/sm90-issue7-cold-campaign.json" \
+          >/dev/null 2>"$work/tune-sm90-issue7-cold.log"
+        echo "tune cold: exit $? (124: stopped at its deadline, finished cases kept)"
+        "$bin" campaign "$work/sm90-issue7-cold-campaign.json" --database results/tune/sm90-issue7-cold-db.json | tail -n 4
+        cp "$work/sm90-issue7-cold-campaign.json" results/tune/sm90-issue7-cold-db.json "$work/"
+      elif [ "${ISSUE7_TUNE_S:-300}" != 0 ]; then
         timeout "${ISSUE7_TUNE_S:-300}" "$bin" tune --suite suites/llm24.txt --suite suites/square.txt \
           --only "${ISSUE7_ONLY:-$named,sq256,sq768,sq1024,sq1536}" --dtypes bf16,fp16 --layouts TN --family sm90 \
           --repeats 5 --campaign "$campaign" >/dev/null 2>"$work/tune-sm90-issue7.log"
@@ -321,8 +329,11 @@ for step in "$@"; do
         --dtypes bf16,fp16 --layouts TN --cold --arms "$arms" --baseline cublaslt -o "$work/issue7-named-cold.json" \
         2>"$work/issue7-named-cold.log" | tee "$work/issue7-named-cold-table.txt" | tail -n 3
       for mode in warm cold; do
-        timeout 90 "$bin" bench --suite suites/square.txt --only sq256,sq512,sq768,sq1024,sq1536 --dtypes bf16,fp16 \
-          --layouts TN --$mode --arms "$arms" --baseline cublaslt -o "$work/issue7-small-squares-$mode.json" \
+        # Cold, also the entries tuned cold (results/tune/sm90-issue7-cold-db.json, where it is committed).
+        mode_arms=$arms
+        [ $mode = cold ] && [ -f results/tune/sm90-issue7-cold-db.json ] && mode_arms+=,selected:results/tune/sm90-issue7-cold-db.json
+        timeout 120 "$bin" bench --suite suites/square.txt --only sq256,sq512,sq768,sq1024,sq1536 --dtypes bf16,fp16 \
+          --layouts TN --$mode --arms "$mode_arms" --baseline cublaslt -o "$work/issue7-small-squares-$mode.json" \
           2>"$work/issue7-small-squares-$mode.log" | tee "$work/issue7-small-squares-$mode-table.txt" | tail -n 2
       done
       ;;
