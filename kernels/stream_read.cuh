@@ -4,14 +4,18 @@
 // loaded words feed a value that is stored only if it hits an improbable pattern, so the compiler cannot drop the
 // loads. Every step issues all of its loads before it uses any, the last one too (past the end they are predicated
 // off): a buffer of a few loads a thread, a decode GEMV's 26 MB, keeps them all in flight at once.
+//
+// Launched as a programmatic dependent (pdl.h; the plain read does, the bandwidth measurement does not), it lets the
+// next grid launch at once and reads nothing before the grid ahead of it is done: the launch overlap the decode arms
+// with pdl=1 have, and no more.
+#include "pdl.h"
+
 namespace tilewise::kernels {
 
 constexpr int stream_read_unroll = 4;
 
 // Read-only, not kept in L1: the loads the decode kernels stream their weights with (gemv.cuh, hint "na"). Plain
-// loads measured the same (470 MB in 104.68 us both ways: results/decode-gemv-cold-11.json and -12.json). gemv:bf16
-// streams those bytes about 2% faster (102.67 us), likely because it is a dependent launch (pdl=1) that overlaps the
-// kernel before it: the same kernel without it (pdl=0, fp8 activations) ran 2.5% slower than this read.
+// loads measured the same (470 MB in 104.68 us both ways: results/decode-gemv-cold-11.json and -12.json).
 __device__ __forceinline__ uint4 load_once(const uint4* p) {
   uint4 v;
   asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
@@ -20,6 +24,8 @@ __device__ __forceinline__ uint4 load_once(const uint4* p) {
 }
 
 __global__ void stream_read(const uint4* data, unsigned long long count, unsigned* sink) {
+  launch_dependents();
+  wait_for_prerequisites();
   const unsigned long long stride = (unsigned long long)(gridDim.x) * blockDim.x;
   unsigned acc = 0;
   for (unsigned long long i = blockIdx.x * (unsigned long long)(blockDim.x) + threadIdx.x; i < count;

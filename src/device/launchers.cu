@@ -66,10 +66,20 @@ void launch_compare(DType out_dtype, int M, int N, const void* C, int64_t ldc, c
   TW_CUDA(cudaGetLastError());
 }
 
-void launch_stream_read(const void* data, uint64_t bytes, unsigned* sink, int sm_count, cudaStream_t stream) {
+void launch_stream_read(const void* data, uint64_t bytes, unsigned* sink, int sm_count, cudaStream_t stream,
+                        bool dependent) {
+  cudaLaunchConfig_t cfg{};
   // Four 512-thread blocks fill an SM's 2048 threads; eight per SM leave the scheduler a second wave to hide tails.
-  kernels::stream_read<<<sm_count * 8, 512, 0, stream>>>(static_cast<const uint4*>(data), bytes / 16, sink);
-  TW_CUDA(cudaGetLastError());
+  cfg.gridDim = dim3(unsigned(sm_count) * 8);
+  cfg.blockDim = dim3(512);
+  cfg.stream = stream;
+  cudaLaunchAttribute programmatic{};
+  programmatic.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  programmatic.val.programmaticStreamSerializationAllowed = 1;
+  cfg.attrs = dependent ? &programmatic : nullptr;
+  cfg.numAttrs = dependent ? 1 : 0;
+  TW_CUDA(cudaLaunchKernelEx(&cfg, kernels::stream_read, static_cast<const uint4*>(data),
+                             static_cast<unsigned long long>(bytes / 16), sink));
 }
 
 }  // namespace tilewise::device

@@ -19,6 +19,8 @@ void launch_reference(const Problem& p, const void* A, const void* B, float* ref
 void launch_reference_b32(const Problem& p, const void* A, const float* B, float* ref, cudaStream_t stream);
 void launch_compare(DType out_dtype, int M, int N, const void* C, int64_t ldc, const float* ref,
                     kernels::ErrorSums* sums, cudaStream_t stream);
-void launch_stream_read(const void* data, uint64_t bytes, unsigned* sink, int sm_count, cudaStream_t stream);
+// dependent: launched as a programmatic dependent of the grid before it in the stream (kernels/pdl.h).
+void launch_stream_read(const void* data, uint64_t bytes, unsigned* sink, int sm_count, cudaStream_t stream,
+                        bool dependent = false);
 
 }  // namespace tilewise::device

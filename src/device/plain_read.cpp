@@ -20,7 +20,8 @@ PlainRead::PlainRead(int64_t bytes, int sets, int sm_count, cudaStream_t stream)
 Launch PlainRead::launch() const {
   return [this](int set, cudaStream_t stream) {
     if (set < 0 || set >= sets_) throw Error(fmt::format("plain read set {} is outside 0..{}", set, sets_ - 1));
-    launch_stream_read(data_.as<char>() + set * pitch_, uint64_t(bytes_), sink_.as<unsigned>(), sm_count_, stream);
+    launch_stream_read(data_.as<char>() + set * pitch_, uint64_t(bytes_), sink_.as<unsigned>(), sm_count_, stream,
+                       /*dependent=*/true);
   };
 }
 

@@ -2,7 +2,8 @@
 // A plain read of a decode arm's weight bytes: kernels/stream_read.cuh over the same number of bytes and the same
 // number of rotating copies as the arm, with no arithmetic. Timed beside the arm in the same run, it is what streaming
 // those bytes costs with launch, ramp and tail included, which the read bandwidth (measured over 4 GB) leaves out:
-// at 26 MB they are a large part of the time, so the bandwidth alone sets a floor no kernel reaches.
+// at 26 MB they are a large part of the time, so the bandwidth alone sets a floor no kernel reaches. It is launched as
+// a programmatic dependent, as the decode arms with pdl=1 are, so its launch overlaps the read before it.
 #include <cstdint>
 
 #include "device/cuda.hpp"
