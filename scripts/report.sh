@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${TILEWISE_BIN:-build/release/tilewise}
-rm -rf docs/report  # so no copy of a receipt that has since left results/ stays behind
+rm -rf docs/report  # so nothing of an older page stays behind (pages before 2026-12-01 kept receipt copies there)
 "$bin" report results/*.json -o docs/report
 browser=$(command -v chromium || command -v chromium-browser || true)
 if [ -z "$browser" ]; then

@@ -189,7 +189,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> report_files;
   std::string report_dir;
   report->add_option("receipts", report_files, "receipt JSON files")->required();
-  report->add_option("-o,--output", report_dir, "output folder (index.html and copies of the receipts)")->required();
+  report->add_option("-o,--output", report_dir, "output folder (index.html, which links each receipt where it lies)")->required();
 
   auto* quantize = app.add_subcommand(
       "quantize", "quantize a raw weight file (N rows of K bf16/fp16) into a decode GEMV format, or --dequantize back");

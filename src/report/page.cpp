@@ -73,7 +73,7 @@ std::string arm_row_id(const PageReceipt& p, size_t i, const std::string& arm) {
 }
 
 std::string source_link(const PageReceipt& p, size_t i) {
-  return fmt::format(R"(<a href="receipts/{0}" title="{0} results[{1}]">results[{1}]</a>)", p.file, i);
+  return fmt::format(R"(<a href="{}" title="{} results[{}]">results[{}]</a>)", escape(p.href), p.file, i, i);
 }
 
 // Decode shapes stream their weights from HBM, so bandwidth is their figure of merit; the rest are judged by
@@ -404,9 +404,9 @@ std::string verdict_banner(const PageReceipt& p) {
 std::string section(const PageReceipt& p) {
   const Receipt& r = p.receipt;
   std::string html = fmt::format(
-      R"(<section id="{}" class="receipt{}"><h2>{} <a class="source" href="receipts/{}">receipt JSON</a></h2>{})"
+      R"(<section id="{}" class="receipt{}"><h2>{} <a class="source" href="{}">receipt JSON</a></h2>{})"
       R"(<p class="meta">created {} &middot; <code>{}</code></p>)",
-      stem(p), p.verdict.valid ? "" : " invalid", escape(p.file), p.file, verdict_banner(p), escape(r.created),
+      stem(p), p.verdict.valid ? "" : " invalid", escape(p.file), escape(p.href), verdict_banner(p), escape(r.created),
       escape(r.command));
   for (const auto& note : r.notes) html += "<p class=\"note\">" + escape(note) + "</p>";
   html += machine_block(r) + preregistration(p) + "<h3>Summary</h3>";
@@ -446,7 +446,7 @@ std::string problem_cells(const ProblemKey& k) {
 }
 const char* buffers_word(bool cold) { return cold ? "cold" : "warm"; }
 
-// The arm's row in its receipt's section, which links on to the receipt copy.
+// The arm's row in its receipt's section, which links on to the receipt.
 std::string row_href(const Source& s) { return "#" + arm_row_id(*s.receipt, s.result, s.arm->arm); }
 
 // Plain text, for titles: escaped where it is used.
@@ -456,8 +456,8 @@ std::string source_text(const Source& s) {
 }
 
 std::string receipt_link(const Source& s) {
-  return fmt::format(R"(<a href="receipts/{0}" title="{0} results[{1}]">{2}</a> [{1}])", s.receipt->file, s.result,
-                     escape(stem(*s.receipt)));
+  return fmt::format(R"(<a href="{}" title="{} results[{}]">{}</a> [{}])", escape(s.receipt->href), s.receipt->file,
+                     s.result, escape(stem(*s.receipt)), s.result);
 }
 
 std::string receipt_list(const std::vector<const PageReceipt*>& receipts) {
@@ -543,7 +543,7 @@ std::string side_by_side_section(const std::vector<PageReceipt>& receipts) {
   return R"(<section id="side-by-side" class="compare"><h2>Side by side</h2><p class="meta">One table per suite (the )"
          R"(<code>--suite</code> files in each receipt's command; none: <i>other</i>), GPU and buffer mode; rows are )"
          R"(the problems that at least two different arms measured across those receipts. Each cell is the arm's )"
-         R"(median &micro;s, linked to its row on this page, its TFLOP/s, and the receipt copy and result it came )"
+         R"(median &micro;s, linked to its row on this page, its TFLOP/s, and the receipt and result it came )"
          R"(from. Where several receipts ran the arm on a problem the most recent (by <code>created</code>) is shown; )"
          R"(the cell says so and its tooltip names the others. Figures from a receipt that )"
          R"(<code>tilewise check</code> rejects are struck through.</p><p>Tables: )" +
@@ -690,8 +690,8 @@ tr.flagged td { background: #fdecee; }
 td.flag { color: var(--slower); font-weight: 700; white-space: nowrap; }
 )";
 
-// The copy's name is also the receipt's anchor and part of every link to it, so it must be unique on the page.
-std::string copy_name(const std::string& path, std::set<std::string>& taken) {
+// The receipt's name on the page names its anchors, so it must be unique there.
+std::string page_name(const std::string& path, std::set<std::string>& taken) {
   const std::string base = safe_name(fs::path(path).stem().string());
   std::string name = base + ".json";
   for (int n = 2; !taken.insert(name).second; ++n) name = fmt::format("{}-{}.json", base, n);
@@ -700,11 +700,13 @@ std::string copy_name(const std::string& path, std::set<std::string>& taken) {
 
 }  // namespace
 
-std::vector<PageReceipt> load_receipts(const std::vector<std::string>& receipt_paths) {
+std::vector<PageReceipt> load_receipts(const std::vector<std::string>& receipt_paths, const std::string& page_dir) {
   std::vector<PageReceipt> out;
   std::set<std::string> taken;
+  const fs::path page = fs::absolute(page_dir);
   for (const std::string& path : receipt_paths) {
-    PageReceipt p{path, copy_name(path, taken), receipt::read_file(path), {}};
+    PageReceipt p{path, page_name(path, taken), receipt::read_file(path), {},
+                  fs::absolute(path).lexically_relative(page).generic_string()};
     if (p.receipt.schema_id != receipt::schema)
       throw Error(fmt::format("{}: not a tilewise receipt: schema '{}', expected '{}'", path, p.receipt.schema_id,
                               receipt::schema));
@@ -723,8 +725,8 @@ std::string render_page(const std::vector<PageReceipt>& receipts) {
       R"(<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">)"
       R"(<meta name="viewport" content="width=device-width, initial-scale=1"><title>tilewise report</title>)"
       R"(<style>{}</style></head><body><header><h1>tilewise benchmark report</h1><p class="meta">{} receipt{}{}. )"
-      R"(Every figure is read from a receipt; each table row links to the receipt copy under <code>receipts/</code> )"
-      R"(and names the entry (<code>results[i]</code>) it came from.</p>)",
+      R"(Every figure is read from a receipt; each table row links to that receipt where it lies and names the )"
+      R"(entry (<code>results[i]</code>) it came from.</p>)",
       css, receipts.size(), receipts.size() == 1 ? "" : "s",
       invalid ? fmt::format(R"(, <b class="slower">{} INVALID</b>)", invalid) : "");
   html += overview(receipts) + "</header>" + side_by_side_section(receipts) + cross_check_section(receipts);
@@ -733,17 +735,11 @@ std::string render_page(const std::vector<PageReceipt>& receipts) {
 }
 
 void write_page(const std::vector<std::string>& receipt_paths, const std::string& out_dir) {
-  const std::vector<PageReceipt> receipts = load_receipts(receipt_paths);
-  const fs::path dir(out_dir), copies = fs::path(out_dir) / "receipts";
+  const std::vector<PageReceipt> receipts = load_receipts(receipt_paths, out_dir);
+  const fs::path dir(out_dir);
   std::error_code ec;
-  fs::create_directories(copies, ec);
-  if (ec) throw Error(fmt::format("{}: cannot create directory: {}", copies.string(), ec.message()));
-  for (const auto& p : receipts) {
-    const fs::path to = copies / p.file;
-    if (fs::exists(to) && fs::equivalent(p.path, to)) continue;  // rebuilding a page from its own copies
-    if (!fs::copy_file(p.path, to, fs::copy_options::overwrite_existing, ec))
-      throw Error(fmt::format("{}: cannot copy to {}: {}", p.path, to.string(), ec.message()));
-  }
+  fs::create_directories(dir, ec);
+  if (ec) throw Error(fmt::format("{}: cannot create directory: {}", dir.string(), ec.message()));
   const fs::path index = dir / "index.html";
   std::ofstream out(index, std::ios::trunc);
   out << render_page(receipts);

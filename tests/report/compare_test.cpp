@@ -40,13 +40,15 @@ Receipt peers_run(const std::string& created, const std::string& gpu = "NVIDIA H
   return r;
 }
 
-// As load_receipts would give it, with the checker's verdict given rather than computed.
+// As load_receipts would give it for a page in a folder beside results/, with the checker's verdict given rather
+// than computed.
 PageReceipt page(const Receipt& r, const std::string& file, bool valid = true) {
   return PageReceipt{
       file,
       file,
       r,
-      {file, valid, valid ? std::vector<std::string>{} : std::vector<std::string>{"bad"}, r.results.size()}};
+      {file, valid, valid ? std::vector<std::string>{} : std::vector<std::string>{"bad"}, r.results.size()},
+      "../results/" + file};
 }
 
 SideTable only_table(const std::vector<SideTable>& tables) {
@@ -366,7 +368,7 @@ TEST(report_compare, SideBySideCellsLinkTheirFiguresAndNameTheOthers) {
   const std::string c = element(html, "td", "sbs-square-sq2048-bf16-TN-cublaslt");
   EXPECT_TRUE(HtmlContains(c, fmt::format(R"(<a href="#new-r0-cublaslt">{}</a>)", us(*a.us_median))));
   EXPECT_TRUE(HtmlContains(c, tflops(*a.tflops) + " TFLOP/s"));
-  EXPECT_TRUE(HtmlContains(c, R"(<a href="receipts/new.json" title="new.json results[0]">new</a> [0])"));
+  EXPECT_TRUE(HtmlContains(c, R"(<a href="../results/new.json" title="new.json results[0]">new</a> [0])"));
   EXPECT_TRUE(HtmlContains(c, "newest of 2"));
   EXPECT_TRUE(HtmlContains(c,
                        "the most recent of 2 receipts that ran this arm on this problem; the others: old.json "
@@ -431,9 +433,9 @@ TEST(report_compare, CrossCheckRowsCarryRatioClocksReceiptsAndFlag) {
   EXPECT_TRUE(HtmlContains(
       row, fmt::format(R"(<a href="#v-r0-cublaslt-default">{}</a>)", vendor.results[0].arms[1].clock.sm_mhz_median)));
   EXPECT_TRUE(
-      HtmlContains(row, R"(<a href="receipts/t.json" title="t.json results[0]">t</a> [0]<br><small>2026-11-30T10:33:53Z)"));
+      HtmlContains(row, R"(<a href="../results/t.json" title="t.json results[0]">t</a> [0]<br><small>2026-11-30T10:33:53Z)"));
   EXPECT_TRUE(
-      HtmlContains(row, R"(<a href="receipts/v.json" title="v.json results[0]">v</a> [0]<br><small>2026-11-30T10:35:43Z)"));
+      HtmlContains(row, R"(<a href="../results/v.json" title="v.json results[0]">v</a> [0]<br><small>2026-11-30T10:35:43Z)"));
   EXPECT_TRUE(HtmlContains(row, "outside &plusmn;5%"));
 
   const std::string short_row = element(html, "tr", "xc0-dec_m16_12288-fp16-TN-warm");
