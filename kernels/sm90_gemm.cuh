@@ -329,11 +329,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   auto a_tile = [&](int s) { return smem + s * Cfg::kStageBytes + Cfg::kBTileBytes; };
   uint8_t* out_tile = smem + Cfg::Stages * Cfg::kStageBytes;
 
-  // Broadcast from lane 0 so the compiler knows the index is the same across the warp: the consumer's B
-  // descriptors depend on it, and only a warp-uniform value keeps them in uniform registers. From threadIdx.x / 128
-  // directly they were built per thread and moved over (R2UR) before every HGMMA
-  // (results/logs/sass-sm90-kloop-128x128-52cbfd0.txt).
-  const int warpgroup = __shfl_sync(0xFFFFFFFFu, int(threadIdx.x / 128), 0);
+  const int warpgroup = threadIdx.x / 128;
   const int rank = Cfg::ClusterSize > 1 ? int(sm90::cluster_rank()) : 0;
   if (threadIdx.x == 0) {
     // The descriptors live in kernel parameter memory: fetch them while the barriers are set up, not at the
