@@ -30,13 +30,13 @@
 #include <cuda_fp8.h>
 
 #include "pdl.h"
+#include "weight_load.h"
 
 namespace tilewise::kernels::gemv {
 
 // Codes shared with src/families/gemv/config.hpp (the configuration names them).
 enum : int { w_bf16 = 0, w_fp16 = 1, w_q8_0 = 2, w_int4_g32 = 3, w_int4_g128 = 4, w_fp8 = 5 };
 enum : int { x_bf16 = 0, x_fp16 = 1, x_fp8 = 2 };
-enum : int { hint_none = 0, hint_nc = 1, hint_no_allocate = 2, hint_evict_first = 3, hint_prefetch_256 = 4 };
 
 // Elements of one 16-byte weight chunk, and the K extent one scale covers (0: no group scale).
 template <int WF>
@@ -44,57 +44,6 @@ struct WeightFormat {
   static constexpr int elems = WF == w_bf16 || WF == w_fp16 ? 8 : WF == w_q8_0 || WF == w_fp8 ? 16 : 32;
   static constexpr int group = WF == w_q8_0 || WF == w_int4_g32 ? 32 : WF == w_int4_g128 ? 128 : 0;
 };
-
-// 16 bytes of weights under the stream's cache policy; BYTES = 8 loads 8 (into x and y; z and w are zero), BYTES = 2
-// one 16-bit weight (into the low half of x).
-template <int HINT, int BYTES = 16>
-__device__ __forceinline__ uint4 load_weights(const unsigned char* p, unsigned long long policy) {
-  uint4 v = make_uint4(0, 0, 0, 0);
-  if constexpr (BYTES == 2) {
-    unsigned short h;
-    if constexpr (HINT == hint_none) {
-      h = *reinterpret_cast<const unsigned short*>(p);
-    } else if constexpr (HINT == hint_nc) {
-      asm volatile("ld.global.nc.u16 %0, [%1];" : "=h"(h) : "l"(p));
-    } else if constexpr (HINT == hint_no_allocate) {
-      asm volatile("ld.global.nc.L1::no_allocate.u16 %0, [%1];" : "=h"(h) : "l"(p));
-    } else if constexpr (HINT == hint_evict_first) {
-      asm volatile("ld.global.nc.L1::no_allocate.L2::cache_hint.u16 %0, [%1], %2;" : "=h"(h) : "l"(p), "l"(policy));
-    } else {
-      asm volatile("ld.global.nc.L1::no_allocate.L2::256B.u16 %0, [%1];" : "=h"(h) : "l"(p));
-    }
-    v.x = h;
-  } else if constexpr (BYTES == 8) {
-    if constexpr (HINT == hint_none) {
-      const uint2 h = *reinterpret_cast<const uint2*>(p);
-      v.x = h.x, v.y = h.y;
-    } else if constexpr (HINT == hint_nc) {
-      asm volatile("ld.global.nc.v2.u32 {%0, %1}, [%2];" : "=r"(v.x), "=r"(v.y) : "l"(p));
-    } else if constexpr (HINT == hint_no_allocate) {
-      asm volatile("ld.global.nc.L1::no_allocate.v2.u32 {%0, %1}, [%2];" : "=r"(v.x), "=r"(v.y) : "l"(p));
-    } else if constexpr (HINT == hint_evict_first) {
-      asm volatile("ld.global.nc.L1::no_allocate.L2::cache_hint.v2.u32 {%0, %1}, [%2], %3;"
-                   : "=r"(v.x), "=r"(v.y) : "l"(p), "l"(policy));
-    } else {
-      asm volatile("ld.global.nc.L1::no_allocate.L2::256B.v2.u32 {%0, %1}, [%2];" : "=r"(v.x), "=r"(v.y) : "l"(p));
-    }
-  } else if constexpr (HINT == hint_none) {
-    v = *reinterpret_cast<const uint4*>(p);
-  } else if constexpr (HINT == hint_nc) {
-    asm volatile("ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];"
-                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
-  } else if constexpr (HINT == hint_no_allocate) {
-    asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
-                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
-  } else if constexpr (HINT == hint_evict_first) {
-    asm volatile("ld.global.nc.L1::no_allocate.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
-                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p), "l"(policy));
-  } else {
-    asm volatile("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
-                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
-  }
-  return v;
-}
 
 __device__ __forceinline__ unsigned word(const uint4& v, int i) { return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w; }
 

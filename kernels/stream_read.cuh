@@ -3,25 +3,19 @@
 // decode kernels are judged against, and a plain read of a decode arm's weight bytes (device/plain_read.hpp). The
 // loaded words feed a value that is stored only if it hits an improbable pattern, so the compiler cannot drop the
 // loads. Every step issues all of its loads before it uses any, the last one too (past the end they are predicated
-// off): a buffer of a few loads a thread, a decode GEMV's 26 MB, keeps them all in flight at once.
+// off): a buffer of a few loads a thread, a decode GEMV's 26 MB, keeps them all in flight at once. The loads are the
+// decode kernels' read-only, no-L1 ones (weight_load.h); plain loads measured the same (470 MB in 104.68 us both
+// ways: results/decode-gemv-cold-11.json and -12.json).
 //
 // Launched as a programmatic dependent (pdl.h; the plain read does, the bandwidth measurement does not), it lets the
 // next grid launch at once and reads nothing before the grid ahead of it is done: the launch overlap the decode arms
 // with pdl=1 have, and no more.
 #include "pdl.h"
+#include "weight_load.h"
 
 namespace tilewise::kernels {
 
 constexpr int stream_read_unroll = 4;
-
-// Read-only, not kept in L1: the loads the decode kernels stream their weights with (gemv.cuh, hint "na"). Plain
-// loads measured the same (470 MB in 104.68 us both ways: results/decode-gemv-cold-11.json and -12.json).
-__device__ __forceinline__ uint4 load_once(const uint4* p) {
-  uint4 v;
-  asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
-               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
-  return v;
-}
 
 __global__ void stream_read(const uint4* data, unsigned long long count, unsigned* sink) {
   launch_dependents();
@@ -33,7 +27,9 @@ __global__ void stream_read(const uint4* data, unsigned long long count, unsigne
     uint4 v[stream_read_unroll];
 #pragma unroll
     for (int u = 0; u < stream_read_unroll; ++u)
-      v[u] = i + u * stride < count ? load_once(data + i + u * stride) : make_uint4(0, 0, 0, 0);
+      v[u] = i + u * stride < count ? gemv::load_weights<gemv::hint_no_allocate>(
+                                          reinterpret_cast<const unsigned char*>(data + i + u * stride), 0)
+                                    : make_uint4(0, 0, 0, 0);
 #pragma unroll
     for (int u = 0; u < stream_read_unroll; ++u) acc ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
   }

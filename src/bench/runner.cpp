@@ -256,7 +256,8 @@ class Runner {
       run.timer = device::sized_graph_timer(launch, run.sets, o_.graph_target_ms, wb.stream);
       r.launches = r.host_launches = run.timer->launches();
       if (r.weight_bytes > 0) {
-        run.plain = std::make_unique<device::PlainRead>(r.weight_bytes, run.sets, r_.machine.sm_count, wb.stream);
+        run.plain = std::make_unique<device::PlainRead>(r.weight_bytes, run.sets, r_.machine.sm_count, wb.stream,
+                                                        /*dependent=*/true);
         run.plain_timer = device::sized_graph_timer(run.plain->launch(), run.sets, o_.graph_target_ms, wb.stream);
       }
     } catch (const Unsupported& e) {

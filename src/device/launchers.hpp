@@ -21,6 +21,6 @@ void launch_compare(DType out_dtype, int M, int N, const void* C, int64_t ldc, c
                     kernels::ErrorSums* sums, cudaStream_t stream);
 // dependent: launched as a programmatic dependent of the grid before it in the stream (kernels/pdl.h).
 void launch_stream_read(const void* data, uint64_t bytes, unsigned* sink, int sm_count, cudaStream_t stream,
-                        bool dependent = false);
+                        bool dependent);
 
 }  // namespace tilewise::device

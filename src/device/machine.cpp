@@ -5,7 +5,7 @@
 #include <nvrtc.h>
 
 #include "device/cuda.hpp"
-#include "device/launchers.hpp"
+#include "device/plain_read.hpp"
 #include "receipt/derive.hpp"
 
 namespace tilewise::device {
@@ -54,18 +54,16 @@ receipt::Machine describe_machine(const Nvml& nvml) {
 }
 
 receipt::ReadBandwidth measure_read_bandwidth(int64_t bytes, int passes, int sm_count) {
-  Buffer data{size_t(bytes)};
-  Buffer sink(sizeof(unsigned));
   Stream stream;
-  // Contents do not matter to a read, but an untouched allocation may not be backed yet: write it once.
-  TW_CUDA(cudaMemsetAsync(data.get(), 0x5A, size_t(bytes), stream.get()));
+  const PlainRead read(bytes, 1, sm_count, stream.get(), /*dependent=*/false);
+  const Launch launch = read.launch();
   cudaEvent_t start, stop;
   TW_CUDA(cudaEventCreate(&start));
   TW_CUDA(cudaEventCreate(&stop));
   receipt::ReadBandwidth bw{bytes, {}};
   for (int pass = -1; pass < passes; ++pass) {
     TW_CUDA(cudaEventRecord(start, stream.get()));
-    launch_stream_read(data.get(), uint64_t(bytes), sink.as<unsigned>(), sm_count, stream.get());
+    launch(0, stream.get());
     TW_CUDA(cudaEventRecord(stop, stream.get()));
     TW_CUDA(cudaEventSynchronize(stop));
     float ms = 0;

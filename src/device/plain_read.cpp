@@ -7,8 +7,12 @@
 
 namespace tilewise::device {
 
-PlainRead::PlainRead(int64_t bytes, int sets, int sm_count, cudaStream_t stream)
-    : bytes_((bytes + 15) / 16 * 16), pitch_((bytes + 255) / 256 * 256), sets_(sets), sm_count_(sm_count) {
+PlainRead::PlainRead(int64_t bytes, int sets, int sm_count, cudaStream_t stream, bool dependent)
+    : bytes_((bytes + 15) / 16 * 16),
+      pitch_((bytes + 255) / 256 * 256),
+      sets_(sets),
+      sm_count_(sm_count),
+      dependent_(dependent) {
   if (bytes < 1) throw Error(fmt::format("a plain read of {} bytes: the size must be positive", bytes));
   if (sets < 1) throw Error(fmt::format("a plain read over {} sets: at least one is needed", sets));
   data_ = Buffer(size_t(pitch_) * size_t(sets));
@@ -21,7 +25,7 @@ Launch PlainRead::launch() const {
   return [this](int set, cudaStream_t stream) {
     if (set < 0 || set >= sets_) throw Error(fmt::format("plain read set {} is outside 0..{}", set, sets_ - 1));
     launch_stream_read(data_.as<char>() + set * pitch_, uint64_t(bytes_), sink_.as<unsigned>(), sm_count_, stream,
-                       /*dependent=*/true);
+                       dependent_);
   };
 }
 

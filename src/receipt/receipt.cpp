@@ -84,9 +84,10 @@ void from_json(const json& j, ArmResult& a) {
   a.weight_bw_fraction =
       j.contains("weight_bw_fraction") ? j.at("weight_bw_fraction").get<std::optional<double>>() : std::nullopt;
   a.plain_read_us = j.value("plain_read_us", std::vector<double>());
-  for (auto [key, field] : {std::pair{"plain_read_us_median", &a.plain_read_us_median},
-                            std::pair{"plain_read_ratio", &a.plain_read_ratio}})
-    *field = j.contains(key) ? j.at(key).get<std::optional<double>>() : std::nullopt;
+  a.plain_read_us_median =
+      j.contains("plain_read_us_median") ? j.at("plain_read_us_median").get<std::optional<double>>() : std::nullopt;
+  a.plain_read_ratio =
+      j.contains("plain_read_ratio") ? j.at("plain_read_ratio").get<std::optional<double>>() : std::nullopt;
 }
 #undef TW_ARM_FIELDS
 

@@ -17,7 +17,8 @@ TEST(PlainRead, ReadsEveryCopyAndRefusesOthers) {
   Stream s;
   int sms = 0;
   TW_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  const PlainRead read((26 << 20) + 8, 3, sms, s.get());  // not a multiple of 16: read in whole loads
+  // Not a multiple of 16: read in whole loads.
+  const PlainRead read((26 << 20) + 8, 3, sms, s.get(), /*dependent=*/true);
   const Launch launch = read.launch();
   for (int set = 0; set < 3; ++set) launch(set, s.get());
   TW_CUDA(cudaStreamSynchronize(s.get()));

@@ -11,9 +11,9 @@ using testkit::Contains;
 using testkit::error_of;
 
 TEST(PlainRead, RefusesNoBytesAndNoSets) {
-  EXPECT_TRUE(Contains(error_of([&] { PlainRead(0, 3, 132, nullptr); }), "size must be positive"));
-  EXPECT_TRUE(Contains(error_of([&] { PlainRead(-16, 3, 132, nullptr); }), "size must be positive"));
-  EXPECT_TRUE(Contains(error_of([&] { PlainRead(1 << 20, 0, 132, nullptr); }), "at least one is needed"));
+  EXPECT_TRUE(Contains(error_of([&] { PlainRead(0, 3, 132, nullptr, true); }), "size must be positive"));
+  EXPECT_TRUE(Contains(error_of([&] { PlainRead(-16, 3, 132, nullptr, true); }), "size must be positive"));
+  EXPECT_TRUE(Contains(error_of([&] { PlainRead(1 << 20, 0, 132, nullptr, true); }), "at least one is needed"));
 }
 
 }  // namespace
