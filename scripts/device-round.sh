@@ -6,6 +6,7 @@
 #                          [sm90-tests] [sass] [sm90-explore] [sm90-sanitize] [square-sm90] [decode-gemv] [family-tests]
 #                          [peers-gpus] [gemv-engines] [sm90-sweep] [tune-llm24] [selected-llm24] [grid-vs-descent]
 #                          [host-gpu-tests] [decide-llm24] [gemv-bulk] [gemv-bulk-sanitize] [issue7] [kscan-stride]
+#                          [int4-tiled] [int4-tiled-profile]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export TILEWISE_SOURCE_DIR=$PWD  # the GPU tests read suites from this copy, not from where they were built
@@ -193,6 +194,38 @@ for step in "$@"; do
       timeout 100 "$bin" bench --suite suites/decode.txt --only dec_m1_12288,dec_m16_12288 --dtypes fp8 --layouts TN \
         --cold --arms "${GEMV_FP8_ARMS}" --baseline cublaslt -o "$work/decode-gemv-bulk-fp8.json" \
         2>"$work/decode-gemv-bulk-fp8.log" | tee "$work/decode-gemv-bulk-fp8-table.txt" | tail -n 14
+      ;;
+    int4-tiled)
+      # int4 g128 in both layouts (issue 4; kernels/weight_layout.h): the gemv GPU tests (the tiled layout's own test
+      # holds both layouts' outputs bit for bit equal), compute-sanitizer on the bulk and wide-mma sets (both carry
+      # tiled runs), then both layouts side by side on the mma and bulk engines, bf16 x, cold, 10 repeats, where int4
+      # stands furthest from the plain read of its bytes.
+      timeout 240 "$tests/families_gpu_test" --gtest_filter='GemvGpu.*' 2>&1 | tee "$work/gemv-gpu-tests.log" \
+        | grep -E "^\[ *(OK|FAILED|PASSED) " | tail -n 20
+      for tool in memcheck racecheck; do
+        timeout "${SANITIZE_TIMEOUT:-120}" compute-sanitizer --tool "$tool" --error-exitcode 3 "$tests/families_gpu_test" \
+          --gtest_filter='GemvGpu.BulkSanitizedSet:GemvGpu.MmaWideTilesSanitizedSet' >"$work/sanitizer-gemv-tiled-$tool.log" 2>&1
+        echo "compute-sanitizer $tool (gemv bulk and wide mma, both int4 layouts): exit $?"
+        tail -n 2 "$work/sanitizer-gemv-tiled-$tool.log"
+      done
+      timeout 240 "$bin" bench --suite suites/decode.txt --only "${GEMV_ONLY:-dec_m1_12288,dec_m4_12288,dec_m16_12288,dec_m1_8k}" \
+        --dtypes bf16 --layouts TN --cold --repeats 10 \
+        --arms "${GEMV_ARMS:-gemv:bf16,gemv:int4,gemv:int4-tiled,gemv:int4@engine=bulk,gemv:int4-tiled@engine=bulk,cublaslt}" \
+        --baseline cublaslt -o "$work/decode-int4-tiled.json" 2>"$work/decode-int4-tiled.log" \
+        | tee "$work/decode-int4-tiled-table.txt" | tail -n 30
+      ;;
+    int4-tiled-profile)
+      # Nsight Compute on dec_m1_12288's int4 kernels, one launch each (the first, cold): where each layout's time goes
+      # (DRAM throughput, issue slots, warp stalls, occupancy).
+      for arm in ${PROFILE_ARMS:-gemv:int4 gemv:int4-tiled gemv:int4@engine=bulk gemv:int4-tiled@engine=bulk}; do
+        timeout 150 ncu --kernel-name regex:^gemv --launch-count 1 --section SpeedOfLight --section MemoryWorkloadAnalysis \
+          --section WarpStateStats --section SchedulerStats --section Occupancy --section LaunchStats \
+          "$bin" bench --suite suites/decode.txt --only dec_m1_12288 --dtypes bf16 --layouts TN --cold --arms "$arm" \
+          --warmup-s 0 --repeats 1 -o "$work/profiled.json" --overwrite >"$work/ncu-${arm//[:@=]/_}.txt" 2>&1
+        echo "ncu $arm: exit $?"
+        grep -E "DRAM Throughput|Duration|Issue Slots Busy|No Eligible|Achieved Occupancy|Registers Per" "$work/ncu-${arm//[:@=]/_}.txt"
+      done
+      rm -f "$work/profiled.json"
       ;;
     sm90-sweep)
       # Every configuration the first rule chooses among, timed side by side per problem (warm): the receipt
