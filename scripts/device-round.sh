@@ -6,7 +6,7 @@
 #                          [sm90-tests] [sass] [sm90-explore] [sm90-sanitize] [square-sm90] [decode-gemv] [family-tests]
 #                          [peers-gpus] [gemv-engines] [sm90-sweep] [tune-llm24] [selected-llm24] [grid-vs-descent]
 #                          [host-gpu-tests] [decide-llm24] [gemv-bulk] [gemv-bulk-sanitize] [issue7] [kscan-stride]
-#                          [int4-tiled] [int4-tiled-profile]
+#                          [int4-tiled] [int4-tiled-profile] [sq768-width80]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export TILEWISE_SOURCE_DIR=$PWD  # the GPU tests read suites from this copy, not from where they were built
@@ -226,6 +226,23 @@ for step in "$@"; do
         grep -E "DRAM Throughput|Duration|Issue Slots Busy|No Eligible|Achieved Occupancy|Registers Per" "$work/ncu-${arm//[:@=]/_}.txt"
       done
       rm -f "$work/profiled.json"
+      ;;
+    sq768-width80)
+      # The 80-wide wgmma tile on sq768 (issue 7): 10 x 12 = 120 CTAs where 128 x 64 makes 72 and 96 x 64 makes 96
+      # (cuBLASLt's choice there is 80 x 64), first the width's GPU tests, then side by side with the tuned entries
+      # and cuBLASLt, warm and cold.
+      for i in $("$tests/families_gpu_test" --gtest_list_tests --gtest_filter='Grid/Sm90Configuration.*' \
+                 | sed -nE 's|.*/([0-9]+) .*block_m=80,.*|\1|p'); do
+        timeout 120 "$tests/families_gpu_test" --gtest_filter="Grid/Sm90Configuration.*/$i" >>"$work/sm90-width80-tests.log" 2>&1
+        echo "sm90 grid configuration $i: exit $?"
+      done
+      w80="sm90:block_m=80;block_n=64;consumers=1;raster=m;group=8;cluster=1x1;split=1"
+      for mode in warm cold; do
+        timeout 150 "$bin" bench --suite suites/square.txt --only sq768 --dtypes bf16,fp16 --layouts TN --$mode \
+          --arms "${W80_ARMS:-selected:results/tune/sm90-issue7-db.json,selected:results/tune/sm90-issue7-cold-db.json,$w80;stages=7;store=staged;pdl=1,$w80;stages=8;store=direct;pdl=1,${w80/cluster=1x1/cluster=1x2};stages=7;store=staged;pdl=1,cublaslt}" \
+          --baseline cublaslt -o "$work/sq768-width80-$mode.json" 2>"$work/sq768-width80-$mode.log" \
+          | tee "$work/sq768-width80-$mode-table.txt" | tail -n 14
+      done
       ;;
     sm90-sweep)
       # Every configuration the first rule chooses among, timed side by side per problem (warm): the receipt

@@ -56,6 +56,8 @@ const char* kConfigs[] = {
     "block_m=160,block_n=128,stages=4,consumers=2,raster=n,group=4,store=staged,split=2",
     "block_m=16,block_n=64,stages=8,consumers=1,raster=m,group=8,store=staged",
     "block_m=128,block_n=128,stages=4,consumers=2,raster=m,group=8,store=staged,schedule=pingpong,cluster=1x2",
+    "block_m=80,block_n=64,stages=7,consumers=1,raster=m,group=8,store=staged,cluster=1x2,pdl=1",
+    "block_m=80,block_n=64,stages=8,consumers=1,raster=n,group=4,store=direct,split=2",
 };
 
 // Runs `arm_name` on `p`; returns false when the family declines the problem or configuration.

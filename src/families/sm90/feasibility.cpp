@@ -12,7 +12,7 @@ namespace tilewise::sm90 {
 namespace {
 
 // The wgmma widths kernels/sm90/wgmma.h wraps (scripts/gen_wgmma.py).
-constexpr int kWidths[] = {8, 16, 32, 48, 64, 96, 128, 160, 192, 224, 256};
+constexpr int kWidths[] = {8, 16, 32, 48, 64, 80, 96, 128, 160, 192, 224, 256};
 // Capped by shared memory. Past 8 only small tiles fit: a 16x64 tile's stage is 10 KB, so 8 stages hold 80 KB of a
 // bandwidth-bound decode GEMM's 227 KB in flight.
 constexpr int kStages[] = {2, 3, 4, 5, 6, 7, 8, 10, 12, 16};
