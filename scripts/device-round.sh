@@ -198,8 +198,8 @@ for step in "$@"; do
     int4-tiled)
       # int4 g128 in both layouts (issue 4; kernels/weight_layout.h): the gemv GPU tests (the tiled layout's own test
       # holds both layouts' outputs bit for bit equal), compute-sanitizer on the bulk and wide-mma sets (both carry
-      # tiled runs), then both layouts side by side on the mma and bulk engines, bf16 x, cold, 10 repeats, where int4
-      # stands furthest from the plain read of its bytes.
+      # tiled runs), then the preregistered protocols/decode-int4-tiled.toml: both layouts side by side on the mma and
+      # bulk engines, bf16 x, cold, 10 repeats.
       timeout 240 "$tests/families_gpu_test" --gtest_filter='GemvGpu.*' 2>&1 | tee "$work/gemv-gpu-tests.log" \
         | grep -E "^\[ *(OK|FAILED|PASSED) " | tail -n 20
       for tool in memcheck racecheck; do
@@ -208,11 +208,8 @@ for step in "$@"; do
         echo "compute-sanitizer $tool (gemv bulk and wide mma, both int4 layouts): exit $?"
         tail -n 2 "$work/sanitizer-gemv-tiled-$tool.log"
       done
-      timeout 240 "$bin" bench --suite suites/decode.txt --only "${GEMV_ONLY:-dec_m1_12288,dec_m4_12288,dec_m16_12288,dec_m1_8k}" \
-        --dtypes bf16 --layouts TN --cold --repeats 10 \
-        --arms "${GEMV_ARMS:-gemv:bf16,gemv:int4,gemv:int4-tiled,gemv:int4@engine=bulk,gemv:int4-tiled@engine=bulk,cublaslt}" \
-        --baseline cublaslt -o "$work/decode-int4-tiled.json" 2>"$work/decode-int4-tiled.log" \
-        | tee "$work/decode-int4-tiled-table.txt" | tail -n 30
+      timeout 300 "$bin" bench --protocol protocols/decode-int4-tiled.toml -o "$work/protocol-decode-int4-tiled.json" \
+        2>"$work/protocol-decode-int4-tiled.log" | tee "$work/protocol-decode-int4-tiled-table.txt" | tail -n 40
       ;;
     int4-tiled-profile)
       # Nsight Compute on dec_m1_12288's int4 kernels, one launch each (the first, cold): where each layout's time goes

@@ -9,8 +9,9 @@
 namespace tilewise::receipt {
 
 const std::vector<std::string>& prediction_metrics() {
-  static const std::vector<std::string> metrics = {"us_median",   "tflops",            "gbps", "bandwidth_fraction",
-                                                    "speedup",     "weight_gbps",       "weight_bw_fraction"};
+  static const std::vector<std::string> metrics = {"us_median",   "tflops",      "gbps",
+                                                    "bandwidth_fraction", "speedup", "weight_gbps",
+                                                    "weight_bw_fraction", "plain_read_ratio"};
   return metrics;
 }
 
@@ -77,6 +78,12 @@ void judge(Prediction& p, const Receipt& r) {
       return;
     }
     p.measured = v;
+  } else if (p.metric == "plain_read_ratio") {
+    if (!arm->plain_read_ratio) {
+      p.reason = fmt::format("arm {} has no plain read of its weight bytes beside it", p.arm);
+      return;
+    }
+    p.measured = arm->plain_read_ratio;
   } else if (p.metric == "speedup") {
     const ArmResult* base = find_arm(*res, p.baseline);
     if (std::string why = unusable(base, p.baseline); !why.empty()) {

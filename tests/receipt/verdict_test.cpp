@@ -94,9 +94,9 @@ TEST(Verdict, NotMeasuredSaysWhy) {
             std::string::npos);
 }
 
-TEST(Verdict, MetricsAreTheDocumentedSeven) {
+TEST(Verdict, MetricsAreTheDocumentedEight) {
   EXPECT_EQ(prediction_metrics(), (std::vector<std::string>{"us_median", "tflops", "gbps", "bandwidth_fraction", "speedup",
-                                                            "weight_gbps", "weight_bw_fraction"}));
+                                                            "weight_gbps", "weight_bw_fraction", "plain_read_ratio"}));
 }
 
 // A decode GEMV arm's weight stream is judged from the figure derived with the run's read bandwidth; an arm that
@@ -113,6 +113,24 @@ TEST(Verdict, WeightStreamMetrics) {
   EXPECT_EQ(judged(predict("weight_gbps", 0, *a.weight_gbps / 2), r).verdict, "missed high");
   Receipt none = sample_receipt();
   EXPECT_NE(judged(predict("weight_gbps", 0, 1), none).reason.find("reports no weight stream"), std::string::npos);
+}
+
+// The plain read of an arm's own weight bytes, over the arm's time: judged as derived; an arm timed without one is
+// not measured, with the reason.
+TEST(Verdict, PlainReadRatio) {
+  Receipt r = sample_receipt();
+  ArmResult& a = r.results[0].arms[0];
+  a.weight_bytes = int64_t(r.results[0].problem.N) * r.results[0].problem.K * 2;
+  for (double us : a.us) a.plain_read_us.push_back(0.6 * us);
+  derive(a, r.results[0].problem, read_bw_gbps(r.machine.read_bw));
+  ASSERT_TRUE(a.plain_read_ratio);
+  const Prediction held = judged(predict("plain_read_ratio", 0.55, 0.65), r);
+  EXPECT_EQ(held.verdict, "held");
+  EXPECT_DOUBLE_EQ(*held.measured, *a.plain_read_ratio);
+  EXPECT_EQ(judged(predict("plain_read_ratio", 0.7, 0.9), r).verdict, "missed low");
+  const Prediction none = judged(predict("plain_read_ratio", 0, 1), sample_receipt());
+  EXPECT_EQ(none.verdict, "not measured");
+  EXPECT_NE(none.reason.find("no plain read"), std::string::npos) << none.reason;
 }
 
 }  // namespace
