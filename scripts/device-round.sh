@@ -6,7 +6,7 @@
 #                          [sm90-tests] [sass] [sm90-explore] [sm90-sanitize] [square-sm90] [decode-gemv] [family-tests]
 #                          [peers-gpus] [gemv-engines] [sm90-sweep] [tune-llm24] [selected-llm24] [grid-vs-descent]
 #                          [host-gpu-tests] [decide-llm24] [gemv-bulk] [gemv-bulk-sanitize] [issue7] [kscan-stride]
-#                          [int4-tiled] [int4-tiled-profile] [sq768-width80]
+#                          [int4-tiled] [int4-tiled-profile] [sq768-width80] [sm90-cluster-split]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export TILEWISE_SOURCE_DIR=$PWD  # the GPU tests read suites from this copy, not from where they were built
@@ -239,6 +239,29 @@ for step in "$@"; do
           --arms "${W80_ARMS:-selected:results/tune/sm90-issue7-db.json,selected:results/tune/sm90-issue7-cold-db.json,$w80;stages=7;store=staged;pdl=1,$w80;stages=8;store=direct;pdl=1,${w80/cluster=1x1/cluster=1x2};stages=7;store=staged;pdl=1,cublaslt}" \
           --baseline cublaslt -o "$work/sq768-width80-$mode.json" 2>"$work/sq768-width80-$mode.log" \
           | tee "$work/sq768-width80-$mode-table.txt" | tail -n 14
+      done
+      ;;
+    sm90-cluster-split)
+      # Stream-K over clusters (issue 7): the grid configurations that take both, stream-K's determinism (sn_64_pf's
+      # shape among them) and the sanitized set under racecheck, then sn_64_pf and its neighbours with the B tile
+      # shared by M-neighbours over the same k-tiles (L2 reads of B halved: 8 MB where 128x64 split 4 reads 16 of its
+      # 48), warm and cold, beside the tuned entry and cuBLASLt.
+      for i in $("$tests/families_gpu_test" --gtest_list_tests --gtest_filter='Grid/Sm90Configuration.*' \
+                 | sed -nE 's|.*/([0-9]+) .*cluster=(2x1\|1x2).*split=.*|\1|p'); do
+        timeout 120 "$tests/families_gpu_test" --gtest_filter="Grid/Sm90Configuration.*/$i" >>"$work/sm90-cluster-split-tests.log" 2>&1
+        echo "sm90 grid configuration $i: exit $?"
+      done
+      timeout 150 "$tests/families_gpu_test" --gtest_filter='Sm90StreamK.*:Sm90Sanitized.*' >>"$work/sm90-cluster-split-tests.log" 2>&1
+      echo "sm90 stream-K and sanitized set: exit $?"
+      timeout 120 compute-sanitizer --tool racecheck --error-exitcode 3 "$tests/families_gpu_test" \
+        --gtest_filter='Sm90Sanitized.*' >"$work/sanitizer-sm90-racecheck.log" 2>&1
+      echo "compute-sanitizer racecheck (sm90): exit $?"; tail -n 2 "$work/sanitizer-sm90-racecheck.log"
+      sk="sm90:block_m=128;block_n=64;consumers=1;store=tma_ring;cluster=2x1;split=4"
+      for mode in warm cold; do
+        timeout 150 "$bin" bench --suite suites/llm24.txt --only "${CS_ONLY:-sn_64_pf,sn_256_pf}" --dtypes bf16 --layouts TN \
+          --$mode --arms "${CS_ARMS:-selected:results/tune/sm90-issue7-db.json,$sk;stages=5,$sk;stages=5;pdl=1,$sk;stages=4;raster=n;group=16,cublaslt}" \
+          --baseline cublaslt -o "$work/sm90-cluster-split-$mode.json" 2>"$work/sm90-cluster-split-$mode.log" \
+          | tee "$work/sm90-cluster-split-$mode-table.txt" | tail -n 14
       done
       ;;
     sm90-sweep)
