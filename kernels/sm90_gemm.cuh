@@ -142,7 +142,8 @@ struct WorkPlan {
   __device__ int sk_begin(int unit) const {
     return args.dp_tiles * k_tiles + unit * args.sk_share + min(unit, args.sk_extra);
   }
-  // This CTA's unit, and the partials slot of the CTA of the same cluster rank in unit `unit` (per consumer).
+  // This CTA's unit, and the partials slot of the CTA of the same cluster rank in unit `unit` (per consumer). The grid
+  // and its clusters are one-dimensional, so a CTA's cluster rank is blockIdx.x % ClusterSize.
   __device__ int own_unit() const { return int(blockIdx.x) / Cfg::ClusterSize; }
   __device__ int slot(int unit, int consumer) const {
     return (unit * Cfg::ClusterSize + int(blockIdx.x) % Cfg::ClusterSize) * Cfg::Consumers + consumer;

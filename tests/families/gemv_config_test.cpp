@@ -415,6 +415,13 @@ TEST(GemvConfig, LaunchArgumentsAreCheckedBeforeTheLaunch) {
   EXPECT_TRUE(Contains(args_error(c, p, a), "q8_0 weights need their scales"));
   a.scales = at(0x4000);
   EXPECT_EQ(args_error(c, p, a), "");
+  // Tiled int4 (K = 128: 64 bytes a row) has no row stride to pad.
+  c = default_config(p, Format::int4_g128_tiled);
+  a.w_row_bytes = 64;
+  EXPECT_EQ(args_error(c, p, a), "");
+  a.w_row_bytes = 128;
+  EXPECT_EQ(args_error(c, p, a), "int4g128t weights of K = 128 take 64 bytes a row, not 128: their tiles have no row padding");
+  a.w_row_bytes = 128;
   const Problem fp8 = decode(1, 64, 128, DType::fp8_e4m3);
   c = default_config(fp8, Format::fp8, 132, Engine::fma);
   a.x = at(0x1008);
