@@ -22,37 +22,27 @@
 // Accumulation is fp32 throughout. Scaled formats sum q*x over one 16-byte chunk (which never straddles a group)
 // and add scale * partial to the accumulator.
 //
-// Packed layouts (written by kernels/quantize.cuh): every format stores a row of W as whole 16-byte chunks, row after
-// row (w_row_bytes apart), or for int4g128t in tiles of 16 rows (weight_layout.h says where each chunk lies); int4
-// keeps element 2j of a chunk in the low nibble of its byte j and stores q + 8; group scales are fp16, [N][K / group]
-// (tiled: weight_layout.h); fp8 channel scales are fp32 [N], or none (null) for an fp8 problem's B read as it is.
+// Packed layouts (written by kernels/quantize.cuh): every format stores row n of W at w + n * w_row_bytes as whole
+// 16-byte chunks; int4 keeps element 2j in the low nibble of byte j and stores q + 8; group scales are fp16
+// [N][K / group]; fp8 channel scales are fp32 [N], or none (null) for an fp8 problem's B read as it is (scale 1).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
 
 #include "pdl.h"
-#include "weight_layout.h"
 #include "weight_load.h"
 
 namespace tilewise::kernels::gemv {
 
-// Codes shared with src/families/gemv/config.hpp (the configuration names them). w_int4_g128_tiled holds the values
-// of w_int4_g128 in the tiled layout (weight_layout.h).
-enum : int { w_bf16 = 0, w_fp16 = 1, w_q8_0 = 2, w_int4_g32 = 3, w_int4_g128 = 4, w_fp8 = 5, w_int4_g128_tiled = 6 };
+// Codes shared with src/families/gemv/config.hpp (the configuration names them).
+enum : int { w_bf16 = 0, w_fp16 = 1, w_q8_0 = 2, w_int4_g32 = 3, w_int4_g128 = 4, w_fp8 = 5 };
 enum : int { x_bf16 = 0, x_fp16 = 1, x_fp8 = 2 };
 
-// Elements of one 16-byte weight chunk, the K extent one scale covers (0: no group scale), and the layout.
+// Elements of one 16-byte weight chunk, and the K extent one scale covers (0: no group scale).
 template <int WF>
 struct WeightFormat {
-  static constexpr bool tiled = WF == w_int4_g128_tiled;
-  static constexpr bool int4_g128 = WF == w_int4_g128 || tiled;
   static constexpr int elems = WF == w_bf16 || WF == w_fp16 ? 8 : WF == w_q8_0 || WF == w_fp8 ? 16 : 32;
-  static constexpr int group = WF == w_q8_0 || WF == w_int4_g32 ? 32 : int4_g128 ? 128 : 0;
-  // Row n's first byte, and the offset of its chunk c from there (weight_layout.h).
-  __device__ __forceinline__ static const unsigned char* row(const unsigned char* w, long long n, long long row_bytes) {
-    return w + row_offset(tiled, n, row_bytes);
-  }
-  __device__ __forceinline__ static long long chunk(int c) { return chunk_offset(tiled, c); }
+  static constexpr int group = WF == w_q8_0 || WF == w_int4_g32 ? 32 : WF == w_int4_g128 ? 128 : 0;
 };
 
 __device__ __forceinline__ unsigned word(const uint4& v, int i) { return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w; }
@@ -133,7 +123,7 @@ __device__ __forceinline__ void weights8(const uint4& v, int s, float (&f)[8]) {
 template <int WF>
 __device__ __forceinline__ float group_scale(const unsigned short* scales, long long row, int groups, int chunk) {
   constexpr int per_group = WeightFormat<WF>::group / WeightFormat<WF>::elems;  // chunks per group
-  const unsigned short bits = __ldg(scales + scale_index(WeightFormat<WF>::tiled, row, chunk / per_group, groups));
+  const unsigned short bits = __ldg(scales + row * groups + chunk / per_group);
   return __half2float(*reinterpret_cast<const __half*>(&bits));
 }
 
@@ -180,8 +170,7 @@ __global__ void __maxnreg__(register_limit<THREADS>)
          const void* __restrict__ scales, void* __restrict__ out, long long ldc, int N, int K) {
   static_assert(M >= 1 && M <= 16 && THREADS % 32 == 0 && (THREADS / 32) % KSPLIT == 0, "bad gemv configuration");
   constexpr int warps = THREADS / 32, col_groups = warps / KSPLIT, cta_cols = col_groups * COLS;
-  using F = WeightFormat<WF>;
-  constexpr int elems = F::elems, group = F::group;
+  constexpr int elems = WeightFormat<WF>::elems, group = WeightFormat<WF>::group;
   constexpr int x_bytes = XT == x_fp8 ? 1 : 2;
   __shared__ float partial[KSPLIT][col_groups][COLS][M];
 
@@ -204,17 +193,16 @@ __global__ void __maxnreg__(register_limit<THREADS>)
 #pragma unroll
       for (int c = 0; c < COLS; ++c)
         if (c_begin + lane + 32 * u < c_end)
-          prefetch_l2(F::row(w, min(int(blockIdx.x) * cta_cols + cg * COLS + c, N - 1), w_row_bytes) +
-                      F::chunk(c_begin + lane + 32 * u));
+          prefetch_l2(w + (long long)min(int(blockIdx.x) * cta_cols + cg * COLS + c, N - 1) * w_row_bytes +
+                      (long long)(c_begin + lane + 32 * u) * 16);
     wait_for_prerequisites();
   }
   for (int blk = blockIdx.x; blk < blocks; blk += gridDim.x) {  // grid-stride: a persistent grid loops
     const int n0 = blk * cta_cols + cg * COLS;
     // Columns past N read row N - 1 (kept in bounds, no predicate in the stream) and are never stored.
     long long row[COLS];
-    const unsigned char* row_w[COLS];
 #pragma unroll
-    for (int c = 0; c < COLS; ++c) row[c] = min(n0 + c, N - 1), row_w[c] = F::row(w, row[c], w_row_bytes);
+    for (int c = 0; c < COLS; ++c) row[c] = min(n0 + c, N - 1);
     float acc[COLS][M];
 #pragma unroll
     for (int c = 0; c < COLS; ++c)
@@ -223,13 +211,12 @@ __global__ void __maxnreg__(register_limit<THREADS>)
 
     // One step: UNROLL chunks of each of the COLS rows from chunk `base` on (zeros past the slice), with their scales.
     auto load_step = [&](int base, uint4 (&v)[UNROLL][COLS], float (&scale)[UNROLL][COLS]) {
-      const long long at = F::chunk(base);  // 32 u chunks are whole groups of four, so the offsets add (weight_layout.h)
 #pragma unroll
       for (int u = 0; u < UNROLL; ++u) {
         const int ci = base + 32 * u;
 #pragma unroll
         for (int c = 0; c < COLS; ++c) {
-          v[u][c] = ci < c_end ? load_weights<HINT>(row_w[c] + at + F::chunk(32 * u), policy)
+          v[u][c] = ci < c_end ? load_weights<HINT>(w + row[c] * w_row_bytes + (long long)ci * 16, policy)
                                : make_uint4(0, 0, 0, 0);
           if constexpr (group != 0)
             scale[u][c] = ci < c_end ? group_scale<WF>(static_cast<const unsigned short*>(scales), row[c], groups, ci) : 0.0f;

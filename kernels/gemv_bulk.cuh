@@ -15,7 +15,8 @@
 // 124 against 110 on dec_m1_8k), and at best even with them at M = 16. The pattern points at the copies themselves:
 // settings with more, smaller copies a stage ran slower at equal bytes in flight (1 KB rows: 34.8 us; Q8_0, whose
 // scales are 64-byte copies: 24.6 against the FMA kernel's 20.0), and one CTA an SM did worse than three. So no default takes it; it
-// stays in the tuner's space, and takes the int4 layout that makes each stage one contiguous copy (tiled, below).
+// stays in the tuner's space, and is the staged path a layout that makes each stage one contiguous copy would use
+// (packed formats choose their own row order).
 //
 // Work: a tile is 16 rows of W (one m16 fragment) by the whole of K; CTA b takes tiles b, b + grid, ... A stage holds
 // one K slice of a tile's 16 rows: STAGE_ROW bytes of each row, one bulk copy a row (and for the grouped formats one
@@ -27,10 +28,6 @@
 // Shared-memory rows are STAGE_ROW + one unit apart: the eight rows a warp's load instruction touches then start on
 // different banks (16-byte pieces: 64 bytes apart, two rows a 128-byte wavefront; Q8_0's 8-byte pieces: 32 bytes
 // apart), so no load waits on a bank conflict.
-//
-// Tiled weights (int4g128t, weight_layout.h) make that one copy a stage: a 16-row tile's groups lie in memory as the
-// lanes read them, so a stage's units are one contiguous run (a kilobyte a unit), copied as it is, and its scales
-// another (32 bytes a unit); a warp's load of one half of a unit reads 512 contiguous bytes of shared memory.
 //
 // Template parameters (the gemv configuration with engine=bulk, src/families/gemv): M, WF, XT, XL as in gemv_mma.cuh;
 // WARPS consumer warps (the CTA has one more, the producer); UNROLL units a warp takes from each stage; STAGES in the
@@ -47,11 +44,10 @@ namespace tilewise::kernels::gemv {
 template <int M, int WF, int XT, int WARPS, int UNROLL, int STAGES>
 struct BulkLayout {
   using P = MmaPiece<WF, XT>;
-  static constexpr bool tiled = WeightFormat<WF>::tiled;
   static constexpr int unit_bytes = 4 * P::bytes;                        // one row's share of a unit
   static constexpr int units = WARPS * UNROLL;                           // units of a stage
   static constexpr int stage_row = units * unit_bytes;                   // K bytes of each row a stage holds
-  static constexpr int row_stride = stage_row + (tiled ? 0 : unit_bytes);  // the padding that spreads rows over banks
+  static constexpr int row_stride = stage_row + unit_bytes;              // the padding that spreads rows over banks
   static constexpr int scale_row = P::grouped ? units * 2 : 0;           // a row's fp16 scales of one stage
   static constexpr int stage_bytes = (16 * (row_stride + scale_row) + 127) / 128 * 128;
   static constexpr int partial_offset = STAGES * stage_bytes;            // the warps' sums: [2][WARPS][16][M] floats
@@ -119,7 +115,6 @@ __global__ void __maxnreg__(register_limit<(WARPS + 1) * 32>)
   if constexpr (PDL) launch_dependents();
 
   if (warp == WARPS) {  // the producer: lane 0 sets each stage's bytes, lanes 0-15 copy rows, lanes 16-31 their scales
-    // (tiled weights: lane 0 the stage's units, lane 16 their scales)
     unsigned long long policy = 0;
     if constexpr (HINT == hint_evict_first)
       asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
@@ -127,10 +122,9 @@ __global__ void __maxnreg__(register_limit<(WARPS + 1) * 32>)
       // The kernel before may still be writing what this one reads, so the copies wait for it; its first slices of
       // the first tile's rows are asked into L2 first (a prefetch cannot read stale data: writes land in L2).
       const int n0 = blockIdx.x * 16;
-      const unsigned first = unsigned(min(row_bytes, STAGES * L::stage_row));  // a row's bytes the ring holds
-      if (L::tiled ? n0 < N && lane == 0 : n0 + lane < N && lane < 16)  // tiled: the tile's rows are one run
+      if (n0 + lane < N && lane < 16)
         asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(w + (long long)(n0 + lane) * w_row_bytes),
-                     "r"(L::tiled ? 16 * first : first) : "memory");
+                     "r"(unsigned(min(row_bytes, STAGES * L::stage_row))) : "memory");
       wait_for_prerequisites();
     }
     int stage = 0;
@@ -150,16 +144,7 @@ __global__ void __maxnreg__(register_limit<(WARPS + 1) * 32>)
         __syncwarp();
         unsigned char* st = smem + stage * L::stage_bytes;
         const int r = lane % 16;
-        if constexpr (L::tiled) {  // N is whole tiles (rows == 16): the stage's units lie in one run, their scales in another
-          if (lane == 0)
-            bulk_load<HINT>(st, WeightFormat<WF>::row(w, n0, w_row_bytes) + WeightFormat<WF>::chunk(k0 / 16),
-                            unsigned(16 * bytes), &full[stage], policy);
-          else if (lane == 16)
-            bulk_load<hint_none>(st + 16 * L::row_stride,
-                                 static_cast<const unsigned char*>(scales) +
-                                     scale_index(true, n0, k0 / L::unit_bytes, groups) * 2,
-                                 unsigned(16 * scale_bytes), &full[stage], 0);
-        } else if (r < rows) {  // rows past N are not copied: their sums are never stored
+        if (r < rows) {  // rows past N are not copied: their sums are never stored
           if (lane < 16)
             bulk_load<HINT>(st + r * L::row_stride, w + (long long)(n0 + r) * w_row_bytes + k0, unsigned(bytes),
                             &full[stage], policy);
@@ -207,8 +192,7 @@ __global__ void __maxnreg__(register_limit<(WARPS + 1) * 32>)
         const int unit = warp * UNROLL + u;
 #pragma unroll
         for (int r = 0; r < 2; ++r) {
-          const unsigned char* piece = L::tiled ? st + unit * tile_group_bytes + r * 512 + lane * 16
-                                                : st + (g + 8 * r) * L::row_stride + unit * L::unit_bytes + q * P::bytes;
+          const unsigned char* piece = st + (g + 8 * r) * L::row_stride + unit * L::unit_bytes + q * P::bytes;
           wv[u][r] = make_uint4(0, 0, 0, 0);
           scale[u][r] = 0.0f;
           if (unit < units) {
@@ -220,8 +204,7 @@ __global__ void __maxnreg__(register_limit<(WARPS + 1) * 32>)
             }
             if constexpr (P::grouped)
               scale[u][r] = __half2float(
-                  *reinterpret_cast<const __half*>(st + 16 * L::row_stride +
-                                                   (L::tiled ? unit * 32 + (g + 8 * r) * 2 : (g + 8 * r) * L::scale_row + unit * 2)));
+                  *reinterpret_cast<const __half*>(st + 16 * L::row_stride + (g + 8 * r) * L::scale_row + unit * 2));
           }
         }
       }

@@ -102,7 +102,7 @@ __device__ __forceinline__ void row_pairs(const uint4& v, int s, unsigned& lo, u
     lo = widen_e4m3_pair<XT>(w & 0xFFFFu), hi = widen_e4m3_pair<XT>(w >> 16);
   } else if constexpr (WF == w_q8_0) {  // 8 elements, two steps: word s, bytes 0-1 and 2-3
     lo = int8_pair<XT>(word(v, s), 0), hi = int8_pair<XT>(word(v, s), 2);
-  } else if constexpr (WeightFormat<WF>::int4_g128) {  // 32 elements, eight steps: word s / 2, nibbles 2h, 2h + 4 and 2h + 1, 2h + 5
+  } else if constexpr (WF == w_int4_g128) {  // 32 elements, eight steps: word s / 2, nibbles 2h, 2h + 4 and 2h + 1, 2h + 5
     const unsigned w = word(v, s / 2) >> (8 * (s % 2));
     const unsigned magic = XT == x_bf16 ? 0x43004300u : 0x64006400u;  // 128 + u in bf16, 1024 + u in fp16
     const float bias = XT == x_bf16 ? 136.0f : 1032.0f;               // stored u is q + 8
@@ -116,7 +116,7 @@ __device__ __forceinline__ void row_pairs(const uint4& v, int s, unsigned& lo, u
 // for int4 the pairs (j, j + 4) of the elements of its weight word s / 2, to match row_pairs.
 template <int WF, int X_VECS>
 __device__ __forceinline__ void x_pairs(const uint4 (&xv)[X_VECS], int s, unsigned& lo, unsigned& hi) {
-  if constexpr (WeightFormat<WF>::int4_g128) {
+  if constexpr (WF == w_int4_g128) {
     const int i = s / 2, h = s % 2;  // weights word i: x words 4i .. 4i + 3 hold elements 8i .. 8i + 8 in pairs
     const unsigned a = word(xv[i], h), b = word(xv[i], h + 2);
     lo = __byte_perm(a, b, 0x5410), hi = __byte_perm(a, b, 0x7632);
@@ -128,14 +128,12 @@ __device__ __forceinline__ void x_pairs(const uint4 (&xv)[X_VECS], int s, unsign
 // The shape of what one lane reads of one row for the mma engines (a "piece"), and what it feeds.
 template <int WF, int XT>
 struct MmaPiece {
-  static constexpr bool grouped = WF == w_q8_0 || WeightFormat<WF>::int4_g128;  // scaled per group in fp32 after each piece
+  static constexpr bool grouped = WF == w_q8_0 || WF == w_int4_g128;  // scaled per group in fp32 after each piece
   static constexpr int bytes = WF == w_q8_0 ? 8 : 16;                  // a lane's load from one row
   static constexpr int elems = WeightFormat<WF>::elems * bytes / 16;
   static constexpr int x_bytes = XT == x_fp8 ? 1 : 2;
   static constexpr int x_vecs = elems * x_bytes / 16;                 // 16-byte loads of x matching one piece: 1, 2 or 4
   static constexpr int steps = XT == x_fp8 ? elems / 8 : elems / 4;   // mmas one piece feeds: a lane gives 8 or 4 k a row
-  // Where piece i of a row lies from the row's start (weight_layout.h; a 16-byte piece is a chunk).
-  __device__ __forceinline__ static long long offset(int i) { return bytes == 16 ? WeightFormat<WF>::chunk(i) : (long long)i * bytes; }
   // A grouped format's four lanes of a row read one group: slices of K are whole groups.
   static_assert(!grouped || WeightFormat<WF>::group == 4 * elems, "four pieces make one group");
   // What both mma engines take (src/families/gemv/config.cpp, mma_infeasible, says why the rest is refused).
@@ -292,8 +290,8 @@ __global__ void __maxnreg__(register_limit<THREADS>)
 #pragma unroll
       for (int r = 0; r < 2 * col_tiles; ++r)
         if (c_begin + 4 * u + q < c_end)
-          prefetch_l2(WeightFormat<WF>::row(w, min(int(blockIdx.x) * cta_cols + cg * COLS + g + 8 * r, N - 1), w_row_bytes) +
-                      P::offset(c_begin + 4 * u + q));
+          prefetch_l2(w + (long long)min(int(blockIdx.x) * cta_cols + cg * COLS + g + 8 * r, N - 1) * w_row_bytes +
+                      (long long)(c_begin + 4 * u + q) * P::bytes);
     wait_for_prerequisites();
   }
   for (int blk = blockIdx.x; blk < blocks; blk += gridDim.x) {  // grid-stride: a persistent grid loops
@@ -303,7 +301,7 @@ __global__ void __maxnreg__(register_limit<THREADS>)
     long long rows[2 * col_tiles];
     const unsigned char* row[2 * col_tiles];
 #pragma unroll
-    for (int r = 0; r < 2 * col_tiles; ++r) rows[r] = min(n0 + g + 8 * r, N - 1), row[r] = WeightFormat<WF>::row(w, rows[r], w_row_bytes);
+    for (int r = 0; r < 2 * col_tiles; ++r) rows[r] = min(n0 + g + 8 * r, N - 1), row[r] = w + rows[r] * w_row_bytes;
     float acc[col_tiles][tiles][4];
 #pragma unroll
     for (int ct = 0; ct < col_tiles; ++ct)
@@ -324,7 +322,7 @@ __global__ void __maxnreg__(register_limit<THREADS>)
 #pragma unroll
         for (int r = 0; r < 2 * col_tiles; ++r) {
           wv[u][r / 2][r % 2] =
-              in ? load_weights<HINT, P::bytes>(row[r] + P::offset(ci), policy) : make_uint4(0, 0, 0, 0);
+              in ? load_weights<HINT, P::bytes>(row[r] + (long long)ci * P::bytes, policy) : make_uint4(0, 0, 0, 0);
           scale[u][r / 2][r % 2] = 0.0f;
           if constexpr (P::grouped)  // the four lanes' pieces are one group (base and c_begin are whole groups)
             scale[u][r / 2][r % 2] = in ? group_scale<WF>(static_cast<const unsigned short*>(scales), rows[r], groups,

@@ -11,8 +11,7 @@
 //          planes rather than ggml's 34-byte blocks: q int8 [N][K], d fp16 [N][K/32]; the values are bit-identical.
 //   int4   symmetric, a fixed zero point of 8: d = fp16(amax / 7) per group (32 or 128 along K), q = clamp(roundf(x *
 //          (1/d)), -8, 7) with the fp16-rounded d (so d * q never exceeds the group's range by more than d's rounding),
-//          stored as q + 8, element 2j in the low nibble of byte j. d fp16 [N][K/group]. int4g128t: the same bytes and
-//          scales as int4g128, in the tiled layout (weight_layout.h).
+//          stored as q + 8, element 2j in the low nibble of byte j. d fp16 [N][K/group].
 //   fp8    e4m3 with an fp32 scale per output channel (row): s = amax / 448, q = e4m3_satfinite_rn(x * (s ? 1/s : 0)).
 //   bf16, fp16: plain conversion (round to nearest even) from the source type.
 #include <cuda_bf16.h>
@@ -28,25 +27,17 @@ using gemv::w_fp16;
 using gemv::w_fp8;
 using gemv::w_int4_g128;
 using gemv::w_int4_g32;
-using gemv::WeightFormat;
 using gemv::w_q8_0;
 
 __device__ __forceinline__ float as_float(__nv_bfloat16 v) { return __bfloat162float(v); }
 __device__ __forceinline__ float as_float(__half v) { return __half2float(v); }
 __device__ __forceinline__ float as_float(__nv_fp8_e4m3 v) { return float(v); }
 
-// Byte `b` of row n's packed values (b: the byte's place in a row-major row).
-template <int WF>
-__device__ __forceinline__ long long packed_byte(long long n, long long b, long long row_bytes) {
-  constexpr bool tiled = WeightFormat<WF>::tiled;
-  return gemv::row_offset(tiled, n, row_bytes) + gemv::chunk_offset(tiled, b / 16) + b % 16;
-}
-
 // One thread per group of G weights of one row (q8_0: G = 32; int4: G = 32 or 128).
 template <typename T, int WF>
 __global__ void quantize_groups(const T* src, long long ld_src, int N, int K, unsigned char* q, long long q_row_bytes,
                                 unsigned short* scales) {
-  constexpr int G = WeightFormat<WF>::group;
+  constexpr int G = gemv::WeightFormat<WF>::group;
   const int groups = K / G;
   const long long g = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   if (g >= (long long)N * groups) return;
@@ -55,13 +46,13 @@ __global__ void quantize_groups(const T* src, long long ld_src, int N, int K, un
   const T* x = src + n * ld_src + k0;
   float amax = 0.0f;
   for (int j = 0; j < G; ++j) amax = fmaxf(amax, fabsf(as_float(x[j])));
+  unsigned char* out = q + n * q_row_bytes;
   __half dh;
   if constexpr (WF == w_q8_0) {
     const float d = __fdiv_rn(amax, 127.0f);
     const float id = d != 0.0f ? __fdiv_rn(1.0f, d) : 0.0f;
     dh = __float2half_rn(d);
-    for (int j = 0; j < G; ++j)
-      q[packed_byte<WF>(n, k0 + j, q_row_bytes)] = (unsigned char)(signed char)(roundf(__fmul_rn(as_float(x[j]), id)));
+    for (int j = 0; j < G; ++j) out[k0 + j] = (unsigned char)(signed char)(roundf(__fmul_rn(as_float(x[j]), id)));
   } else {
     dh = __float2half_rn(__fdiv_rn(amax, 7.0f));
     const float d = __half2float(dh);
@@ -69,10 +60,10 @@ __global__ void quantize_groups(const T* src, long long ld_src, int N, int K, un
     for (int j = 0; j < G; j += 2) {
       const float a = fminf(fmaxf(roundf(__fmul_rn(as_float(x[j]), id)), -8.0f), 7.0f);
       const float b = fminf(fmaxf(roundf(__fmul_rn(as_float(x[j + 1]), id)), -8.0f), 7.0f);
-      q[packed_byte<WF>(n, (k0 + j) / 2, q_row_bytes)] = (unsigned char)((int(a) + 8) | ((int(b) + 8) << 4));
+      out[(k0 + j) / 2] = (unsigned char)((int(a) + 8) | ((int(b) + 8) << 4));
     }
   }
-  scales[gemv::scale_index(WeightFormat<WF>::tiled, n, k0 / G, groups)] = __half_as_ushort(dh);
+  scales[g] = __half_as_ushort(dh);
 }
 
 // One CTA of 256 threads per row: the row's amax, then every element.
@@ -123,12 +114,9 @@ __global__ void dequantize(const unsigned char* q, long long q_row_bytes, const 
     const __half_raw h = __nv_cvt_fp8_to_halfraw(row[k], __NV_E4M3);
     v = __fmul_rn(__half2float(__half(h)), static_cast<const float*>(scales)[n]);
   } else {
-    constexpr int G = WeightFormat<WF>::group;
-    const unsigned short bits =
-        static_cast<const unsigned short*>(scales)[gemv::scale_index(WeightFormat<WF>::tiled, n, k / G, K / G)];
-    const float d = __half2float(__ushort_as_half(bits));
-    const int qi = WF == w_q8_0 ? int((signed char)q[packed_byte<WF>(n, k, q_row_bytes)])
-                                : int((q[packed_byte<WF>(n, k / 2, q_row_bytes)] >> (4 * (k % 2))) & 0xF) - 8;
+    constexpr int G = gemv::WeightFormat<WF>::group;
+    const float d = __half2float(__ushort_as_half(static_cast<const unsigned short*>(scales)[n * (K / G) + k / G]));
+    const int qi = WF == w_q8_0 ? int((signed char)row[k]) : int((row[k / 2] >> (4 * (k % 2))) & 0xF) - 8;
     v = __fmul_rn(float(qi), d);
   }
   dst[e] = v;

@@ -14,9 +14,7 @@
 // that half into both CTAs' shared memory (ClusterM = 2: neighbours along M share B; ClusterN = 2: along N share A).
 // Stream-K (Split > 1): the tiles that would make a last, partial wave are instead cut along K and their k-tiles
 // dealt evenly over the grid (the host's plan); the CTA holding a tile's first k-tile adds the others' fp32
-// partials, in a fixed order, and stores the tile. With fewer tiles than SMs this is split-K. In a cluster the plan's
-// unit is the cluster and its tile the cluster's tiles: both CTAs take the same k-tiles of neighbouring tiles, so the
-// shared operand tile is still multicast, and each adds the partials of the same-rank CTAs of the clusters after it.
+// partials, in a fixed order, and stores the tile. With fewer tiles than SMs this is split-K.
 // SwapAB: the host hands the kernel A as its B and B as its A (TN only), so D is C itself and the problem's M runs
 // along the 64-row side: a problem with few columns (N = 16) then takes a 16-wide wgmma over N instead of a 64-row
 // tile that is three quarters zeros. Only the direct epilogue knows: it stores D(row, col) at C[col * ldc + row].
@@ -44,7 +42,7 @@ namespace tilewise::kernels {
 // same through a ring of two 64-column atoms per consumer, which leaves big tiles room for a deeper stage ring; 3 the
 // tile staged in shared memory and copied out by the consumer threads in 16-byte pieces, for tiles whose width is not
 // whole 64-column atoms, which the direct store's scattered 4-byte stores held back (README, sm90).
-// Split: 1 every tile whole; S > 1 stream-K with at most S pieces per streamed tile (cooperative consumers).
+// Split: 1 every tile whole; S > 1 stream-K with at most S pieces per streamed tile (cooperative, no cluster).
 // SwapAB: 1 the operands swapped (above). Pdl: 1 launched as a programmatic dependent (above).
 template <int BlockM_, int BlockN_, int Stages_, int Consumers_, int Pingpong_, int ClusterM_, int ClusterN_,
           int RasterM_, int Group_, int Input_, int AMajorM_, int Store_, int Split_, int SwapAB_, int Pdl_>
@@ -91,7 +89,7 @@ struct Sm90Gemm {
   static_assert(!AMajorM || BlockM % 64 == 0, "an M-major A tile is loaded in 64-column swizzle atoms");
   static_assert(!TmaStore || BlockM % 64 == 0, "the TMA epilogue stores 64-column swizzle atoms");
   static_assert(!(AMajorM && Input == 2), "fp8 wgmma reads both operands K-major");
-  static_assert(Split == 1 || !Pingpong, "stream-K runs cooperative consumers");
+  static_assert(Split == 1 || (!Pingpong && ClusterSize == 1), "stream-K runs cooperative CTAs without clusters");
   static_assert(!SwapAB || (Store_ == 0 && !AMajorM), "swapped operands: both K-major, stored from registers");
 };
 
@@ -127,26 +125,17 @@ __device__ __forceinline__ void tile_coords(int t, int tiles_m, int tiles_n, int
 }
 
 // A CTA's work, in order: whole tiles (tile, 0, k_tiles) on the persistent grid, then with stream-K one contiguous
-// run of the streamed tiles' k-tiles, cut at tile boundaries into pieces (tile, k_begin, k_end). Tiles are cluster
-// tiles and the plan's units clusters (one CTA each without a cluster): both CTAs of a cluster follow one sequence.
-// The host works out the plan and the divisor: a 64-bit division here is a subroutine call whose result the compiler
-// no longer keeps on the uniform datapath, and the k-loop then builds its wgmma descriptors in per-thread registers
-// (45% slower).
+// run of the streamed tiles' k-tiles, cut at tile boundaries into pieces (tile, k_begin, k_end). The host works out
+// the plan and the divisor: a 64-bit division here is a subroutine call whose result the compiler no longer keeps
+// on the uniform datapath, and the k-loop then builds its wgmma descriptors in per-thread registers (45% slower).
 template <class Cfg>
 struct WorkPlan {
   const Sm90GemmArgs& args;
   int k_tiles;
 
-  // Where the stream-K run of unit (cluster) `unit` starts, as a k-tile index over all tiles; unit = sk_ctas is the
-  // end.
-  __device__ int sk_begin(int unit) const {
-    return args.dp_tiles * k_tiles + unit * args.sk_share + min(unit, args.sk_extra);
-  }
-  // This CTA's unit, and the partials slot of the CTA of the same cluster rank in unit `unit` (per consumer). The grid
-  // and its clusters are one-dimensional, so a CTA's cluster rank is blockIdx.x % ClusterSize.
-  __device__ int own_unit() const { return int(blockIdx.x) / Cfg::ClusterSize; }
-  __device__ int slot(int unit, int consumer) const {
-    return (unit * Cfg::ClusterSize + int(blockIdx.x) % Cfg::ClusterSize) * Cfg::Consumers + consumer;
+  // Where the stream-K run of CTA `cta` starts, as a k-tile index over all tiles; cta = sk_ctas is the end.
+  __device__ int sk_begin(int cta) const {
+    return args.dp_tiles * k_tiles + cta * args.sk_share + min(cta, args.sk_extra);
   }
   __device__ int tile_of(int k_index) const {
     return int((unsigned long long)k_index * args.k_tiles_magic >> args.k_tiles_shift);
@@ -160,8 +149,8 @@ struct WorkPlan {
     const int stride = gridDim.x / Cfg::ClusterSize;
     for (int t = blockIdx.x / Cfg::ClusterSize; t < args.dp_tiles; t += stride) f(t, 0, k_tiles);
     if constexpr (Cfg::Split > 1) {
-      if (own_unit() >= args.sk_ctas) return;
-      for (int at = sk_begin(own_unit()), end = sk_begin(own_unit() + 1); at < end;) {
+      if (int(blockIdx.x) >= args.sk_ctas) return;
+      for (int at = sk_begin(blockIdx.x), end = sk_begin(blockIdx.x + 1); at < end;) {
         const int t = tile_of(at);
         const int k_end = min(k_tiles, end - t * k_tiles);
         f(t, at - t * k_tiles, k_end);
@@ -174,10 +163,10 @@ struct WorkPlan {
 // Stream-K, a piece that does not hold its tile's first k-tile: leave the partial sums in this CTA's slot, laid out
 // by thread so that both the stores here and the loads of the finishing CTA are coalesced, then raise the flag.
 template <class Cfg>
-__device__ __forceinline__ void publish_partial(const float* acc, const Sm90GemmArgs& args, const WorkPlan<Cfg>& plan,
-                                                int consumer, int consumer_thread, int sync_id) {
+__device__ __forceinline__ void publish_partial(const float* acc, const Sm90GemmArgs& args, int consumer,
+                                                int consumer_thread, int sync_id) {
   constexpr int kVectors = Cfg::MmasPerConsumer * Cfg::kAccPerMma / 4;
-  const int slot = plan.slot(plan.own_unit(), consumer);
+  const int slot = blockIdx.x * Cfg::Consumers + consumer;
   float4* out = reinterpret_cast<float4*>(args.partials) + (long long)slot * kVectors * 128 + consumer_thread;
 #pragma unroll
   for (int v = 0; v < kVectors; ++v)
@@ -188,22 +177,21 @@ __device__ __forceinline__ void publish_partial(const float* acc, const Sm90Gemm
     cuda::atomic_ref<int, cuda::thread_scope_device>(args.flags[slot]).store(1, cuda::memory_order_release);
 }
 
-// Stream-K, the piece holding a tile's first k-tile: add the partials of the units that hold the rest of the tile (in
-// a cluster, their CTAs of this CTA's rank, which hold the same tile), in unit order (so the sum is the same every
-// run). Thread j waits for the flag of the j-th unit after this one (and j + 128, ...), so the pieces' flags are
-// awaited together: one after another, each a round trip to L2, they held split-K at 8 pieces or fewer (sn_32_dec
-// took 11.7 us at split 16 against 8.8 at 8, results/llm24-splitk-dec.json).
+// Stream-K, the piece holding a tile's first k-tile: add the partials of the CTAs that hold the rest of the tile, in
+// CTA order (so the sum is the same every run). Thread j waits for the flag of the j-th CTA after this one (and
+// j + 128, ...), so the pieces' flags are awaited together: one after another, each a round trip to L2, they held
+// split-K at 8 pieces or fewer (sn_32_dec took 11.7 us at split 16 against 8.8 at 8, results/llm24-splitk-dec.json).
 template <class Cfg>
 __device__ __forceinline__ void add_partials(float* acc, const Sm90GemmArgs& args, const WorkPlan<Cfg>& plan,
                                              int tile, int consumer, int consumer_thread, int sync_id) {
   constexpr int kVectors = Cfg::MmasPerConsumer * Cfg::kAccPerMma / 4;
   const int tile_end = (tile + 1) * plan.k_tiles;
-  int end = plan.own_unit() + 1;  // one past the last unit holding part of the tile
+  int end = blockIdx.x + 1;  // one past the last CTA holding part of the tile
   while (end < args.sk_ctas && plan.sk_begin(end) < tile_end) ++end;
-  auto holds_work = [&](int unit) { return plan.sk_begin(unit + 1) != plan.sk_begin(unit); };  // not an empty run
-  for (int unit = plan.own_unit() + 1 + consumer_thread; unit < end; unit += 128) {
-    if (!holds_work(unit)) continue;
-    cuda::atomic_ref<int, cuda::thread_scope_device> flag(args.flags[plan.slot(unit, consumer)]);
+  auto holds_work = [&](int cta) { return plan.sk_begin(cta + 1) != plan.sk_begin(cta); };  // not an empty run
+  for (int cta = blockIdx.x + 1 + consumer_thread; cta < end; cta += 128) {
+    if (!holds_work(cta)) continue;
+    cuda::atomic_ref<int, cuda::thread_scope_device> flag(args.flags[cta * Cfg::Consumers + consumer]);
     while (flag.load(cuda::memory_order_acquire) == 0) {
     }
     flag.store(0, cuda::memory_order_relaxed);
@@ -211,10 +199,10 @@ __device__ __forceinline__ void add_partials(float* acc, const Sm90GemmArgs& arg
   // The barrier orders each watcher's acquire before every thread's loads below.
   warpgroup_sync(sync_id);
 #pragma unroll 4
-  for (int unit = plan.own_unit() + 1; unit < end; ++unit) {
-    if (!holds_work(unit)) continue;
+  for (int cta = blockIdx.x + 1; cta < end; ++cta) {
+    if (!holds_work(cta)) continue;
     const float4* in = reinterpret_cast<const float4*>(args.partials) +
-                       (long long)plan.slot(unit, consumer) * kVectors * 128 + consumer_thread;
+                       (long long)(cta * Cfg::Consumers + consumer) * kVectors * 128 + consumer_thread;
 #pragma unroll
     for (int v = 0; v < kVectors; ++v) {
       const float4 p = __ldcg(in + v * 128);
@@ -500,7 +488,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 
       if constexpr (Cfg::Split > 1) {
         if (k_begin > 0) {
-          sm90::publish_partial<Cfg>(&acc[0][0], args, plan, consumer, consumer_thread, sync_id);
+          sm90::publish_partial<Cfg>(&acc[0][0], args, consumer, consumer_thread, sync_id);
           return;
         }
         if (k_end < k_tiles) sm90::add_partials<Cfg>(&acc[0][0], args, plan, t, consumer, consumer_thread, sync_id);

@@ -6,7 +6,6 @@
 #                          [sm90-tests] [sass] [sm90-explore] [sm90-sanitize] [square-sm90] [decode-gemv] [family-tests]
 #                          [peers-gpus] [gemv-engines] [sm90-sweep] [tune-llm24] [selected-llm24] [grid-vs-descent]
 #                          [host-gpu-tests] [decide-llm24] [gemv-bulk] [gemv-bulk-sanitize] [issue7] [kscan-stride]
-#                          [int4-tiled] [int4-tiled-profile] [sq768-width80] [sm90-cluster-split]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export TILEWISE_SOURCE_DIR=$PWD  # the GPU tests read suites from this copy, not from where they were built
@@ -194,75 +193,6 @@ for step in "$@"; do
       timeout 100 "$bin" bench --suite suites/decode.txt --only dec_m1_12288,dec_m16_12288 --dtypes fp8 --layouts TN \
         --cold --arms "${GEMV_FP8_ARMS}" --baseline cublaslt -o "$work/decode-gemv-bulk-fp8.json" \
         2>"$work/decode-gemv-bulk-fp8.log" | tee "$work/decode-gemv-bulk-fp8-table.txt" | tail -n 14
-      ;;
-    int4-tiled)
-      # int4 g128 in both layouts (issue 4; kernels/weight_layout.h): the gemv GPU tests (the tiled layout's own test
-      # holds both layouts' outputs bit for bit equal), compute-sanitizer on the bulk and wide-mma sets (both carry
-      # tiled runs), then the preregistered protocols/decode-int4-tiled.toml: both layouts side by side on the mma and
-      # bulk engines, bf16 x, cold, 10 repeats.
-      timeout 240 "$tests/families_gpu_test" --gtest_filter='GemvGpu.*' 2>&1 | tee "$work/gemv-gpu-tests.log" \
-        | grep -E "^\[ *(OK|FAILED|PASSED) " | tail -n 20
-      for tool in memcheck racecheck; do
-        timeout "${SANITIZE_TIMEOUT:-120}" compute-sanitizer --tool "$tool" --error-exitcode 3 "$tests/families_gpu_test" \
-          --gtest_filter='GemvGpu.BulkSanitizedSet:GemvGpu.MmaWideTilesSanitizedSet' >"$work/sanitizer-gemv-tiled-$tool.log" 2>&1
-        echo "compute-sanitizer $tool (gemv bulk and wide mma, both int4 layouts): exit $?"
-        tail -n 2 "$work/sanitizer-gemv-tiled-$tool.log"
-      done
-      timeout 300 "$bin" bench --protocol protocols/decode-int4-tiled.toml -o "$work/protocol-decode-int4-tiled.json" \
-        2>"$work/protocol-decode-int4-tiled.log" | tee "$work/protocol-decode-int4-tiled-table.txt" | tail -n 40
-      ;;
-    int4-tiled-profile)
-      # Nsight Compute on dec_m1_12288's int4 kernels, one launch each (the first, cold): where each layout's time goes
-      # (DRAM throughput, issue slots, warp stalls, occupancy).
-      for arm in ${PROFILE_ARMS:-gemv:int4 gemv:int4-tiled gemv:int4@engine=bulk gemv:int4-tiled@engine=bulk}; do
-        timeout 150 ncu --kernel-name regex:^gemv --launch-count 1 --section SpeedOfLight --section MemoryWorkloadAnalysis \
-          --section WarpStateStats --section SchedulerStats --section Occupancy --section LaunchStats \
-          "$bin" bench --suite suites/decode.txt --only dec_m1_12288 --dtypes bf16 --layouts TN --cold --arms "$arm" \
-          --warmup-s 0 --repeats 1 -o "$work/profiled.json" --overwrite >"$work/ncu-${arm//[:@=]/_}.txt" 2>&1
-        echo "ncu $arm: exit $?"
-        grep -E "DRAM Throughput|Duration|Issue Slots Busy|No Eligible|Achieved Occupancy|Registers Per" "$work/ncu-${arm//[:@=]/_}.txt"
-      done
-      rm -f "$work/profiled.json"
-      ;;
-    sq768-width80)
-      # The 80-wide wgmma tile on sq768 (issue 7): 10 x 12 = 120 CTAs where 128 x 64 makes 72 and 96 x 64 makes 96
-      # (cuBLASLt's choice there is 80 x 64), first the width's GPU tests, then side by side with the tuned entries
-      # and cuBLASLt, warm and cold.
-      for i in $("$tests/families_gpu_test" --gtest_list_tests --gtest_filter='Grid/Sm90Configuration.*' \
-                 | sed -nE 's|.*/([0-9]+) .*block_m=80,.*|\1|p'); do
-        timeout 120 "$tests/families_gpu_test" --gtest_filter="Grid/Sm90Configuration.*/$i" >>"$work/sm90-width80-tests.log" 2>&1
-        echo "sm90 grid configuration $i: exit $?"
-      done
-      w80="sm90:block_m=80;block_n=64;consumers=1;raster=m;group=8;cluster=1x1;split=1"
-      for mode in warm cold; do
-        timeout 150 "$bin" bench --suite suites/square.txt --only sq768 --dtypes bf16,fp16 --layouts TN --$mode \
-          --arms "${W80_ARMS:-selected:results/tune/sm90-issue7-db.json,selected:results/tune/sm90-issue7-cold-db.json,$w80;stages=7;store=staged;pdl=1,$w80;stages=8;store=direct;pdl=1,${w80/cluster=1x1/cluster=1x2};stages=7;store=staged;pdl=1,cublaslt}" \
-          --baseline cublaslt -o "$work/sq768-width80-$mode.json" 2>"$work/sq768-width80-$mode.log" \
-          | tee "$work/sq768-width80-$mode-table.txt" | tail -n 14
-      done
-      ;;
-    sm90-cluster-split)
-      # Stream-K over clusters (issue 7): the grid configurations that take both, stream-K's determinism (sn_64_pf's
-      # shape among them) and the sanitized set under racecheck, then sn_64_pf and its neighbours with the B tile
-      # shared by M-neighbours over the same k-tiles (L2 reads of B halved: 8 MB where 128x64 split 4 reads 16 of its
-      # 48), warm and cold, beside the tuned entry and cuBLASLt.
-      for i in $("$tests/families_gpu_test" --gtest_list_tests --gtest_filter='Grid/Sm90Configuration.*' \
-                 | sed -nE 's|.*/([0-9]+) .*cluster=(2x1\|1x2).*split=.*|\1|p'); do
-        timeout 120 "$tests/families_gpu_test" --gtest_filter="Grid/Sm90Configuration.*/$i" >>"$work/sm90-cluster-split-tests.log" 2>&1
-        echo "sm90 grid configuration $i: exit $?"
-      done
-      timeout 150 "$tests/families_gpu_test" --gtest_filter='Sm90StreamK.*:Sm90Sanitized.*' >>"$work/sm90-cluster-split-tests.log" 2>&1
-      echo "sm90 stream-K and sanitized set: exit $?"
-      timeout 120 compute-sanitizer --tool racecheck --error-exitcode 3 "$tests/families_gpu_test" \
-        --gtest_filter='Sm90Sanitized.*' >"$work/sanitizer-sm90-racecheck.log" 2>&1
-      echo "compute-sanitizer racecheck (sm90): exit $?"; tail -n 2 "$work/sanitizer-sm90-racecheck.log"
-      sk="sm90:block_m=128;block_n=64;consumers=1;store=tma_ring;cluster=2x1;split=4"
-      for mode in warm cold; do
-        timeout 150 "$bin" bench --suite suites/llm24.txt --only "${CS_ONLY:-sn_64_pf,sn_256_pf}" --dtypes bf16 --layouts TN \
-          --$mode --arms "${CS_ARMS:-selected:results/tune/sm90-issue7-db.json,$sk;stages=5,$sk;stages=5;pdl=1,$sk;stages=4;raster=n;group=16,cublaslt}" \
-          --baseline cublaslt -o "$work/sm90-cluster-split-$mode.json" 2>"$work/sm90-cluster-split-$mode.log" \
-          | tee "$work/sm90-cluster-split-$mode-table.txt" | tail -n 14
-      done
       ;;
     sm90-sweep)
       # Every configuration the first rule chooses among, timed side by side per problem (warm): the receipt

@@ -23,8 +23,7 @@ namespace {
 constexpr std::pair<const char*, gemv::Format> arm_formats[] = {
     {"gemv:bf16", gemv::Format::bf16},         {"gemv:fp16", gemv::Format::fp16},
     {"gemv:int8", gemv::Format::q8_0},         {"gemv:int4", gemv::Format::int4_g128},
-    {"gemv:int4-g32", gemv::Format::int4_g32}, {"gemv:fp8", gemv::Format::fp8},
-    {"gemv:int4-tiled", gemv::Format::int4_g128_tiled}};
+    {"gemv:int4-g32", gemv::Format::int4_g32}, {"gemv:fp8", gemv::Format::fp8}};
 
 class GemvArm : public Arm {
  public:

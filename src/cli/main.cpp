@@ -198,7 +198,7 @@ int main(int argc, char** argv) {
   bool dequantize = false;
   quantize->add_option("input", qr.input, "raw weight file (with --dequantize: a packed file)")->required();
   quantize->add_option("-o,--output", qr.output, "output file")->required();
-  quantize->add_option("--format", q_format, "bf16, fp16, q8_0 (int8), int4g32, int4g128 (int4), int4g128t (int4g128 in 16-row tiles), fp8")
+  quantize->add_option("--format", q_format, "bf16, fp16, q8_0 (int8), int4g32, int4g128 (int4), fp8")
       ->capture_default_str();
   quantize->add_option("--dtype", q_dtype, "input type: bf16 or fp16")->capture_default_str();
   quantize->add_option("--rows", qr.rows, "N, the output channels (rows of W)");

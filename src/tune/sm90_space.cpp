@@ -32,7 +32,7 @@ int covering_block_m(const std::vector<sm90::Config>& feasible, int64_t M) {
 // tile and its mapping, and take the deepest ring that fits, much as the first rule does: the TMA store while it
 // still leaves four stages (or the incumbent's depth, where that is less), then the ring store, then the staged store
 // (which the rule does not take), then the direct store. The pipeline round then tunes the depth. A schedule
-// stream-K cannot run (ping-pong) gets whole tiles.
+// stream-K cannot run (ping-pong, clusters) gets whole tiles.
 std::optional<sm90::Config> fit(sm90::Config c, const Problem& p, const sm90::Limits& limits) {
   const int deepest = c.stages;
   for (int split : {c.split, 1})

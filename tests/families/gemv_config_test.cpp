@@ -67,7 +67,7 @@ TEST(GemvConfig, CanonicalStringAndJsonRoundTrip) {
   EXPECT_EQ(j.at("group"), 128);
   EXPECT_EQ(j.get<Config>(), c);
   EXPECT_NE(parse_config(to_string(Config{})), c);
-  for (Format f : {Format::bf16, Format::fp16, Format::q8_0, Format::int4_g32, Format::int4_g128, Format::fp8, Format::int4_g128_tiled})
+  for (Format f : {Format::bf16, Format::fp16, Format::q8_0, Format::int4_g32, Format::int4_g128, Format::fp8})
     EXPECT_EQ(parse_format(to_string(f)), f);
   for (Hint h : {Hint::none, Hint::nc, Hint::no_allocate, Hint::evict_first, Hint::prefetch_256})
     EXPECT_EQ(parse_hint(to_string(h)), h);
@@ -101,7 +101,7 @@ TEST(GemvConfig, EachProblemTypeHasItsOwnWeightFormat) {
   EXPECT_EQ(native_format(DType::fp16), Format::fp16);
   EXPECT_EQ(native_format(DType::fp8_e4m3), Format::fp8);
   for (DType d : {DType::bf16, DType::fp16, DType::fp8_e4m3})
-    for (Format f : {Format::bf16, Format::fp16, Format::q8_0, Format::int4_g32, Format::int4_g128, Format::fp8, Format::int4_g128_tiled})
+    for (Format f : {Format::bf16, Format::fp16, Format::q8_0, Format::int4_g32, Format::int4_g128, Format::fp8})
       EXPECT_EQ(is_native(f, d), f == native_format(d)) << to_string(f);
   EXPECT_FALSE(is_native(Format::fp16, DType::bf16));
   EXPECT_FALSE(is_native(Format::fp8, DType::bf16));  // fp8 weights packed for 16-bit x carry their scales
@@ -198,7 +198,7 @@ TEST(GemvConfig, TheMmaEngineNamesWhatItDoesNotTake) {
   Config g = c;
   g.weights = Format::int4_g32;
   EXPECT_TRUE(Contains(infeasible(g, decode(1, 64, 128)), "a group of 16 bytes"));
-  for (Format grouped : {Format::q8_0, Format::int4_g128, Format::int4_g128_tiled}) {
+  for (Format grouped : {Format::q8_0, Format::int4_g128}) {
     g.weights = grouped, g.act = DType::bf16;
     EXPECT_EQ(infeasible(g, decode(1, 64, 128)), "") << to_string(grouped);
     g.act = DType::fp8_e4m3;
@@ -246,16 +246,6 @@ TEST(GemvConfig, TheBulkEngineNamesWhatItDoesNotTake) {
   EXPECT_TRUE(Contains(why(q8, p), "4 warps x unroll 1 units make a stage, not a multiple of 8"));
   Config int4 = default_config(p, Format::int4_g128, 132, Engine::bulk);
   EXPECT_TRUE(Contains(why(int4, decode(1, 64, 3584)), "K = 3584 is not a multiple of 1024"));
-  // Tiled int4 copies a stage's 16 rows and their scales as two runs: no padding between rows, and its scales (32
-  // bytes a unit) need none of the row-major scales' rules; its tiles of 16 rows need N to be whole tiles, on every
-  // engine.
-  Config tiled = default_config(p, Format::int4_g128_tiled, 132, Engine::bulk);
-  EXPECT_EQ(why(tiled, decode(1, 64, 3584)), "");
-  EXPECT_EQ(bulk_shared_bytes(tiled), tiled.stages * (tiled.threads / 32 * tiled.unroll) * (1024 + 32) +
-                                          2 * (tiled.threads / 32) * 16 * 1 * 4 + 2 * tiled.stages * 8);
-  for (Engine e : {Engine::fma, Engine::mma, Engine::bulk})
-    EXPECT_TRUE(Contains(why(default_config(p, Format::int4_g128_tiled, 132, e), decode(1, 200, 4096)),
-                         "N = 200 is not a multiple of 16: int4g128t weights come in tiles of 16 rows"));
   Config int4_g32 = c;
   int4_g32.weights = Format::int4_g32;
   EXPECT_TRUE(Contains(why(int4_g32, decode(1, 64, 4096)), "a group of 16 bytes"));
@@ -303,8 +293,7 @@ TEST(GemvConfig, FeasibleSetIsLegalAndHoldsTheDefault) {
 // with the largest register estimate (among those, the cache hint that takes a register more, the deepest K split),
 // and that edge for M-major x.
 TEST(GemvConfig, RepresentativeConfigurationsCompileWithoutSpills) {
-  constexpr Format formats[] = {Format::bf16, Format::fp16,  Format::q8_0,           Format::int4_g32,
-                                Format::int4_g128, Format::fp8, Format::int4_g128_tiled};
+  constexpr Format formats[] = {Format::bf16, Format::fp16, Format::q8_0, Format::int4_g32, Format::int4_g128, Format::fp8};
   constexpr DType acts[] = {DType::bf16, DType::fp16, DType::fp8_e4m3};
   std::vector<Config> configs;
   auto add = [&](const Config& c) {
@@ -314,7 +303,7 @@ TEST(GemvConfig, RepresentativeConfigurationsCompileWithoutSpills) {
     for (DType d : acts)
       for (Format f : formats) add(default_config(decode(m, 12288, 4096, d), f));
   const size_t arm_defaults = configs.size();
-  EXPECT_EQ(arm_defaults, 2u * 3u * 7u);
+  EXPECT_EQ(arm_defaults, 2u * 3u * 6u);
   std::vector<SuiteEntry> entries = load_suite(std::string(TILEWISE_SOURCE_DIR) + "/suites/decode.txt").entries;
   for (const SuiteEntry& e : load_suite(std::string(TILEWISE_SOURCE_DIR) + "/suites/llm24.txt").entries)
     if (e.M <= 16) entries.push_back(e);
@@ -322,7 +311,7 @@ TEST(GemvConfig, RepresentativeConfigurationsCompileWithoutSpills) {
     for (DType d : acts)
       for (Format f : formats) add(default_config(decode(e.M, e.N, e.K, d), f));
   for (int64_t m = 1; m <= 16; ++m)
-    for (Format f : formats) add(default_config(decode(m, is_tiled(f) ? 208 : 200, 384), f));  // tiles of 16 rows
+    for (Format f : formats) add(default_config(decode(m, 200, 384), f));
   auto key = [](const Config& c) { return std::tuple(register_estimate(c), c.hint == Hint::evict_first, c.ksplit); };
   for (int64_t m : {1, 2, 4, 8, 12, 16})
     for (DType d : {DType::bf16, DType::fp8_e4m3})
@@ -415,13 +404,6 @@ TEST(GemvConfig, LaunchArgumentsAreCheckedBeforeTheLaunch) {
   EXPECT_TRUE(Contains(args_error(c, p, a), "q8_0 weights need their scales"));
   a.scales = at(0x4000);
   EXPECT_EQ(args_error(c, p, a), "");
-  // Tiled int4 (K = 128: 64 bytes a row) has no row stride to pad.
-  c = default_config(p, Format::int4_g128_tiled);
-  a.w_row_bytes = 64;
-  EXPECT_EQ(args_error(c, p, a), "");
-  a.w_row_bytes = 128;
-  EXPECT_EQ(args_error(c, p, a), "int4g128t weights of K = 128 take 64 bytes a row, not 128: their tiles have no row padding");
-  a.w_row_bytes = 128;
   const Problem fp8 = decode(1, 64, 128, DType::fp8_e4m3);
   c = default_config(fp8, Format::fp8, 132, Engine::fma);
   a.x = at(0x1008);

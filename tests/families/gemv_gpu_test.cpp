@@ -26,8 +26,6 @@
 namespace tilewise::gemv {
 namespace {
 
-// Every format in the row-major layout; int4g128t (tiles of 16 rows) has tests of its own (TiledInt4...) and is added
-// where a test's shapes are whole tiles.
 constexpr Format all_formats[] = {Format::bf16, Format::fp16, Format::q8_0, Format::int4_g32, Format::int4_g128, Format::fp8};
 
 template <typename T>
@@ -40,17 +38,15 @@ std::vector<T> download(const void* p, size_t count) {
 TEST(GemvGpu, QuantizerMatchesTheCpuReferenceBitForBit) {
   TW_REQUIRE_GPU();
   device::Stream s;
-  const int64_t K = 256, ld = K + 16;
+  const int64_t N = 7, K = 256, ld = K + 16;
   for (DType src : {DType::bf16, DType::fp16, DType::fp8_e4m3}) {
-    const Problem p = make_problem("q", 1, 48, K, src, Layout::TN, 16);
+    const Problem p = make_problem("q", 1, N, K, src, Layout::TN, 16);
     device::Operands ops(p, 1, 0);
     ops.fill(5, s.get());  // uniform in [-1, 1): B is the source
     s.sync();
-    const std::vector<uint8_t> host = download<uint8_t>(ops.set(0).b.get(), size_t(p.N * ld * element_bytes(src)));
-    for (Format f : {Format::bf16, Format::fp16, Format::q8_0, Format::int4_g32, Format::int4_g128, Format::fp8,
-                     Format::int4_g128_tiled}) {
+    const std::vector<uint8_t> host = download<uint8_t>(ops.set(0).b.get(), size_t(N * ld * element_bytes(src)));
+    for (Format f : all_formats) {
       SCOPED_TRACE(std::string(to_string(src)) + " -> " + std::string(to_string(f)));
-      const int64_t N = is_tiled(f) ? p.N : 7;  // three tiles of 16 rows, else rows that make no tile
       const PackedWeights d = quantize(ops.set(0).b.get(), src, N, K, ld, f, s.get());
       const HostPacked h = quantize_cpu(host.data(), src, N, K, ld, f);
       s.sync();
@@ -401,73 +397,6 @@ TEST(GemvGpu, TheBulkEngineMatchesTheReferenceAtItsScheduleEdges) {
   expect_all_correct(runs, s.get());
 }
 
-// int4g128t, the tiled layout (kernels/weight_layout.h), on every engine: fma with each activation type (the only
-// engine for fp8 x), mma with one, two and four 16-column tiles a warp and K-major and M-major x, bulk at the edges of
-// its ring (a ring of two, thin slices in a ring of eight, evict-first copies with PDL), M in one and both token
-// halves, N whole tiles but not a CTA's columns (208: 13 tiles), K of 3 groups (one of four K slices empty) and 40.
-// Then the same configurations on both layouts: the lanes load the same bytes from other addresses and do the same
-// arithmetic in the same order, so the outputs must be bit for bit the same.
-TEST(GemvGpu, TiledInt4MatchesTheReferenceOnEveryEngine) {
-  TW_REQUIRE_GPU();
-  device::Stream s;
-  Runs runs;
-  std::vector<std::pair<Config, Problem>> both;
-  for (DType act : {DType::bf16, DType::fp16, DType::fp8_e4m3})
-    for (int m : {1, 5, 16})
-      for (int64_t k : {384, 5120}) {
-        const Problem p = make_problem("tiled", m, 208, k, act, Layout::TN);
-        for (Engine e : {Engine::fma, Engine::mma, Engine::bulk}) {
-          if (e != Engine::fma && act == DType::fp8_e4m3) continue;  // int4 takes the mma only with 16-bit x
-          const Config c = default_config(p, Format::int4_g128_tiled, 132, e);
-          std::vector<Config> variants{c};
-          if (e == Engine::mma)
-            for (int cols : {32, 64}) {
-              Config wide = c;
-              wide.cols = cols, wide.threads = 128, wide.ksplit = 4, wide.unroll = 1;
-              variants.push_back(wide);
-            }
-          if (e == Engine::bulk) {
-            variants.resize(4, c);
-            variants[1].stages = 2, variants[1].unroll = 4;
-            variants[2].stages = 8, variants[2].unroll = 1;
-            variants[3].threads = 128, variants[3].ksplit = 4, variants[3].unroll = 2;
-            variants[3].hint = Hint::evict_first, variants[3].pdl = true;
-          }
-          for (const Config& v : variants)
-            if (infeasible(v, p).empty()) runs.emplace_back(v, p), both.emplace_back(v, p);
-        }
-      }
-  for (Engine e : {Engine::mma, Engine::bulk}) {
-    Problem nn = make_problem("tiled-nn", 8, 208, 5120, DType::bf16, Layout::NN);
-    runs.emplace_back(default_config(nn, Format::int4_g128_tiled, 132, e), nn);
-  }
-  Config looping = default_config(make_problem("loops", 1, 4096, 1024, DType::bf16, Layout::TN),
-                                  Format::int4_g128_tiled, 132, Engine::bulk);
-  looping.stages = 2, looping.unroll = 1;
-  runs.emplace_back(looping, make_problem("loops", 1, 4096, 1024, DType::bf16, Layout::TN));  // 256 tiles a 2-ring
-  EXPECT_GE(runs.size(), 60u);
-  expect_all_correct(runs, s.get());
-
-  for (auto& [tiled, p] : both) {
-    SCOPED_TRACE(describe(p) + " | " + to_string(tiled));
-    Config rows = tiled;
-    rows.weights = Format::int4_g128;
-    if (!infeasible(rows, p).empty()) continue;  // the row-major scales' own rules (the bulk engine's copies)
-    device::Operands ops(p, 1, 0);
-    ops.fill(uint64_t(p.M * 7 + p.K), s.get());
-    std::vector<std::vector<uint8_t>> outputs;
-    for (const Config& c : {rows, tiled}) {
-      const PackedWeights w = quantize(ops.set(0).b.get(), p.dtype, p.N, p.K, p.ldb, c.weights, s.get());
-      TW_CUDA(cudaMemsetAsync(ops.set(0).c.get(), 0xFF, size_t(c_bytes(p)), s.get()));
-      Kernel(c).launch(p, Args{ops.set(0).a.get(), p.lda, w.q.get(), w.layout.row_bytes, w.scales.get(), ops.set(0).c.get(), p.ldc},
-                       s.get());
-      s.sync();
-      outputs.push_back(download<uint8_t>(ops.set(0).c.get(), size_t(c_bytes(p))));
-    }
-    EXPECT_EQ(outputs[0], outputs[1]);
-  }
-}
-
 // A handful of the bulk engine's schedules, small enough for compute-sanitizer (memcheck, racecheck): a grouped and
 // an ungrouped format, both halves of x, a last partial stage and tile, a CTA that loops over tiles with its ring
 // wrapping, PDL.
@@ -479,9 +408,6 @@ TEST(GemvGpu, BulkSanitizedSet) {
   const Problem two_halves = make_problem("bulk", 16, 40, 2048, DType::bf16, Layout::TN);
   for (Format f : {Format::bf16, Format::q8_0, Format::int4_g128})
     for (const Problem& p : {partial, two_halves}) runs.emplace_back(default_config(p, f, 132, Engine::bulk), p);
-  for (const Problem& p : {make_problem("tiled", 1, 208, 5120, DType::bf16, Layout::TN),  // whole tiles of 16 rows
-                           make_problem("tiled", 16, 48, 2048, DType::bf16, Layout::TN)})
-    runs.emplace_back(default_config(p, Format::int4_g128_tiled, 132, Engine::bulk), p);
   Config looping = default_config(partial, Format::bf16, 132, Engine::bulk);
   looping.stages = 2, looping.unroll = 1, looping.pdl = true;
   runs.emplace_back(looping, make_problem("loops", 1, 4096, 1024, DType::bf16, Layout::TN));  // 256 tiles
@@ -495,10 +421,10 @@ TEST(GemvGpu, MmaWideTilesSanitizedSet) {
   TW_REQUIRE_GPU();
   device::Stream s;
   Runs runs;
-  for (Format f : {Format::bf16, Format::q8_0, Format::int4_g128, Format::fp8, Format::int4_g128_tiled})
+  for (Format f : {Format::bf16, Format::q8_0, Format::int4_g128, Format::fp8})
     for (int m : {1, 16})
       for (int cols : {32, 64}) {
-        const Problem p = make_problem("wide", m, is_tiled(f) ? 208 : 200, 1408, DType::bf16, Layout::TN);
+        const Problem p = make_problem("wide", m, 200, 1408, DType::bf16, Layout::TN);
         Config c = default_config(p, f, 132, Engine::mma);
         c.cols = cols, c.threads = 128, c.ksplit = 4, c.unroll = 1;
         runs.emplace_back(c, p);

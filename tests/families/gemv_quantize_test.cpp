@@ -156,35 +156,7 @@ TEST(GemvQuantize, Int4PacksTwoPerByteWithAZeroPointOf8) {
   EXPECT_EQ(w.q[2], 0x8C);  // 3.5 -> 4 -> 12, 0 -> 8
 }
 
-// int4g128t is int4g128's bytes and scales where kernels/weight_layout.h puts them, checked against that layout
-// spelled out here: a 16-row tile's group of 128 is a kilobyte whose 16-byte pieces are in the order an mma warp's
-// lanes read them, half h (rows 8h .. 8h + 7) then lane 4g + q (row 8h + g, chunk q of the group); the scales of a
-// tile's group are 16 in a row.
-TEST(GemvQuantize, TiledInt4IsInt4g128InTheOrderTheMmaLanesReadIt) {
-  const int64_t N = 48, K = 384, ld = K;  // three tiles of 16 rows, three groups of 128
-  const std::vector<uint16_t> src = weights(N, K, ld);
-  const HostPacked rows = quantize_cpu(src.data(), DType::bf16, N, K, ld, Format::int4_g128);
-  const HostPacked tiles = quantize_cpu(src.data(), DType::bf16, N, K, ld, Format::int4_g128_tiled);
-  EXPECT_EQ(tiles.layout.bytes(), rows.layout.bytes());
-  ASSERT_EQ(tiles.q.size(), rows.q.size());
-  ASSERT_EQ(tiles.scales.size(), rows.scales.size());
-  const int64_t groups = K / 128, row_bytes = K / 2;
-  for (int64_t n = 0; n < N; ++n) {
-    const int64_t tile = n / 16, h = n % 16 / 8, g = n % 8;
-    for (int64_t c = 0; c < row_bytes / 16; ++c) {
-      const int64_t at = (tile * groups + c / 4) * 1024 + h * 512 + (4 * g + c % 4) * 16;
-      for (int64_t b = 0; b < 16; ++b)
-        ASSERT_EQ(tiles.q[size_t(at + b)], rows.q[size_t(n * row_bytes + 16 * c + b)]) << "n=" << n << " chunk " << c;
-    }
-    for (int64_t group = 0; group < groups; ++group)
-      EXPECT_EQ(scale_bits(tiles, size_t((tile * groups + group) * 16 + n % 16)), scale_bits(rows, size_t(n * groups + group)));
-  }
-  EXPECT_EQ(dequantize_cpu(tiles), dequantize_cpu(rows));
-}
-
 TEST(GemvQuantize, ShapesAFormatCannotTakeAreErrorsNamingTheRule) {
-  EXPECT_TRUE(Contains(error_of([] { packed_layout(Format::int4_g128_tiled, 24, 256); }), "N to be a multiple of 16"));
-  EXPECT_EQ(packed_layout(Format::int4_g128_tiled, 32, 256), (PackedLayout{Format::int4_g128_tiled, 32, 256, 128, 32 * 2 * 2}));
   EXPECT_TRUE(Contains(error_of([] { packed_layout(Format::q8_0, 4, 48); }), "multiple of the group of 32"));
   EXPECT_TRUE(Contains(error_of([] { packed_layout(Format::int4_g128, 4, 96); }), "group of 128"));
   EXPECT_TRUE(Contains(error_of([] { packed_layout(Format::bf16, 4, 12); }), "multiple of 8"));

@@ -101,10 +101,9 @@ TEST(Sm90Feasibility, EachRuleNamesWhyAConfigurationCannotRun) {
             std::string::npos);
   EXPECT_NE(why(Config{128, 128, 4, 2, Raster::m, 8, Store::tma, Schedule::pingpong, 1, 1, 2}, p).find("stream-K"),
             std::string::npos);
-  // Stream-K runs in clusters too, except where its fixup beside the most accumulators spilled (feasibility.cpp).
-  EXPECT_EQ(why(Config{128, 128, 4, 2, Raster::m, 8, Store::tma, Schedule::cooperative, 2, 1, 2}, p), "feasible");
-  EXPECT_EQ(why(Config{256, 128, 4, 2, Raster::m, 8, Store::tma_ring, Schedule::cooperative, 2, 1, 2}, p),
-            "stream-K in a cluster beside 128 accumulators spills registers");
+  EXPECT_NE(why(Config{128, 128, 4, 2, Raster::m, 8, Store::tma, Schedule::cooperative, 2, 1, 2}, p).find("stream-K"),
+            std::string::npos);
+  // Stream-K's fixup beside the most accumulators spilled with these stores (feasibility.cpp).
   EXPECT_EQ(why(Config{224, 128, 2, 2, Raster::m, 8, Store::staged, Schedule::cooperative, 1, 1, 2}, p),
             "stream-K with the staged store beside 112 accumulators spills registers");
   EXPECT_EQ(why(Config{128, 256, 2, 2, Raster::m, 8, Store::direct, Schedule::cooperative, 1, 1, 2}, p),

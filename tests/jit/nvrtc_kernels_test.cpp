@@ -26,8 +26,7 @@ const std::map<std::string, std::vector<std::string>> kernel_sources = {
     {"gemv.cuh",
      {"tilewise::kernels::gemv::gemv<1, 0, 0, 256, 2, 1, 4, 2, 0, 0>", "tilewise::kernels::gemv::gemv<16, 1, 1, 256, 1, 1, 4, 0, 1, 0>",
       "tilewise::kernels::gemv::gemv<1, 2, 0, 256, 2, 2, 4, 1, 0, 1>", "tilewise::kernels::gemv::gemv<3, 3, 0, 128, 4, 4, 2, 3, 1, 1>",
-      "tilewise::kernels::gemv::gemv<16, 4, 1, 256, 1, 8, 4, 4, 0, 0>", "tilewise::kernels::gemv::gemv<4, 5, 2, 512, 2, 1, 8, 2, 0, 1>",
-      "tilewise::kernels::gemv::gemv<2, 6, 2, 128, 2, 2, 4, 2, 1, 1>"}},
+      "tilewise::kernels::gemv::gemv<16, 4, 1, 256, 1, 8, 4, 4, 0, 0>", "tilewise::kernels::gemv::gemv<4, 5, 2, 512, 2, 1, 8, 2, 0, 1>"}},
     // M-major x: both 16-bit types, M at both ends and between the halves, every cache hint, K split, PDL.
     // Parameters: M, weights, x, threads, cols, ksplit, unroll, hint, pdl.
     {"gemv_nn.cuh",
@@ -42,15 +41,13 @@ const std::map<std::string, std::vector<std::string>> kernel_sources = {
       "tilewise::kernels::gemv::gemv_mma<5, 5, 0, 1, 128, 16, 1, 2, 0, 0>", "tilewise::kernels::gemv::gemv_mma<9, 5, 1, 1, 512, 32, 4, 8, 1, 1>",
       "tilewise::kernels::gemv::gemv_mma<16, 5, 2, 0, 256, 64, 4, 1, 4, 0>", "tilewise::kernels::gemv::gemv_mma<1, 2, 0, 0, 256, 16, 8, 8, 2, 0>",
       "tilewise::kernels::gemv::gemv_mma<16, 2, 1, 0, 128, 64, 2, 1, 3, 1>", "tilewise::kernels::gemv::gemv_mma<3, 4, 0, 1, 128, 16, 1, 2, 2, 0>",
-      "tilewise::kernels::gemv::gemv_mma<12, 4, 1, 0, 256, 16, 8, 1, 0, 0>", "tilewise::kernels::gemv::gemv_mma<1, 6, 0, 0, 128, 32, 4, 2, 2, 1>",
-      "tilewise::kernels::gemv::gemv_mma<16, 6, 1, 1, 256, 64, 4, 1, 3, 0>"}},
+      "tilewise::kernels::gemv::gemv_mma<12, 4, 1, 0, 256, 16, 8, 1, 0, 0>"}},
     // The bulk engine: each format it takes, M on both sides of 8, both copy policies, both x layouts, PDL.
     // Parameters: M, weights, x, x layout, consumer warps, units a warp, stages, hint, pdl.
     {"gemv_bulk.cuh",
      {"tilewise::kernels::gemv::gemv_bulk<1, 0, 0, 0, 8, 4, 4, 2, 0>", "tilewise::kernels::gemv::gemv_bulk<16, 1, 1, 1, 4, 2, 6, 3, 1>",
       "tilewise::kernels::gemv::gemv_bulk<1, 2, 0, 0, 8, 4, 3, 2, 1>", "tilewise::kernels::gemv::gemv_bulk<9, 4, 1, 1, 8, 2, 2, 3, 0>",
-      "tilewise::kernels::gemv::gemv_bulk<1, 5, 0, 0, 8, 4, 4, 2, 0>", "tilewise::kernels::gemv::gemv_bulk<16, 5, 2, 0, 16, 1, 8, 2, 0>",
-      "tilewise::kernels::gemv::gemv_bulk<1, 6, 0, 0, 8, 2, 4, 3, 1>", "tilewise::kernels::gemv::gemv_bulk<16, 6, 1, 1, 4, 1, 6, 2, 0>"}},
+      "tilewise::kernels::gemv::gemv_bulk<1, 5, 0, 0, 8, 4, 4, 2, 0>", "tilewise::kernels::gemv::gemv_bulk<16, 5, 2, 0, 16, 1, 8, 2, 0>"}},
     // The quantizer from each source type into each format, and each inverse.
     {"quantize.cuh",
      {"tilewise::kernels::quant::quantize_groups<__nv_bfloat16, 2>", "tilewise::kernels::quant::quantize_groups<__half, 3>",
@@ -58,8 +55,7 @@ const std::map<std::string, std::vector<std::string>> kernel_sources = {
       "tilewise::kernels::quant::convert_rows<__half, __nv_bfloat16>", "tilewise::kernels::quant::convert_rows<__nv_bfloat16, __half>",
       "tilewise::kernels::quant::dequantize<0>", "tilewise::kernels::quant::dequantize<1>",
       "tilewise::kernels::quant::dequantize<2>", "tilewise::kernels::quant::dequantize<3>",
-      "tilewise::kernels::quant::dequantize<4>", "tilewise::kernels::quant::dequantize<5>",
-      "tilewise::kernels::quant::quantize_groups<__half, 6>", "tilewise::kernels::quant::dequantize<6>"}},
+      "tilewise::kernels::quant::dequantize<4>", "tilewise::kernels::quant::dequantize<5>"}},
     // Each input type and A layout, both epilogues, both schedules, each cluster shape. Parameters: block_m,
     // block_n, stages, consumers, pingpong, cluster_m, cluster_n, raster_m, group, input, a_major_m, store, split,
     // swap_ab, pdl.

@@ -15,8 +15,7 @@ namespace {
 
 constexpr std::pair<Format, std::string_view> format_names[] = {
     {Format::bf16, "bf16"},         {Format::fp16, "fp16"},           {Format::q8_0, "q8_0"},
-    {Format::int4_g32, "int4g32"}, {Format::int4_g128, "int4g128"}, {Format::fp8, "fp8"},
-    {Format::int4_g128_tiled, "int4g128t"}};
+    {Format::int4_g32, "int4g32"}, {Format::int4_g128, "int4g128"}, {Format::fp8, "fp8"}};
 constexpr std::pair<Hint, std::string_view> hint_names[] = {
     {Hint::none, "none"}, {Hint::nc, "nc"}, {Hint::no_allocate, "na"}, {Hint::evict_first, "ef"}, {Hint::prefetch_256, "pf256"}};
 constexpr std::pair<Engine, std::string_view> engine_names[] = {{Engine::fma, "fma"}, {Engine::mma, "mma"}, {Engine::bulk, "bulk"}};
@@ -66,7 +65,7 @@ Engine parse_engine(std::string_view s) {
 Format parse_format(std::string_view s) {
   for (auto [v, name] : format_names)
     if (name == s) return v;
-  throw Error(fmt::format("unknown weight format '{}' (known: bf16, fp16, q8_0, int4g32, int4g128, int4g128t, fp8)", s));
+  throw Error(fmt::format("unknown weight format '{}' (known: bf16, fp16, q8_0, int4g32, int4g128, fp8)", s));
 }
 
 Hint parse_hint(std::string_view s) {
@@ -79,16 +78,14 @@ int elems_per_chunk(Format f) {
   switch (f) {
     case Format::bf16: case Format::fp16: return 8;
     case Format::q8_0: case Format::fp8: return 16;
-    case Format::int4_g32: case Format::int4_g128: case Format::int4_g128_tiled: return 32;
+    case Format::int4_g32: case Format::int4_g128: return 32;
   }
   return 0;
 }
 
-int group_size(Format f) { return f == Format::q8_0 || f == Format::int4_g32 ? 32 : is_int4_g128(f) ? 128 : 0; }
-
-bool is_tiled(Format f) { return f == Format::int4_g128_tiled; }
-
-bool is_int4_g128(Format f) { return f == Format::int4_g128 || f == Format::int4_g128_tiled; }
+int group_size(Format f) {
+  return f == Format::q8_0 || f == Format::int4_g32 ? 32 : f == Format::int4_g128 ? 128 : 0;
+}
 
 Format native_format(DType d) {
   return d == DType::bf16 ? Format::bf16 : d == DType::fp16 ? Format::fp16 : Format::fp8;
@@ -197,7 +194,7 @@ int bulk_shared_bytes(const Config& c) {
   if (c.engine != Engine::bulk) return 0;
   const int unit = 4 * piece_bytes(c.weights);
   const int units = c.threads / 32 * c.unroll;
-  const int row_stride = units * unit + (is_tiled(c.weights) ? 0 : unit), scale_row = group_size(c.weights) ? units * 2 : 0;
+  const int row_stride = units * unit + unit, scale_row = group_size(c.weights) ? units * 2 : 0;
   const int stage = (16 * (row_stride + scale_row) + 127) / 128 * 128;
   return c.stages * stage + 2 * (c.threads / 32) * 16 * c.m * 4 + 2 * c.stages * 8;
 }
@@ -220,7 +217,7 @@ int register_estimate(const Config& c) {
     // in flight, the accumulators of each half and tile, the A fragment being decoded; row addresses, indices and a
     // margin.
     const int tiles = c.m > 8 ? 2 : 1, col_tiles = c.cols / 16;
-    const int x_vecs = is_int4_g128(c.weights) ? 4 : c.weights == Format::fp8 && c.act != DType::fp8_e4m3 ? 2 : 1;
+    const int x_vecs = c.weights == Format::int4_g128 ? 4 : c.weights == Format::fp8 && c.act != DType::fp8_e4m3 ? 2 : 1;
     return c.unroll * (8 * col_tiles + 4 * x_vecs * tiles + 2 * scaled * col_tiles) +
            4 * tiles * (1 + scaled) * col_tiles + 8 * col_tiles + split + 56;
   }
@@ -255,9 +252,8 @@ std::string bulk_infeasible(const Config& c, const Problem& p) {
   if (p.K % (4 * piece_elems) != 0)
     return fmt::format("K = {} is not a multiple of {}: the bulk engine copies whole units of four {}-weight pieces a row",
                        p.K, 4 * piece_elems, piece_elems);
-  if (const int group = group_size(c.weights); group && !is_tiled(c.weights)) {
-    // A stage's scales of a row are one copy: a multiple of 16 bytes (8 fp16 scales), from a 16-byte boundary (tiled
-    // weights copy a stage's scales of all 16 rows at once: 32 bytes a unit).
+  if (const int group = group_size(c.weights); group) {
+    // A stage's scales of a row are one copy: a multiple of 16 bytes (8 fp16 scales), from a 16-byte boundary.
     if (p.K % (8 * group) != 0)
       return fmt::format("K = {} is not a multiple of {}: the bulk engine copies a row's {} scales 8 at a time (16 bytes)",
                          p.K, 8 * group, to_string(c.weights));
@@ -288,8 +284,6 @@ std::string infeasible(const Config& c, const Problem& p) {
                        p.K, per_chunk, to_string(c.weights));
   if (group && p.K % group != 0)
     return fmt::format("K = {} is not a multiple of the {} group of {} weights", p.K, to_string(c.weights), group);
-  if (is_tiled(c.weights) && p.N % 16 != 0)
-    return fmt::format("N = {} is not a multiple of 16: {} weights come in tiles of 16 rows", p.N, to_string(c.weights));
   if (c.engine != Engine::fma) {
     if (std::string why = mma_infeasible(c.weights, c.act); !why.empty()) return why;
     if (c.engine == Engine::bulk && c.cols != 16)

@@ -13,9 +13,8 @@
 
 namespace tilewise::gemv {
 
-// Weight formats; the values are kernels/gemv.cuh's codes. int4 carries its group size along K; int4_g128_tiled holds
-// int4_g128's values and scales in tiles of 16 rows laid out as the mma engines read them (kernels/weight_layout.h).
-enum class Format { bf16 = 0, fp16 = 1, q8_0 = 2, int4_g32 = 3, int4_g128 = 4, fp8 = 5, int4_g128_tiled = 6 };
+// Weight formats; the values are kernels/gemv.cuh's codes. int4 carries its group size along K.
+enum class Format { bf16 = 0, fp16 = 1, q8_0 = 2, int4_g32 = 3, int4_g128 = 4, fp8 = 5 };
 // Cache policy of the weight stream; the values are gemv.cuh's codes.
 enum class Hint { none = 0, nc = 1, no_allocate = 2, evict_first = 3, prefetch_256 = 4 };
 // What does the products, and how the weights arrive: one FMA a weight and token (kernels/gemv.cuh, every format; on
@@ -25,7 +24,7 @@ enum class Hint { none = 0, nc = 1, no_allocate = 2, evict_first = 3, prefetch_2
 // weights a producer warp streams into a ring of shared-memory stages with bulk copies (kernels/gemv_bulk.cuh).
 enum class Engine { fma = 0, mma = 1, bulk = 2 };
 
-std::string_view to_string(Format f);  // "bf16", "fp16", "q8_0", "int4g32", "int4g128", "fp8", "int4g128t"
+std::string_view to_string(Format f);  // "bf16", "fp16", "q8_0", "int4g32", "int4g128", "fp8"
 std::string_view to_string(Hint h);    // "none", "nc", "na", "ef", "pf256"
 std::string_view to_string(Engine e);  // "fma", "mma", "bulk"
 Format parse_format(std::string_view s);  // throws Error naming the text and the known names
@@ -33,9 +32,7 @@ Hint parse_hint(std::string_view s);
 Engine parse_engine(std::string_view s);
 
 int elems_per_chunk(Format f);  // elements of one 16-byte weight chunk: 8, 16 or 32
-int group_size(Format f);       // K extent of one scale: 32 (q8_0, int4g32), 128 (int4g128, int4g128t), 0 otherwise
-bool is_tiled(Format f);        // rows in tiles of 16 (int4g128t): N must be a multiple of 16
-bool is_int4_g128(Format f);    // int4g128 in either layout: the same values, the same kernels' arithmetic
+int group_size(Format f);       // K extent of one scale: 32 (q8_0, int4g32), 128 (int4g128), 0 otherwise
 // The format of the problem's own B, which the GEMV reads as it is (no packed copy): bf16 weights for a bf16 problem,
 // fp16 for fp16, fp8 for fp8 (e4m3 weights without a channel scale: scale 1). tilewise::gemm runs only this format.
 Format native_format(DType problem_dtype);

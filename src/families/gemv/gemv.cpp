@@ -71,10 +71,6 @@ std::string args_error(const Config& c, const Problem& p, const Args& a) {
   if (reinterpret_cast<uintptr_t>(a.w) % 16 || a.w_row_bytes % 16 || a.w_row_bytes * elems_per_chunk(c.weights) < p.K * 16)
     return fmt::format("weights at {} with rows {} bytes apart are not 16-byte aligned rows of K = {}", a.w,
                        a.w_row_bytes, p.K);
-  // Tiles of 16 rows interleave their rows, so the rows' length is the layout's, not a stride to pad.
-  if (is_tiled(c.weights) && a.w_row_bytes * elems_per_chunk(c.weights) != p.K * 16)
-    return fmt::format("{} weights of K = {} take {} bytes a row, not {}: their tiles have no row padding",
-                       to_string(c.weights), p.K, p.K * 16 / elems_per_chunk(c.weights), a.w_row_bytes);
   // Vector loads: 16 bytes, but 8 of fp8 x a K-major row in the fma engine.
   const int x_align = p.layout == Layout::TN && c.engine == Engine::fma && p.dtype == DType::fp8_e4m3 ? 8 : 16;
   if (c.engine == Engine::bulk && group_size(c.weights) && reinterpret_cast<uintptr_t>(a.scales) % 16)

@@ -47,7 +47,7 @@ Config widest_tiles(const Config& c, const Problem& p, Format weights, int sm_co
   //   Q8_0 19.8 against 18.8; d4k_ffn_dec 41.0 against 34.6 and 39.3 against 35.1; d8k_qkv_dec 80.1 against 67.1 and
   //   77.6 against 65.0.
   const bool sixteen_bit_or_q8 = weights == Format::bf16 || weights == Format::fp16 || weights == Format::q8_0;
-  if ((is_int4_g128(weights) && p.M <= 8) || (sixteen_bit_or_q8 && p.M > 8 && p.dtype != DType::fp8_e4m3)) {
+  if ((weights == Format::int4_g128 && p.M <= 8) || (sixteen_bit_or_q8 && p.M > 8 && p.dtype != DType::fp8_e4m3)) {
     const double two = last_wave_fill(blocks(two_tiles), 3, sm_count);
     const double one = last_wave_fill(blocks(c), 16 / (c.threads / 32), sm_count);
     return two + 0.02 >= one ? two_tiles : c;
@@ -58,8 +58,8 @@ Config widest_tiles(const Config& c, const Problem& p, Format weights, int sm_co
   // us, d8k_qkv_dec 37.8 against 57.8; two tiles, 158: dec_m16_12288 15.6 against 22.2, d4k_qkv_dec 13.1 against
   // 18.4), fp8 with two (two tiles: dec_m16_12288 19.0 against 25.1, d4k_ffn_dec 29.9 against 32.7, a tie on
   // d4k_qkv_dec and d8k_qkv_dec). On d4k_down_dec (N = 4096) each lost by half or more, as the rule says.
-  for (int cols : is_int4_g128(weights) ? std::vector<int>{64, 32} : std::vector<int>{32}) {
-    wide.cols = cols, wide.unroll = is_int4_g128(weights) ? 1 : 2;
+  for (int cols : weights == Format::int4_g128 ? std::vector<int>{64, 32} : std::vector<int>{32}) {
+    wide.cols = cols, wide.unroll = weights == Format::int4_g128 ? 1 : 2;
     if (blocks(wide) * 10 >= 19 * int64_t(sm_count)) return wide;
   }
   return c;
@@ -105,12 +105,12 @@ Config default_on(const Problem& p, Format weights, int sm_count, Engine engine)
   // 15-19% slower under it on the M = 16 shapes with K <= 8192 (results/llm24-m16-gemv-cold-4.json and
   // decode-gemv-cold-4.json against their -3 receipts, two runs), nor fp8 x.
   const bool sixteen_bit = weights == Format::bf16 || weights == Format::fp16;
-  const bool chained = sixteen_bit || ((is_int4_g128(weights) || weights == Format::fp8) && p.M > 8);
+  const bool chained = sixteen_bit || ((weights == Format::int4_g128 || weights == Format::fp8) && p.M > 8);
   if (engine == Engine::mma && p.dtype != DType::fp8_e4m3 && chained) {
     c.pdl = true;
     if (!sixteen_bit || p.K <= 8192) c.ksplit = std::min(c.ksplit, 4);
   }
-  if (engine == Engine::mma && is_int4_g128(weights) && (p.M <= 8 || p.N >= 12288)) {
+  if (engine == Engine::mma && weights == Format::int4_g128 && (p.M <= 8 || p.N >= 12288)) {
     // int4 on the mma engine: one 16-column tile a CTA, K cut over all its warps, two pieces a row in flight (about
     // 120 registers at M <= 8: some 16 warps an SM), launched as a programmatic dependent; 8 warps a CTA while M <= 8
     // and the grid's warps fit one wave of those 16 an SM, else 4. Each part timed side by side with the rules above:
@@ -140,7 +140,7 @@ Config default_on(const Problem& p, Format weights, int sm_count, Engine engine)
       // dec_m1_12288 23.6 against 25.5 us, dec_m1_4096 8.6 against 9.3, dec_m1_8k 102.9 against 107.6). Q8_0, int4
       // and fp8 weights, whose warps spend longer dequantizing, ran as fast or slower (results/decode-gemv-prefetch.json).
       c.pdl = sixteen_bit && p.dtype != DType::fp8_e4m3;
-    } else if (is_int4_g128(weights)) {  // (the mma engine's default, above, measured faster still)
+    } else if (weights == Format::int4_g128) {  // (the mma engine's default, above, measured faster still)
       c.threads = 128, c.ksplit = std::min(c.ksplit, 4);
     }
   }
@@ -163,11 +163,9 @@ Config default_config(const Problem& p, Format weights, int sm_count, std::optio
   // kernel took 3.4-5.4 us where the mma engine takes 5.1-11.1 (results/llm24-m16-gemv-cold.json against
   // results/llm24-m16-gemv-cold-2.json, two runs, cuBLASLt within 15% between them), and at N >= 4096 the mma engine
   // is 3.6-8.9x faster (the same receipts).
-  // int4 g128 at M = 1 takes the mma engine too, in the setting above (default_on). The tiled layout (int4g128t)
-  // takes row-major int4g128's settings throughout: its kernels do the same arithmetic on the same loads a lane, only
-  // from other addresses, and it has no measurements of its own to pick others by.
+  // int4 g128 at M = 1 takes the mma engine too, in the setting above (default_on).
   const bool narrow = p.N < 16 * int64_t(sm_count);
-  const bool m1_mma = (weights == Format::fp8 && p.dtype == DType::fp8_e4m3) || is_int4_g128(weights);
+  const bool m1_mma = (weights == Format::fp8 && p.dtype == DType::fp8_e4m3) || weights == Format::int4_g128;
   const bool fma = narrow || (p.M == 1 && !m1_mma);
   Config c = default_on(p, weights, sm_count, engine.value_or(fma ? Engine::fma : Engine::mma));
   if (!engine && !infeasible(c, p).empty()) c = default_on(p, weights, sm_count, Engine::fma);

@@ -10,24 +10,8 @@
 #include "core/error.hpp"
 #include "core/numeric.hpp"
 #include "families/gemv/quantize.hpp"
-#include "kernels/weight_layout.h"
 
 namespace tilewise::gemv {
-
-namespace {
-
-// Byte b of row n's values as a row-major row holds it, where the format's layout keeps it (kernels/weight_layout.h).
-int64_t packed_byte(const PackedLayout& l, int64_t n, int64_t b) {
-  const bool tiled = is_tiled(l.format);
-  return kernels::gemv::row_offset(tiled, n, l.row_bytes) + kernels::gemv::chunk_offset(tiled, b / 16) + b % 16;
-}
-
-// The byte offset of row n's scale of group `group`.
-int64_t scale_byte(const PackedLayout& l, int64_t n, int64_t group) {
-  return 2 * kernels::gemv::scale_index(is_tiled(l.format), n, group, l.k / group_size(l.format));
-}
-
-}  // namespace
 
 PackedLayout packed_layout(Format f, int64_t N, int64_t K) {
   if (N < 1 || K < 1) throw Error(fmt::format("weights of {} x {}: N and K must be positive", N, K));
@@ -37,9 +21,6 @@ PackedLayout packed_layout(Format f, int64_t N, int64_t K) {
                             per_chunk, K));
   if (group && K % group != 0)
     throw Error(fmt::format("{} weights need K to be a multiple of the group of {}; K = {}", to_string(f), group, K));
-  if (is_tiled(f) && N % kernels::gemv::tile_rows != 0)
-    throw Error(fmt::format("{} weights need N to be a multiple of {} (tiles of {} rows); N = {}", to_string(f),
-                            kernels::gemv::tile_rows, kernels::gemv::tile_rows, N));
   PackedLayout l{f, N, K, K * 16 / per_chunk, 0};
   if (group) l.scale_bytes = N * (K / group) * 2;
   if (f == Format::fp8) l.scale_bytes = N * 4;
@@ -118,7 +99,7 @@ HostPacked quantize_cpu(const void* src, DType src_type, int64_t N, int64_t K, i
           const float d = amax / 127.0f;
           const float id = d != 0.0f ? 1.0f / d : 0.0f;
           dh = float_to_fp16_bits(d);
-          for (int j = 0; j < G; ++j) out.q[size_t(packed_byte(l, n, k0 + j))] = uint8_t(int8_t(std::roundf(x(n, k0 + j) * id)));
+          for (int j = 0; j < G; ++j) row[k0 + j] = uint8_t(int8_t(std::roundf(x(n, k0 + j) * id)));
         } else {
           dh = float_to_fp16_bits(amax / 7.0f);
           const float d = fp16_value(dh);
@@ -126,10 +107,10 @@ HostPacked quantize_cpu(const void* src, DType src_type, int64_t N, int64_t K, i
           for (int j = 0; j < G; j += 2) {
             const float a = std::clamp(std::roundf(x(n, k0 + j) * id), -8.0f, 7.0f);
             const float b = std::clamp(std::roundf(x(n, k0 + j + 1) * id), -8.0f, 7.0f);
-            out.q[size_t(packed_byte(l, n, (k0 + j) / 2))] = uint8_t((int(a) + 8) | ((int(b) + 8) << 4));
+            row[(k0 + j) / 2] = uint8_t((int(a) + 8) | ((int(b) + 8) << 4));
           }
         }
-        std::memcpy(out.scales.data() + scale_byte(l, n, k0 / G), &dh, 2);
+        std::memcpy(out.scales.data() + 2 * (n * (K / G) + k0 / G), &dh, 2);
       }
     }
   }
@@ -155,9 +136,8 @@ std::vector<float> dequantize_cpu(const HostPacked& w) {
         }
         default: {
           uint16_t dh;
-          std::memcpy(&dh, w.scales.data() + scale_byte(l, n, k / G), 2);
-          const int q = l.format == Format::q8_0 ? int(int8_t(w.q[size_t(packed_byte(l, n, k))]))
-                                                 : int((w.q[size_t(packed_byte(l, n, k / 2))] >> (4 * (k % 2))) & 0xF) - 8;
+          std::memcpy(&dh, w.scales.data() + 2 * (n * (l.k / G) + k / G), 2);
+          const int q = l.format == Format::q8_0 ? int(int8_t(row[k])) : int((row[k / 2] >> (4 * (k % 2))) & 0xF) - 8;
           v = float(q) * fp16_value(dh);
         }
       }

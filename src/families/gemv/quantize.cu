@@ -24,7 +24,6 @@ void dispatch_format(Format f, Fn&& fn) {
     case Format::int4_g32: return fn(std::integral_constant<int, w_int4_g32>{});
     case Format::int4_g128: return fn(std::integral_constant<int, w_int4_g128>{});
     case Format::fp8: return fn(std::integral_constant<int, w_fp8>{});
-    case Format::int4_g128_tiled: return fn(std::integral_constant<int, w_int4_g128_tiled>{});
   }
 }
 

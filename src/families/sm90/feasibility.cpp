@@ -108,7 +108,8 @@ std::optional<std::string> infeasible(const Config& c, const Problem& p, const L
     return fmt::format("{} bytes of shared memory exceed {}", shared_bytes(c), limits.shared_bytes_per_block);
   if (c.group < 1 || c.group > 64) return fmt::format("group={} is outside 1..64", c.group);
   if (c.split < 1 || c.split > kMaxSplit) return fmt::format("split={} is outside 1..{}", c.split, kMaxSplit);
-  if (c.split > 1 && c.schedule != Schedule::cooperative) return "stream-K (split > 1) runs cooperative consumers";
+  if (c.split > 1 && (c.schedule != Schedule::cooperative || pair))
+    return "stream-K (split > 1) runs cooperative consumers without a cluster";
   // Beside the most accumulators a thread holds, two mechanisms leave no register to spare. Compiled for sm_90a,
   // these spilled 8-32 bytes where the same tiles without them did not:
   // - stream-K's fixup (partial addresses and loads) with one consumer: 256x64, and 128x128 with an M-major A;
@@ -118,16 +119,13 @@ std::optional<std::string> infeasible(const Config& c, const Problem& p, const L
       return fmt::format("stream-K beside {} accumulators in one consumer spills registers", accumulator_registers(c));
     if (c.swap) return fmt::format("swapped operands beside {} accumulators spill registers", accumulator_registers(c));
   }
-  // Stream-K's fixup beside 112 accumulators or more (or the most three consumers hold): of 338 tiles compiled at
-  // split 2 (every width, consumer count, store and cluster shape), 11 spilled 8-24 bytes, all of them here: in a
-  // cluster (128x192, 128x256, 224x64, 224x128, 256x128), and without one 224x128 with the staged store (rows of a
-  // width that is not whole 64-column atoms) and 128x256 with the direct store (two 64-row tiles a consumer).
-  if (c.split > 1 && (accumulator_registers(c) >= 112 || accumulator_registers(c) >= max_accumulators(c.consumers))) {
-    if (pair) return fmt::format("stream-K in a cluster beside {} accumulators spills registers", accumulator_registers(c));
-    if ((c.store == Store::staged && c.block_m % 64 != 0) || (c.store == Store::direct && rows_per_consumer(c) == 128))
-      return fmt::format("stream-K with the {} store beside {} accumulators spills registers",
-                         c.store == Store::staged ? "staged" : "direct", accumulator_registers(c));
-  }
+  // Stream-K's fixup beside 112 accumulators or more: of the stream-K tiles compiled at split 2 for every width,
+  // consumer count and store, these spilled 8-24 bytes: 224x128 with the staged store (rows of a width that is not
+  // whole 64-column atoms) and 128x256 with the direct store (two 64-row tiles a consumer).
+  if (c.split > 1 && accumulator_registers(c) >= 112 &&
+      ((c.store == Store::staged && c.block_m % 64 != 0) || (c.store == Store::direct && rows_per_consumer(c) == 128)))
+    return fmt::format("stream-K with the {} store beside {} accumulators spills registers",
+                       c.store == Store::staged ? "staged" : "direct", accumulator_registers(c));
   if (c.split > 1) {  // only here: feasible_set asks this of every configuration
     const Problem kp = kernel_view(p, c);
     if (!fits_work_plan(tile_count(kp, c.block_m, c.block_n), k_tiles(kp)))
