@@ -28,9 +28,7 @@
 // byte of x a byte of 16-bit weights, up to 4 for int4), 32 halve that; KSPLIT warps share columns, each one
 // contiguous slice of K (whole groups), reduced through shared memory in a fixed order; UNROLL pieces per row a lane
 // loads before it computes (two rows a tile: 2 * UNROLL * COLS / 16 pieces in flight per lane); HINT the weight
-// stream's cache policy; PDL as in gemv.cuh; STAGES 0: each step's pieces are loaded into registers, or 2 and more: a
-// ring of STAGES steps in shared memory that each lane fills with cp.async STAGES - 1 steps ahead of the one it
-// computes (below, gemv_mma's ring), so the bytes in flight no longer cost registers.
+// stream's cache policy; PDL as in gemv.cuh.
 #include "gemv.cuh"
 
 namespace tilewise::kernels::gemv {
@@ -183,10 +181,6 @@ struct TokenRows {
       row[t] = x + (has[t] ? g + 8 * t : 0) * ldx * P::x_bytes;
     }
   }
-  // K-major x: where 16-byte load j of token half t of the lane's piece `piece` lies.
-  __device__ __forceinline__ const unsigned char* source(long long piece, int t, int j) const {
-    return row[t] + piece * P::elems * P::x_bytes + 16 * j;
-  }
   __device__ __forceinline__ void load(long long piece, int inside, uint4 (&xv)[tiles][P::x_vecs]) const {
     if constexpr (XL == x_k_major) {
       const bool in = q < inside;
@@ -194,7 +188,8 @@ struct TokenRows {
       for (int t = 0; t < tiles; ++t)
 #pragma unroll
         for (int j = 0; j < P::x_vecs; ++j)
-          xv[t][j] = in && has[t] ? __ldg(reinterpret_cast<const uint4*>(source(piece, t, j))) : make_uint4(0, 0, 0, 0);
+          xv[t][j] = in && has[t] ? __ldg(reinterpret_cast<const uint4*>(row[t] + piece * P::elems * P::x_bytes + 16 * j))
+                                  : make_uint4(0, 0, 0, 0);
     } else {
       const int source_q = g / 2, i = g % 2;  // as a source this lane loads block row g: lane source_q's piece
       const bool source_in = source_q < inside;
@@ -248,25 +243,6 @@ __device__ __forceinline__ void mma_piece(const uint4 (&wv)[2], const uint4 (&xv
       for (int i = 0; i < 4; ++i) acc[t][i] = fmaf(scale[i / 2], part[t][i], acc[t][i]);
 }
 
-// 16 bytes from global memory into this thread's slot of shared memory, asynchronously; zeros where `from` is false
-// (no byte is read). cg: through L2 only, for the weights, read once; ca: through L1 too, for x, which every warp reads.
-template <bool L1>
-__device__ __forceinline__ void copy16_async(uint4* slot, const void* src, bool from) {
-  const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(slot));
-  if constexpr (L1)
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(from ? 16 : 0) : "memory");
-  else
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(from ? 16 : 0) : "memory");
-}
-__device__ __forceinline__ void commit_copies() { asm volatile("cp.async.commit_group;" ::: "memory"); }
-template <int PENDING>
-__device__ __forceinline__ void wait_copies() { asm volatile("cp.async.wait_group %0;" ::"n"(PENDING) : "memory"); }
-
-// The ring's 16-byte slots a lane fills for one step: UNROLL pieces of each of its 2 * COLS / 16 rows, then x's
-// matching loads for each token half. Shared with src/families/gemv/config.cpp's dynamic_shared_bytes().
-template <int WF, int XT, int M, int COLS, int UNROLL>
-constexpr int ring_slots = UNROLL * (2 * (COLS / 16) + (M > 8 ? 2 : 1) * MmaPiece<WF, XT>::x_vecs);
-
 // A warp's accumulators, acc[t]: [0] row g, token 8t + 2q; [1] row g, token 8t + 2q + 1; [2] and [3] the same for
 // row g + 8. Writes those under M into partial[row][token] (16 rows of M floats).
 template <int M, int TILES>
@@ -280,7 +256,7 @@ __device__ __forceinline__ void store_fragment(const float (&acc)[TILES][4], int
     }
 }
 
-template <int M, int WF, int XT, int XL, int THREADS, int COLS, int KSPLIT, int UNROLL, int HINT, int PDL, int STAGES = 0>
+template <int M, int WF, int XT, int XL, int THREADS, int COLS, int KSPLIT, int UNROLL, int HINT, int PDL>
 __global__ void __maxnreg__(register_limit<THREADS>)
     gemv_mma(const unsigned char* __restrict__ x, long long ldx, const unsigned char* __restrict__ w, long long w_row_bytes,
              const void* __restrict__ scales, void* __restrict__ out, long long ldc, int N, int K) {
@@ -292,9 +268,6 @@ __global__ void __maxnreg__(register_limit<THREADS>)
   constexpr int tiles = TokenRows<M, WF, XT, XL>::tiles;  // 8-token halves of x
   constexpr int unit = P::grouped ? 4 : 1;
   __shared__ float partial[KSPLIT][col_groups * col_tiles][16][M];
-  extern __shared__ uint4 ring[];  // STAGES > 0: [warp][stage][slot][lane]
-  static_assert(STAGES == 0 || (STAGES >= 2 && !P::grouped && XL == x_k_major && P::bytes == 16),
-                "the cp.async ring takes ungrouped 16-byte pieces and K-major x (a group scale is a 2-byte load)");
 
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int cg = warp / KSPLIT, ks = warp % KSPLIT;
@@ -337,82 +310,31 @@ __global__ void __maxnreg__(register_limit<THREADS>)
 #pragma unroll
         for (int i = 0; i < 4; ++i) acc[ct][t][i] = 0.0f;
 
-    if constexpr (STAGES > 0) {
-      // The ring: step i's pieces and x land in slot i % STAGES. Each lane copies and later reads only its own
-      // 16-byte slots (lane-minor: a warp's copy or read of one slot is 512 contiguous bytes), so waiting for its own
-      // copies is all the synchronization it needs; a slot is refilled only after the lane has read it.
-      constexpr int slots = ring_slots<WF, XT, M, COLS, UNROLL>;
-      uint4* const mine = ring + warp * (STAGES * slots * 32) + lane;
-      const int steps = (c_end - c_begin + 4 * UNROLL - 1) / (4 * UNROLL);
-      auto issue = [&](int step) {  // the copies of one step, one commit group (empty past the last step)
-        if (step < steps) {
-          uint4* const slot = mine + (step % STAGES) * (slots * 32);
-          const int base = c_begin + step * 4 * UNROLL;
+    for (int base = c_begin; base < c_end; base += 4 * UNROLL) {  // warp-uniform: every lane runs every mma
+      uint4 wv[UNROLL][col_tiles][2], xv[UNROLL][tiles][P::x_vecs];
+      float scale[UNROLL][col_tiles][2];
+      // Issue every load of this step before any arithmetic: these are the bytes in flight. A piece past the slice
+      // is zeros in both operands, so its mmas add nothing.
 #pragma unroll
-          for (int u = 0; u < UNROLL; ++u) {
-            const int ci = base + 4 * u + q, inside = c_end - (base + 4 * u);
-            const bool in = q < inside;  // a piece past the slice is zeros in both operands, as in registers
+      for (int u = 0; u < UNROLL; ++u) {
+        const int ci = base + 4 * u + q, inside = c_end - (base + 4 * u);  // lanes q < inside have a piece in the slice
+        const bool in = q < inside;
 #pragma unroll
-            for (int r = 0; r < 2 * col_tiles; ++r)
-              copy16_async<false>(slot + (u * 2 * col_tiles + r) * 32, row[r] + (in ? (long long)ci * P::bytes : 0), in);
-#pragma unroll
-            for (int t = 0; t < tiles; ++t)
-#pragma unroll
-              for (int j = 0; j < P::x_vecs; ++j)
-                copy16_async<true>(slot + (UNROLL * 2 * col_tiles + (u * tiles + t) * P::x_vecs + j) * 32,
-                                   in ? tokens.source(ci, t, j) : tokens.row[t], in && tokens.has[t]);
-          }
+        for (int r = 0; r < 2 * col_tiles; ++r) {
+          wv[u][r / 2][r % 2] =
+              in ? load_weights<HINT, P::bytes>(row[r] + (long long)ci * P::bytes, policy) : make_uint4(0, 0, 0, 0);
+          scale[u][r / 2][r % 2] = 0.0f;
+          if constexpr (P::grouped)  // the four lanes' pieces are one group (base and c_begin are whole groups)
+            scale[u][r / 2][r % 2] = in ? group_scale<WF>(static_cast<const unsigned short*>(scales), rows[r], groups,
+                                                          ci * P::bytes / 16)  // group_scale counts 16-byte chunks
+                                        : 0.0f;
         }
-        commit_copies();
-      };
-#pragma unroll
-      for (int s = 0; s < STAGES - 1; ++s) issue(s);
-      for (int step = 0; step < steps; ++step) {  // warp-uniform: every lane runs every mma
-        issue(step + STAGES - 1);
-        wait_copies<STAGES - 1>();
-        const uint4* const slot = mine + (step % STAGES) * (slots * 32);
-#pragma unroll
-        for (int u = 0; u < UNROLL; ++u) {
-          uint4 wv[col_tiles][2], xv[tiles][P::x_vecs];
-#pragma unroll
-          for (int r = 0; r < 2 * col_tiles; ++r) wv[r / 2][r % 2] = slot[(u * 2 * col_tiles + r) * 32];
-#pragma unroll
-          for (int t = 0; t < tiles; ++t)
-#pragma unroll
-            for (int j = 0; j < P::x_vecs; ++j) xv[t][j] = slot[(UNROLL * 2 * col_tiles + (u * tiles + t) * P::x_vecs + j) * 32];
-          const float unscaled[2] = {0.0f, 0.0f};
-#pragma unroll
-          for (int ct = 0; ct < col_tiles; ++ct) mma_piece<WF, XT, tiles>(wv[ct], xv, unscaled, acc[ct]);
-        }
+        tokens.load(ci, inside, xv[u]);
       }
-      wait_copies<0>();  // only empty groups are left: nothing is in flight when the next block refills the ring
-    } else {
-      for (int base = c_begin; base < c_end; base += 4 * UNROLL) {  // warp-uniform: every lane runs every mma
-        uint4 wv[UNROLL][col_tiles][2], xv[UNROLL][tiles][P::x_vecs];
-        float scale[UNROLL][col_tiles][2];
-        // Issue every load of this step before any arithmetic: these are the bytes in flight. A piece past the slice
-        // is zeros in both operands, so its mmas add nothing.
 #pragma unroll
-        for (int u = 0; u < UNROLL; ++u) {
-          const int ci = base + 4 * u + q, inside = c_end - (base + 4 * u);  // lanes q < inside have a piece in the slice
-          const bool in = q < inside;
+      for (int u = 0; u < UNROLL; ++u)
 #pragma unroll
-          for (int r = 0; r < 2 * col_tiles; ++r) {
-            wv[u][r / 2][r % 2] =
-                in ? load_weights<HINT, P::bytes>(row[r] + (long long)ci * P::bytes, policy) : make_uint4(0, 0, 0, 0);
-            scale[u][r / 2][r % 2] = 0.0f;
-            if constexpr (P::grouped)  // the four lanes' pieces are one group (base and c_begin are whole groups)
-              scale[u][r / 2][r % 2] = in ? group_scale<WF>(static_cast<const unsigned short*>(scales), rows[r], groups,
-                                                            ci * P::bytes / 16)  // group_scale counts 16-byte chunks
-                                          : 0.0f;
-          }
-          tokens.load(ci, inside, xv[u]);
-        }
-#pragma unroll
-        for (int u = 0; u < UNROLL; ++u)
-#pragma unroll
-          for (int ct = 0; ct < col_tiles; ++ct) mma_piece<WF, XT, tiles>(wv[u][ct], xv[u], scale[u][ct], acc[ct]);
-      }
+        for (int ct = 0; ct < col_tiles; ++ct) mma_piece<WF, XT, tiles>(wv[u][ct], xv[u], scale[u][ct], acc[ct]);
     }
 
 #pragma unroll

@@ -251,7 +251,7 @@ TEST(GemvConfig, TheBulkEngineNamesWhatItDoesNotTake) {
   EXPECT_TRUE(Contains(why(int4_g32, decode(1, 64, 4096)), "a group of 16 bytes"));
   Config fma = default_config(p, Format::bf16, 132, Engine::fma);
   fma.stages = 4;
-  EXPECT_TRUE(Contains(why(fma, p), "stages = 4 is for the bulk and mma engines"));
+  EXPECT_TRUE(Contains(why(fma, p), "stages = 4 is for the bulk engine"));
   EXPECT_TRUE(Contains(error_of([&] { parse_config(to_string(c) + ",stages=3"); }), "'stages' given twice"));
   // Every M and format it takes has a default that fits its registers (M = 16 int4 takes fewer units a stage).
   for (int m = 1; m <= 16; ++m)
@@ -423,46 +423,6 @@ TEST(GemvConfig, LaunchArgumentsAreCheckedBeforeTheLaunch) {
     EXPECT_TRUE(Contains(args_error(default_config(nn, Format::bf16, 132, e), nn, a), "not 16-byte aligned"));
 }
 
-// The mma engine's cp.async ring (stages 2..4): ungrouped 16-byte pieces with K-major x, copies through L2 only, and
-// a ring that fits the SM beside the warps' sums; its dynamic shared memory is every warp's stages of slots.
-TEST(GemvConfig, TheMmaEnginesRingNamesWhatItDoesNotTake) {
-  const Problem p = decode(16, 12288, 4096);
-  Config c = default_config(p, Format::bf16, 132, Engine::mma);
-  ASSERT_EQ(c.cols, 32);
-  c.stages = 3;
-  EXPECT_EQ(infeasible(c, p), "");
-  EXPECT_TRUE(Contains(to_string(c), ",stages=3"));
-  EXPECT_EQ(parse_config(to_string(c)), c);
-  EXPECT_TRUE(Contains(describe(c), "cp.async ring of 3 stages"));
-  // 4 warps x 3 stages x (unroll 2 x (4 rows + 2 token halves)) slots x 32 lanes x 16 bytes.
-  EXPECT_EQ(dynamic_shared_bytes(c), 4 * 3 * (c.unroll * 6) * 32 * 16);
-  EXPECT_EQ(dynamic_shared_bytes(default_config(p, Format::bf16, 132, Engine::mma)), 0);
-  EXPECT_EQ(dynamic_shared_bytes(default_config(p, Format::bf16, 132, Engine::bulk)),
-            bulk_shared_bytes(default_config(p, Format::bf16, 132, Engine::bulk)));
-  auto with = [&](auto change) {
-    Config v = c;
-    change(v);
-    return infeasible(v, p);
-  };
-  EXPECT_TRUE(Contains(with([](Config& v) { v.stages = 5; }), "stages = 5 is not 0 (registers) or a ring of 2..4"));
-  EXPECT_TRUE(Contains(with([](Config& v) { v.hint = Hint::evict_first; }), "through L2 only (hint na), not ef"));
-  EXPECT_TRUE(Contains(with([](Config& v) { v.threads = 512, v.ksplit = 16, v.stages = 4, v.unroll = 8; }),
-                       "bytes of shared memory, over the SM's"));
-  Config q8 = default_config(p, Format::q8_0, 132, Engine::mma);
-  q8.stages = 2;
-  EXPECT_TRUE(Contains(infeasible(q8, p), "takes ungrouped weights, not q8_0"));
-  Problem nn = make_problem("nn", 16, 12288, 4096, DType::bf16, Layout::NN);
-  Config nn_c = default_config(nn, Format::bf16, 132, Engine::mma);
-  nn_c.stages = 2;
-  EXPECT_TRUE(Contains(infeasible(nn_c, nn), "takes K-major x (TN)"));
-  Config fma = default_config(p, Format::bf16, 132, Engine::fma);
-  fma.stages = 2;
-  EXPECT_TRUE(Contains(infeasible(fma, p), "stages = 2 is for the bulk and mma engines; the fma engine has none"));
-  int rings = 0;
-  for (const Config& f : feasible_set(p, Format::bf16)) rings += f.engine == Engine::mma && f.stages != 0;
-  EXPECT_GT(rings, 50);
-}
-
 TEST(GemvConfig, KernelBuildNamesTheInstantiation) {
   const jit::KernelBuild b = kernel_build(sample());
   EXPECT_EQ(b.kernel_file, "gemv.cuh");
@@ -473,9 +433,7 @@ TEST(GemvConfig, KernelBuildNamesTheInstantiation) {
   mma.ksplit = 8, mma.pdl = false;
   EXPECT_EQ(kernel_build(mma).kernel_file, "gemv_mma.cuh");
   EXPECT_EQ(kernel_build(mma).name_expression, "tilewise::kernels::gemv::gemv_mma<16, 1, 1, 0, 256, 16, 8, 4, 2, 0>");
-  mma.stages = 3;  // the cp.async ring: one template argument more
-  EXPECT_EQ(kernel_build(mma).name_expression, "tilewise::kernels::gemv::gemv_mma<16, 1, 1, 0, 256, 16, 8, 4, 2, 0, 3>");
-  mma.stages = 0, mma.pdl = true, mma.layout = Layout::NN;
+  mma.pdl = true, mma.layout = Layout::NN;
   EXPECT_EQ(kernel_build(mma).name_expression, "tilewise::kernels::gemv::gemv_mma<16, 1, 1, 1, 256, 16, 8, 4, 2, 1>");
   Config nn = sample();  // the fma engine on M-major x is its own kernel
   nn.layout = Layout::NN, nn.weights = Format::fp16;

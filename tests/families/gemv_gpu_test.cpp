@@ -176,19 +176,6 @@ TEST(GemvGpu, EveryFormatActivationAndMMatchesTheDequantizedReference) {
               Config wide = c;
               wide.cols = cols, wide.threads = 128, wide.ksplit = 4, wide.unroll = 1;
               runs.emplace_back(wide, p);
-              // The cp.async ring where it takes the weights: fewer steps than stages in the shorter slices, and
-              // more.
-              if (group_size(f) == 0)
-                for (int stages : {2, 4}) {
-                  Config ring = wide;
-                  ring.stages = stages, ring.hint = Hint::no_allocate;
-                  if (infeasible(ring, p).empty()) runs.emplace_back(ring, p);
-                }
-            }
-            if (group_size(f) == 0) {
-              Config ring = c;  // where its stages fit beside the default's eight warps
-              ring.stages = 3, ring.hint = Hint::no_allocate;
-              if (infeasible(ring, p).empty()) runs.emplace_back(ring, p);
             }
             continue;
           }
@@ -447,16 +434,6 @@ TEST(GemvGpu, MmaWideTilesSanitizedSet) {
   looping.cols = 32, looping.threads = 128, looping.ksplit = 4, looping.unroll = 2, looping.persistent = true;
   looping.pdl = true;
   runs.emplace_back(looping, make_problem("loops", 16, 200000, 128, DType::bf16, Layout::TN));
-  // The cp.async ring: a lane's own slots, refilled a step after it read them, and reused block after block.
-  for (Format f : {Format::bf16, Format::fp8})
-    for (int m : {1, 16}) {
-      Config ring = default_config(make_problem("wide", m, 200, 1408, DType::bf16, Layout::TN), f, 132, Engine::mma);
-      ring.cols = 32, ring.threads = 128, ring.ksplit = 4, ring.unroll = 1, ring.stages = 3, ring.hint = Hint::no_allocate;
-      runs.emplace_back(ring, make_problem("wide", m, 200, 1408, DType::bf16, Layout::TN));
-    }
-  Config ring_loop = looping;
-  ring_loop.stages = 2;
-  runs.emplace_back(ring_loop, make_problem("loops", 16, 200000, 128, DType::bf16, Layout::TN));
   expect_all_correct(runs, s.get());
 }
 

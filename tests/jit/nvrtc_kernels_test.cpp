@@ -41,10 +41,7 @@ const std::map<std::string, std::vector<std::string>> kernel_sources = {
       "tilewise::kernels::gemv::gemv_mma<5, 5, 0, 1, 128, 16, 1, 2, 0, 0>", "tilewise::kernels::gemv::gemv_mma<9, 5, 1, 1, 512, 32, 4, 8, 1, 1>",
       "tilewise::kernels::gemv::gemv_mma<16, 5, 2, 0, 256, 64, 4, 1, 4, 0>", "tilewise::kernels::gemv::gemv_mma<1, 2, 0, 0, 256, 16, 8, 8, 2, 0>",
       "tilewise::kernels::gemv::gemv_mma<16, 2, 1, 0, 128, 64, 2, 1, 3, 1>", "tilewise::kernels::gemv::gemv_mma<3, 4, 0, 1, 128, 16, 1, 2, 2, 0>",
-      "tilewise::kernels::gemv::gemv_mma<12, 4, 1, 0, 256, 16, 8, 1, 0, 0>",
-      // the cp.async ring: 16-bit weights at M = 16 with two tiles a warp, fp8 with fp8 x
-      "tilewise::kernels::gemv::gemv_mma<16, 0, 0, 0, 128, 32, 4, 2, 2, 1, 3>", "tilewise::kernels::gemv::gemv_mma<1, 5, 2, 0, 256, 16, 8, 4, 2, 0, 2>",
-      "tilewise::kernels::gemv::gemv_mma<9, 5, 0, 0, 128, 64, 4, 1, 2, 1, 4>"}},
+      "tilewise::kernels::gemv::gemv_mma<12, 4, 1, 0, 256, 16, 8, 1, 0, 0>"}},
     // The bulk engine: each format it takes, M on both sides of 8, both copy policies, both x layouts, PDL.
     // Parameters: M, weights, x, x layout, consumer warps, units a warp, stages, hint, pdl.
     {"gemv_bulk.cuh",

@@ -172,8 +172,8 @@ std::string describe(const Config& c) {
   return fmt::format("gemv {} weights, {}{} x, M={}, {} engine, {} threads, {} cols/warp, K split {}, unroll {}{}, {}{}{}",
                      to_string(c.weights), tilewise::to_string(c.act), x_layout, c.m, to_string(c.engine), c.threads, c.cols,
                      c.ksplit, c.unroll, c.prefetch ? " a step ahead" : "",
-                     c.stages ? fmt::format("cp.async ring of {} stages", c.stages) : hint_text[int(c.hint)],
-                     c.persistent ? ", persistent grid" : "", c.pdl ? ", programmatic dependent launch" : "");
+                     hint_text[int(c.hint)], c.persistent ? ", persistent grid" : "",
+                     c.pdl ? ", programmatic dependent launch" : "");
 }
 
 void to_json(nlohmann::json& j, const Config& c) {
@@ -199,22 +199,6 @@ int bulk_shared_bytes(const Config& c) {
   return c.stages * stage + 2 * (c.threads / 32) * 16 * c.m * 4 + 2 * c.stages * 8;
 }
 
-namespace {
-
-// x's 16-byte loads that match one piece of the mma and bulk engines (kernels/gemv_mma.cuh, MmaPiece::x_vecs).
-int x_vecs(const Config& c) {
-  return c.weights == Format::int4_g128 ? 4 : c.weights == Format::fp8 && c.act != DType::fp8_e4m3 ? 2 : 1;
-}
-
-}  // namespace
-
-int dynamic_shared_bytes(const Config& c) {
-  if (c.engine == Engine::bulk) return bulk_shared_bytes(c);
-  if (c.engine != Engine::mma || c.stages == 0) return 0;
-  const int slots = c.unroll * (2 * (c.cols / 16) + (c.m > 8 ? 2 : 1) * x_vecs(c));  // ring_slots
-  return c.threads / 32 * c.stages * slots * 32 * 16;
-}
-
 int register_limit(int threads) { return threads < 1 ? 0 : std::min(255, 65536 / threads / 8 * 8); }
 
 // The FMA engine's terms: fitted on what NVRTC 13.0 made of every M = 1..16, format, activation type, 256 and 512 threads (caps 255 and
@@ -233,7 +217,8 @@ int register_estimate(const Config& c) {
     // in flight, the accumulators of each half and tile, the A fragment being decoded; row addresses, indices and a
     // margin.
     const int tiles = c.m > 8 ? 2 : 1, col_tiles = c.cols / 16;
-    return c.unroll * (8 * col_tiles + 4 * x_vecs(c) * tiles + 2 * scaled * col_tiles) +
+    const int x_vecs = c.weights == Format::int4_g128 ? 4 : c.weights == Format::fp8 && c.act != DType::fp8_e4m3 ? 2 : 1;
+    return c.unroll * (8 * col_tiles + 4 * x_vecs * tiles + 2 * scaled * col_tiles) +
            4 * tiles * (1 + scaled) * col_tiles + 8 * col_tiles + split + 56;
   }
   // kernels/gemv_nn.cuh: a 16-bit weight a row and 8 tokens of x a step in flight, 8 accumulators a row, its address;
@@ -317,21 +302,8 @@ std::string infeasible(const Config& c, const Problem& p) {
   }
   if (c.engine == Engine::bulk) {
     if (std::string why = bulk_infeasible(c, p); !why.empty()) return why;
-  } else if (c.engine == Engine::mma && c.stages != 0) {
-    if (c.stages < 2 || c.stages > 4) return fmt::format("stages = {} is not 0 (registers) or a ring of 2..4", c.stages);
-    if (group_size(c.weights) != 0)
-      return fmt::format("the mma engine's cp.async ring takes ungrouped weights, not {} (a group scale is a 2-byte load)",
-                         to_string(c.weights));
-    if (c.layout != Layout::TN) return "the mma engine's cp.async ring takes K-major x (TN), which it copies 16 bytes at a time";
-    if (c.hint != Hint::no_allocate)
-      return fmt::format("the mma engine's cp.async ring copies the weights through L2 only (hint na), not {}", to_string(c.hint));
-    const int bytes = dynamic_shared_bytes(c) + c.threads / 32 * c.cols * c.m * 4;  // the ring and the warps' sums
-    if (bytes > max_shared_bytes)
-      return fmt::format("a ring of {} stages and the warps' sums take {} bytes of shared memory, over the SM's {}",
-                         c.stages, bytes, max_shared_bytes);
   } else if (c.stages != 0) {
-    return fmt::format("stages = {} is for the bulk and mma engines; the {} engine has none (0)", c.stages,
-                       to_string(c.engine));
+    return fmt::format("stages = {} is for the bulk engine; the {} engine has none (0)", c.stages, to_string(c.engine));
   }
   // K-major x is read 16 bytes at a time by the mma and bulk engines, else 8 elements (16 or 8 bytes) at a time.
   // M-major x (16-bit) 8 tokens of one k at a time.
@@ -389,8 +361,7 @@ std::vector<Config> feasible_set(const Problem& p, Format weights) {
             for (Hint hint : {Hint::none, Hint::nc, Hint::no_allocate, Hint::evict_first, Hint::prefetch_256})
               for (bool persistent : {false, true})
                 for (bool pdl : {false, true})
-                  for (int stages : bulk ? std::vector<int>{2, 3, 4, 6, 8}
-                                    : engine == Engine::mma ? std::vector<int>{0, 2, 3, 4} : std::vector<int>{0})
+                  for (int stages : bulk ? std::vector<int>{2, 3, 4, 6, 8} : std::vector<int>{0})
                     for (bool prefetch : engine == Engine::fma ? std::vector<bool>{false, true} : std::vector<bool>{false}) {
                       c.engine = engine, c.threads = threads, c.cols = cols, c.ksplit = ksplit, c.unroll = unroll;
                       c.hint = hint, c.persistent = persistent, c.pdl = pdl, c.stages = stages, c.prefetch = prefetch;

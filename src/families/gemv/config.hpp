@@ -55,10 +55,7 @@ struct Config {
   int unroll = 4;    // 16-byte chunks per column in flight per lane (bulk: units a warp takes from each stage)
   Hint hint = Hint::no_allocate;  // bulk: evict_first, or no_allocate for copies without a cache policy
   bool persistent = false;  // grid of SMs x resident CTAs looping over column blocks, else one CTA per block
-  // The bulk engine's ring of shared-memory stages (2..8); the mma engine's: 0 loads each step into registers, 2..4
-  // copy steps with cp.async into a ring of that many in shared memory, that many less one ahead (ungrouped 16-byte
-  // pieces, K-major x); 0 for the fma engine.
-  int stages = 0;
+  int stages = 0;           // the bulk engine's ring of shared-memory stages (2..8); 0 for the others
   // Launched as a programmatic dependent: the grid may start while the kernel before it in the stream finishes,
   // prefetching its first weights before it waits for that kernel (kernels/gemv.cuh, launch_dependents).
   bool pdl = false;
@@ -88,9 +85,6 @@ int block_threads(const Config& c);
 // The bulk engine's dynamic shared memory: its stages, the warps' sums and the barriers (kernels/gemv_bulk.cuh,
 // BulkLayout); 0 for the other engines.
 int bulk_shared_bytes(const Config& c);
-// The dynamic shared memory a launch takes: the bulk engine's, or the mma engine's cp.async ring (every warp's
-// stages of 16-byte slots, kernels/gemv_mma.cuh ring_slots); 0 otherwise.
-int dynamic_shared_bytes(const Config& c);
 // Registers a thread may use with `threads` threads a CTA: 64K / threads rounded down to a multiple of 8, at most 255
 // (the kernel's __maxnreg__, kernels/gemv.cuh).
 int register_limit(int threads);

@@ -26,9 +26,8 @@ jit::KernelBuild kernel_build(const Config& c) {
                                     xl, c.threads / 32, c.unroll, c.stages, hint, pdl);
   } else if (c.engine == Engine::mma) {
     b.kernel_file = "gemv_mma.cuh";
-    b.name_expression = fmt::format("tilewise::kernels::gemv::gemv_mma<{}, {}, {}, {}, {}, {}, {}, {}, {}, {}{}>", c.m, w,
-                                    x, xl, c.threads, c.cols, c.ksplit, c.unroll, hint, pdl,
-                                    c.stages ? fmt::format(", {}", c.stages) : "");
+    b.name_expression = fmt::format("tilewise::kernels::gemv::gemv_mma<{}, {}, {}, {}, {}, {}, {}, {}, {}, {}>", c.m, w,
+                                    x, xl, c.threads, c.cols, c.ksplit, c.unroll, hint, pdl);
   } else if (c.layout == Layout::NN) {  // the fma engine's form for M-major x
     b.kernel_file = "gemv_nn.cuh";
     b.name_expression = fmt::format("tilewise::kernels::gemv::gemv_nn<{}, {}, {}, {}, {}, {}, {}, {}, {}>", c.m, w, x,
@@ -46,9 +45,9 @@ Kernel::Kernel(const Config& c) : config_(c) {
   const jit::Built built = jit::build(kernel_build(c));
   usage_ = built.usage;
   kernel_ = std::make_unique<jit::LoadedKernel>(built);
-  if (dynamic_shared_bytes(c) > 0) kernel_->set_max_dynamic_shared(dynamic_shared_bytes(c));
+  if (c.engine == Engine::bulk) kernel_->set_max_dynamic_shared(bulk_shared_bytes(c));
   // A persistent grid is as many CTAs as fit the GPU at once: what the kernel's registers and shared memory leave.
-  resident_ctas_ = device::sm_count() * kernel_->max_active_blocks_per_sm(block_threads(c), dynamic_shared_bytes(c));
+  resident_ctas_ = device::sm_count() * kernel_->max_active_blocks_per_sm(block_threads(c), bulk_shared_bytes(c));
   if (c.engine == Engine::bulk) {
     // The one failure seen (at 142 KB of shared memory) was the registers: the kernel took at most 256 threads.
     if (resident_ctas_ < 1)
@@ -94,7 +93,7 @@ void Kernel::launch(const Problem& p, const Args& a, cudaStream_t stream) const 
   void* out = a.out;
   int N = int(p.N), K = int(p.K);
   void* args[] = {&x, &ldx, &w, &w_row_bytes, &scales, &out, &ldc, &N, &K};
-  kernel_->launch(dim3(unsigned(grid(p.N))), dim3(unsigned(block_threads(config_))), dynamic_shared_bytes(config_), stream,
+  kernel_->launch(dim3(unsigned(grid(p.N))), dim3(unsigned(block_threads(config_))), bulk_shared_bytes(config_), stream,
                   args, {1, 1, 1}, config_.pdl);
 }
 
