@@ -68,6 +68,14 @@ __device__ __forceinline__ void widen8(const uint4& v, float (&f)[8]) {
   }
 }
 
+// (a & mask) | bits in one instruction: written in C, ptxas (CUDA 13.0) gave it two LOP3s, an immediate each, which
+// the int4 dequantization below and in gemv_mma.cuh issues for every pair of weights.
+__device__ __forceinline__ unsigned and_or(unsigned a, unsigned mask, unsigned bits) {
+  unsigned d;
+  asm("lop3.b32 %0, %1, %2, %3, 0xEA;" : "=r"(d) : "r"(a), "r"(mask), "r"(bits));  // 0xEA: (a & b) | c
+  return d;
+}
+
 // Eight activations x[k .. k+8) as floats.
 template <int XT>
 __device__ __forceinline__ void load_x8(const unsigned char* p, float (&f)[8]) {
@@ -113,7 +121,7 @@ __device__ __forceinline__ void weights8(const uint4& v, int s, float (&f)[8]) {
 #pragma unroll
     for (int j = 0; j < 4; ++j) {
       // Nibbles j and j + 4 (elements j and j + 4) land in the low and high half-words: two elements per op.
-      const unsigned bits = ((w >> (4 * j)) & 0x000F000Fu) | 0x64006400u;
+      const unsigned bits = and_or(w >> (4 * j), 0x000F000Fu, 0x64006400u);
       const float2 t = __half22float2(__hsub2(*reinterpret_cast<const __half2*>(&bits), bias));
       f[j] = t.x, f[j + 4] = t.y;
     }

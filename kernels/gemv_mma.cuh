@@ -106,7 +106,7 @@ __device__ __forceinline__ void row_pairs(const uint4& v, int s, unsigned& lo, u
     const unsigned w = word(v, s / 2) >> (8 * (s % 2));
     const unsigned magic = XT == x_bf16 ? 0x43004300u : 0x64006400u;  // 128 + u in bf16, 1024 + u in fp16
     const float bias = XT == x_bf16 ? 136.0f : 1032.0f;               // stored u is q + 8
-    lo = magic_pair<XT>((w & 0x000F000Fu) | magic, bias), hi = magic_pair<XT>(((w >> 4) & 0x000F000Fu) | magic, bias);
+    lo = magic_pair<XT>(and_or(w, 0x000F000Fu, magic), bias), hi = magic_pair<XT>(and_or(w >> 4, 0x000F000Fu, magic), bias);
   } else {  // 16-bit weights (two steps of two pairs) or e4m3 with e4m3 x (two steps of two quads): as they are
     lo = word(v, 2 * s), hi = word(v, 2 * s + 1);
   }
