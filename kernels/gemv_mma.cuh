@@ -310,14 +310,20 @@ __global__ void __maxnreg__(register_limit<THREADS>)
 #pragma unroll
         for (int i = 0; i < 4; ++i) acc[ct][t][i] = 0.0f;
 
-    for (int base = c_begin; base < c_end; base += 4 * UNROLL) {  // warp-uniform: every lane runs every mma
+    // One step: UNROLL pieces of each row, every load issued before any arithmetic (these are the bytes in flight).
+    // Only the slice's last step can hold pieces past its end (lanes q >= inside), which load nothing and feed zeros
+    // to both operands, so their mmas add nothing. For int4 and fp8 weights the steps before it run without those
+    // checks, which took about a tenth of int4's instructions and registers enough to keep the CTAs an SM the wave
+    // rule counts (int4 at M = 1: 130 where 168). 16-bit and Q8_0 weights keep them: without, their two-tile kernels
+    // at M = 16 fit a fourth CTA an SM, whose 384-block grid then leaves SMs idle (bf16 29.8 against 27.1 us,
+    // results/logs/mma-tail-checks/NOTES.md).
+    constexpr bool check_free = WF == w_int4_g128 || WF == w_fp8;
+    auto step = [&](int base, bool tail) {  // inlined at each call, so `tail` is a constant in each
       uint4 wv[UNROLL][col_tiles][2], xv[UNROLL][tiles][P::x_vecs];
       float scale[UNROLL][col_tiles][2];
-      // Issue every load of this step before any arithmetic: these are the bytes in flight. A piece past the slice
-      // is zeros in both operands, so its mmas add nothing.
 #pragma unroll
       for (int u = 0; u < UNROLL; ++u) {
-        const int ci = base + 4 * u + q, inside = c_end - (base + 4 * u);  // lanes q < inside have a piece in the slice
+        const int ci = base + 4 * u + q, inside = tail ? c_end - (base + 4 * u) : 4;  // lanes q < inside have a piece
         const bool in = q < inside;
 #pragma unroll
         for (int r = 0; r < 2 * col_tiles; ++r) {
@@ -335,7 +341,11 @@ __global__ void __maxnreg__(register_limit<THREADS>)
       for (int u = 0; u < UNROLL; ++u)
 #pragma unroll
         for (int ct = 0; ct < col_tiles; ++ct) mma_piece<WF, XT, tiles>(wv[u][ct], xv[u], scale[u][ct], acc[ct]);
-    }
+    };
+    int base = c_begin;  // warp-uniform: every lane runs every mma
+    if constexpr (check_free)
+      for (; base + 4 * UNROLL <= c_end; base += 4 * UNROLL) step(base, false);
+    for (; base < c_end; base += 4 * UNROLL) step(base, true);
 
 #pragma unroll
     for (int ct = 0; ct < col_tiles; ++ct) store_fragment<M, tiles>(acc[ct], g, q, partial[ks][cg * col_tiles + ct]);
