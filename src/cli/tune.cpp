@@ -99,6 +99,10 @@ int run_tune(const TuneOptions& o) {
   if (o.campaign.empty()) throw Error("give the campaign file (--campaign FILE); it is created or continued");
   const std::vector<tune::Case> cases = tune_cases(o);
   if (cases.empty()) throw Error("the suites, dtypes and layouts given make no case");
+  if (!o.start.empty() && o.families != std::vector<std::string>{"sm90"})
+    throw Error(fmt::format("--start is an sm90 configuration: give --family sm90 alone, not {}", fmt::join(o.families, ",")));
+  // Parsed once, so a bad field is an error before any GPU work; one infeasible for a case fails that case.
+  const std::optional<sm90::Config> start = o.start.empty() ? std::nullopt : std::optional(sm90::parse_config(o.start));
   bench::TuneMeasureOptions mo = o.measure;
   mo.progress = [](const std::string& line) { fmt::print(stderr, "           {}\n", line); };
   bench::TuneMeasure harness(mo);
@@ -109,7 +113,7 @@ int run_tune(const TuneOptions& o) {
     if (c.family == "gemv") return tune::gemv_tunable(c.problem, harness.sm_count());
     sm90::Limits limits;
     limits.sm_count = harness.sm_count();
-    return tune::sm90_tunable(c.problem, limits);
+    return tune::sm90_tunable(c.problem, limits, start);
   };
   tune::CampaignOptions co;
   co.mode = o.mode;
@@ -261,6 +265,9 @@ TuneCommands::TuneCommands(CLI::App& app) {
   tune_->add_option("--seed", o_.measure.seed, "operand fills")->capture_default_str();
   tune_->add_option("--campaign", o_.campaign, "campaign file: created, or continued where it stopped")->required();
   tune_->add_option("--database", o_.database, "write the finished cases here as a database");
+  tune_->add_option("--start", o_.start,
+                    "descend from this sm90 configuration (block_m=64,block_n=64,...; fields left out keep their "
+                    "defaults) instead of the first rule, in every case; one infeasible for a case fails that case");
 
   report_ = app.add_subcommand("campaign", "what finished campaigns measured: cases, per-round contributions, and "
                                            "whether latency ever rose (no GPU needed)");

@@ -23,6 +23,7 @@ struct TuneOptions {
   int grid_cap = 10000;
   std::string campaign;  // the resumable campaign file
   std::string database;  // where the finished cases are written as a database; empty: not written
+  std::string start;     // an sm90 configuration every case descends from instead of the first rule; empty: the rule
   bench::TuneMeasureOptions measure;
 };
 

@@ -81,8 +81,8 @@ Space sm90_space(const Problem& p, const sm90::Limits& limits) {
   return s;
 }
 
-Tunable sm90_tunable(const Problem& p, const sm90::Limits& limits) {
-  return Tunable{sm90_space(p, limits), to_tune(sm90::first_rule(p, limits))};
+Tunable sm90_tunable(const Problem& p, const sm90::Limits& limits, const std::optional<sm90::Config>& start) {
+  return Tunable{sm90_space(p, limits), to_tune(start ? *start : sm90::first_rule(p, limits))};
 }
 
 }  // namespace tilewise::tune

@@ -14,6 +14,8 @@
 // filtered by sm90::infeasible, since a tile that fits beside four stages may not fit beside the incumbent's eight.
 // Such a candidate is refitted (fewer stages, then a smaller store) rather than dropped, so the tile round can reach
 // the large tiles; the pipeline round after it tunes the depth again.
+#include <optional>
+
 #include "families/sm90/feasibility.hpp"
 #include "tune/space.hpp"
 
@@ -21,8 +23,11 @@ namespace tilewise::tune {
 
 // Throws Unsupported when the problem has no feasible sm90 configuration (a stride TMA cannot load).
 Space sm90_space(const Problem& p, const sm90::Limits& limits = {});
-// The space with sm90::first_rule as the warm start.
-Tunable sm90_tunable(const Problem& p, const sm90::Limits& limits = {});
+// The space with `start` as the warm start, or sm90::first_rule without one. A start lets a descent begin where one
+// round at a time cannot get from the rule: a point whose fields only work together (swap needs the direct store,
+// which the pipeline round comes to after the tile round has judged swap beside the incumbent's store; a split
+// and a depth the split round and the pipeline round each judge beside the other's old value).
+Tunable sm90_tunable(const Problem& p, const sm90::Limits& limits = {}, const std::optional<sm90::Config>& start = {});
 
 Config to_tune(const sm90::Config& c);  // the family's canonical string, with swap and pdl written out also when 0
 sm90::Config to_sm90(const Config& c);

@@ -35,7 +35,7 @@ struct Space {
 // What a family hands the tuner for one problem.
 struct Tunable {
   Space space;
-  Config warm_start;  // a configuration already trusted (the heuristic's choice), round 0 of the descent
+  Config warm_start;  // a configuration already trusted (the heuristic's choice, or one given), round 0 of the descent
 };
 
 struct Candidates {

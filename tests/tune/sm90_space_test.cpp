@@ -78,6 +78,23 @@ TEST(Sm90Space, TheWarmStartIsTheFirstRule) {
   for (const Problem& p : shapes()) EXPECT_EQ(to_sm90(sm90_tunable(p).warm_start), sm90::first_rule(p)) << describe(p);
 }
 
+// tune --start: a descent from a point one round at a time cannot reach from the rule (sn_64_pf's swapped 64x64 tile
+// with the direct store and a split of 2, where the rule takes 128x64 with the TMA store).
+TEST(Sm90Space, AGivenStartIsTheWarmStartAndAnInfeasibleOneFailsTheCase) {
+  const Problem p = make_problem("sn_64_pf", 4096, 64, 4096, DType::bf16, Layout::TN);
+  const sm90::Config start = sm90::parse_config("block_m=64,block_n=64,stages=12,consumers=1,store=direct,split=2,swap=1");
+  ASSERT_FALSE(sm90::infeasible(start, p));
+  const Tunable t = sm90_tunable(p, {}, start);
+  EXPECT_EQ(to_sm90(t.warm_start), start);
+  EXPECT_NE(to_sm90(t.warm_start), sm90::first_rule(p));
+  EXPECT_EQ(start_case({"sn_64_pf bf16 TN sm90", "sm90", p}, t, "descent").best, to_string(t.warm_start));
+
+  sm90::Config swapped_tma = start;  // swap stores from registers only
+  swapped_tma.store = sm90::Store::tma;
+  const std::string why = testkit::error_of([&] { start_case({"sn_64_pf bf16 TN sm90", "sm90", p}, sm90_tunable(p, {}, swapped_tma), "descent"); });
+  EXPECT_TRUE(testkit::Contains(why, "the warm start " + to_string(to_tune(swapped_tma)) + " is infeasible")) << why;
+}
+
 TEST(Sm90Space, AProblemTheFamilyCannotRunIsUnsupported) {
   EXPECT_THROW(sm90_space(make_problem("fp8nn", 4096, 4096, 4096, DType::fp8_e4m3, Layout::NN)), Unsupported);
   Problem odd = make_problem("odd", 4096, 4096, 4095, DType::bf16, Layout::TN);  // lda = 4095: 8190 bytes
