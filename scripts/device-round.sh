@@ -302,7 +302,8 @@ for step in "$@"; do
       # campaign, ISSUE7_NAME, for shapes to tune again after the space grew); then the database's entries against
       # cublaslt on the llm24 shapes (cold) and the small squares (warm and cold), each arm's graph-replay and
       # host-loop times in the receipts. ISSUE7_COLD_ONLY tunes those squares cold into results/tune/sm90-issue7-cold-*
-      # instead (the cold receipt times that database beside the warm one).
+      # instead (the cold receipt times that database beside the warm one). ISSUE7_START: the sm90 configuration the
+      # descent starts from instead of the first rule (tune --start; with ISSUE7_ONLY the shapes it is for).
       named=sqS,sqL,fatK,thinK,sn_16_pf,sn_64_pf,sn_256_pf,d4k_qkv_dec,d4k_ffn_dec,d4k_down_dec,d8k_qkv_dec,sn_16_dec,sn_32_dec,sn_128_dec
       campaign="$work/${ISSUE7_NAME:-sm90-issue7-campaign}.json"
       [ -n "${ISSUE7_CAMPAIGN:-}" ] && cp "$ISSUE7_CAMPAIGN" "$campaign"
@@ -316,7 +317,7 @@ for step in "$@"; do
       elif [ "${ISSUE7_TUNE_S:-300}" != 0 ]; then
         timeout "${ISSUE7_TUNE_S:-300}" "$bin" tune --suite suites/llm24.txt --suite suites/square.txt \
           --only "${ISSUE7_ONLY:-$named,sq256,sq768,sq1024,sq1536}" --dtypes bf16,fp16 --layouts TN --family sm90 \
-          --repeats 5 --campaign "$campaign" >/dev/null 2>"$work/tune-sm90-issue7.log"
+          --repeats 5 ${ISSUE7_START:+--start "$ISSUE7_START"} --campaign "$campaign" >/dev/null 2>"$work/tune-sm90-issue7.log"
         echo "tune: exit $? (124: stopped at its deadline, finished cases kept)"
         # Merged into the database where it is committed (the faster entry of each problem stays), so the
         # receipts' arm names a file others can read and the earlier campaigns' entries are kept.
