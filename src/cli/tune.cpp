@@ -186,6 +186,9 @@ int run_campaign_report(const std::vector<std::string>& files, const std::string
     if (!rows.empty())
       fmt::print("per-round speedup over the kernel entering the round; \"all rounds\": warm start over final\n{}",
                  tune::format_contributions(rows));
+    if (const std::vector<std::string> back = tune::went_back(mine); !back.empty())
+      fmt::print("went back to the warm start in the confirm round (the rounds' wins did not hold beside it): {}\n",
+                 fmt::join(back, ", "));
     if (const tune::Retimed again = tune::retimed(mine); again.adoptions > 0)
       fmt::print("winners timed again in the next round: {} adoptions, median {:.3f}x their own time, {} more than 5% "
                  "slower\n",

@@ -79,11 +79,21 @@ std::vector<std::string> rises(const std::vector<CaseResult>& cases) {
     if (r.mode != "descent" || r.status != Status::finished) continue;
     double before = r.start_us;
     for (const Round& round : r.rounds) {
-      if (round.latency_us > before)
+      // Going back to the warm start is no rise: the held configuration is then where the case began.
+      const bool back_to_start = round.group == kConfirmRound && round.adopted;
+      if (!back_to_start && round.latency_us > before)
         out.push_back(fmt::format("{}: round {} {:.2f} us after {:.2f} us", r.c.id, round.group, round.latency_us, before));
       before = round.latency_us;
     }
   }
+  return out;
+}
+
+std::vector<std::string> went_back(const std::vector<CaseResult>& cases) {
+  std::vector<std::string> out;
+  for (const CaseResult& r : cases)
+    if (r.mode == "descent" && !r.rounds.empty() && r.rounds.back().group == kConfirmRound && r.rounds.back().adopted)
+      out.push_back(r.c.id);
   return out;
 }
 

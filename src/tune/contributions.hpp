@@ -43,4 +43,8 @@ struct Retimed {
 };
 Retimed retimed(const std::vector<CaseResult>& cases);
 
+// The descent cases whose confirm round went back to the warm start (tune/descent.hpp): the wins of their rounds did
+// not hold beside it.
+std::vector<std::string> went_back(const std::vector<CaseResult>& cases);
+
 }  // namespace tilewise::tune

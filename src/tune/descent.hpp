@@ -2,7 +2,7 @@
 // The monotone coordinate descent of seed 003: warm start; one group per round, in the space's order; every
 // candidate list holds the incumbent; a round's winner is adopted only on a strict win (its range over the
 // interleaved repeats wholly below the incumbent's, the receipt's claim rule), so the held configuration can only
-// get faster.
+// get faster; and a descent that moved ends with the confirm round (kConfirmRound), its result beside the warm start.
 #include <functional>
 
 #include "tune/space.hpp"
@@ -17,8 +17,9 @@ CaseResult start_case(const Case& c, const Tunable& t, std::string mode);
 // Called after every finished round, so a campaign can save there.
 using AfterRound = std::function<void(const CaseResult&)>;
 
-// Runs the rounds `state` has not finished (from state.rounds.size() on), then marks it finished. Throws Error
-// (the caller marks the case failed) when the warm start cannot be timed in the first round.
+// Runs the rounds `state` has not finished (from state.rounds.size() on), then, where the descent moved, the confirm
+// round (the warm start adopted back on a strict win), then marks it finished. Throws Error (the caller marks the
+// case failed) when the warm start cannot be timed in the first round.
 void descend(CaseResult& state, const Tunable& t, Measure& measure, const AfterRound& after_round = {});
 
 // Whether `a`'s range over its repeats lies wholly below `b`'s: receipt::compare's "faster" claim.

@@ -11,8 +11,12 @@
 
 namespace tilewise::tune {
 
+// The round after the groups' rounds of a descent that moved: its result and the warm start side by side
+// (tune/descent.hpp).
+inline constexpr const char* kConfirmRound = "confirm";
+
 struct Round {
-  std::string group;  // the group opened, or "grid"
+  std::string group;  // the group opened, kConfirmRound, or "grid"
   int enumerated = 0, legal = 0, infeasible = 0, compiled = 0, timed = 0;
   int refitted = 0;  // legal only after the space's fit changed fields outside the group (counted in legal)
   int dropped = 0;   // timed, then timed no further once ruled out (counted in timed); absent in older campaigns

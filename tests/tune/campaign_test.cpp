@@ -62,10 +62,11 @@ TEST_F(CampaignTest, RunsEveryCaseAndWritesAFileThatReadsBack) {
   ASSERT_EQ(c.cases.size(), 4u);
   for (const CaseResult& r : c.cases) {
     EXPECT_EQ(r.status, Status::finished);
-    EXPECT_EQ(r.rounds.size(), 4u);
+    EXPECT_EQ(r.rounds.size(), 5u);  // four groups, then the confirm round (each case moved)
+    EXPECT_TRUE(testkit::rounds_are_groups_then_confirm(r, 4));
   }
   EXPECT_EQ(read_campaign(path), c);
-  EXPECT_EQ(m.calls, 16);
+  EXPECT_EQ(m.calls, 20);
   // Nothing left to do: a rerun measures nothing.
   testkit::ScriptedMeasure again = measure();
   EXPECT_EQ(run_campaign(path, some_cases(), tunable_for, again, kHere), c);
@@ -110,7 +111,7 @@ TEST_F(CampaignTest, TheGridResumesByCase) {
 }
 
 TEST_F(CampaignTest, RefusesToContinueOnAnotherMachineOrUnderAnotherSearch) {
-  testkit::ScriptedMeasure m = measure(5);
+  testkit::ScriptedMeasure m = measure(6);  // case0's five rounds and case1's first are in the file
   EXPECT_THROW(run_campaign(path, some_cases(), tunable_for, m, kHere), testkit::Interrupted);
   select::Identity elsewhere = kHere;
   elsewhere.driver = "590.0";
@@ -149,7 +150,7 @@ TEST_F(CampaignTest, ACaseThatCannotBeTunedIsRecordedAsFailedAndRetried) {
   testkit::ScriptedMeasure again = measure();
   c = run_campaign(path, some_cases(), tunable_for, again, kHere);
   EXPECT_EQ(c.cases[2].status, Status::finished);
-  EXPECT_EQ(again.calls, 4);  // only the failed case ran
+  EXPECT_EQ(again.calls, 5);  // only the failed case ran: its four rounds and the confirm round
 }
 
 TEST_F(CampaignTest, ACorruptFileIsReportedWhereItIsWrong) {

@@ -7,6 +7,7 @@
 #include "expect_error.hpp"
 #include "receipt/derive.hpp"
 #include "synthetic_space.hpp"
+#include "tune/contributions.hpp"
 #include "tune/descent.hpp"
 
 namespace tilewise::tune {
@@ -51,6 +52,7 @@ TEST(Descent, AdoptsOnlyARangeWhollyBelowTheIncumbents) {
   EXPECT_FALSE(r.rounds[0].adopted);
   EXPECT_EQ(r.best, "tile=0");
   EXPECT_EQ(r.rounds[0].latency_us, 11);  // held: the warm start's median
+  EXPECT_EQ(r.rounds.size(), 1u);         // and no confirm round: the descent never moved
 
   m.us["tile=1"] = {9, 9.5, 9.99};  // strictly below
   r = run(t, m);
@@ -98,7 +100,9 @@ TEST(Descent, ADroppedCandidateIsCountedAndNeverAdopted) {
 TEST(Descent, ACandidateIsJudgedAgainstTheIncumbentTimedBesideIt) {
   const Tunable t = one_group({"tile=0", "tile=1", "tile=2"});
   struct Chunked : Measure {
-    std::vector<Timing> measure(const Case&, const std::vector<Config>&) override {
+    std::vector<Timing> measure(const Case&, const std::vector<Config>& cands) override {
+      if (cands.size() == 2)  // the confirm round: tile=2 and the warm start tie there, so tile=2 holds
+        return {Timing{true, "", {10, 10.5, 11}}, Timing{true, "", {10, 10.5, 11}}};
       return {Timing{true, "", {10, 10.5, 11}},
               Timing{true, "", {8, 8.2, 8.4}, false, {8, 8.1, 8.2}},  // below the first chunk's range, not its own
               Timing{true, "", {11, 11.2, 11.4}, false, {12, 12.5, 13}}};  // above it, but below its own
@@ -108,6 +112,43 @@ TEST(Descent, ACandidateIsJudgedAgainstTheIncumbentTimedBesideIt) {
   EXPECT_EQ(r.best, "tile=2");
   EXPECT_EQ(r.rounds[0].winner_reference_us, (std::vector<double>{12, 12.5, 13}));
   EXPECT_DOUBLE_EQ(r.rounds[0].latency_us, 10.5 * 11.2 / 12.5);  // the ratio to its own reference
+}
+
+// A round's strict win that does not hold up: timed beside the warm start at the end, the result is strictly slower
+// (as sn_64_pf's ping-pong kernel was, 12.6 us in some rounds and 16 in others), so the case goes back to the warm
+// start, and the trajectory records the fall; where the two tie, the result holds.
+TEST(Descent, TheConfirmRoundGoesBackToAStrictlyFasterWarmStart) {
+  const Tunable t = one_group({"tile=0", "tile=1"});
+  struct Drifting : Measure {
+    std::vector<double> confirm_result;  // tile=1's samples in the confirm round
+    std::vector<Timing> measure(const Case&, const std::vector<Config>& cands) override {
+      if (to_string(cands[0]) == "tile=0") return {Timing{true, "", {13, 13.1, 13.2}}, Timing{true, "", {12.5, 12.6, 12.7}}};
+      EXPECT_EQ(to_string(cands[0]), "tile=1");  // the confirm round: the result first, then the warm start
+      EXPECT_EQ(to_string(cands.at(1)), "tile=0");
+      return {Timing{true, "", confirm_result}, Timing{true, "", {13, 13.1, 13.2}}};
+    }
+  } m;
+  m.confirm_result = {15.8, 16, 16.2};
+  CaseResult r = run(t, m);
+  ASSERT_EQ(r.rounds.size(), 2u);
+  EXPECT_TRUE(r.rounds[0].adopted);
+  EXPECT_EQ(r.rounds[1].group, kConfirmRound);
+  EXPECT_TRUE(r.rounds[1].adopted);
+  EXPECT_EQ(r.rounds[1].winner, "tile=0");
+  EXPECT_EQ(r.best, "tile=0");
+  EXPECT_EQ(r.best_us, 13.1);
+  EXPECT_EQ(r.rounds[0].latency_us, 12.6);  // what round 0 recorded, which did not hold
+  EXPECT_EQ(r.rounds[1].latency_us, 13.1);  // back where the trajectory began, not a further gain
+  EXPECT_TRUE(rises({r}).empty());
+  EXPECT_EQ(went_back({r}), std::vector<std::string>{"case"});
+
+  m.confirm_result = {12.9, 13, 13.1};  // overlapping the warm start's range: no strict win either way
+  r = run(t, m);
+  EXPECT_FALSE(r.rounds[1].adopted);
+  EXPECT_EQ(r.best, "tile=1");
+  EXPECT_EQ(r.best_us, 13);
+  EXPECT_EQ(r.rounds[1].latency_us, 12.6);
+  EXPECT_TRUE(went_back({r}).empty());
 }
 
 TEST(Descent, RuledOutMeansAtLeastTheMarginOverTheIncumbent) {
@@ -136,9 +177,11 @@ TEST(Descent, AWarmStartThatCannotBeTimedFailsTheCaseALaterIncumbentHolds) {
   } flaky;
   flaky.us = {{"tile=0,split=0", {5, 5, 5}}, {"tile=1,split=0", {4, 4, 4}}, {"tile=1,split=1", {1, 1, 1}}};
   const CaseResult r = run(t, flaky);
-  ASSERT_EQ(r.rounds.size(), 2u);
+  ASSERT_EQ(r.rounds.size(), 3u);  // two groups, then the confirm round (the descent moved), which holds
   EXPECT_TRUE(r.rounds[0].adopted);
   EXPECT_FALSE(r.rounds[1].adopted);
+  EXPECT_EQ(r.rounds[2].group, kConfirmRound);
+  EXPECT_FALSE(r.rounds[2].adopted);
   EXPECT_EQ(r.rounds[1].note, "the incumbent was not timed: clock fault");
   EXPECT_EQ(r.best, "tile=1,split=0");
   EXPECT_EQ(r.rounds[1].latency_us, r.rounds[0].latency_us);
@@ -151,7 +194,7 @@ TEST(Descent, CountsWhatEachRoundCost) {
   m.fails_to_build = [](const Config& c) { return *find(c, "map") == "3" ? "ptxas: out of registers" : ""; };
   m.fails_check = [](const Config& c) { return *find(c, "map") == "4" ? "rel_err 0.5 over 0.01" : ""; };
   const CaseResult r = run(t, m);
-  ASSERT_EQ(r.rounds.size(), 4u);
+  ASSERT_TRUE(testkit::rounds_are_groups_then_confirm(r, 4));
   const Round& mapping = r.rounds[2];
   EXPECT_EQ(mapping.group, "mapping");
   EXPECT_EQ(mapping.enumerated, 5);
@@ -182,7 +225,7 @@ TEST(Descent, IsMonotoneUnderNoiseAndDriftForEverySeed) {
     m.chunk = seed % 3 ? 0 : 3;           // a third time in chunks of three, each under its own clocks
     const CaseResult r = run(t, m);
     ASSERT_EQ(r.status, Status::finished);
-    ASSERT_EQ(r.rounds.size(), t.space.groups.size());
+    ASSERT_TRUE(testkit::rounds_are_groups_then_confirm(r, t.space.groups.size())) << "seed " << seed;
     const std::vector<double> traj = trajectory(r);
     ASSERT_EQ(traj.size(), r.rounds.size() + 1);
     for (size_t i = 1; i < traj.size(); ++i) EXPECT_LE(traj[i], traj[i - 1]) << "seed " << seed << " round " << i;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tune/measure.hpp"
+#include "tune/trajectory.hpp"
 
 namespace tilewise::testkit {
 
@@ -97,5 +98,15 @@ class ScriptedMeasure : public tune::Measure {
     return out;
   }
 };
+
+// A finished descent's rounds: one a group, then the confirm round exactly where the descent moved off its warm start
+// (tune/descent.hpp).
+inline bool rounds_are_groups_then_confirm(const tune::CaseResult& r, size_t groups) {
+  if (r.rounds.size() < groups) return false;
+  bool moved = false;
+  for (size_t i = 0; i < groups; ++i) moved |= r.rounds[i].adopted;
+  return moved ? r.rounds.size() == groups + 1 && r.rounds.back().group == tune::kConfirmRound
+               : r.rounds.size() == groups;
+}
 
 }  // namespace tilewise::testkit
