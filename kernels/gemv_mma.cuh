@@ -313,10 +313,10 @@ __global__ void __maxnreg__(register_limit<THREADS>)
     // One step: UNROLL pieces of each row, every load issued before any arithmetic (these are the bytes in flight).
     // Only the slice's last step can hold pieces past its end (lanes q >= inside), which load nothing and feed zeros
     // to both operands, so their mmas add nothing. For int4 and fp8 weights the steps before it run without those
-    // checks, which took about a tenth of int4's instructions and registers enough to keep the CTAs an SM the wave
-    // rule counts (int4 at M = 1: 130 where 168). 16-bit and Q8_0 weights keep them: without, their two-tile kernels
-    // at M = 16 fit a fourth CTA an SM, whose 384-block grid then leaves SMs idle (bf16 29.8 against 27.1 us,
-    // results/logs/mma-tail-checks/NOTES.md).
+    // checks, which took about a tenth of int4's instructions and registers (int4 at M = 1: 136 where 168) without
+    // changing the CTAs an SM the wave rule counts (results/logs/check-free-int4-fp8/NOTES.md). 16-bit and Q8_0 weights
+    // keep them: without, their two-tile kernels at M = 16 fit a fourth CTA an SM, whose 384-block grid then leaves
+    // SMs idle (bf16 29.8 against 27.1 us, results/logs/mma-tail-checks/NOTES.md).
     constexpr bool check_free = WF == w_int4_g128 || WF == w_fp8;
     auto step = [&](int base, bool tail) {  // inlined at each call, so `tail` is a constant in each
       uint4 wv[UNROLL][col_tiles][2], xv[UNROLL][tiles][P::x_vecs];

@@ -24,9 +24,9 @@ namespace tilewise::tune {
 // Throws Unsupported when the problem has no feasible sm90 configuration (a stride TMA cannot load).
 Space sm90_space(const Problem& p, const sm90::Limits& limits = {});
 // The space with `start` as the warm start, or sm90::first_rule without one. A start lets a descent begin where one
-// round at a time cannot get from the rule: a point whose fields only work together (swap needs the direct store,
-// which the pipeline round comes to after the tile round has judged swap beside the incumbent's store; a split
-// and a depth the split round and the pipeline round each judge beside the other's old value).
+// round at a time cannot get from the rule: a point whose fields only work together. sn_64_pf's swapped 64x64 tile
+// wins with two K pieces and 12 stages, but the tile round judged it refitted to the incumbent's split and depth
+// (four pieces, eight stages), and the split and pipeline rounds move only from the tile the tile round kept.
 Tunable sm90_tunable(const Problem& p, const sm90::Limits& limits = {}, const std::optional<sm90::Config>& start = {});
 
 Config to_tune(const sm90::Config& c);  // the family's canonical string, with swap and pdl written out also when 0
