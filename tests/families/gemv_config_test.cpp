@@ -166,7 +166,11 @@ TEST(GemvConfig, FeasibilityNamesWhatIsWrong) {
   t = c, t.unroll = 16;
   EXPECT_TRUE(Contains(infeasible(t, decode(1, 64, 64)), "unroll = 16"));
   t = c, t.ksplit = 16;
-  EXPECT_TRUE(Contains(infeasible(t, decode(1, 64, 64)), "ksplit = 16"));
+  EXPECT_TRUE(Contains(infeasible(t, decode(1, 64, 64)), "ksplit = 16 does not divide the CTA's 8 warps"));
+  t = c, t.ksplit = 0;
+  EXPECT_TRUE(Contains(infeasible(t, decode(1, 64, 64)), "ksplit = 0"));
+  t = c, t.threads = 160, t.ksplit = 5;  // not a power of two: any divisor of the warps
+  EXPECT_EQ(infeasible(t, decode(1, 64, 64)), "");
   t = c, t.m = 16, t.cols = 8, t.unroll = 8, t.threads = 1024;
   EXPECT_TRUE(Contains(infeasible(t, decode(16, 64, 64)), "registers"));
   EXPECT_THROW(require_feasible(c, decode(1, 64, 100)), Unsupported);

@@ -281,6 +281,12 @@ TEST(GemvGpu, ConfigurationCornersAndEdgeShapes) {
       c.ksplit = ksplit;
       runs.emplace_back(c, base);
     }
+    // K slices that are not a power of two: 3 and 5 warps, K = 1024 not a multiple of either (uneven slices).
+    for (auto [threads, ksplit] : {std::pair{96, 3}, std::pair{160, 5}}) {
+      Config v = c;
+      v.threads = threads, v.ksplit = ksplit;
+      runs.emplace_back(v, base);
+    }
     c.ksplit = 1;
     // The grid's corners inside the feasible set: one chunk in flight, the most columns with one chunk each, and the
     // most register pressure the feasible set admits at this thread count (cols 4 x unroll 8 is past it at M = 3).

@@ -326,8 +326,10 @@ std::string infeasible(const Config& c, const Problem& p) {
     return fmt::format("threads = {} is not a multiple of 32 in {}..{}", c.threads, c.engine == Engine::bulk ? 32 : 64,
                        c.engine == Engine::bulk ? 992 : 1024);
   if (!power_of_two_in(c.unroll, 1, 8)) return fmt::format("unroll = {} is not 1, 2, 4 or 8", c.unroll);
-  if (!power_of_two_in(c.ksplit, 1, 32) || (c.threads / 32) % c.ksplit != 0)
-    return fmt::format("ksplit = {} is not a power of two dividing the CTA's {} warps", c.ksplit, c.threads / 32);
+  // Any divisor: 3 and 5 warps a column group fill an SM's warp slots in one wave where powers of two cannot
+  // (96 threads, 6 CTAs an SM at 106 registers; 160 threads, 3 CTAs an SM at up to 136).
+  if (c.ksplit < 1 || (c.threads / 32) % c.ksplit != 0)
+    return fmt::format("ksplit = {} does not divide the CTA's {} warps", c.ksplit, c.threads / 32);
   // The fma and mma engines sum a CTA's K slices in a static shared array, a float a warp, column and token; a
   // kernel's static shared memory is 48 KB at most.
   if (const int partial_bytes = c.threads / 32 * c.cols * c.m * 4; c.engine != Engine::bulk && partial_bytes > 48 * 1024)
