@@ -164,21 +164,6 @@ __device__ __forceinline__ void store_columns(int first, int stride, int n0, int
   }
 }
 
-// Warp ks's contiguous slice [begin, end) of a row's `count` pieces of K cut KSPLIT ways. Slices start on whole
-// multiples of `align` pieces (128 bytes of each row, and whole groups): a slice starting inside a line makes every
-// load of it straddle two lines, which ran 3 and 5 warps a slice 13-60% slower than the defaults (results/
-// decode-ksplit5.json, decode-fp8x-ksplit.json). The first slices take one more `align`, the last the remainder.
-struct Slice {
-  int begin, end;
-};
-template <int KSPLIT>
-__device__ __forceinline__ Slice k_slice(int count, int align, int ks) {
-  const int units = (count + align - 1) / align;
-  const int begin = align * (ks * (units / KSPLIT) + min(ks, units % KSPLIT));
-  const int length = align * (units / KSPLIT + (ks < units % KSPLIT ? 1 : 0));
-  return {min(begin, count), min(begin + length, count)};
-}
-
 // Registers a thread may use so THREADS of them fit the SM's 64K (255 at most; a multiple of 8, the allocation
 // unit); src/families/gemv/config.cpp's register_limit() is the same rule. The cap is given as __maxnreg__, not as
 // __launch_bounds__(THREADS): under .maxntid ptxas (CUDA 13.0) chose register targets far under the cap (40, 48, 64,
@@ -201,8 +186,9 @@ __global__ void __maxnreg__(register_limit<THREADS>)
   const int cg = warp / KSPLIT, ks = warp % KSPLIT;
   const int chunks = K / elems;  // feasibility guarantees K % elems == 0 (and K % group == 0)
   const int groups = group ? K / group : 0;
-  const Slice slice = k_slice<KSPLIT>(chunks, 8, ks);  // 8 chunks: 128 bytes
-  const int c_begin = slice.begin, c_end = slice.end;
+  // Contiguous K slices, the first chunks % KSPLIT one chunk longer.
+  const int c_begin = ks * (chunks / KSPLIT) + min(ks, chunks % KSPLIT);
+  const int c_end = c_begin + chunks / KSPLIT + (ks < chunks % KSPLIT ? 1 : 0);
 
   unsigned long long policy = 0;
   if constexpr (HINT == hint_evict_first) asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));

@@ -266,14 +266,15 @@ __global__ void __maxnreg__(register_limit<THREADS>)
   constexpr int warps = THREADS / 32, col_groups = warps / KSPLIT, cta_cols = col_groups * COLS;
   constexpr int col_tiles = COLS / 16;  // 16-column A tiles a warp feeds from each load of x
   constexpr int tiles = TokenRows<M, WF, XT, XL>::tiles;  // 8-token halves of x
+  constexpr int unit = P::grouped ? 4 : 1;
   __shared__ float partial[KSPLIT][col_groups * col_tiles][16][M];
 
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int cg = warp / KSPLIT, ks = warp % KSPLIT;
   const int g = lane / 4, q = lane % 4;  // the fragment's row (and token) and this lane's quarter of k
-  // Feasibility guarantees K % elems == 0 (and K % group == 0). 128 bytes of a row are 8 or 16 pieces, whole groups.
-  const Slice slice = k_slice<KSPLIT>(K / P::elems, 128 / P::bytes, ks);
-  const int c_begin = slice.begin, c_end = slice.end;
+  const int units = K / P::elems / unit;  // feasibility guarantees K % elems == 0 (and K % group == 0)
+  const int c_begin = unit * (ks * (units / KSPLIT) + min(ks, units % KSPLIT));
+  const int c_end = c_begin + unit * (units / KSPLIT + (ks < units % KSPLIT ? 1 : 0));
   const int groups = P::grouped ? K / WeightFormat<WF>::group : 0;
 
   unsigned long long policy = 0;
