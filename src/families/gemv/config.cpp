@@ -326,8 +326,8 @@ std::string infeasible(const Config& c, const Problem& p) {
     return fmt::format("threads = {} is not a multiple of 32 in {}..{}", c.threads, c.engine == Engine::bulk ? 32 : 64,
                        c.engine == Engine::bulk ? 992 : 1024);
   if (!power_of_two_in(c.unroll, 1, 8)) return fmt::format("unroll = {} is not 1, 2, 4 or 8", c.unroll);
-  // Any divisor: 3 and 5 warps a column group fill an SM's warp slots in one wave where powers of two cannot
-  // (96 threads, 6 CTAs an SM at 106 registers; 160 threads, 3 CTAs an SM at up to 136).
+  // Any divisor, to time splits such as 3 and 5 warps; those measured slower than the defaults everywhere they were
+  // timed, so feasible_set keeps to 1, 2, 4 and 8 (results/logs/gemv-k-slices-lines/NOTES.md).
   if (c.ksplit < 1 || (c.threads / 32) % c.ksplit != 0)
     return fmt::format("ksplit = {} does not divide the CTA's {} warps", c.ksplit, c.threads / 32);
   // The fma and mma engines sum a CTA's K slices in a static shared array, a float a warp, column and token; a
