@@ -103,6 +103,11 @@ int run_tune(const TuneOptions& o) {
     throw Error(fmt::format("--start is an sm90 configuration: give --family sm90 alone, not {}", fmt::join(o.families, ",")));
   // Parsed once, so a bad field is an error before any GPU work; one infeasible for a case fails that case.
   const std::optional<sm90::Config> start = o.start.empty() ? std::nullopt : std::optional(sm90::parse_config(o.start));
+  if (!o.hold.empty()) {  // a field name is checked here, before any GPU work
+    if (o.families != std::vector<std::string>{"sm90"})
+      throw Error(fmt::format("--hold names sm90 fields: give --family sm90 alone, not {}", fmt::join(o.families, ",")));
+    tune::hold(tune::Tunable{{}, tune::to_tune(start.value_or(sm90::Config{}))}, o.hold);
+  }
   bench::TuneMeasureOptions mo = o.measure;
   mo.progress = [](const std::string& line) { fmt::print(stderr, "           {}\n", line); };
   bench::TuneMeasure harness(mo);
@@ -113,7 +118,7 @@ int run_tune(const TuneOptions& o) {
     if (c.family == "gemv") return tune::gemv_tunable(c.problem, harness.sm_count());
     sm90::Limits limits;
     limits.sm_count = harness.sm_count();
-    return tune::sm90_tunable(c.problem, limits, start);
+    return tune::hold(tune::sm90_tunable(c.problem, limits, start), o.hold);
   };
   tune::CampaignOptions co;
   co.mode = o.mode;
@@ -271,6 +276,10 @@ TuneCommands::TuneCommands(CLI::App& app) {
   tune_->add_option("--start", o_.start,
                     "descend from this sm90 configuration (block_m=64,block_n=64,...; fields left out keep their "
                     "defaults) instead of the first rule, in every case; one infeasible for a case fails that case");
+  tune_->add_option("--hold", o_.hold,
+                    "sm90 fields every case keeps at its warm start's values (comma-separated, e.g. swap with "
+                    "--start): the descent moves along the others only")
+      ->delimiter(',');
 
   report_ = app.add_subcommand("campaign", "what finished campaigns measured: cases, per-round contributions, and "
                                            "whether latency ever rose (no GPU needed)");

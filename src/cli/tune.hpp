@@ -24,6 +24,7 @@ struct TuneOptions {
   std::string campaign;  // the resumable campaign file
   std::string database;  // where the finished cases are written as a database; empty: not written
   std::string start;     // an sm90 configuration every case descends from instead of the first rule; empty: the rule
+  std::vector<std::string> hold;  // fields every case keeps at its warm start's values (tune::hold)
   bench::TuneMeasureOptions measure;
 };
 

@@ -42,6 +42,27 @@ Candidates candidates(const Group& g, const Config& incumbent, const Feasibility
   return out;
 }
 
+Tunable hold(Tunable t, const std::vector<std::string>& fields) {
+  if (fields.empty()) return t;
+  for (const std::string& f : fields)
+    if (!find(t.warm_start, f))
+      throw Error(fmt::format("cannot hold '{}': the warm start '{}' has no such field", f, to_string(t.warm_start)));
+  const Config held = project(t.warm_start, fields);
+  const auto keeps = [held](const Config& c) {
+    for (const auto& [k, v] : held.fields)
+      if (const std::string* value = find(c, k); value && *value != v) return false;
+    return true;
+  };
+  for (Group& g : t.space.groups) std::erase_if(g.alternatives, [&](const Config& alt) { return !keeps(alt); });
+  if (t.space.fit)
+    t.space.fit = [fit = std::move(t.space.fit), keeps](const Config& c, const std::vector<std::string>& opened) {
+      std::optional<Config> fitted = fit(c, opened);
+      if (fitted && !keeps(*fitted)) return std::optional<Config>{};
+      return fitted;
+    };
+  return t;
+}
+
 void check_space(const Space& s, const Config& warm_start) {
   for (const Group& g : s.groups) {
     if (g.fields.empty()) throw Error(fmt::format("group '{}' opens no field", g.name));

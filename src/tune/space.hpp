@@ -38,6 +38,12 @@ struct Tunable {
   Config warm_start;  // a configuration already trusted (the heuristic's choice, or one given), round 0 of the descent
 };
 
+// `t` with `fields` held at its warm start's values: alternatives that would set one of them to another value are
+// dropped, and a fit that would move one is refused, so the descent moves along the other fields only. For a start
+// whose neighbours the timing cannot judge (sn_64_pf's swapped 32-column tiles ran 12.6 or 16 us with where their
+// CTAs landed; results/logs/issue7-sn64-cold-confirm/NOTES.md). Throws Error naming a field the start lacks.
+Tunable hold(Tunable t, const std::vector<std::string>& fields);
+
 struct Candidates {
   std::vector<Config> configs;  // the incumbent first, then the legal alternatives, no duplicates
   int enumerated = 0;           // distinct alternatives asked for, the incumbent's own value included

@@ -91,5 +91,28 @@ TEST(Space, DigestFollowsTheGroupsAndProductCountsTheGrid) {
   EXPECT_EQ(product_size(t.space), 6u * 5u * 5u * 3u);
 }
 
+// Held fields keep the warm start's values: alternatives that change one are gone from every group that opens it,
+// a fit that would move one is refused, the other fields still move, and the digest records the narrower space.
+TEST(Space, HeldFieldsKeepTheWarmStartsValues) {
+  Tunable t;
+  t.warm_start = cfg("tile=1,swap=0,depth=4");
+  t.space.groups = {testkit::group("tile", {"tile", "swap"}, {"tile=0,swap=0", "tile=0,swap=1", "tile=2,swap=1"}),
+                    testkit::group("pipeline", {"depth"}, {"depth=2", "depth=4"})};
+  t.space.infeasible = [](const Config& c) -> std::optional<std::string> {
+    if (*find(c, "tile") == "3") return "too big";
+    return std::nullopt;
+  };
+  t.space.fit = [](const Config& c, const std::vector<std::string>&) { return apply(c, cfg("tile=2,swap=1")); };
+  const Tunable held = hold(t, {"swap"});
+  EXPECT_EQ(held.space.groups[0].alternatives, (std::vector<Config>{cfg("tile=0,swap=0")}));
+  EXPECT_EQ(held.space.groups[1].alternatives, t.space.groups[1].alternatives);
+  EXPECT_TRUE(t.space.fit(cfg("tile=3,swap=0,depth=4"), {"tile"}));
+  EXPECT_FALSE(held.space.fit(cfg("tile=3,swap=0,depth=4"), {"tile"}));
+  EXPECT_NE(digest(held.space), digest(t.space));
+  EXPECT_EQ(digest(hold(t, {}).space), digest(t.space));
+  EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { hold(t, {"stages"}); }),
+                                "cannot hold 'stages': the warm start 'tile=1,swap=0,depth=4' has no such field"));
+}
+
 }  // namespace
 }  // namespace tilewise::tune
