@@ -224,11 +224,15 @@ int run_mode_comparison(const std::vector<std::string>& descent_files, const std
   return 0;
 }
 
-int run_db_merge(const std::vector<std::string>& inputs, const std::string& output,
-                 const std::vector<std::string>& deciding_receipts, const select::Preference& prefer) {
-  std::vector<select::Named> named;
-  for (const std::string& path : inputs) named.push_back({path, select::read_database(path)});
-  select::Database db = select::merge(named);
+int run_db_merge(const std::vector<std::string>& inputs, const std::vector<std::string>& overlays,
+                 const std::string& output, const std::vector<std::string>& deciding_receipts,
+                 const select::Preference& prefer) {
+  const auto read = [](const std::vector<std::string>& paths) {
+    std::vector<select::Named> named;
+    for (const std::string& path : paths) named.push_back({path, select::read_database(path)});
+    return named;
+  };
+  select::Database db = select::merge(read(inputs), read(overlays));
   for (const std::string& path : deciding_receipts) {
     select::Decided d = select::decide(std::move(db), receipt::read_file(path), path, prefer);
     db = std::move(d.db);
@@ -293,6 +297,9 @@ TuneCommands::TuneCommands(CLI::App& app) {
                                        "the faster, across machines it is a conflict");
   merge_->add_option("inputs", merge_inputs_, "database files")->required();
   merge_->add_option("-o,--output", merge_output_, "merged database")->required();
+  merge_->add_option("--overlay", merge_overlays_,
+                     "a database whose entries replace the inputs' for the same problem and family whatever the "
+                     "times: one tuned under another protocol (cold over warm), whose times do not compare (repeatable)");
   merge_->add_option("--decide", merge_receipts_,
                      "a bench receipt that timed each family's entry side by side (arms selected:DB, one per "
                      "family's database): per problem, only the family faster there is kept (repeatable)");
@@ -307,7 +314,7 @@ TuneCommands::TuneCommands(CLI::App& app) {
 std::optional<int> TuneCommands::run() {
   if (*merge_) {
     if (!merge_prefer_.family.empty() && merge_receipts_.empty()) throw Error("--prefer decides nothing without --decide");
-    return run_db_merge(merge_inputs_, merge_output_, merge_receipts_, merge_prefer_);
+    return run_db_merge(merge_inputs_, merge_overlays_, merge_output_, merge_receipts_, merge_prefer_);
   }
   if (*report_ && !report_grid_.empty()) return run_mode_comparison(report_files_, report_grid_);
   if (*report_) return run_campaign_report(report_files_, report_database_);

@@ -56,4 +56,18 @@ Database merge(const std::vector<Named>& databases) {
   return out;
 }
 
+Database merge(const std::vector<Named>& databases, const std::vector<Named>& overlays) {
+  Database out = merge(databases);
+  const Database over = merge(overlays);
+  for (const auto& [key, record] : over.records) {
+    Record& into = out.records.try_emplace(key, Record{record.problem, {}}).first->second;
+    for (const auto& [family, entry] : record.families) {
+      Entry e = entry;
+      e.identity = index_of(out.identities, identity_of(over, entry));
+      into.families.insert_or_assign(family, e);
+    }
+  }
+  return out;
+}
+
 }  // namespace tilewise::select

@@ -16,5 +16,9 @@ struct Named {
 };
 
 Database merge(const std::vector<Named>& databases);
+// `databases` merged, then each entry of the merged `overlays` put in place of theirs for the same key and family,
+// whatever the times: a database tuned under another protocol (cold, over one tuned warm), whose times do not compare
+// with the others'.
+Database merge(const std::vector<Named>& databases, const std::vector<Named>& overlays);
 
 }  // namespace tilewise::select

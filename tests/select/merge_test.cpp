@@ -45,6 +45,19 @@ TEST(Merge, OnOneMachineTheFasterEntryIsKeptInEitherOrder) {
   EXPECT_EQ(merge({{"tie", tie}, {"fast", fast}}), merge({{"fast", fast}, {"tie", tie}}));
 }
 
+// An overlay's entries take the place of the inputs' whatever the times (cold over warm); the rest stays.
+TEST(Merge, AnOverlaysEntriesReplaceTheInputsWhateverTheTimes) {
+  Database warm = one(kH200, problem(4096, 4096, 4096), "sm90", testkit::kSm90A, 9);
+  add(warm, kH200, problem(2048, 2048, 2048), "sm90", testkit::kSm90A, 3);
+  const Database cold = one(testkit::other_driver(), problem(4096, 4096, 4096), "sm90", testkit::kSm90B, 13);
+  const Database m = merge({{"warm", warm}}, {{"cold", cold}});
+  EXPECT_EQ(lookup(m, problem(4096, 4096, 4096), "sm90")->config, testkit::kSm90B);
+  EXPECT_EQ(lookup(m, problem(4096, 4096, 4096), "sm90")->us, 13);
+  EXPECT_EQ(identity_of(m, *lookup(m, problem(4096, 4096, 4096), "sm90")), testkit::other_driver());
+  EXPECT_EQ(lookup(m, problem(2048, 2048, 2048), "sm90")->config, testkit::kSm90A);
+  EXPECT_EQ(merge({{"warm", warm}}, {}), warm);
+}
+
 TEST(Merge, AcrossMachinesAConflictIsAnErrorNamingTheKey) {
   const Database here = one(kH200, problem(4096, 4096, 4096), "sm90", testkit::kSm90A, 100);
   const Database there = one(testkit::other_driver(), problem(4096, 4096, 4096), "sm90", testkit::kSm90B, 80);
