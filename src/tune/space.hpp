@@ -40,8 +40,8 @@ struct Tunable {
 
 // `t` with `fields` held at its warm start's values: alternatives that would set one of them to another value are
 // dropped, and a fit that would move one is refused, so the descent moves along the other fields only. For a start
-// whose neighbours the timing cannot judge (sn_64_pf's swapped 32-column tiles ran 12.6 or 16 us with where their
-// CTAs landed; results/logs/issue7-sn64-cold-confirm/NOTES.md). Throws Error naming a field the start lacks.
+// whose neighbours the timing cannot judge: sn_64_pf's swapped 32-column tiles ran 12.6 us in some rounds and 16 in
+// others (results/logs/issue7-sn64-pingpong/NOTES.md). Throws Error naming a field the start lacks.
 Tunable hold(Tunable t, const std::vector<std::string>& fields);
 
 struct Candidates {
