@@ -127,6 +127,13 @@ Config default_on(const Problem& p, Format weights, int sm_count, Engine engine)
     c.threads = one_wave ? 256 : 128, c.ksplit = c.threads / 32, c.unroll = 2, c.pdl = true;
   }
   if (engine == Engine::mma) c = widest_tiles(c, p, weights, sm_count);
+  // fp8 weights with fp8 x at M = 1: the weight loads ask L2 for 256 bytes at a time. A row's four lanes read 64 bytes
+  // of it a load and the next three loads read the rest of those 256, so one request brings what four would: faster on
+  // all four M = 1 shapes timed, twice (results/decode-fp8x-hints-{1,2}.json: dec_m1_12288 14.57 against 14.85 us,
+  // dec_m1_8k 59.4 against 61.3; evict-first no faster). With a persistent grid as well it beat cuBLASLt on
+  // dec_m1_12288 (14.24 against 14.43) but lost on dec_m1_14336 and dec_m1_8k, so the grid stays as it is.
+  if (engine == Engine::mma && weights == Format::fp8 && p.dtype == DType::fp8_e4m3 && p.M == 1)
+    c.hint = Hint::prefetch_256;
   if (engine == Engine::fma && p.M == 1) {
     // What measured faster than the rule above on both dec_m1_12288 and dec_m1_4096 (results/
     // decode-gemv-m1-settings.json). 16-bit and Q8_0 weights: two warps on each pair of columns, each streaming half
