@@ -99,15 +99,13 @@ int run_tune(const TuneOptions& o) {
   if (o.campaign.empty()) throw Error("give the campaign file (--campaign FILE); it is created or continued");
   const std::vector<tune::Case> cases = tune_cases(o);
   if (cases.empty()) throw Error("the suites, dtypes and layouts given make no case");
-  if (!o.start.empty() && o.families != std::vector<std::string>{"sm90"})
-    throw Error(fmt::format("--start is an sm90 configuration: give --family sm90 alone, not {}", fmt::join(o.families, ",")));
+  if ((!o.start.empty() || !o.hold.empty()) && o.families != std::vector<std::string>{"sm90"})
+    throw Error(fmt::format("--start and --hold name sm90 fields: give --family sm90 alone, not {}",
+                            fmt::join(o.families, ",")));
   // Parsed once, so a bad field is an error before any GPU work; one infeasible for a case fails that case.
   const std::optional<sm90::Config> start = o.start.empty() ? std::nullopt : std::optional(sm90::parse_config(o.start));
-  if (!o.hold.empty()) {  // a field name is checked here, before any GPU work
-    if (o.families != std::vector<std::string>{"sm90"})
-      throw Error(fmt::format("--hold names sm90 fields: give --family sm90 alone, not {}", fmt::join(o.families, ",")));
-    tune::hold(tune::Tunable{{}, tune::to_tune(start.value_or(sm90::Config{}))}, o.hold);
-  }
+  // A misspelt field fails here, not after the harness has warmed the GPU up.
+  tune::check_held(tune::to_tune(start.value_or(sm90::Config{})), o.hold);
   bench::TuneMeasureOptions mo = o.measure;
   mo.progress = [](const std::string& line) { fmt::print(stderr, "           {}\n", line); };
   bench::TuneMeasure harness(mo);

@@ -34,7 +34,8 @@ struct TuneOptions {
 std::vector<tune::Case> tune_cases(const TuneOptions& o);
 
 int run_tune(const TuneOptions& o);  // 0 when every case finished, 1 when some failed
-// `tilewise db merge DB... -o OUT [--decide RECEIPT]... [--prefer FAMILY --margin F]`: the union of the databases;
+// `tilewise db merge DB... -o OUT [--overlay DB]... [--decide RECEIPT]... [--prefer FAMILY --margin F]`: the union
+// of the databases, the overlays' entries in place of theirs (select/merge.hpp);
 // with receipts that timed each family's entry side by side, one family per problem, the faster there, or the
 // preferred one where no other beat it by more than the margin (select/decide.hpp).
 int run_db_merge(const std::vector<std::string>& inputs, const std::vector<std::string>& overlays, const std::string& output,

@@ -67,6 +67,17 @@ Database merge(const std::vector<Named>& databases, const std::vector<Named>& ov
       into.families.insert_or_assign(family, e);
     }
   }
+  // An identity whose every entry an overlay replaced would still be checked when the database is loaded, and refuse
+  // it on the machine the overlay was measured on: keep only the identities some entry points to.
+  std::vector<int> renumbered(out.identities.size(), -1);
+  std::vector<Identity> used;
+  for (auto& [key, record] : out.records)
+    for (auto& [family, entry] : record.families) {
+      int& index = renumbered[size_t(entry.identity)];
+      if (index < 0) index = index_of(used, out.identities[size_t(entry.identity)]);
+      entry.identity = index;
+    }
+  out.identities = std::move(used);
   return out;
 }
 

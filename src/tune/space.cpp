@@ -42,11 +42,16 @@ Candidates candidates(const Group& g, const Config& incumbent, const Feasibility
   return out;
 }
 
+void check_held(const Config& warm_start, const std::vector<std::string>& fields) {
+  for (const std::string& f : fields)
+    if (!find(warm_start, f))
+      throw Error(fmt::format("cannot hold '{}': the warm start '{}' has no such field", f, to_string(warm_start)));
+}
+
 Tunable hold(Tunable t, const std::vector<std::string>& fields) {
   if (fields.empty()) return t;
-  for (const std::string& f : fields)
-    if (!find(t.warm_start, f))
-      throw Error(fmt::format("cannot hold '{}': the warm start '{}' has no such field", f, to_string(t.warm_start)));
+  check_held(t.warm_start, fields);
+  t.space.held.insert(t.space.held.end(), fields.begin(), fields.end());
   const Config held = project(t.warm_start, fields);
   const auto keeps = [held](const Config& c) {
     for (const auto& [k, v] : held.fields)
@@ -90,6 +95,8 @@ std::string digest(const Space& s) {
     for (const std::string& f : g.fields) feed(f);
     for (const Config& alt : g.alternatives) feed(to_string(alt));
   }
+  // A hold changes the fit too, which the groups do not show: a campaign resumed without it must differ.
+  for (const std::string& f : s.held) feed("held " + f);
   return fmt::format("{:016x}", h);
 }
 

@@ -27,9 +27,10 @@ using Feasibility = std::function<std::optional<std::string>(const Config&)>;
 using Fit = std::function<std::optional<Config>(const Config& candidate, const std::vector<std::string>& opened)>;
 
 struct Space {
-  std::vector<Group> groups;  // in order of impact
-  Feasibility infeasible;     // empty: every candidate is legal
-  Fit fit;                    // empty: an infeasible candidate is dropped
+  std::vector<Group> groups;        // in order of impact
+  Feasibility infeasible;           // empty: every candidate is legal
+  Fit fit;                          // empty: an infeasible candidate is dropped
+  std::vector<std::string> held;    // fields kept at the warm start's values (hold, below)
 };
 
 // What a family hands the tuner for one problem.
@@ -43,6 +44,8 @@ struct Tunable {
 // whose neighbours the timing cannot judge: sn_64_pf's swapped 32-column tiles ran 12.6 us in some rounds and 16 in
 // others (results/logs/issue7-sn64-pingpong/NOTES.md). Throws Error naming a field the start lacks.
 Tunable hold(Tunable t, const std::vector<std::string>& fields);
+// The same check hold makes of the field names, for a command line to refuse them before any GPU work.
+void check_held(const Config& warm_start, const std::vector<std::string>& fields);
 
 struct Candidates {
   std::vector<Config> configs;  // the incumbent first, then the legal alternatives, no duplicates

@@ -171,6 +171,9 @@ TEST(GemvConfig, FeasibilityNamesWhatIsWrong) {
   EXPECT_TRUE(Contains(infeasible(t, decode(1, 64, 64)), "ksplit = 0"));
   t = c, t.threads = 160, t.ksplit = 5;  // not a power of two: any divisor of the warps
   EXPECT_EQ(infeasible(t, decode(1, 64, 64)), "");
+  t.layout = Layout::NN, t.m = 8;  // but only on the fma and mma engines with K-major x, where the GPU tests run them
+  EXPECT_TRUE(Contains(infeasible(t, make_problem("nn", 8, 64, 64, DType::bf16, Layout::NN)),
+                       "ksplit = 5 is not a power of two"));
   t = c, t.m = 16, t.cols = 8, t.unroll = 8, t.threads = 1024;
   EXPECT_TRUE(Contains(infeasible(t, decode(16, 64, 64)), "registers"));
   EXPECT_THROW(require_feasible(c, decode(1, 64, 100)), Unsupported);
@@ -238,6 +241,8 @@ TEST(GemvConfig, TheBulkEngineNamesWhatItDoesNotTake) {
   EXPECT_TRUE(Contains(why(v, p), "hint na (no cache policy) or ef (evict_first), not pf256"));
   v = c, v.threads = 1024, v.ksplit = 32, v.unroll = 1;
   EXPECT_TRUE(Contains(why(v, p), "threads = 1024"));  // 33 warps with the producer
+  v = c, v.threads = 96, v.ksplit = 3;  // three consumer warps: a split the bulk engine was never run with
+  EXPECT_TRUE(Contains(why(v, p), "ksplit = 3 is not a power of two"));
   v = c, v.stages = 8, v.threads = 512, v.ksplit = 16;
   EXPECT_TRUE(Contains(why(v, p), "bytes of shared memory"));
   v = c, v.unroll = 8;

@@ -31,6 +31,7 @@ TEST(GemvHeuristic, EachRuleTakesTheSettingItWasMeasuredFasterWith) {
   EXPECT_EQ(default_config(decode(1, 12288, 4096, DType::fp8_e4m3), Format::fp8).hint, Hint::prefetch_256);
   EXPECT_EQ(default_config(decode(4, 12288, 4096, DType::fp8_e4m3), Format::fp8).hint, Hint::no_allocate);  // M = 1 only
   EXPECT_EQ(default_config(decode(1, 12288, 4096), Format::int4_g128).hint, Hint::no_allocate);
+  EXPECT_EQ(default_config(decode(1, 12288, 4096), Format::fp8, 132, Engine::mma).hint, Hint::no_allocate);  // fp8 x only
   EXPECT_EQ(default_config(odd_lda, Format::fp8).engine, Engine::fma);
   EXPECT_EQ(default_config(decode(1, 12288, 4096), Format::bf16, 132, Engine::fma).engine, Engine::fma);
   EXPECT_EQ(to_string(default_config(decode(1, 12288, 4096), Format::bf16, 132, Engine::fma)),

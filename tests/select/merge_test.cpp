@@ -56,6 +56,19 @@ TEST(Merge, AnOverlaysEntriesReplaceTheInputsWhateverTheTimes) {
   EXPECT_EQ(identity_of(m, *lookup(m, problem(4096, 4096, 4096), "sm90")), testkit::other_driver());
   EXPECT_EQ(lookup(m, problem(2048, 2048, 2048), "sm90")->config, testkit::kSm90A);
   EXPECT_EQ(merge({{"warm", warm}}, {}), warm);
+  // An overlay may bring a problem or a family the inputs lack.
+  const Database more = one(kH200, problem(1024, 1024, 1024), "cublaslt", testkit::kLt, 5);
+  EXPECT_EQ(lookup(merge({{"warm", warm}}, {{"more", more}}), problem(1024, 1024, 1024), "cublaslt")->us, 5);
+}
+
+// An identity whose every entry an overlay replaced is dropped, or loading the result would check it and refuse.
+TEST(Merge, AnIdentityNoEntryPointsToIsDropped) {
+  const Database elsewhere = one(testkit::other_driver(), problem(4096, 4096, 4096), "sm90", testkit::kSm90A, 9);
+  const Database here = one(kH200, problem(4096, 4096, 4096), "sm90", testkit::kSm90B, 13);
+  const Database m = merge({{"elsewhere", elsewhere}}, {{"here", here}});
+  ASSERT_EQ(m.identities.size(), 1u);
+  EXPECT_EQ(m.identities[0], kH200);
+  EXPECT_EQ(lookup(m, problem(4096, 4096, 4096), "sm90")->identity, 0);
 }
 
 TEST(Merge, AcrossMachinesAConflictIsAnErrorNamingTheKey) {

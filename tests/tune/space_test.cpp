@@ -98,18 +98,23 @@ TEST(Space, HeldFieldsKeepTheWarmStartsValues) {
   t.warm_start = cfg("tile=1,swap=0,depth=4");
   t.space.groups = {testkit::group("tile", {"tile", "swap"}, {"tile=0,swap=0", "tile=0,swap=1", "tile=2,swap=1"}),
                     testkit::group("pipeline", {"depth"}, {"depth=2", "depth=4"})};
-  t.space.infeasible = [](const Config& c) -> std::optional<std::string> {
-    if (*find(c, "tile") == "3") return "too big";
-    return std::nullopt;
+  // The fit moves depth always, and swap when the tile is 3.
+  t.space.fit = [](const Config& c, const std::vector<std::string>&) {
+    return apply(c, *find(c, "tile") == "3" ? cfg("swap=1,depth=2") : cfg("depth=2"));
   };
-  t.space.fit = [](const Config& c, const std::vector<std::string>&) { return apply(c, cfg("tile=2,swap=1")); };
   const Tunable held = hold(t, {"swap"});
   EXPECT_EQ(held.space.groups[0].alternatives, (std::vector<Config>{cfg("tile=0,swap=0")}));
   EXPECT_EQ(held.space.groups[1].alternatives, t.space.groups[1].alternatives);
+  EXPECT_EQ(held.space.fit(cfg("tile=2,swap=0,depth=4"), {"tile"}), cfg("tile=2,swap=0,depth=2"));
   EXPECT_TRUE(t.space.fit(cfg("tile=3,swap=0,depth=4"), {"tile"}));
   EXPECT_FALSE(held.space.fit(cfg("tile=3,swap=0,depth=4"), {"tile"}));
   EXPECT_NE(digest(held.space), digest(t.space));
   EXPECT_EQ(digest(hold(t, {}).space), digest(t.space));
+  // Holding a field no group opens removes no alternative, yet the fit is no longer the same: the digest says so.
+  const Tunable depth_held = hold(t, {"depth"});
+  EXPECT_EQ(depth_held.space.groups[0].alternatives, t.space.groups[0].alternatives);
+  EXPECT_FALSE(depth_held.space.fit(cfg("tile=2,swap=0,depth=4"), {"tile"}));
+  EXPECT_NE(digest(depth_held.space), digest(t.space));
   EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { hold(t, {"stages"}); }),
                                 "cannot hold 'stages': the warm start 'tile=1,swap=0,depth=4' has no such field"));
 }

@@ -326,10 +326,14 @@ std::string infeasible(const Config& c, const Problem& p) {
     return fmt::format("threads = {} is not a multiple of 32 in {}..{}", c.threads, c.engine == Engine::bulk ? 32 : 64,
                        c.engine == Engine::bulk ? 992 : 1024);
   if (!power_of_two_in(c.unroll, 1, 8)) return fmt::format("unroll = {} is not 1, 2, 4 or 8", c.unroll);
-  // Any divisor, to time splits such as 3 and 5 warps; those measured slower than the defaults everywhere they were
-  // timed, so feasible_set keeps to 1, 2, 4 and 8 (results/logs/gemv-k-slices-lines/NOTES.md).
+  // Any divisor, to time splits such as 3 and 5 warps; with the slicing kept they measured slower than the defaults
+  // everywhere they were timed, so feasible_set keeps to 1, 2, 4 and 8 (results/logs/gemv-k-slices-lines/NOTES.md).
   if (c.ksplit < 1 || (c.threads / 32) % c.ksplit != 0)
     return fmt::format("ksplit = {} does not divide the CTA's {} warps", c.ksplit, c.threads / 32);
+  // The GPU tests run other splits on the fma and mma engines with K-major x only.
+  if (!power_of_two_in(c.ksplit, 1, 32) && (c.engine == Engine::bulk || c.layout == Layout::NN))
+    return fmt::format("ksplit = {} is not a power of two, which only the fma and mma engines take, on K-major x (TN)",
+                       c.ksplit);
   // The fma and mma engines sum a CTA's K slices in a static shared array, a float a warp, column and token; a
   // kernel's static shared memory is 48 KB at most.
   if (const int partial_bytes = c.threads / 32 * c.cols * c.m * 4; c.engine != Engine::bulk && partial_bytes > 48 * 1024)
