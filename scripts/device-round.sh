@@ -302,7 +302,7 @@ for step in "$@"; do
       # campaign, ISSUE7_NAME, for shapes to tune again after the space grew); then the database's entries against
       # cublaslt on the llm24 shapes (cold) and the small squares (warm and cold), each arm's graph-replay and
       # host-loop times in the receipts. ISSUE7_COLD_ONLY tunes those squares cold into results/tune/sm90-issue7-cold-*
-      # instead (the cold receipt times that database beside the warm one). ISSUE7_START: the sm90 configuration the
+      # instead (the cold receipts time the overlaid database below beside the warm one). ISSUE7_START: the sm90 configuration the
       # descent starts from instead of the first rule (tune --start; with ISSUE7_ONLY the shapes it is for).
       named=sqS,sqL,fatK,thinK,sn_16_pf,sn_64_pf,sn_256_pf,d4k_qkv_dec,d4k_ffn_dec,d4k_down_dec,d8k_qkv_dec,sn_16_dec,sn_32_dec,sn_128_dec
       campaign="$work/${ISSUE7_NAME:-sm90-issue7-campaign}.json"
@@ -325,14 +325,20 @@ for step in "$@"; do
         "$bin" db merge results/tune/sm90-issue7-db.json "$work/campaign-db.json" -o results/tune/sm90-issue7-db.json
         cp results/tune/sm90-issue7-db.json "$work/"
       fi
-      arms=selected:results/tune/sm90-issue7-db.json,cublaslt
-      timeout 265 "$bin" bench --suite suites/llm24.txt --only "$named" \
-        --dtypes bf16,fp16 --layouts TN --cold --arms "$arms" --baseline cublaslt -o "$work/issue7-named-cold.json" \
+      # The database for cold runs: the warm one with every entry tuned cold in place of its own (times measured
+      # warm and cold do not compare, so db merge --overlay, not the faster of the two): sq768 and sq1024, and sn_64_pf
+      # tuned cold with swap held (results/logs/issue7-sn64-pingpong/NOTES.md).
+      "$bin" db merge results/tune/sm90-issue7-db.json --overlay results/tune/sm90-issue7-cold-db.json \
+        --overlay results/tune/sm90-issue7-sn64-cold-hold-db.json --overlay results/tune/sm90-issue7-sq768-cold-db.json \
+        -o results/tune/sm90-issue7-cold-all-db.json
+      cp results/tune/sm90-issue7-cold-all-db.json "$work/"
+      warm_arm=selected:results/tune/sm90-issue7-db.json cold_arm=selected:results/tune/sm90-issue7-cold-all-db.json
+      timeout 265 "$bin" bench --suite suites/llm24.txt --only "$named" --dtypes bf16,fp16 --layouts TN --cold \
+        --arms "$cold_arm,$warm_arm,cublaslt" --baseline cublaslt -o "$work/issue7-named-cold.json" \
         2>"$work/issue7-named-cold.log" | tee "$work/issue7-named-cold-table.txt" | tail -n 3
       for mode in warm cold; do
-        # Cold, also the entries tuned cold (results/tune/sm90-issue7-cold-db.json, where it is committed).
-        mode_arms=$arms
-        [ $mode = cold ] && [ -f results/tune/sm90-issue7-cold-db.json ] && mode_arms+=,selected:results/tune/sm90-issue7-cold-db.json
+        mode_arms=$warm_arm,cublaslt
+        [ $mode = cold ] && mode_arms=$cold_arm,$mode_arms
         timeout 120 "$bin" bench --suite suites/square.txt --only sq256,sq512,sq768,sq1024,sq1536 --dtypes bf16,fp16 \
           --layouts TN --$mode --arms "$mode_arms" --baseline cublaslt -o "$work/issue7-small-squares-$mode.json" \
           2>"$work/issue7-small-squares-$mode.log" | tee "$work/issue7-small-squares-$mode-table.txt" | tail -n 2
