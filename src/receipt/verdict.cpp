@@ -9,7 +9,7 @@
 namespace tilewise::receipt {
 
 const std::vector<std::string>& prediction_metrics() {
-  static const std::vector<std::string> metrics = {"us_median", "tflops",      "gbps",
+  static const std::vector<std::string> metrics = {"us_median",   "tflops",      "gbps",
                                                     "bandwidth_fraction", "speedup", "weight_gbps",
                                                     "weight_bw_fraction", "plain_read_ratio"};
   return metrics;
