@@ -28,7 +28,9 @@
 // byte of x a byte of 16-bit weights, up to 4 for int4), 32 halve that; KSPLIT warps share columns, each one
 // contiguous slice of K (whole groups), reduced through shared memory in a fixed order; UNROLL pieces per row a lane
 // loads before it computes (two rows a tile: 2 * UNROLL * COLS / 16 pieces in flight per lane); HINT the weight
-// stream's cache policy; PDL as in gemv.cuh.
+// stream's cache policy; PDL as in gemv.cuh; INTERLEAVE: the KSPLIT warps take K's steps in turns instead (warp s
+// steps s, s + KSPLIT, ...), so that at any time they read one contiguous run of each row, not KSPLIT runs far apart.
+// That was faster for bf16 at M = 16 and fp8 x at M = 1 and slower elsewhere (src/families/gemv/heuristic.cpp).
 #include "gemv.cuh"
 
 namespace tilewise::kernels::gemv {
@@ -256,7 +258,7 @@ __device__ __forceinline__ void store_fragment(const float (&acc)[TILES][4], int
     }
 }
 
-template <int M, int WF, int XT, int XL, int THREADS, int COLS, int KSPLIT, int UNROLL, int HINT, int PDL>
+template <int M, int WF, int XT, int XL, int THREADS, int COLS, int KSPLIT, int UNROLL, int HINT, int PDL, int INTERLEAVE>
 __global__ void __maxnreg__(register_limit<THREADS>)
     gemv_mma(const unsigned char* __restrict__ x, long long ldx, const unsigned char* __restrict__ w, long long w_row_bytes,
              const void* __restrict__ scales, void* __restrict__ out, long long ldc, int N, int K) {
@@ -273,8 +275,10 @@ __global__ void __maxnreg__(register_limit<THREADS>)
   const int cg = warp / KSPLIT, ks = warp % KSPLIT;
   const int g = lane / 4, q = lane % 4;  // the fragment's row (and token) and this lane's quarter of k
   const int units = K / P::elems / unit;  // feasibility guarantees K % elems == 0 (and K % group == 0)
-  const int c_begin = unit * (ks * (units / KSPLIT) + min(ks, units % KSPLIT));
-  const int c_end = c_begin + unit * (units / KSPLIT + (ks < units % KSPLIT ? 1 : 0));
+  // The pieces [c_begin, c_end) of each row this warp reads, `stride` apart a step (a step is whole groups).
+  constexpr int stride = INTERLEAVE ? 4 * UNROLL * KSPLIT : 4 * UNROLL;
+  const int c_begin = INTERLEAVE ? 4 * UNROLL * ks : unit * (ks * (units / KSPLIT) + min(ks, units % KSPLIT));
+  const int c_end = INTERLEAVE ? K / P::elems : c_begin + unit * (units / KSPLIT + (ks < units % KSPLIT ? 1 : 0));
   const int groups = P::grouped ? K / WeightFormat<WF>::group : 0;
 
   unsigned long long policy = 0;
@@ -311,12 +315,12 @@ __global__ void __maxnreg__(register_limit<THREADS>)
         for (int i = 0; i < 4; ++i) acc[ct][t][i] = 0.0f;
 
     // One step: UNROLL pieces of each row, every load issued before any arithmetic (these are the bytes in flight).
-    // Only the slice's last step can hold pieces past its end (lanes q >= inside), which load nothing and feed zeros
-    // to both operands, so their mmas add nothing. For int4 and fp8 weights the steps before it run without those
-    // checks, which took about a tenth of int4's instructions and registers (int4 at M = 1: 136 where 168) without
-    // changing the CTAs an SM the wave rule counts (results/logs/check-free-int4-fp8/NOTES.md). 16-bit and Q8_0 weights
-    // keep them: without, their two-tile kernels at M = 16 fit a fourth CTA an SM, whose 384-block grid then leaves
-    // SMs idle (bf16 29.8 against 27.1 us, results/logs/mma-tail-checks/NOTES.md).
+    // Only the slice's last step (interleaved: the row's) can hold pieces past its end (lanes q >= inside), which
+    // load nothing and feed zeros to both operands, so their mmas add nothing. For int4 and fp8 weights the steps
+    // before it run without those checks, which took about a tenth of int4's instructions and registers (int4 at
+    // M = 1: 136 where 168) without changing the CTAs an SM the wave rule counts (results/logs/check-free-int4-fp8/
+    // NOTES.md). 16-bit and Q8_0 weights keep them: without, their two-tile kernels at M = 16 fit a fourth CTA an SM,
+    // whose 384-block grid then leaves SMs idle (bf16 29.8 against 27.1 us, results/logs/mma-tail-checks/NOTES.md).
     constexpr bool check_free = WF == w_int4_g128 || WF == w_fp8;
     auto step = [&](int base, bool tail) {  // inlined at each call, so `tail` is a constant in each
       uint4 wv[UNROLL][col_tiles][2], xv[UNROLL][tiles][P::x_vecs];
@@ -344,8 +348,8 @@ __global__ void __maxnreg__(register_limit<THREADS>)
     };
     int base = c_begin;  // warp-uniform: every lane runs every mma
     if constexpr (check_free)
-      for (; base + 4 * UNROLL <= c_end; base += 4 * UNROLL) step(base, false);
-    for (; base < c_end; base += 4 * UNROLL) step(base, true);
+      for (; base + 4 * UNROLL <= c_end; base += stride) step(base, false);
+    for (; base < c_end; base += stride) step(base, true);
 
 #pragma unroll
     for (int ct = 0; ct < col_tiles; ++ct) store_fragment<M, tiles>(acc[ct], g, q, partial[ks][cg * col_tiles + ct]);

@@ -13,7 +13,7 @@ namespace {
 
 const Group kGroups[] = {
     {"engine", {"engine", "cols", "stages"}},
-    {"split", {"threads", "ksplit"}},
+    {"split", {"threads", "ksplit", "interleave"}},
     {"depth", {"unroll", "prefetch"}},
     {"stream", {"hint", "persistent", "pdl"}},
 };
@@ -45,9 +45,12 @@ std::optional<Config> nearest(const std::vector<Config>& feasible, const Config&
 
 Config to_tune(const gemv::Config& c) {
   Config t = parse(gemv::to_string(c));
-  std::erase_if(t.fields, [](const auto& kv) { return kv.first == "stages" || kv.first == "prefetch"; });
+  std::erase_if(t.fields, [](const auto& kv) {
+    return kv.first == "stages" || kv.first == "prefetch" || kv.first == "interleave";
+  });
   t.fields.emplace_back("stages", std::to_string(c.stages));
   t.fields.emplace_back("prefetch", c.prefetch ? "1" : "0");
+  t.fields.emplace_back("interleave", c.interleave ? "1" : "0");
   return t;
 }
 

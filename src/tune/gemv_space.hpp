@@ -4,14 +4,14 @@
 // mechanism each, in order of impact:
 //   engine  engine, cols, stages          what does the products and how many columns a warp owns; the ring depth
 //                                         only the bulk engine has goes with it, so its candidates are whole
-//   split   threads, ksplit               the CTA's shape and how K is cut over its warps
+//   split   threads, ksplit, interleave   the CTA's shape and how K is cut over its warps (slices, or steps in turns)
 //   depth   unroll, prefetch              16-byte loads in flight, and the fma engine's next step loaded ahead
 //   stream  hint, persistent, pdl         cache policy, grid, programmatic dependent launch
 // Each group lists the values of gemv::feasible_set; whole candidates are filtered by gemv::infeasible. An engine
 // binds fields of the other groups (the bulk engine runs a persistent grid with every warp on one tile; prefetch is
-// the fma engine's), so a candidate infeasible beside the incumbent is refitted to the feasible configuration nearest
-// it that keeps the round's values, rather than dropped: otherwise an incumbent on the fma engine without a persistent
-// grid would never meet the bulk engine.
+// the fma engine's, interleave the mma engine's), so a candidate infeasible beside the incumbent is refitted to the
+// feasible configuration nearest it that keeps the round's values, rather than dropped: otherwise an incumbent on the
+// fma engine without a persistent grid would never meet the bulk engine.
 #include <optional>
 #include <string>
 
@@ -28,9 +28,9 @@ Space gemv_space(const Problem& p);
 // The space with gemv::default_config as the warm start.
 Tunable gemv_tunable(const Problem& p, int sm_count);
 
-// Through the family's canonical string, with stages and prefetch always written out, last and in that order: the
-// family's text leaves them out at 0, but the groups open them, so every configuration must have them (and
-// gemv::parse_config takes them at 0).
+// Through the family's canonical string, with stages, prefetch and interleave always written out, last and in that
+// order: the family's text leaves them out at 0, but the groups open them, so every configuration must have them
+// (and gemv::parse_config takes them at 0).
 Config to_tune(const gemv::Config& c);
 gemv::Config to_gemv(const Config& c);
 

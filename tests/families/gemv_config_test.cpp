@@ -52,6 +52,14 @@ TEST(GemvConfig, CanonicalStringAndJsonRoundTrip) {
   EXPECT_EQ(parse_config(to_string(ahead)), ahead);
   EXPECT_TRUE(nlohmann::json(ahead).at("prefetch").get<bool>());
   EXPECT_TRUE(Contains(describe(ahead), "unroll 2 a step ahead"));
+  Config turns = c;  // printed only where set, like prefetch
+  turns.engine = Engine::mma, turns.cols = 16, turns.interleave = true;
+  EXPECT_EQ(to_string(turns), "m=4,w=int4g128,x=fp16,engine=mma,threads=128,cols=16,ksplit=2,unroll=2,hint=ef,"
+                              "persistent=1,pdl=0,interleave=1");
+  EXPECT_EQ(parse_config(to_string(turns)), turns);
+  EXPECT_TRUE(nlohmann::json(turns).at("interleave").get<bool>());
+  EXPECT_TRUE(Contains(describe(turns), "K split 2 interleaved"));
+  EXPECT_THROW(parse_config(to_string(c) + ",interleave=2"), Error);
   Config nn = c;  // M-major x: printed only for NN, like prefetch
   nn.layout = Layout::NN;
   EXPECT_EQ(to_string(nn), to_string(c) + ",layout=NN");
@@ -198,6 +206,16 @@ TEST(GemvConfig, TheMmaEngineNamesWhatItDoesNotTake) {
   Config ahead = c;
   ahead.prefetch = true;
   EXPECT_TRUE(Contains(infeasible(ahead, decode(1, 64, 64)), "prefetch = 1 is for the fma engine"));
+  // K's steps in turns: the mma engine's, with a K split to take them.
+  Config turns = c;
+  turns.ksplit = 8, turns.interleave = true;
+  EXPECT_EQ(infeasible(turns, decode(1, 12288, 4096)), "");
+  turns.ksplit = 1;
+  EXPECT_TRUE(Contains(infeasible(turns, decode(1, 12288, 4096)), "interleave = 1 takes the steps of a K split in turns"));
+  turns.ksplit = 8, turns.engine = Engine::fma, turns.cols = 2;
+  EXPECT_TRUE(Contains(infeasible(turns, decode(1, 12288, 4096)), "interleave = 1 is for the mma engine"));
+  turns.engine = Engine::bulk, turns.cols = 16, turns.persistent = true, turns.stages = 4;
+  EXPECT_TRUE(Contains(infeasible(turns, decode(1, 12288, 4096)), "interleave = 1 is for the mma engine"));
   Config fp16_weights = c;
   fp16_weights.weights = Format::fp16;
   EXPECT_TRUE(Contains(infeasible(fp16_weights, decode(1, 64, 64)), "fp16 weights only with fp16 activations"));
@@ -441,9 +459,9 @@ TEST(GemvConfig, KernelBuildNamesTheInstantiation) {
   Config mma = default_config(decode(16, 8192, 4096, DType::fp16), Format::fp16);
   mma.ksplit = 8, mma.pdl = false;
   EXPECT_EQ(kernel_build(mma).kernel_file, "gemv_mma.cuh");
-  EXPECT_EQ(kernel_build(mma).name_expression, "tilewise::kernels::gemv::gemv_mma<16, 1, 1, 0, 256, 16, 8, 4, 2, 0>");
-  mma.pdl = true, mma.layout = Layout::NN;
-  EXPECT_EQ(kernel_build(mma).name_expression, "tilewise::kernels::gemv::gemv_mma<16, 1, 1, 1, 256, 16, 8, 4, 2, 1>");
+  EXPECT_EQ(kernel_build(mma).name_expression, "tilewise::kernels::gemv::gemv_mma<16, 1, 1, 0, 256, 16, 8, 4, 2, 0, 0>");
+  mma.pdl = true, mma.layout = Layout::NN, mma.interleave = true;
+  EXPECT_EQ(kernel_build(mma).name_expression, "tilewise::kernels::gemv::gemv_mma<16, 1, 1, 1, 256, 16, 8, 4, 2, 1, 1>");
   Config nn = sample();  // the fma engine on M-major x is its own kernel
   nn.layout = Layout::NN, nn.weights = Format::fp16;
   EXPECT_EQ(kernel_build(nn).kernel_file, "gemv_nn.cuh");

@@ -176,6 +176,8 @@ TEST(GemvGpu, EveryFormatActivationAndMMatchesTheDequantizedReference) {
               Config wide = c;
               wide.cols = cols, wide.threads = 128, wide.ksplit = 4, wide.unroll = 1;
               runs.emplace_back(wide, p);
+              wide.interleave = true;  // the same split with K's steps in turns
+              runs.emplace_back(wide, p);
             }
             continue;
           }
@@ -287,6 +289,15 @@ TEST(GemvGpu, ConfigurationCornersAndEdgeShapes) {
       v.threads = threads, v.ksplit = ksplit;
       runs.emplace_back(v, base);
     }
+    // K's steps taken in turns (the mma engine): 2 and 8 warps, 8 on a looping grid, and 5, which K = 1024's steps
+    // do not divide, so the warps take unequal numbers of them and only the row's last step is short.
+    if (engine == Engine::mma)
+      for (auto [threads, ksplit, looping] :
+           {std::tuple{256, 2, false}, std::tuple{256, 8, true}, std::tuple{160, 5, false}}) {
+        Config v = c;
+        v.threads = threads, v.ksplit = ksplit, v.persistent = looping, v.interleave = true;
+        runs.emplace_back(v, base);
+      }
     c.ksplit = 1;
     // The grid's corners inside the feasible set: one chunk in flight, the most columns with one chunk each, and the
     // most register pressure the feasible set admits at this thread count (cols 4 x unroll 8 is past it at M = 3).
@@ -433,6 +444,8 @@ TEST(GemvGpu, MmaWideTilesSanitizedSet) {
         const Problem p = make_problem("wide", m, 200, 1408, DType::bf16, Layout::TN);
         Config c = default_config(p, f, 132, Engine::mma);
         c.cols = cols, c.threads = 128, c.ksplit = 4, c.unroll = 1;
+        runs.emplace_back(c, p);
+        c.interleave = true;  // K's steps in turns
         runs.emplace_back(c, p);
       }
   Config looping = default_config(make_problem("wide", 16, 200, 1408, DType::bf16, Layout::TN), Format::bf16, 132,

@@ -30,6 +30,12 @@ TEST(GemvHeuristic, EachRuleTakesTheSettingItWasMeasuredFasterWith) {
   EXPECT_EQ(default_config(decode(1, 12288, 4096, DType::fp8_e4m3), Format::fp8).engine, Engine::mma);
   EXPECT_EQ(default_config(decode(1, 12288, 4096, DType::fp8_e4m3), Format::fp8).hint, Hint::prefetch_256);
   EXPECT_EQ(default_config(decode(4, 12288, 4096, DType::fp8_e4m3), Format::fp8).hint, Hint::no_allocate);  // M = 1 only
+  // fp8 x at M = 1: K's steps in turns where the split is over the whole CTA (N = 12288: 768 blocks of 16 columns),
+  // not where it is over 4 of its 8 warps (N = 28672).
+  EXPECT_EQ(to_string(default_config(decode(1, 12288, 4096, DType::fp8_e4m3), Format::fp8)),
+            "m=1,w=fp8,x=fp8,engine=mma,threads=256,cols=16,ksplit=8,unroll=4,hint=pf256,persistent=0,pdl=0,interleave=1");
+  EXPECT_FALSE(default_config(decode(1, 28672, 8192, DType::fp8_e4m3), Format::fp8).interleave);
+  EXPECT_FALSE(default_config(decode(4, 12288, 4096, DType::fp8_e4m3), Format::fp8).interleave);
   EXPECT_EQ(default_config(decode(1, 12288, 4096), Format::int4_g128).hint, Hint::no_allocate);
   EXPECT_EQ(default_config(decode(1, 12288, 4096), Format::fp8, 132, Engine::mma).hint, Hint::no_allocate);  // fp8 x only
   EXPECT_EQ(default_config(odd_lda, Format::fp8).engine, Engine::fma);
@@ -85,8 +91,12 @@ TEST(GemvHeuristic, EachRuleTakesTheSettingItWasMeasuredFasterWith) {
             "m=16,w=q8_0,x=bf16," + wide(32, 2));
   EXPECT_EQ(default_config(decode(16, 8192, 4096), Format::q8_0).cols, 16);
   EXPECT_EQ(default_config(decode(8, 12288, 4096), Format::fp8).cols, 16);    // M <= 8 reads half the x or less
+  // 16-bit weights there take the K split's steps in turns; Q8_0 (above) does not.
   EXPECT_EQ(to_string(default_config(decode(16, 12288, 4096), Format::bf16)),
-            "m=16,w=bf16,x=bf16," + wide(32, 2));
+            "m=16,w=bf16,x=bf16," + wide(32, 2) + ",interleave=1");
+  EXPECT_TRUE(default_config(decode(12, 12288, 4096, DType::fp16), Format::fp16).interleave);
+  EXPECT_FALSE(default_config(decode(8, 12288, 4096), Format::int4_g128).interleave);  // two tiles, M <= 8
+  EXPECT_FALSE(default_config(decode(16, 8192, 4096), Format::bf16).interleave);      // one tile a warp
   for (int64_t n : {8192, 16384})  // 256 and 512 blocks: whole waves of 2 CTAs an SM
     EXPECT_EQ(default_config(decode(16, n, 4096), Format::bf16).cols, 16) << n;
   EXPECT_EQ(default_config(decode(16, 12288, 4096), Format::bf16, 114).cols, 16);  // two waves either way on 114

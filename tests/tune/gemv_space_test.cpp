@@ -51,7 +51,7 @@ TEST(GemvSpace, GroupsComeInOrderOfImpactOverTheFamilysFields) {
   EXPECT_EQ(s.groups[0].name, "engine");
   EXPECT_EQ(s.groups[0].fields, (std::vector<std::string>{"engine", "cols", "stages"}));
   EXPECT_EQ(s.groups[1].name, "split");
-  EXPECT_EQ(s.groups[1].fields, (std::vector<std::string>{"threads", "ksplit"}));
+  EXPECT_EQ(s.groups[1].fields, (std::vector<std::string>{"threads", "ksplit", "interleave"}));
   EXPECT_EQ(s.groups[2].name, "depth");
   EXPECT_EQ(s.groups[2].fields, (std::vector<std::string>{"unroll", "prefetch"}));
   EXPECT_EQ(s.groups[3].name, "stream");
@@ -62,12 +62,17 @@ TEST(GemvSpace, GroupsComeInOrderOfImpactOverTheFamilysFields) {
 TEST(GemvSpace, ConfigurationsConvertThroughTheCanonicalString) {
   const Problem p = shapes()[1];
   const gemv::Config fma = gemv::default_config(p, gemv::Format::bf16, kSms, gemv::Engine::fma);
-  EXPECT_EQ(to_string(to_tune(fma)), gemv::to_string(fma) + ",stages=0,prefetch=0");
+  EXPECT_EQ(to_string(to_tune(fma)), gemv::to_string(fma) + ",stages=0,prefetch=0,interleave=0");
   const gemv::Config bulk = gemv::default_config(p, gemv::Format::bf16, kSms, gemv::Engine::bulk);
-  EXPECT_EQ(to_string(to_tune(bulk)), gemv::to_string(bulk) + ",prefetch=0");
+  EXPECT_EQ(to_string(to_tune(bulk)), gemv::to_string(bulk) + ",prefetch=0,interleave=0");
   gemv::Config ahead = fma;
   ahead.prefetch = true;
-  for (const gemv::Config& c : {fma, bulk, ahead}) {
+  gemv::Config slices = gemv::default_config(p, gemv::Format::bf16, kSms, gemv::Engine::mma);
+  slices.ksplit = 2, slices.interleave = false;
+  gemv::Config turns = slices;
+  turns.interleave = true;
+  EXPECT_EQ(to_string(to_tune(turns)), gemv::to_string(slices) + ",stages=0,prefetch=0,interleave=1");
+  for (const gemv::Config& c : {fma, bulk, ahead, turns}) {
     EXPECT_EQ(to_gemv(to_tune(c)), c) << gemv::to_string(c);
     EXPECT_EQ(to_gemv(parse(to_string(to_tune(c)))), c) << gemv::to_string(c);
   }

@@ -112,6 +112,7 @@ std::string to_string(const Config& c) {
                   c.unroll, to_string(c.hint), c.persistent ? 1 : 0, c.pdl ? 1 : 0);
   if (c.engine == Engine::bulk || c.stages != 0) out += fmt::format(",stages={}", c.stages);
   if (c.prefetch) out += ",prefetch=1";
+  if (c.interleave) out += ",interleave=1";
   if (c.layout != Layout::TN) out += fmt::format(",layout={}", tilewise::to_string(c.layout));
   return out;
 }
@@ -121,8 +122,8 @@ Config parse_config(std::string_view text) {
   std::set<std::string> seen;
   const std::vector<std::string> keys = {"m",      "w",      "x",    "engine",     "threads", "cols",
                                          "ksplit", "unroll", "hint", "persistent", "pdl",     "stages", "prefetch",
-                                         "layout"};
-  const std::vector<std::string> optional_keys = {"engine", "pdl", "stages", "prefetch", "layout"};
+                                         "interleave", "layout"};
+  const std::vector<std::string> optional_keys = {"engine", "pdl", "stages", "prefetch", "interleave", "layout"};
   size_t pos = 0;
   while (pos <= text.size()) {
     const size_t end = std::min(text.find(',', pos), text.size());
@@ -140,9 +141,10 @@ Config parse_config(std::string_view text) {
       else if (key == "hint") c.hint = parse_hint(value);
       else if (key == "engine") c.engine = parse_engine(value);
       else if (key == "layout") c.layout = parse_layout(value);
-      else if (key == "persistent" || key == "pdl" || key == "prefetch") {
+      else if (key == "persistent" || key == "pdl" || key == "prefetch" || key == "interleave") {
         if (value != "0" && value != "1") throw Error(fmt::format("{} = '{}' is not 0 or 1", key, value));
-        (key == "pdl" ? c.pdl : key == "prefetch" ? c.prefetch : c.persistent) = value == "1";
+        (key == "pdl" ? c.pdl : key == "prefetch" ? c.prefetch : key == "interleave" ? c.interleave : c.persistent) =
+            value == "1";
       } else {
         const int v = parse_int(text, key, value);
         (key == "m" ? c.m : key == "threads" ? c.threads : key == "cols" ? c.cols : key == "ksplit" ? c.ksplit
@@ -169,9 +171,9 @@ std::string describe(const Config& c) {
                        to_string(c.weights), tilewise::to_string(c.act), x_layout, c.m, c.threads, c.unroll, c.stages,
                        c.hint == Hint::evict_first ? ".L2::cache_hint evict_first" : "",
                        c.pdl ? ", programmatic dependent launch" : "");
-  return fmt::format("gemv {} weights, {}{} x, M={}, {} engine, {} threads, {} cols/warp, K split {}, unroll {}{}, {}{}{}",
+  return fmt::format("gemv {} weights, {}{} x, M={}, {} engine, {} threads, {} cols/warp, K split {}{}, unroll {}{}, {}{}{}",
                      to_string(c.weights), tilewise::to_string(c.act), x_layout, c.m, to_string(c.engine), c.threads, c.cols,
-                     c.ksplit, c.unroll, c.prefetch ? " a step ahead" : "",
+                     c.ksplit, c.interleave ? " interleaved" : "", c.unroll, c.prefetch ? " a step ahead" : "",
                      hint_text[int(c.hint)], c.persistent ? ", persistent grid" : "",
                      c.pdl ? ", programmatic dependent launch" : "");
 }
@@ -181,7 +183,8 @@ void to_json(nlohmann::json& j, const Config& c) {
        {"group", group_size(c.weights)}, {"act", tilewise::to_string(c.act)},
        {"layout", tilewise::to_string(c.layout)}, {"engine", to_string(c.engine)}, {"threads", c.threads},
        {"cols", c.cols},        {"ksplit", c.ksplit},       {"unroll", c.unroll}, {"hint", to_string(c.hint)},
-       {"persistent", c.persistent}, {"pdl", c.pdl}, {"stages", c.stages}, {"prefetch", c.prefetch}};
+       {"persistent", c.persistent}, {"pdl", c.pdl}, {"stages", c.stages}, {"prefetch", c.prefetch},
+       {"interleave", c.interleave}};
 }
 
 void from_json(const nlohmann::json& j, Config& c) { c = parse_config(j.at("canonical").get<std::string>()); }
@@ -292,6 +295,10 @@ std::string infeasible(const Config& c, const Problem& p) {
       return fmt::format("the mma engine computes one, two or four m16 tiles a warp: cols = 16, 32 or 64, not {}", c.cols);
     if (c.prefetch)
       return fmt::format("prefetch = 1 is for the fma engine; the {} engine loads its own way", to_string(c.engine));
+    if (c.interleave && c.engine == Engine::bulk)
+      return "interleave = 1 is for the mma engine; the bulk engine's warps take their units of each stage";
+  } else if (c.interleave) {
+    return "interleave = 1 is for the mma engine; the fma engine cuts K its own way";
   } else if (!power_of_two_in(c.cols, 1, 8)) {
     return fmt::format("cols = {} is not 1, 2, 4 or 8", c.cols);
   } else if (p.layout == Layout::NN && !is_native(c.weights, p.dtype)) {
@@ -330,6 +337,7 @@ std::string infeasible(const Config& c, const Problem& p) {
   // everywhere they were timed, so feasible_set keeps to 1, 2, 4 and 8 (results/logs/gemv-k-slices-lines/NOTES.md).
   if (c.ksplit < 1 || (c.threads / 32) % c.ksplit != 0)
     return fmt::format("ksplit = {} does not divide the CTA's {} warps", c.ksplit, c.threads / 32);
+  if (c.interleave && c.ksplit == 1) return "interleave = 1 takes the steps of a K split in turns: it needs ksplit > 1";
   // The GPU tests run other splits on the fma and mma engines with K-major x only.
   if (!power_of_two_in(c.ksplit, 1, 32) && (c.engine == Engine::bulk || c.layout == Layout::NN))
     return fmt::format("ksplit = {} is not a power of two, which only the fma and mma engines take, on K-major x (TN)",
@@ -368,11 +376,13 @@ std::vector<Config> feasible_set(const Problem& p, Format weights) {
               for (bool persistent : {false, true})
                 for (bool pdl : {false, true})
                   for (int stages : bulk ? std::vector<int>{2, 3, 4, 6, 8} : std::vector<int>{0})
-                    for (bool prefetch : engine == Engine::fma ? std::vector<bool>{false, true} : std::vector<bool>{false}) {
-                      c.engine = engine, c.threads = threads, c.cols = cols, c.ksplit = ksplit, c.unroll = unroll;
-                      c.hint = hint, c.persistent = persistent, c.pdl = pdl, c.stages = stages, c.prefetch = prefetch;
-                      if (infeasible(c, p).empty()) out.push_back(c);
-                    }
+                    for (bool prefetch : engine == Engine::fma ? std::vector<bool>{false, true} : std::vector<bool>{false})
+                      for (bool interleave : engine == Engine::mma ? std::vector<bool>{false, true} : std::vector<bool>{false}) {
+                        c.engine = engine, c.threads = threads, c.cols = cols, c.ksplit = ksplit, c.unroll = unroll;
+                        c.hint = hint, c.persistent = persistent, c.pdl = pdl, c.stages = stages, c.prefetch = prefetch;
+                        c.interleave = interleave;
+                        if (infeasible(c, p).empty()) out.push_back(c);
+                      }
   }
   return out;
 }

@@ -62,14 +62,18 @@ struct Config {
   // The FMA engine issues each step's loads before the step ahead of it computes (two register buffers), so a lane's
   // bytes stay in flight while it dequantizes; printed only when set, like stages.
   bool prefetch = false;
+  // The mma engine's K split taken in turns: warp s of a column group reads steps s, s + ksplit, ... of each row, so
+  // the group reads one contiguous run of each row at a time, not one slice a warp (kernels/gemv_mma.cuh,
+  // INTERLEAVE). Needs ksplit > 1; printed only when set.
+  bool interleave = false;
   bool operator==(const Config&) const = default;
 };
 
 // "m=1,w=bf16,x=bf16,engine=fma,threads=256,cols=2,ksplit=1,unroll=4,hint=na,persistent=0,pdl=0", and for the bulk
-// engine ",stages=4" after it, ",prefetch=1" where it is set and ",layout=NN" for M-major x.
+// engine ",stages=4" after it, ",prefetch=1" and ",interleave=1" where they are set and ",layout=NN" for M-major x.
 std::string to_string(const Config& c);
-// Throws Error naming the bad field. Every field is required except engine, pdl, stages, prefetch and layout, which
-// configurations written before they existed lack (they are fma, 0, 0, 0 and TN).
+// Throws Error naming the bad field. Every field is required except engine, pdl, stages, prefetch, interleave and
+// layout, which configurations written before they existed lack (they are fma, 0, 0, 0, 0 and TN).
 Config parse_config(std::string_view text);
 // "gemv bf16 weights, bf16 x, M=1, fma engine, 256 threads, 2 cols/warp, K split 1, unroll 4,
 //  ld.global.nc.L1::no_allocate"
@@ -102,7 +106,8 @@ std::string infeasible(const Config& c, const Problem& p);
 // Throws Unsupported with infeasible()'s reason.
 void require_feasible(const Config& c, const Problem& p);
 
-// Every feasible configuration over the tuner's grid (engine, threads, cols, ksplit, unroll, hint, persistent, pdl).
+// Every feasible configuration over the tuner's grid (engine, threads, cols, ksplit, interleave, unroll, hint,
+// persistent, pdl).
 std::vector<Config> feasible_set(const Problem& p, Format weights);
 
 }  // namespace tilewise::gemv

@@ -50,7 +50,12 @@ Config widest_tiles(const Config& c, const Problem& p, Format weights, int sm_co
   if ((weights == Format::int4_g128 && p.M <= 8) || (sixteen_bit_or_q8 && p.M > 8 && p.dtype != DType::fp8_e4m3)) {
     const double two = last_wave_fill(blocks(two_tiles), 3, sm_count);
     const double one = last_wave_fill(blocks(c), 16 / (c.threads / 32), sm_count);
-    return two + 0.02 >= one ? two_tiles : c;
+    if (two + 0.02 < one) return c;
+    // 16-bit weights at M > 8 take the K split's steps in turns (interleave; 150 registers, still 3 CTAs an SM):
+    // dec_m16_12288 bf16 26.3 against 27.2 us, two runs (results/logs/gemv-interleave/; Q8_0 was 46% slower with it,
+    // int4 at M <= 8 3-6%).
+    two_tiles.interleave = p.M > 8 && weights != Format::q8_0;
+    return two_tiles;
   }
   if (p.M <= 8 || p.dtype == DType::fp8_e4m3) return c;
   // int4 and fp8 at M > 8: x is the larger part of what is read. The widest tile whose grid still gives each SM about
@@ -132,8 +137,14 @@ Config default_on(const Problem& p, Format weights, int sm_count, Engine engine)
   // all four M = 1 shapes timed, twice (results/decode-fp8x-hints-{1,2}.json: dec_m1_12288 14.57 against 14.85 us,
   // dec_m1_8k 59.4 against 61.3; evict-first no faster). With a persistent grid as well it beat cuBLASLt on
   // dec_m1_12288 (14.24 against 14.43) but lost on dec_m1_14336 and dec_m1_8k, so the grid stays as it is.
-  if (engine == Engine::mma && weights == Format::fp8 && p.dtype == DType::fp8_e4m3 && p.M == 1)
+  // Where K is cut over all the CTA's warps (one 16-column group), those warps take its steps in turns (interleave),
+  // so the CTA reads one run of 2 KB of each row at a time: dec_m1_12288 14.4 against 14.6 us and dec_m1_14336 16.5
+  // against 16.75, two runs each, dec_m1_4096 even; dec_m1_8k, K cut over 4 of 8 warps, was 1.4% slower with it
+  // (results/logs/gemv-interleave/).
+  if (engine == Engine::mma && weights == Format::fp8 && p.dtype == DType::fp8_e4m3 && p.M == 1) {
     c.hint = Hint::prefetch_256;
+    c.interleave = c.ksplit > 1 && c.ksplit == c.threads / 32;
+  }
   if (engine == Engine::fma && p.M == 1) {
     // What measured faster than the rule above on both dec_m1_12288 and dec_m1_4096 (results/
     // decode-gemv-m1-settings.json). 16-bit and Q8_0 weights: two warps on each pair of columns, each streaming half
