@@ -243,6 +243,13 @@ TEST(GemvGpu, TheWaveRuleCountsTheCtasAnSmTheKernelsHold) {
     expect_resident(narrow, 2);
     expect_resident(wide, 3);
   }
+  // The 16-bit two-tile kernels at every M the rule gives them (5-warp CTAs under M = 16), on K-major x.
+  for (auto [act, f] : {std::pair{DType::bf16, Format::bf16}, std::pair{DType::fp16, Format::fp16}})
+    for (int m = 9; m <= 16; ++m) {
+      const Config wide = default_config(make_problem("w", m, 12288, 4096, act, Layout::TN), f);
+      ASSERT_EQ(wide.cols, 32) << m;
+      expect_resident(wide, 3);
+    }
   for (int m : {1, 8}) {
     const Config one = default_config(make_problem("n", m, 14336, 4096, DType::bf16, Layout::TN), Format::int4_g128);
     const Config two = default_config(make_problem("w", m, 12288, 4096, DType::bf16, Layout::TN), Format::int4_g128);
@@ -338,6 +345,13 @@ TEST(GemvGpu, ConfigurationCornersAndEdgeShapes) {
       runs.emplace_back(v, looping ? make_problem("many", 3, 200000, 128, DType::bf16, Layout::TN) : base);
     }
   }
+  // The 16-bit two-tile defaults at M > 8 (5-warp CTAs under M = 16, 4 at 16; K's steps in turns) on a short N and
+  // K = 1408, 22 steps a row, which neither 5 nor 4 warps share evenly.
+  for (auto [act, f] : {std::pair{DType::bf16, Format::bf16}, std::pair{DType::fp16, Format::fp16}})
+    for (int m : {9, 12, 16}) {
+      const Config c = default_config(make_problem("w", m, 12288, 4096, act, Layout::TN), f);
+      runs.emplace_back(c, make_problem("two-tile", m, 200, 1408, act, Layout::TN));
+    }
   // Shapes: one column; fewer columns than a CTA has; K of one chunk (fewer chunks than lanes); a padded x and W.
   // Exactly one pair is a shape its format cannot take (int4 g128 at K = 96, not whole groups of 128): it is skipped
   // by name, and must be refused with Unsupported naming K and the group, never run on a truncated K. Every other

@@ -91,10 +91,20 @@ TEST(GemvHeuristic, EachRuleTakesTheSettingItWasMeasuredFasterWith) {
             "m=16,w=q8_0,x=bf16," + wide(32, 2));
   EXPECT_EQ(default_config(decode(16, 8192, 4096), Format::q8_0).cols, 16);
   EXPECT_EQ(default_config(decode(8, 12288, 4096), Format::fp8).cols, 16);    // M <= 8 reads half the x or less
-  // 16-bit weights there take the K split's steps in turns; Q8_0 (above) does not.
+  // 16-bit weights there take the K split's steps in turns, over 5 warps under M = 16; Q8_0 (above) does not, nor
+  // M-major x.
   EXPECT_EQ(to_string(default_config(decode(16, 12288, 4096), Format::bf16)),
             "m=16,w=bf16,x=bf16," + wide(32, 2) + ",interleave=1");
-  EXPECT_TRUE(default_config(decode(12, 12288, 4096, DType::fp16), Format::fp16).interleave);
+  for (int m : {9, 12, 15}) {
+    const Config c = default_config(decode(m, 12288, 4096, DType::fp16), Format::fp16);
+    EXPECT_EQ(c.cols, 32) << m;
+    EXPECT_EQ(c.threads, 160) << m;
+    EXPECT_EQ(c.ksplit, 5) << m;
+    EXPECT_TRUE(c.interleave) << m;
+  }
+  const Config nn = default_config(make_problem("nn", 16, 12288, 4096, DType::bf16, Layout::NN), Format::bf16);
+  EXPECT_EQ(nn.cols, 32);
+  EXPECT_FALSE(nn.interleave);
   EXPECT_FALSE(default_config(decode(8, 12288, 4096), Format::int4_g128).interleave);  // two tiles, M <= 8
   EXPECT_FALSE(default_config(decode(16, 8192, 4096), Format::bf16).interleave);      // one tile a warp
   for (int64_t n : {8192, 16384})  // 256 and 512 blocks: whole waves of 2 CTAs an SM

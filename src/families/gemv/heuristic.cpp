@@ -20,11 +20,11 @@ double last_wave_fill(int64_t blocks, int per_sm, int sm_count) {
 
 // The mma engine's wider tiles: a warp on two or four 16-column tiles feeds each load of x to all of them, and each
 // 16 columns read all of x once more (at M = 16 as many bytes as 16-bit weights, twice fp8's, four times int4's).
-// Every wide setting is CTAs of 4 warps with K cut in 4, launched as a programmatic dependent; `two_tiles` (two pieces
-// a row in flight) takes 140-164 registers: 3 CTAs an SM. Returns `c`, the setting the rules before chose, where one
-// tile a warp stays. Each rule was timed side by side with `c` (at M = 9..16 on dec_m16_12288 and llm24's four wide
-// M = 16 shapes: results/decode-m16-cols32.json, decode-m16-cols64.json, llm24-m16-cols.json) and picks the fastest
-// of those timed, or ties it.
+// Every wide setting is CTAs of 4 warps with K cut in 4 (16-bit weights under M = 16 on K-major x: 5 warps, below),
+// launched as a programmatic dependent; `two_tiles` (two pieces a row in flight) is meant to hold 3 CTAs an SM.
+// Returns `c`, the setting the rules before chose, where one tile a warp stays. Each rule was timed side by side with
+// `c` (at M = 9..16 on dec_m16_12288 and llm24's four wide M = 16 shapes: results/decode-m16-cols32.json,
+// decode-m16-cols64.json, llm24-m16-cols.json) and picks the fastest of those timed, or ties it.
 Config widest_tiles(const Config& c, const Problem& p, Format weights, int sm_count) {
   const auto blocks = [&](const Config& v) { return (p.N + cta_cols(v) - 1) / cta_cols(v); };
   Config wide = c;
@@ -33,9 +33,10 @@ Config widest_tiles(const Config& c, const Problem& p, Format weights, int sm_co
   two_tiles.cols = 32, two_tiles.unroll = 2;
   // The wave rule: two tiles a warp where their grid fills as much of its last wave as `c`'s (within 0.02 of a wave)
   // or more, each load of x then feeding twice the columns. `c` takes 120-128 registers, 16 warps an SM (2 CTAs of
-  // 256, 4 of 128); two tiles 140-164, 3 CTAs of 128 (tests/families/gemv_gpu_test.cpp holds both counts to the
-  // kernels'). It decides for int4 at M <= 8, where x is up to four times the weights' bytes, and for 16-bit and Q8_0
-  // weights from M = 9, where x is as many bytes as the weights or half; at M <= 8 16-bit weights lost with two tiles
+  // 256, 4 of 128); two tiles 140-168 in CTAs of 128, 118-128 in CTAs of 160: 3 CTAs
+  // (tests/families/gemv_gpu_test.cpp holds both counts to the kernels'). It decides for int4 at M <= 8, where x is
+  // up to four times the weights' bytes, and for 16-bit and Q8_0 weights from M = 9, where x is as many bytes as the
+  // weights or half; at M <= 8 16-bit weights lost with two tiles
   // even where the waves favoured them (dec_m4_12288 and dec_m8_12288 bf16, 28.8 against 27.3 us and 29.0 against
   // 27.6, results/decode-small-m-cols.json). What it chose, timed side by side with `c`:
   // - int4 at M <= 8, N = 12288 (384 blocks, 0.97 of one wave of 3 an SM, against 768 blocks, 0.73 of two waves of 4;
@@ -51,10 +52,20 @@ Config widest_tiles(const Config& c, const Problem& p, Format weights, int sm_co
     const double two = last_wave_fill(blocks(two_tiles), 3, sm_count);
     const double one = last_wave_fill(blocks(c), 16 / (c.threads / 32), sm_count);
     if (two + 0.02 < one) return c;
-    // 16-bit weights at M > 8 take the K split's steps in turns (interleave; 150 registers, still 3 CTAs an SM):
-    // dec_m16_12288 bf16 26.3 against 27.2 us, two runs (results/logs/gemv-interleave/; Q8_0 was 46% slower with it,
-    // int4 at M <= 8 3-6%).
-    two_tiles.interleave = p.M > 8 && weights != Format::q8_0;
+    // 16-bit weights at M > 8 on K-major x take the K split's steps in turns (interleave). At M = 16 (150 registers,
+    // 3 CTAs an SM either way) that was 0.8% faster or even: dec_m16_12288 bf16 25.95 against 26.15 us, fp16 25.96
+    // against 26.14, then 25.92 and 26.18 against 26.14 (results/decode-gemv-interleave-m9-16-{bf16,fp16}.json,
+    // decode-two-tile-depth-{1,2}.json; Q8_0 was 46% slower with it, int4 at M <= 8 3-6%: results/logs/
+    // gemv-interleave/). Under M = 16 the CTA is 5 warps, K over all of them: the 4-warp kernels at M = 10..14 take
+    // 117-120 registers, so 4 CTAs fit an SM where this rule counts 3, and their 384 blocks spread unevenly. The 5-warp
+    // kernels take 118-128, 3 CTAs an SM: dec_m12_12288 bf16 26.1 and 26.0 us against 30.2 and 30.1 (29.5 without
+    // interleave); dec_m9_12288 25.9 and 25.8 against 25.8 and 25.7 without interleave; at M = 16 26.2 twice, against
+    // 4 warps' 25.9 and 26.2 (results/decode-two-tile-depth-{1,2}.json). On M-major x, which takes only power-of-two
+    // splits, interleaving was even (dec_m16_12288 NN bf16 32.0 against 32.1 us), so it stays off there.
+    if (p.M > 8 && weights != Format::q8_0 && p.layout == Layout::TN) {
+      two_tiles.interleave = true;
+      if (p.M < 16) two_tiles.threads = 160, two_tiles.ksplit = 5;
+    }
     return two_tiles;
   }
   if (p.M <= 8 || p.dtype == DType::fp8_e4m3) return c;
@@ -138,9 +149,10 @@ Config default_on(const Problem& p, Format weights, int sm_count, Engine engine)
   // dec_m1_8k 59.4 against 61.3; evict-first no faster). With a persistent grid as well it beat cuBLASLt on
   // dec_m1_12288 (14.24 against 14.43) but lost on dec_m1_14336 and dec_m1_8k, so the grid stays as it is.
   // Where K is cut over all the CTA's warps (one 16-column group), those warps take its steps in turns (interleave),
-  // so the CTA reads one run of 2 KB of each row at a time: dec_m1_12288 14.4 against 14.6 us and dec_m1_14336 16.5
-  // against 16.75, two runs each, dec_m1_4096 even; dec_m1_8k, K cut over 4 of 8 warps, was 1.4% slower with it
-  // (results/logs/gemv-interleave/).
+  // so the CTA reads one run of 2 KB of each row at a time: dec_m1_12288 14.38 against 14.53 us, dec_m1_14336 16.50
+  // against 16.73, dec_m1_4096 even, dec_m1_down 16.63 against 16.53 (ranges overlapping;
+  // results/decode-gemv-interleave-fp8x.json; twice before on the first two, results/logs/gemv-interleave/).
+  // dec_m1_8k, K cut over 4 of 8 warps, was 1.4% slower with it.
   if (engine == Engine::mma && weights == Format::fp8 && p.dtype == DType::fp8_e4m3 && p.M == 1) {
     c.hint = Hint::prefetch_256;
     c.interleave = c.ksplit > 1 && c.ksplit == c.threads / 32;
