@@ -243,7 +243,7 @@ TEST(GemvGpu, TheWaveRuleCountsTheCtasAnSmTheKernelsHold) {
     expect_resident(narrow, 2);
     expect_resident(wide, 3);
   }
-  // The 16-bit two-tile kernels at every M the rule gives them (5-warp CTAs under M = 16), on K-major x.
+  // The 16-bit two-tile kernels at every M the rule gives them (5-warp CTAs at M = 10..14), on K-major x.
   for (auto [act, f] : {std::pair{DType::bf16, Format::bf16}, std::pair{DType::fp16, Format::fp16}})
     for (int m = 9; m <= 16; ++m) {
       const Config wide = default_config(make_problem("w", m, 12288, 4096, act, Layout::TN), f);
@@ -345,8 +345,8 @@ TEST(GemvGpu, ConfigurationCornersAndEdgeShapes) {
       runs.emplace_back(v, looping ? make_problem("many", 3, 200000, 128, DType::bf16, Layout::TN) : base);
     }
   }
-  // The 16-bit two-tile defaults at M > 8 (5-warp CTAs under M = 16, 4 at 16; K's steps in turns) on a short N and
-  // K = 1408, 22 steps a row, which neither 5 nor 4 warps share evenly.
+  // The 16-bit two-tile defaults at M > 8 (4 warps in slices at M = 9, 5 warps with K's steps in turns at M = 12, 4
+  // in turns at 16) on a short N and K = 1408, 22 steps a row, which neither 5 nor 4 warps share evenly.
   for (auto [act, f] : {std::pair{DType::bf16, Format::bf16}, std::pair{DType::fp16, Format::fp16}})
     for (int m : {9, 12, 16}) {
       const Config c = default_config(make_problem("w", m, 12288, 4096, act, Layout::TN), f);

@@ -91,16 +91,17 @@ TEST(GemvHeuristic, EachRuleTakesTheSettingItWasMeasuredFasterWith) {
             "m=16,w=q8_0,x=bf16," + wide(32, 2));
   EXPECT_EQ(default_config(decode(16, 8192, 4096), Format::q8_0).cols, 16);
   EXPECT_EQ(default_config(decode(8, 12288, 4096), Format::fp8).cols, 16);    // M <= 8 reads half the x or less
-  // 16-bit weights there take the K split's steps in turns, over 5 warps under M = 16; Q8_0 (above) does not, nor
-  // M-major x.
+  // 16-bit weights there take the K split's steps in turns at M = 16, and at M = 10..14 over CTAs of 5 warps (4 would
+  // fit 4 CTAs an SM); M = 9 and 15 keep 4 warps in slices. Q8_0 (above) takes none of it, nor M-major x.
   EXPECT_EQ(to_string(default_config(decode(16, 12288, 4096), Format::bf16)),
             "m=16,w=bf16,x=bf16," + wide(32, 2) + ",interleave=1");
-  for (int m : {9, 12, 15}) {
+  for (int m = 9; m <= 15; ++m) {
     const Config c = default_config(decode(m, 12288, 4096, DType::fp16), Format::fp16);
+    const bool five = m >= 10 && m <= 14;
     EXPECT_EQ(c.cols, 32) << m;
-    EXPECT_EQ(c.threads, 160) << m;
-    EXPECT_EQ(c.ksplit, 5) << m;
-    EXPECT_TRUE(c.interleave) << m;
+    EXPECT_EQ(c.threads, five ? 160 : 128) << m;
+    EXPECT_EQ(c.ksplit, five ? 5 : 4) << m;
+    EXPECT_EQ(c.interleave, five) << m;
   }
   const Config nn = default_config(make_problem("nn", 16, 12288, 4096, DType::bf16, Layout::NN), Format::bf16);
   EXPECT_EQ(nn.cols, 32);

@@ -20,7 +20,7 @@ double last_wave_fill(int64_t blocks, int per_sm, int sm_count) {
 
 // The mma engine's wider tiles: a warp on two or four 16-column tiles feeds each load of x to all of them, and each
 // 16 columns read all of x once more (at M = 16 as many bytes as 16-bit weights, twice fp8's, four times int4's).
-// Every wide setting is CTAs of 4 warps with K cut in 4 (16-bit weights under M = 16 on K-major x: 5 warps, below),
+// Every wide setting is CTAs of 4 warps with K cut in 4 (16-bit weights at M = 10..14 on K-major x: 5 warps, below),
 // launched as a programmatic dependent; `two_tiles` (two pieces a row in flight) is meant to hold 3 CTAs an SM.
 // Returns `c`, the setting the rules before chose, where one tile a warp stays. Each rule was timed side by side with
 // `c` (at M = 9..16 on dec_m16_12288 and llm24's four wide M = 16 shapes: results/decode-m16-cols32.json,
@@ -33,7 +33,7 @@ Config widest_tiles(const Config& c, const Problem& p, Format weights, int sm_co
   two_tiles.cols = 32, two_tiles.unroll = 2;
   // The wave rule: two tiles a warp where their grid fills as much of its last wave as `c`'s (within 0.02 of a wave)
   // or more, each load of x then feeding twice the columns. `c` takes 120-128 registers, 16 warps an SM (2 CTAs of
-  // 256, 4 of 128); two tiles 140-168 in CTAs of 128, 118-128 in CTAs of 160: 3 CTAs
+  // 256, 4 of 128); two tiles 140-164 in CTAs of 128, 118-120 in CTAs of 160: 3 CTAs
   // (tests/families/gemv_gpu_test.cpp holds both counts to the kernels'). It decides for int4 at M <= 8, where x is
   // up to four times the weights' bytes, and for 16-bit and Q8_0 weights from M = 9, where x is as many bytes as the
   // weights or half; at M <= 8 16-bit weights lost with two tiles
@@ -52,19 +52,22 @@ Config widest_tiles(const Config& c, const Problem& p, Format weights, int sm_co
     const double two = last_wave_fill(blocks(two_tiles), 3, sm_count);
     const double one = last_wave_fill(blocks(c), 16 / (c.threads / 32), sm_count);
     if (two + 0.02 < one) return c;
-    // 16-bit weights at M > 8 on K-major x take the K split's steps in turns (interleave). At M = 16 (150 registers,
-    // 3 CTAs an SM either way) that was 0.8% faster or even: dec_m16_12288 bf16 25.95 against 26.15 us, fp16 25.96
-    // against 26.14, then 25.92 and 26.18 against 26.14 (results/decode-gemv-interleave-m9-16-{bf16,fp16}.json,
-    // decode-two-tile-depth-{1,2}.json; Q8_0 was 46% slower with it, int4 at M <= 8 3-6%: results/logs/
-    // gemv-interleave/). Under M = 16 the CTA is 5 warps, K over all of them: the 4-warp kernels at M = 10..14 take
-    // 117-120 registers, so 4 CTAs fit an SM where this rule counts 3, and their 384 blocks spread unevenly. The 5-warp
-    // kernels take 118-128, 3 CTAs an SM: dec_m12_12288 bf16 26.1 and 26.0 us against 30.2 and 30.1 (29.5 without
-    // interleave); dec_m9_12288 25.9 and 25.8 against 25.8 and 25.7 without interleave; at M = 16 26.2 twice, against
-    // 4 warps' 25.9 and 26.2 (results/decode-two-tile-depth-{1,2}.json). On M-major x, which takes only power-of-two
-    // splits, interleaving was even (dec_m16_12288 NN bf16 32.0 against 32.1 us), so it stays off there.
-    if (p.M > 8 && weights != Format::q8_0 && p.layout == Layout::TN) {
-      two_tiles.interleave = true;
-      if (p.M < 16) two_tiles.threads = 160, two_tiles.ksplit = 5;
+    // 16-bit weights on K-major x, by M (each setting timed side by side with the others;
+    // results/decode-two-tile-rule-{bf16,fp16}.json, decode-two-tile-depth-{1,2}.json):
+    // - M = 10..14: the 4-warp kernels take 117-120 registers, so 4 CTAs fit an SM where this rule counts 3, and
+    //   their 384 blocks spread unevenly. CTAs of 5 warps with K's steps taken in turns (interleave; every step whole
+    //   128-byte lines of each row) take 118-120, 3 an SM: dec_m12_12288 bf16 26.0 us against 29.5 (30.1 with 4
+    //   warps interleaved), fp16 26.1 against 29.6.
+    // - M = 16: the same 4 warps with K in turns (150 registers where 140, 3 CTAs either way) ran 0.7-0.8% faster in
+    //   three runs of six, even in two and 1% slower in one (dec_m16_12288 bf16 25.95 against 26.15 us, 26.47
+    //   against 26.20; results/decode-gemv-interleave-m9-16-{bf16,fp16}.json too).
+    // - M = 9 and 15: the 4-warp kernels take 142 registers, 3 CTAs an SM, and stay as they are: at M = 9 they ran
+    //   0.5-0.8% faster than 5 warps and than 4 interleaved (25.70 against 25.86 and 25.88 us).
+    // Q8_0 was 46% slower interleaved, and on M-major x, which takes only power-of-two splits, it was even
+    // (dec_m16_12288 NN bf16 32.0 against 32.1 us; results/logs/gemv-interleave/).
+    if (weights != Format::q8_0 && p.M > 8 && p.layout == Layout::TN) {
+      if (p.M >= 10 && p.M <= 14) two_tiles.threads = 160, two_tiles.ksplit = 5;
+      two_tiles.interleave = (p.M >= 10 && p.M <= 14) || p.M == 16;
     }
     return two_tiles;
   }
