@@ -179,9 +179,11 @@ TEST(GemvConfig, FeasibilityNamesWhatIsWrong) {
   EXPECT_TRUE(Contains(infeasible(t, decode(1, 64, 64)), "ksplit = 0"));
   t = c, t.threads = 160, t.ksplit = 5;  // not a power of two: any divisor of the warps
   EXPECT_EQ(infeasible(t, decode(1, 64, 64)), "");
-  t.layout = Layout::NN, t.m = 8;  // but only on the fma and mma engines with K-major x, where the GPU tests run them
+  t.layout = Layout::NN, t.m = 8;  // but not on the fma engine's M-major kernel, where the GPU tests do not run them
   EXPECT_TRUE(Contains(infeasible(t, make_problem("nn", 8, 64, 64, DType::bf16, Layout::NN)),
                        "ksplit = 5 is not a power of two"));
+  t.engine = Engine::mma, t.cols = 16;  // the mma engine takes them on either layout
+  EXPECT_EQ(infeasible(t, make_problem("nn", 8, 64, 64, DType::bf16, Layout::NN)), "");
   t = c, t.m = 16, t.cols = 8, t.unroll = 8, t.threads = 1024;
   EXPECT_TRUE(Contains(infeasible(t, decode(16, 64, 64)), "registers"));
   EXPECT_THROW(require_feasible(c, decode(1, 64, 100)), Unsupported);

@@ -210,13 +210,29 @@ TEST(GemvGpu, MMajorXAndAnFp8ProblemsOwnWeightsMatchTheReference) {
           const Config c = default_config(p, f, 132, e);
           EXPECT_EQ(c.layout, Layout::NN);
           runs.emplace_back(c, p);
-          if (e == Engine::mma && m == 16)
+          if (e == Engine::mma && m == 16) {
             for (int cols : {32, 64}) {
               Config wide = c;
               wide.cols = cols, wide.threads = 128, wide.ksplit = 4, wide.unroll = 1;
               runs.emplace_back(wide, p);
             }
+            // 5-warp CTAs (K = 5120's 80 pieces a lane quarter unevenly over them), in slices and in turns.
+            for (bool turns : {false, true}) {
+              Config five = c;
+              five.cols = 32, five.threads = 160, five.ksplit = 5, five.unroll = 2, five.interleave = turns;
+              runs.emplace_back(five, p);
+            }
+          }
         }
+  // The 16-bit two-tile defaults on M-major x at M = 9, 12 and 16 (4 warps in slices, then 5 in turns), on a short
+  // N and K = 1408.
+  for (auto [act, f] : {std::pair{DType::bf16, Format::bf16}, std::pair{DType::fp16, Format::fp16}})
+    for (int m : {9, 12, 16}) {
+      Problem wide = make_problem("w", m, 12288, 4096, act, Layout::NN);
+      Problem p = make_problem("two-tile-nn", m, 200, 1408, act, Layout::NN);
+      wide.lda = p.lda = (m + 7) / 8 * 8;  // x's columns 16-byte aligned
+      runs.emplace_back(default_config(wide, f), p);
+    }
   for (int m : {1, 16})
     for (Engine e : {Engine::fma, Engine::mma, Engine::bulk}) {
       const Problem p = make_problem("fp8", m, 200, 5120, DType::fp8_e4m3, Layout::TN);
@@ -243,13 +259,17 @@ TEST(GemvGpu, TheWaveRuleCountsTheCtasAnSmTheKernelsHold) {
     expect_resident(narrow, 2);
     expect_resident(wide, 3);
   }
-  // The 16-bit two-tile kernels at every M the rule gives them (5-warp CTAs at M = 10..14), on K-major x.
-  for (auto [act, f] : {std::pair{DType::bf16, Format::bf16}, std::pair{DType::fp16, Format::fp16}})
-    for (int m = 9; m <= 16; ++m) {
-      const Config wide = default_config(make_problem("w", m, 12288, 4096, act, Layout::TN), f);
-      ASSERT_EQ(wide.cols, 32) << m;
-      expect_resident(wide, 3);
-    }
+  // The 16-bit two-tile kernels at every M the rule gives them (5-warp CTAs from M = 10 where 4 would fit 4 an SM),
+  // in both layouts of x.
+  for (Layout layout : {Layout::TN, Layout::NN})
+    for (auto [act, f] : {std::pair{DType::bf16, Format::bf16}, std::pair{DType::fp16, Format::fp16}})
+      for (int m = 9; m <= 16; ++m) {
+        Problem p = make_problem("w", m, 12288, 4096, act, layout);
+        if (layout == Layout::NN) p.lda = (m + 7) / 8 * 8;  // x's columns 16-byte aligned
+        const Config wide = default_config(p, f);
+        ASSERT_EQ(wide.cols, 32) << m;
+        expect_resident(wide, 3);
+      }
   for (int m : {1, 8}) {
     const Config one = default_config(make_problem("n", m, 14336, 4096, DType::bf16, Layout::TN), Format::int4_g128);
     const Config two = default_config(make_problem("w", m, 12288, 4096, DType::bf16, Layout::TN), Format::int4_g128);

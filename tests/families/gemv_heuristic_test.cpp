@@ -92,7 +92,7 @@ TEST(GemvHeuristic, EachRuleTakesTheSettingItWasMeasuredFasterWith) {
   EXPECT_EQ(default_config(decode(16, 8192, 4096), Format::q8_0).cols, 16);
   EXPECT_EQ(default_config(decode(8, 12288, 4096), Format::fp8).cols, 16);    // M <= 8 reads half the x or less
   // 16-bit weights there take the K split's steps in turns at M = 16, and at M = 10..14 over CTAs of 5 warps (4 would
-  // fit 4 CTAs an SM); M = 9 and 15 keep 4 warps in slices. Q8_0 (above) takes none of it, nor M-major x.
+  // fit 4 CTAs an SM); M = 9 and 15 keep 4 warps in slices. Q8_0 (above) takes none of it.
   EXPECT_EQ(to_string(default_config(decode(16, 12288, 4096), Format::bf16)),
             "m=16,w=bf16,x=bf16," + wide(32, 2) + ",interleave=1");
   for (int m = 9; m <= 15; ++m) {
@@ -103,9 +103,15 @@ TEST(GemvHeuristic, EachRuleTakesTheSettingItWasMeasuredFasterWith) {
     EXPECT_EQ(c.ksplit, five ? 5 : 4) << m;
     EXPECT_EQ(c.interleave, five) << m;
   }
-  const Config nn = default_config(make_problem("nn", 16, 12288, 4096, DType::bf16, Layout::NN), Format::bf16);
-  EXPECT_EQ(nn.cols, 32);
-  EXPECT_FALSE(nn.interleave);
+  // M-major x: 5 warps in turns from M = 10 (4-warp CTAs fit 4 an SM there up to M = 16).
+  for (int m = 9; m <= 16; ++m) {
+    Problem p = make_problem("nn", m, 12288, 4096, DType::bf16, Layout::NN);
+    p.lda = (m + 7) / 8 * 8;  // x's columns 16-byte aligned
+    const Config nn = default_config(p, Format::bf16);
+    EXPECT_EQ(nn.cols, 32) << m;
+    EXPECT_EQ(nn.threads, m >= 10 ? 160 : 128) << m;
+    EXPECT_EQ(nn.interleave, m >= 10) << m;
+  }
   EXPECT_FALSE(default_config(decode(8, 12288, 4096), Format::int4_g128).interleave);  // two tiles, M <= 8
   EXPECT_FALSE(default_config(decode(16, 8192, 4096), Format::bf16).interleave);      // one tile a warp
   for (int64_t n : {8192, 16384})  // 256 and 512 blocks: whole waves of 2 CTAs an SM

@@ -338,10 +338,10 @@ std::string infeasible(const Config& c, const Problem& p) {
   if (c.ksplit < 1 || (c.threads / 32) % c.ksplit != 0)
     return fmt::format("ksplit = {} does not divide the CTA's {} warps", c.ksplit, c.threads / 32);
   if (c.interleave && c.ksplit == 1) return "interleave = 1 takes the steps of a K split in turns: it needs ksplit > 1";
-  // The GPU tests run other splits on the fma and mma engines with K-major x only.
-  if (!power_of_two_in(c.ksplit, 1, 32) && (c.engine == Engine::bulk || c.layout == Layout::NN))
-    return fmt::format("ksplit = {} is not a power of two, which only the fma and mma engines take, on K-major x (TN)",
-                       c.ksplit);
+  // The GPU tests run other splits on the mma engine and on the fma engine's K-major kernel only.
+  if (!power_of_two_in(c.ksplit, 1, 32) && (c.engine == Engine::bulk || (c.engine == Engine::fma && c.layout == Layout::NN)))
+    return fmt::format("ksplit = {} is not a power of two, which only the mma engine and the fma engine on K-major x "
+                       "(TN) take", c.ksplit);
   // The fma and mma engines sum a CTA's K slices in a static shared array, a float a warp, column and token; a
   // kernel's static shared memory is 48 KB at most.
   if (const int partial_bytes = c.threads / 32 * c.cols * c.m * 4; c.engine != Engine::bulk && partial_bytes > 48 * 1024)

@@ -20,11 +20,12 @@ double last_wave_fill(int64_t blocks, int per_sm, int sm_count) {
 
 // The mma engine's wider tiles: a warp on two or four 16-column tiles feeds each load of x to all of them, and each
 // 16 columns read all of x once more (at M = 16 as many bytes as 16-bit weights, twice fp8's, four times int4's).
-// Every wide setting is CTAs of 4 warps with K cut in 4 (16-bit weights at M = 10..14 on K-major x: 5 warps, below),
-// launched as a programmatic dependent; `two_tiles` (two pieces a row in flight) is meant to hold 3 CTAs an SM.
-// Returns `c`, the setting the rules before chose, where one tile a warp stays. Each rule was timed side by side with
-// `c` (at M = 9..16 on dec_m16_12288 and llm24's four wide M = 16 shapes: results/decode-m16-cols32.json,
-// decode-m16-cols64.json, llm24-m16-cols.json) and picks the fastest of those timed, or ties it.
+// Every wide setting is CTAs of 4 warps with K cut in 4 (16-bit weights from M = 10: 5 warps where 4 would fit too
+// many CTAs, below), launched as a programmatic dependent; `two_tiles` (two pieces a row in flight) is meant to hold
+// 3 CTAs an SM. Returns `c`, the setting the rules before chose, where one tile a warp stays. Each rule was timed
+// side by side with `c` (at M = 9..16 on dec_m16_12288 and llm24's four wide M = 16 shapes:
+// results/decode-m16-cols32.json, decode-m16-cols64.json, llm24-m16-cols.json) and picks the fastest of those timed,
+// or ties it.
 Config widest_tiles(const Config& c, const Problem& p, Format weights, int sm_count) {
   const auto blocks = [&](const Config& v) { return (p.N + cta_cols(v) - 1) / cta_cols(v); };
   Config wide = c;
@@ -52,22 +53,26 @@ Config widest_tiles(const Config& c, const Problem& p, Format weights, int sm_co
     const double two = last_wave_fill(blocks(two_tiles), 3, sm_count);
     const double one = last_wave_fill(blocks(c), 16 / (c.threads / 32), sm_count);
     if (two + 0.02 < one) return c;
-    // 16-bit weights on K-major x, by M (each setting timed side by side with the others;
+    // 16-bit weights, by M and x's layout (each setting timed side by side with the others;
     // results/decode-two-tile-rule-{bf16,fp16}.json, decode-two-tile-depth-{1,2}.json):
-    // - M = 10..14: the 4-warp kernels take 117-120 registers, so 4 CTAs fit an SM where this rule counts 3, and
-    //   their 384 blocks spread unevenly. CTAs of 5 warps with K's steps taken in turns (interleave; every step whole
-    //   128-byte lines of each row) take 118-120, 3 an SM: dec_m12_12288 bf16 26.0 us against 29.5 (30.1 with 4
-    //   warps interleaved), fp16 26.1 against 29.6.
-    // - M = 16: the same 4 warps with K in turns (150 registers where 140, 3 CTAs either way) ran 0.7-0.8% faster in
-    //   three runs of six, even in two and 1% slower in one (dec_m16_12288 bf16 25.95 against 26.15 us, 26.47
-    //   against 26.20; results/decode-gemv-interleave-m9-16-{bf16,fp16}.json too).
-    // - M = 9 and 15: the 4-warp kernels take 142 registers, 3 CTAs an SM, and stay as they are: at M = 9 they ran
-    //   0.5-0.8% faster than 5 warps and than 4 interleaved (25.70 against 25.86 and 25.88 us).
-    // Q8_0 was 46% slower interleaved, and on M-major x, which takes only power-of-two splits, it was even
-    // (dec_m16_12288 NN bf16 32.0 against 32.1 us; results/logs/gemv-interleave/).
-    if (weights != Format::q8_0 && p.M > 8 && p.layout == Layout::TN) {
-      if (p.M >= 10 && p.M <= 14) two_tiles.threads = 160, two_tiles.ksplit = 5;
-      two_tiles.interleave = (p.M >= 10 && p.M <= 14) || p.M == 16;
+    // - M = 10..14 on K-major x (TN): the 4-warp kernels take 117-120 registers, so 4 CTAs fit an SM where this rule
+    //   counts 3, and their 384 blocks spread unevenly. CTAs of 5 warps with K's steps taken in turns (interleave;
+    //   every step whole 128-byte lines of each row) take 118-120, 3 an SM: dec_m12_12288 bf16 26.0 us against 29.5
+    //   (30.1 with 4 warps interleaved), fp16 26.1 against 29.6.
+    // - M = 16 on K-major x: the 4 warps with K in turns (150 registers where 140, 3 CTAs either way) ran 0.7-0.8%
+    //   faster in three runs of six, even in two and 1% slower in one (dec_m16_12288 bf16 25.95 against 26.15 us,
+    //   26.47 against 26.20; results/decode-gemv-interleave-m9-16-{bf16,fp16}.json too).
+    // - M = 9 and 15 on K-major x: the 4-warp kernels take 142 registers, 3 CTAs an SM, and stay as they are: at
+    //   M = 9 they ran 0.5-0.8% faster than 5 warps and than 4 interleaved (25.70 against 25.86 and 25.88 us).
+    // - M-major x (NN): the 4-warp kernels take 115-118 registers from M = 10 to 16 (4 CTAs an SM) and 154 at M = 9;
+    //   interleaved 4-warp CTAs were even at M = 16 (dec_m16_12288 NN bf16 32.0 against 32.1 us, against cuBLASLt's
+    //   27.2), so from M = 10 they take 5 warps in turns as above (117-120 registers, 3 CTAs; results/
+    //   decode-two-tile-nn.json).
+    // Q8_0 was 46% slower interleaved (results/logs/gemv-interleave/).
+    if (weights != Format::q8_0 && p.M > 8) {
+      const bool four_fit = p.M >= 10 && (p.M <= 14 || p.layout == Layout::NN);  // 4-warp CTAs, 4 an SM
+      if (four_fit) two_tiles.threads = 160, two_tiles.ksplit = 5;
+      two_tiles.interleave = four_fit || (p.M == 16 && p.layout == Layout::TN);
     }
     return two_tiles;
   }
