@@ -65,9 +65,9 @@ Config widest_tiles(const Config& c, const Problem& p, Format weights, int sm_co
     // - M = 9 and 15 on K-major x: the 4-warp kernels take 142 registers, 3 CTAs an SM, and stay as they are: at
     //   M = 9 they ran 0.5-0.8% faster than 5 warps and than 4 interleaved (25.70 against 25.86 and 25.88 us).
     // - M-major x (NN): the 4-warp kernels take 115-118 registers from M = 10 to 16 (4 CTAs an SM) and 154 at M = 9;
-    //   interleaved 4-warp CTAs were even at M = 16 (dec_m16_12288 NN bf16 32.0 against 32.1 us, against cuBLASLt's
-    //   27.2), so from M = 10 they take 5 warps in turns as above (117-120 registers, 3 CTAs; results/
-    //   decode-two-tile-nn.json).
+    //   interleaved 4-warp CTAs were even at M = 16 (dec_m16_12288 NN bf16 32.0 against 32.1 us), so from M = 10
+    //   they take 5 warps in turns as above (117-120 registers, 3 CTAs): dec_m16_12288 NN bf16 28.3 us against 32.5,
+    //   fp16 28.4 against 32.4, where cuBLASLt takes 27.4 (results/decode-two-tile-nn-{bf16,fp16}.json).
     // Q8_0 was 46% slower interleaved (results/logs/gemv-interleave/).
     if (weights != Format::q8_0 && p.M > 8) {
       const bool four_fit = p.M >= 10 && (p.M <= 14 || p.layout == Layout::NN);  // 4-warp CTAs, 4 an SM
