@@ -333,8 +333,9 @@ std::string infeasible(const Config& c, const Problem& p) {
     return fmt::format("threads = {} is not a multiple of 32 in {}..{}", c.threads, c.engine == Engine::bulk ? 32 : 64,
                        c.engine == Engine::bulk ? 992 : 1024);
   if (!power_of_two_in(c.unroll, 1, 8)) return fmt::format("unroll = {} is not 1, 2, 4 or 8", c.unroll);
-  // Any divisor, to time splits such as 3 and 5 warps; with the slicing kept they measured slower than the defaults
-  // everywhere they were timed, so feasible_set keeps to 1, 2, 4 and 8 (results/logs/gemv-k-slices-lines/NOTES.md).
+  // Any divisor, to time splits such as 3 and 5 warps. In slices they measured slower than the defaults everywhere
+  // they were timed (results/logs/gemv-k-slices-lines/NOTES.md); in turns (interleave) 5 warps are the 16-bit
+  // two-tile default where 4-warp CTAs fit 4 an SM, so feasible_set has CTAs of 5 warps beside 4, 8 and 16.
   if (c.ksplit < 1 || (c.threads / 32) % c.ksplit != 0)
     return fmt::format("ksplit = {} does not divide the CTA's {} warps", c.ksplit, c.threads / 32);
   if (c.interleave && c.ksplit == 1) return "interleave = 1 takes the steps of a K split in turns: it needs ksplit > 1";
@@ -368,9 +369,9 @@ std::vector<Config> feasible_set(const Problem& p, Format weights) {
   c.layout = p.layout;
   for (Engine engine : {Engine::fma, Engine::mma, Engine::bulk}) {
     const bool bulk = engine == Engine::bulk;
-    for (int threads : {128, 256, 512})
+    for (int threads : {128, 160, 256, 512})
       for (int cols : engine == Engine::fma ? std::vector<int>{1, 2, 4} : bulk ? std::vector<int>{16} : std::vector<int>{16, 32, 64})
-        for (int ksplit : bulk ? std::vector<int>{threads / 32} : std::vector<int>{1, 2, 4, 8})
+        for (int ksplit : bulk ? std::vector<int>{threads / 32} : std::vector<int>{1, 2, 4, 5, 8})
           for (int unroll : {1, 2, 4, 8})
             for (Hint hint : {Hint::none, Hint::nc, Hint::no_allocate, Hint::evict_first, Hint::prefetch_256})
               for (bool persistent : {false, true})

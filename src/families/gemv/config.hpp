@@ -106,8 +106,8 @@ std::string infeasible(const Config& c, const Problem& p);
 // Throws Unsupported with infeasible()'s reason.
 void require_feasible(const Config& c, const Problem& p);
 
-// Every feasible configuration over the tuner's grid (engine, threads, cols, ksplit, interleave, unroll, hint,
-// persistent, pdl).
+// Every feasible configuration over the tuner's grid (engine, threads 128, 160, 256 or 512, cols, ksplit 1, 2, 4, 5
+// or 8 where it divides the warps, interleave, unroll, hint, persistent, pdl).
 std::vector<Config> feasible_set(const Problem& p, Format weights);
 
 }  // namespace tilewise::gemv
