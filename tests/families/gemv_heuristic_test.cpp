@@ -90,6 +90,9 @@ TEST(GemvHeuristic, EachRuleTakesTheSettingItWasMeasuredFasterWith) {
   EXPECT_EQ(to_string(default_config(decode(16, 12288, 4096), Format::q8_0)),
             "m=16,w=q8_0,x=bf16," + wide(32, 2));
   EXPECT_EQ(default_config(decode(16, 8192, 4096), Format::q8_0).cols, 16);
+  // Q8_0's one-tile kernel: two pieces a row in flight from M = 12 (four took 130 registers at M = 14), four below.
+  for (int m : {12, 14, 16}) EXPECT_EQ(default_config(decode(m, 8192, 4096), Format::q8_0).unroll, 2) << m;
+  EXPECT_EQ(default_config(decode(9, 8192, 4096), Format::q8_0).unroll, 4);
   EXPECT_EQ(default_config(decode(8, 12288, 4096), Format::fp8).cols, 16);    // M <= 8 reads half the x or less
   // 16-bit weights there take the K split's steps in turns at M = 16, and at M = 10..14 over CTAs of 5 warps (4 would
   // fit 4 CTAs an SM); M = 9 and 15 keep 4 warps in slices. Q8_0 (above) takes none of it.
