@@ -109,9 +109,9 @@ Config default_on(const Problem& p, Format weights, int sm_count, Engine engine)
   if (engine == Engine::mma) {
     // fp8 activations at M > 8 (two token halves, twice x's 16-byte pieces in flight): two pieces a row rather than
     // four, which leaves registers for two CTAs an SM (results/decode-gemv-fp8-settings.json, dec_m16_12288 fp8:
-    // 17.6 against 22.9 us). The same for Q8_0 from M = 12, where four pieces took 125-130 registers and at M = 14
-    // 130, one CTA of 256 an SM where the wave rule counts two (two pieces: 100-102): dec_m14_8192 18.9 against
-    // 25.1 us, dec_m14_16384 35.3 against 47.7; M = 13 and 16 1-3% faster, M = 12 even; at M = 9 3% slower, so
+    // 17.6 against 22.9 us). The same for Q8_0 from M = 12, where four pieces took 125-130 registers (at M = 14 130:
+    // one CTA of 256 an SM where the wave rule counts two; two pieces take 100-102): dec_m14_8192 18.9 against
+    // 25.1 us, dec_m14_16384 35.3 against 47.7; M = 13 and 16 0.7-3% faster, M = 12 even; at M = 9 3% slower, so
     // below M = 12 four stay (results/decode-q8-one-tile.json).
     const bool two_pieces = (p.dtype == DType::fp8_e4m3 && p.M > 8) || (weights == Format::q8_0 && p.M >= 12);
     c.cols = 16, c.unroll = two_pieces ? 2 : 4;
