@@ -295,10 +295,6 @@ std::string infeasible(const Config& c, const Problem& p) {
       return fmt::format("the mma engine computes one, two or four m16 tiles a warp: cols = 16, 32 or 64, not {}", c.cols);
     if (c.prefetch)
       return fmt::format("prefetch = 1 is for the fma engine; the {} engine loads its own way", to_string(c.engine));
-    if (c.interleave && c.engine == Engine::bulk)
-      return "interleave = 1 is for the mma engine; the bulk engine's warps take their units of each stage";
-  } else if (c.interleave) {
-    return "interleave = 1 is for the mma engine; the fma engine cuts K its own way";
   } else if (!power_of_two_in(c.cols, 1, 8)) {
     return fmt::format("cols = {} is not 1, 2, 4 or 8", c.cols);
   } else if (p.layout == Layout::NN && !is_native(c.weights, p.dtype)) {
@@ -338,6 +334,8 @@ std::string infeasible(const Config& c, const Problem& p) {
   // two-tile default where 4-warp CTAs fit 4 an SM, so feasible_set has CTAs of 5 warps beside 4, 8 and 16.
   if (c.ksplit < 1 || (c.threads / 32) % c.ksplit != 0)
     return fmt::format("ksplit = {} does not divide the CTA's {} warps", c.ksplit, c.threads / 32);
+  if (c.interleave && c.engine != Engine::mma)
+    return fmt::format("interleave = 1 is for the mma engine; the {} engine cuts K its own way", to_string(c.engine));
   if (c.interleave && c.ksplit == 1) return "interleave = 1 takes the steps of a K split in turns: it needs ksplit > 1";
   // The GPU tests run other splits on the mma engine and on the fma engine's K-major kernel only.
   if (!power_of_two_in(c.ksplit, 1, 32) && (c.engine == Engine::bulk || (c.engine == Engine::fma && c.layout == Layout::NN)))
