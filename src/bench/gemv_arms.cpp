@@ -1,8 +1,10 @@
-// The decode GEMV arms: the gemv family's default configuration for the problem, with the problem's B as the weights
-// (gemv:bf16 on bf16, gemv:fp16 on fp16) or B quantized on the GPU into the arm's format. A quantized arm computes
-// with other weights than B, so it is judged against a reference from its own dequantized weights (otherwise the
-// quantization error, not the kernel, would fail the gate), and the receipt says so. Its packed weights are smaller
-// than B, so a cold run keeps more copies of them: the arm's own rotation covers 4x the L2 by itself.
+// The decode GEMV arms: the gemv family's default configuration for the problem, with the problem's own weights
+// (the arm `gemv` in the problem's type: gemv:bf16 on bf16, gemv:fp16 on fp16, fp8 weights on fp8) or B quantized on
+// the GPU into the arm's format. The problem may hold its tokens as M or, in nn.Linear's orientation, as N
+// (families/gemv/view.hpp). A quantized arm computes with other weights than B, so it is judged against a reference
+// from its own dequantized weights (otherwise the quantization error, not the kernel, would fail the gate), and the
+// receipt says so. Its packed weights are smaller than B, so a cold run keeps more copies of them: the arm's own
+// rotation covers 4x the L2 by itself.
 #include <fmt/format.h>
 
 #include <cstring>
@@ -14,6 +16,7 @@
 #include "families/gemv/gemv.hpp"
 #include "families/gemv/heuristic.hpp"
 #include "families/gemv/quantize.hpp"
+#include "families/gemv/view.hpp"
 #include "jit/kernel.hpp"
 
 namespace tilewise::bench {
@@ -28,14 +31,19 @@ constexpr std::pair<const char*, gemv::Format> arm_formats[] = {
 class GemvArm : public Arm {
  public:
   // `overrides`: "field=value" pairs (separated by ';') laid over the default configuration, to compare settings.
-  GemvArm(std::string name, gemv::Format format, std::string overrides = "")
-      : name_(std::move(name)), format_(format), overrides_(std::move(overrides)) {}
+  // `format` empty: the problem's own weights (gemv::native_format).
+  GemvArm(std::string name, std::optional<gemv::Format> format, std::string overrides = "")
+      : name_(std::move(name)), format_arg_(format), overrides_(std::move(overrides)) {}
 
   const std::string& name() const override { return name_; }
 
   void prepare(const Workbench& wb) override {
-    const Problem& p = wb.problem;
-    problem_ = p;
+    const std::optional<gemv::View> view = gemv::view_of(wb.problem);
+    if (!view) throw Unsupported(fmt::format("the gemv family takes 1..16 tokens as M, or as N in TN, not {} x {}",
+                                             wb.problem.M, wb.problem.N));
+    view_ = *view;
+    const Problem& p = view_.problem;
+    format_ = format_arg_.value_or(gemv::native_format(p.dtype));
     operands_ = &wb.operands;
     // An engine named in the overrides is the engine the default is made for (its own columns, K split, unroll).
     std::optional<gemv::Engine> engine;
@@ -62,10 +70,12 @@ class GemvArm : public Arm {
     kernel_ = std::make_unique<gemv::Kernel>(config_);
     packed_.clear();
     const int n = wb.operands.count();
-    if (gemv::is_native(format_, p.dtype)) {  // reads B itself, rotating with the operands
+    if (gemv::is_native(format_, p.dtype)) {  // reads the problem's weights, rotating with the operands
       weight_bytes_ = p.N * p.K * element_bytes(p.dtype);
       return;
     }
+    if (view_.tokens_as_n)  // the runner's quantized reference replaces B, which is x here
+      throw Unsupported("quantized weights in nn.Linear's orientation (tokens as N) are not served by the gemv arms");
     const gemv::PackedLayout layout = gemv::packed_layout(format_, p.N, p.K);
     weight_bytes_ = layout.bytes();
     int sets = n;
@@ -84,21 +94,14 @@ class GemvArm : public Arm {
 
   void launch(int set, cudaStream_t stream) const override {
     const device::OperandSet& o = operands_->set(set % operands_->count());
-    gemv::Args a;
-    a.x = o.a.get();
-    a.ldx = problem_.lda;
-    a.out = o.c.get();
-    a.ldc = problem_.ldc;
-    if (packed_.empty()) {
-      a.w = o.b.get();
-      a.w_row_bytes = problem_.ldb * element_bytes(problem_.dtype);
-    } else {
+    gemv::Args a = gemv::view_args(view_, view_.problem, o.a.get(), o.b.get(), o.c.get());
+    if (!packed_.empty()) {
       const gemv::PackedWeights& w = packed_[size_t(set) % packed_.size()];
       a.w = w.q.get();
       a.w_row_bytes = w.layout.row_bytes;
       a.scales = w.scales.get();
     }
-    kernel_->launch(problem_, a, stream);
+    kernel_->launch(view_.problem, a, stream);
   }
 
   nlohmann::json config() const override {
@@ -107,7 +110,8 @@ class GemvArm : public Arm {
     j["registers"] = u.registers;
     j["stack_frame_bytes"] = u.stack_frame_bytes;
     j["spill_bytes"] = u.spill_store_bytes + u.spill_load_bytes;
-    j["grid"] = kernel_->grid(problem_.N);
+    j["grid"] = kernel_->grid(view_.problem.N);
+    j["tokens_as_n"] = view_.tokens_as_n;
     return j;
   }
   std::string config_text() const override { return gemv::describe(config_); }
@@ -122,9 +126,10 @@ class GemvArm : public Arm {
 
  private:
   std::string name_;
-  gemv::Format format_;
+  std::optional<gemv::Format> format_arg_;
+  gemv::Format format_ = gemv::Format::bf16;
   std::string overrides_;
-  Problem problem_;
+  gemv::View view_;
   const device::Operands* operands_ = nullptr;
   gemv::Config config_;
   std::unique_ptr<gemv::Kernel> kernel_;
@@ -136,12 +141,13 @@ class GemvArm : public Arm {
 }  // namespace
 
 std::vector<std::string> gemv_arm_names() {
-  std::vector<std::string> out;
+  std::vector<std::string> out{"gemv"};
   for (const auto& [name, _] : arm_formats) out.emplace_back(name);
   return out;
 }
 
 std::unique_ptr<Arm> make_gemv_arm(const std::string& name) {
+  if (name == "gemv") return std::make_unique<GemvArm>(name, std::nullopt);
   for (const auto& [arm, format] : arm_formats) {
     if (name == arm) return std::make_unique<GemvArm>(name, format);
     if (name.starts_with(std::string(arm) + "@")) return std::make_unique<GemvArm>(name, format, name.substr(strlen(arm) + 1));

@@ -5,10 +5,10 @@
 
 #include "families/cublaslt/space.hpp"
 #include "families/gemv/gemv.hpp"
+#include "families/gemv/view.hpp"
 #include "families/sm90/feasibility.hpp"
 #include "families/sm90/gemm.hpp"
 #include "jit/cache.hpp"
-#include "select/gemv_native.hpp"
 #include "tune/cublaslt_space.hpp"
 #include "tune/gemv_space.hpp"
 #include "tune/sm90_space.hpp"
@@ -76,9 +76,10 @@ std::vector<Runnable> gemv_runnables(const Problem& p, const device::Operands& o
       candidates, tune::to_gemv, [&p](const gemv::Config& c) { return gemv::infeasible(c, p); }, gemv::kernel_build,
       [&p, &ops](const gemv::Config& c) -> device::Launch {
         auto kernel = std::make_shared<const gemv::Kernel>(c);
-        return [kernel, p, &ops](int set, cudaStream_t s) {
+        const gemv::View v{p, false};  // the tuner's gemv problems have tokens as M (tune/gemv_space.hpp)
+        return [kernel, v, &ops](int set, cudaStream_t s) {
           const device::OperandSet& o = ops.set(set);
-          kernel->launch(p, select::native_args(p, o.a.get(), o.b.get(), o.c.get()), s);
+          kernel->launch(v.problem, gemv::view_args(v, v.problem, o.a.get(), o.b.get(), o.c.get()), s);
         };
       });
 }

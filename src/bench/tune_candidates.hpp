@@ -20,7 +20,7 @@ struct Runnable {
 
 std::vector<Runnable> sm90_runnables(const Problem& p, const device::Operands& ops,
                                      const std::vector<tune::Config>& candidates, int sm_count);
-// The GEMV on the problem's own B (select/gemv_native.hpp), as tilewise::gemm runs it.
+// The GEMV on the problem's own B (families/gemv/view.hpp), as tilewise::gemm runs it.
 std::vector<Runnable> gemv_runnables(const Problem& p, const device::Operands& ops,
                                      const std::vector<tune::Config>& candidates);
 std::vector<Runnable> cublaslt_runnables(const cublaslt::Context& ctx, const Problem& p, const device::Operands& ops,

@@ -13,7 +13,10 @@
 #include "families/sm90/feasibility.hpp"
 #include "families/sm90/gemm.hpp"
 #include "families/sm90/heuristic.hpp"
+#include "families/gemv/config.hpp"
+#include "families/gemv/gemv.hpp"
 #include "jit/cache.hpp"
+#include "select/choice.hpp"
 
 namespace tilewise::cli {
 
@@ -33,9 +36,23 @@ std::vector<Job> jobs_for(const CompileOptions& o) {
   for (const std::string& text : o.configs) never_feasible[text] = "no problem matched";
   for (const SuiteCase& sc : expand_suites(o.suites, o.only, o.dtypes, o.layouts)) {
     if (sc.dtype == DType::fp8_e4m3 && sc.layout == Layout::NN) continue;
-    const SuiteEntry& e = sc.entry;
-    const Problem p = make_problem(e.name, e.M, e.N, e.K, sc.dtype, sc.layout);
+    const Problem p = make_problem(sc);
     std::vector<sm90::Config> configs;
+    if (o.first_rule_only) {  // every family's rule: sm90's first rule and the decode GEMV's default where it has one
+      for (const select::Choice& c : select::rule_choices(p)) {
+        Job j;
+        if (c.family == "gemv") {
+          const gemv::Config g = gemv::parse_config(c.config);
+          j = {gemv::kernel_build(g), "", gemv::bulk_shared_bytes(g)};
+        } else {
+          const sm90::Config s = sm90::parse_config(c.config);
+          j = {sm90::kernel_build(s, p), "", sm90::shared_bytes(s)};
+        }
+        j.what = c.family + " " + j.build.config_text;
+        unique.emplace(j.build.name_expression, std::move(j));
+      }
+      continue;
+    }
     try {
       if (!o.configs.empty()) {
         for (const std::string& text : o.configs) {
@@ -48,7 +65,7 @@ std::vector<Job> jobs_for(const CompileOptions& o) {
           }
         }
       } else {
-        configs = o.first_rule_only ? std::vector{sm90::first_rule(p)} : sm90::feasible_set(p);
+        configs = sm90::feasible_set(p);
       }
     } catch (const Unsupported&) {
       continue;  // a stride TMA cannot load: nothing in the family builds for it
@@ -92,7 +109,7 @@ int run_compile(const CompileOptions& o) {
   const std::vector<Job> jobs = jobs_for(o);
   std::vector<jit::KernelBuild> builds;
   for (const Job& j : jobs) builds.push_back(j.build);
-  fmt::print(stderr, "compiling {} sm90 instantiations into {} ...\n", builds.size(), jit::cache_dir().string());
+  fmt::print(stderr, "compiling {} instantiations into {} ...\n", builds.size(), jit::cache_dir().string());
   const auto t0 = std::chrono::steady_clock::now();
   const std::vector<jit::Built> built = jit::build_all(builds);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

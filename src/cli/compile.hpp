@@ -1,5 +1,6 @@
 #pragma once
-// `tilewise compile`: builds sm90 configurations for a suite's problems without a GPU and reports what ptxas
+// `tilewise compile`: builds sm90 configurations (with --first-rule, every family's rule) for a suite's problems
+// without a GPU and reports what ptxas
 // made of each (registers, spills, stack frame, shared memory).
 #include <string>
 #include <vector>
@@ -13,7 +14,7 @@ struct CompileOptions {
   std::vector<DType> dtypes;
   std::vector<Layout> layouts;
   std::vector<std::string> only;
-  bool first_rule_only = false;  // only the configuration the first shape rule picks for each problem
+  bool first_rule_only = false;  // only each family's rule for each problem (sm90's first rule, gemv's default)
   std::vector<std::string> configs;  // only these configurations (where feasible), e.g. a tuner's candidates
   int every = 1;                 // keep every n-th configuration of the feasible set (a spread-out subset)
   std::string cubin_dir;         // when set, each cubin is written there (for cuobjdump -sass / nvdisasm)

@@ -12,6 +12,7 @@
 #include "cli/check.hpp"
 #include "cli/compile.hpp"
 #include "cli/fit.hpp"
+#include "cli/floor.hpp"
 #include "cli/lists.hpp"
 #include "cli/tune.hpp"
 #include "core/error.hpp"
@@ -97,7 +98,7 @@ int cmd_choose(const std::vector<std::string>& suites, const std::vector<std::st
     if (sm_count == 0 && db->identities.size() == 1) sm_count = db->identities.front().sm_count;
   }
   if (sm_count == 0) sm_count = 132;  // an H100 SXM or H200
-  fmt::print("rules for {} SMs\n{}", sm_count, tw::select::choice_table(problems, db ? &*db : nullptr, sm_count));
+  fmt::print("rules for {} SMs\n{}", sm_count, tw::select::choice_table(problems, db ? &*db : nullptr, tw::select::Rules{sm_count}));
   return 0;
 }
 
@@ -123,7 +124,7 @@ int main(int argc, char** argv) {
   suite->add_option("--layouts", layouts_text, "comma-separated: TN, NN");
 
   auto* choose = app.add_subcommand("choose", "what selection runs for each suite problem and where that comes from: a "
-                                               "database's entry, else the heuristic (no GPU needed)");
+                                               "database's entry, else the floor's pick or cuBLASLt (no GPU needed)");
   std::vector<std::string> choose_suites;
   std::string choose_only, choose_database;
   int choose_sms = 0;
@@ -149,7 +150,8 @@ int main(int argc, char** argv) {
   compile->add_option("--dtypes", dtypes_text, "comma-separated: bf16, fp16, fp8")->capture_default_str();
   compile->add_option("--layouts", layouts_text, "comma-separated: TN, NN")->capture_default_str();
   compile->add_option("--only", compile_only, "comma-separated problem names to keep");
-  compile->add_flag("--first-rule", co.first_rule_only, "only the configuration the first shape rule picks");
+  compile->add_flag("--first-rule", co.first_rule_only,
+                    "only each family's own rule: sm90's first shape rule and the decode GEMV's default");
   compile->add_option("--config", co.configs, "only this configuration where feasible (repeatable)");
   compile->add_option("--every", co.every, "keep every n-th feasible configuration")->capture_default_str();
   compile->add_option("--cubin-dir", co.cubin_dir, "also write each cubin there (for cuobjdump -sass)");
@@ -207,7 +209,8 @@ int main(int argc, char** argv) {
   quantize->add_flag("--dequantize", dequantize, "turn a packed file back into raw weights");
   quantize->add_option("--to", q_to, "with --dequantize: f32, bf16 or fp16")->capture_default_str();
 
-  tw::cli::TuneCommands tune_commands(app);  // `tune` and `db merge`
+  tw::cli::TuneCommands tune_commands(app);    // `tune` and `db merge`
+  tw::cli::FloorCommands floor_commands(app);  // `sweep` and `floor fit`
 
   try {
     app.parse(argc, argv);
@@ -227,6 +230,7 @@ int main(int argc, char** argv) {
       return v;
     };
     if (const auto status = tune_commands.run()) return *status;
+    if (const auto status = floor_commands.run()) return *status;
     if (*info) return cmd_info();
     if (*check) return tw::cli::run_check(check_files);
     if (*suite) return cmd_suite(suite_files, dtypes(), layouts());

@@ -43,13 +43,31 @@ Suite parse_suite(std::istream& in, const std::string& path) {
     for (std::string w; fields >> w;) words.push_back(w);
     if (words.empty()) continue;
     const std::string where = fmt::format("{}:{}", path, line_no);
-    if (words.size() != 4)
+    if (words.size() < 4)
       throw Error(fmt::format("{}: expected 'name M N K', got {} field{}", where, words.size(), words.size() == 1 ? "" : "s"));
     if (!valid_name(words[0]))
       throw Error(fmt::format("{}: name '{}' may hold only letters, digits, '_', '-' and '.'", where, words[0]));
     if (!names.insert(words[0]).second) throw Error(fmt::format("{}: duplicate problem name '{}'", where, words[0]));
-    suite.entries.push_back({words[0], parse_size(words[1], "M", where), parse_size(words[2], "N", where),
-                             parse_size(words[3], "K", where), line_no});
+    SuiteEntry e{words[0], parse_size(words[1], "M", where), parse_size(words[2], "N", where),
+                 parse_size(words[3], "K", where), line_no};
+    std::set<std::string> keys;
+    for (size_t i = 4; i < words.size(); ++i) {
+      const size_t eq = words[i].find('=');
+      const std::string key = words[i].substr(0, eq), value = eq == std::string::npos ? "" : words[i].substr(eq + 1);
+      if (eq == std::string::npos || value.empty())
+        throw Error(fmt::format("{}: '{}' is not dtype=, layout= or pad= with a value", where, words[i]));
+      if (!keys.insert(key).second) throw Error(fmt::format("{}: {} is given twice", where, key));
+      try {
+        if (key == "dtype") e.dtype = parse_dtype(value);
+        else if (key == "layout") e.layout = parse_layout(value);
+        else if (key == "pad") e.pad = value == "0" ? 0 : parse_size(value, "pad", where);
+        else throw Error(fmt::format("unknown field '{}' (a line may fix dtype=, layout= and pad=)", key));
+      } catch (const Error& err) {
+        const std::string what = err.what();
+        throw Error(what.starts_with(where) ? what : fmt::format("{}: {}", where, what));
+      }
+    }
+    suite.entries.push_back(std::move(e));
   }
   if (in.bad()) throw Error(fmt::format("{}: read error", path));
   if (suite.entries.empty()) throw Error(fmt::format("{}: the suite holds no problems", path));
@@ -65,8 +83,8 @@ std::vector<SuiteCase> expand_suites(const std::vector<std::string>& suites, con
     for (const SuiteEntry& e : load_suite(path).entries) {
       if (!wanted.empty() && !wanted.count(e.name)) continue;
       found.insert(e.name);
-      for (DType d : dtypes)
-        for (Layout l : layouts) cases.push_back({e, d, l, suite_name(path)});
+      for (DType d : e.dtype ? std::vector<DType>{*e.dtype} : dtypes)
+        for (Layout l : e.layout ? std::vector<Layout>{*e.layout} : layouts) cases.push_back({e, d, l, suite_name(path)});
     }
   for (const std::string& name : wanted)
     if (!found.count(name)) throw Error(fmt::format("--only names '{}', which no given suite holds", name));

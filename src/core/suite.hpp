@@ -1,6 +1,7 @@
 #pragma once
 #include <cstdint>
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -8,11 +9,16 @@
 
 namespace tilewise {
 
-// A problem matrix: one `name M N K` a line, `#` starts a comment. dtype and layout come from the command line.
+// A problem matrix: one `name M N K` a line, `#` starts a comment. dtype and layout come from the command line,
+// unless the line fixes them: `name M N K dtype=fp16 layout=NN pad=8` (any of the three, in any order; pad adds
+// elements to every leading dimension, on top of the command line's --pad). Generated sweeps use them.
 struct SuiteEntry {
   std::string name;
   int64_t M = 0, N = 0, K = 0;
   int line = 0;
+  std::optional<DType> dtype;
+  std::optional<Layout> layout;
+  int64_t pad = 0;
 };
 
 struct Suite {
@@ -36,14 +42,15 @@ struct SuiteCase {
   std::string suite;  // suite_name() of the file the line is in
 };
 
-// Every line of the suites (those named in `only`, when it is not empty) in every dtype and layout, in order.
+// Every line of the suites (those named in `only`, when it is not empty) in every dtype and layout, in order; a line
+// that fixes its dtype or layout is taken in that one alone.
 // Throws Error naming an `only` name that no suite holds.
 std::vector<SuiteCase> expand_suites(const std::vector<std::string>& suites, const std::vector<std::string>& only,
                                      const std::vector<DType>& dtypes, const std::vector<Layout>& layouts);
 
-// The case's problem, `pad` elements added to every leading dimension.
+// The case's problem, `pad` elements (and the line's own) added to every leading dimension.
 inline Problem make_problem(const SuiteCase& c, int64_t pad = 0) {
-  return make_problem(c.entry.name, c.entry.M, c.entry.N, c.entry.K, c.dtype, c.layout, pad);
+  return make_problem(c.entry.name, c.entry.M, c.entry.N, c.entry.K, c.dtype, c.layout, pad + c.entry.pad);
 }
 
 }  // namespace tilewise

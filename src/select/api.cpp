@@ -8,9 +8,9 @@
 #include "families/cublaslt/matmul.hpp"
 #include "families/cublaslt/space.hpp"
 #include "families/gemv/gemv.hpp"
+#include "families/gemv/view.hpp"
 #include "families/sm90/gemm.hpp"
 #include "select/database_file.hpp"
-#include "select/gemv_native.hpp"
 #include "tilewise_version.hpp"
 
 namespace tilewise {
@@ -27,21 +27,26 @@ class Sm90Plan : public Plan {
   sm90::Gemm gemm_;
 };
 
-// Only the formats that read B as the problem stores it run here (select/gemv_native.hpp).
+// The GEMV on the problem's own weights, in either orientation (families/gemv/view.hpp): a packed format would need
+// weights the caller does not pass.
 class GemvPlan : public Plan {
  public:
-  GemvPlan(select::Choice c, const Problem& p) : Plan(std::move(c)), p_(p), kernel_(gemv::parse_config(choice_.config)) {
+  GemvPlan(select::Choice c, const Problem& p) : Plan(std::move(c)), kernel_(gemv::parse_config(choice_.config)) {
+    const std::optional<gemv::View> v = gemv::view_of(p);
+    if (!v) throw Unsupported(fmt::format("gemv does not take {}: 1..16 tokens as M, or as N in TN", describe(p)));
+    view_ = *v;
     if (!gemv::is_native(kernel_.config().weights, p.dtype))
-      throw Error(fmt::format("gemv {} computes with packed {} weights; tilewise::gemm passes B as the problem stores it",
+      throw Error(fmt::format("gemv {} computes with packed {} weights; tilewise::gemm passes the weights as the problem "
+                              "stores them",
                               choice_.config, gemv::to_string(kernel_.config().weights)));
-    gemv::require_feasible(kernel_.config(), p);
+    gemv::require_feasible(kernel_.config(), view_.problem);
   }
   void run(const void* A, const void* B, void* C, cudaStream_t s) override {
-    kernel_.launch(p_, select::native_args(p_, A, B, C), s);
+    kernel_.launch(view_.problem, gemv::view_args(view_, view_.problem, A, B, C), s);
   }
 
  private:
-  Problem p_;
+  gemv::View view_;
   gemv::Kernel kernel_;
 };
 
@@ -81,6 +86,7 @@ Context::Context(ContextOptions o) {
     db_ = std::make_unique<select::Database>(std::move(loaded.db));
     overridden_ = std::move(loaded.overridden);
   }
+  if (!o.floor.empty()) floor_ = select::read_floor(o.floor);
 }
 
 Context::~Context() = default;
@@ -90,7 +96,9 @@ const cublaslt::Context& Context::vendor() {
   return *vendor_;
 }
 
-select::Choice Context::choose(const Problem& p) const { return select::choose(db_.get(), p, sm_count_); }
+select::Choice Context::choose(const Problem& p) const {
+  return select::choose(db_.get(), p, select::Rules{sm_count_, floor_ ? &*floor_ : nullptr, &identity_});
+}
 
 std::unique_ptr<Plan> Context::build(const Problem& p, select::Choice c) {
   try {
@@ -98,11 +106,15 @@ std::unique_ptr<Plan> Context::build(const Problem& p, select::Choice c) {
     if (c.family == "gemv") return std::make_unique<GemvPlan>(c, p);
     if (c.family == "cublaslt") return std::make_unique<CublasltPlan>(c, vendor(), p);
     throw Error(fmt::format("unknown family '{}'", c.family));
+  } catch (const Unsupported&) {
+    if (c.source == "heuristic") throw;  // cuBLASLt's own heuristic declined: no family runs p
+    if (c.source == "floor") return build(p, {"cublaslt", "", "heuristic", 0});  // the floor never insists
+    throw;
   } catch (const Error& e) {
-    if (c.source != "database") throw;  // the heuristic's own choice declined (Unsupported): no family runs p
-    // A measured entry that does not run is a broken database, never a silent fall back to the heuristic.
-    throw Error(fmt::format("the database's {} entry {} for {} does not run here: {}", c.family, c.config, describe(p),
-                            e.what()));
+    if (c.source == "heuristic") throw;
+    // A measured entry that does not run is a broken database (or floor), never a silent fall back.
+    throw Error(fmt::format("the {}'s {} entry {} for {} does not run here: {}", c.source, c.family, c.config,
+                            describe(p), e.what()));
   }
 }
 
@@ -111,6 +123,11 @@ Plan& Context::plan(const Problem& p) {
   if (auto it = plans_.find(key); it != plans_.end()) return *it->second;
   validate(p);
   return *plans_.emplace(key, build(p, choose(p))).first->second;
+}
+
+std::unique_ptr<Plan> Context::plan_for(const Problem& p, const select::Choice& c) {
+  validate(p);
+  return build(p, c);
 }
 
 const select::Choice& gemm(Context& ctx, const Problem& p, const void* A, const void* B, void* C, cudaStream_t stream) {

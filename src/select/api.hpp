@@ -1,10 +1,12 @@
 #pragma once
-// The library API of DESIGN.md: tilewise::gemm(ctx, problem, A, B, C, stream) computes C = op(A) op(B) with the kernel
-// selection picks (select/choice.hpp: the tuned database's entry, else the heuristic), built on first use and kept.
+// The library API of docs/design.md: tilewise::gemm(ctx, problem, A, B, C, stream) computes C = op(A) op(B) with the
+// kernel selection picks (select/choice.hpp: the tuned database's entry, else a family the floor measured faster than
+// cuBLASLt's default, else cuBLASLt's default), built on first use and kept.
 // The CLI, the harness (the arm `selected`) and the tuner are clients of it.
 #include <cuda_runtime.h>
 
 #include <map>
+#include <optional>
 #include <memory>
 #include <string>
 #include <tuple>
@@ -21,8 +23,9 @@ class Context;
 }
 
 struct ContextOptions {
-  std::string database;        // a tuned database file; empty: the heuristic alone
+  std::string database;        // a tuned database file; empty: the floor and cuBLASLt alone
   bool allow_foreign = false;  // use a database measured under another identity (the reasons: Context::overridden)
+  std::string floor;           // a floor file (tilewise floor fit) in place of the one shipped for the H200
 };
 
 // One problem's selected kernel, built and ready to launch on any operands of that problem.
@@ -52,6 +55,8 @@ class Context {
   // The plan for p, built on first use. Throws Unsupported when no family runs p, Error when a database entry does
   // not build or run here.
   Plan& plan(const Problem& p);
+  // A plan for p running `c` (a family's rule, a configuration to compare), built each call and not kept.
+  std::unique_ptr<Plan> plan_for(const Problem& p, const select::Choice& c);
 
   const select::Identity& identity() const { return identity_; }
   const std::vector<std::string>& overridden() const { return overridden_; }  // identity mismatches let through
@@ -64,6 +69,7 @@ class Context {
 
   select::Identity identity_;
   int sm_count_ = 0;
+  std::optional<select::FloorRule> floor_;  // empty: the shipped one
   std::unique_ptr<select::Database> db_;
   std::vector<std::string> overridden_;
   std::unique_ptr<cublaslt::Context> vendor_;

@@ -3,6 +3,7 @@
 #include "core/error.hpp"
 #include "families/gemv/config.hpp"
 #include "families/gemv/heuristic.hpp"
+#include "families/gemv/view.hpp"
 #include "families/sm90/heuristic.hpp"
 
 namespace tilewise::select {
@@ -16,32 +17,37 @@ std::optional<Choice> from_database(const Database& db, const Problem& p) {
   return Choice{best->first, best->second.config, "database", best->second.us};
 }
 
-bool gemv_by_rule(const Problem& p, int sm_count) {
-  if (p.M > 8 || p.layout != Layout::TN || (p.dtype != DType::bf16 && p.dtype != DType::fp16)) return false;
-  try {
-    gemv::default_config(p, gemv::native_format(p.dtype), sm_count);
-    return true;
-  } catch (const Unsupported&) {
-    return false;
-  }
-}
-
-Choice heuristic_choice(const Problem& p, int sm_count) {
-  if (gemv_by_rule(p, sm_count))
-    return {"gemv", gemv::to_string(gemv::default_config(p, gemv::native_format(p.dtype), sm_count)), "heuristic", 0};
+std::vector<Choice> rule_choices(const Problem& p, int sm_count) {
+  std::vector<Choice> out;
+  if (const std::optional<gemv::View> v = gemv::view_of(p)) try {
+      const gemv::Config c = gemv::default_config(v->problem, gemv::native_format(p.dtype), sm_count);
+      out.push_back({"gemv", gemv::to_string(c), "floor", 0});
+    } catch (const Unsupported&) {
+    }
   try {
     sm90::Limits limits;
     limits.sm_count = sm_count;
-    return {"sm90", sm90::to_string(sm90::first_rule(p, limits)), "heuristic", 0};
+    out.push_back({"sm90", sm90::to_string(sm90::first_rule(p, limits)), "floor", 0});
   } catch (const Unsupported&) {
-    return {"cublaslt", "", "heuristic", 0};
   }
+  return out;
 }
 
-Choice choose(const Database* db, const Problem& p, int sm_count) {
+Choice heuristic_choice(const Problem& p, const Rules& rules) {
+  const std::vector<Choice> candidates = rule_choices(p, rules.sm_count);
+  std::vector<std::string> families;
+  for (const Choice& c : candidates) families.push_back(c.family);
+  const FloorRule& floor = rules.floor ? *rules.floor : shipped_floor();
+  if (const std::optional<std::string> pick = floor_pick(floor, p, families, rules.running))
+    for (const Choice& c : candidates)
+      if (c.family == *pick) return c;
+  return {"cublaslt", "", "heuristic", 0};
+}
+
+Choice choose(const Database* db, const Problem& p, const Rules& rules) {
   if (db)
     if (auto hit = from_database(*db, p)) return *hit;
-  return heuristic_choice(p, sm_count);
+  return heuristic_choice(p, rules);
 }
 
 }  // namespace tilewise::select

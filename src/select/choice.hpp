@@ -1,22 +1,27 @@
 #pragma once
-// Selection's one rule (DESIGN.md): a problem goes to the tuned database's entry when the database has its signature,
-// else to a heuristic that needs no GPU and no measurement. Pure: it names a family and a configuration; building and
-// running them is select/api.hpp's.
+// Selection's one rule (docs/design.md): a problem goes to the tuned database's entry when the database has its
+// signature; else to one of our families only where the floor (select/floor.hpp) says committed measurement found
+// that family's own rule faster than cuBLASLt's default for such problems; else to cuBLASLt's own heuristic. Pure:
+// it names a family and a configuration; building and running them is select/api.hpp's.
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/problem.hpp"
 #include "select/database.hpp"
+#include "select/floor.hpp"
 
 namespace tilewise::select {
 
 struct Choice {
   std::string family;  // "sm90", "gemv" or "cublaslt"
-  // The family's canonical configuration. Empty for cuBLASLt from the heuristic: its own heuristic's first candidate,
+  // The family's canonical configuration. Empty for cuBLASLt from its heuristic: its own heuristic's first candidate,
   // which only cuBLASLt on the GPU can name.
   std::string config;
-  std::string source;  // "database" or "heuristic"
-  double us = 0;       // the database's time; 0 from the heuristic
+  // "database" (a tuned entry), "floor" (a family's rule, taken where the sweep measured it faster) or "heuristic"
+  // (cuBLASLt's own heuristic).
+  std::string source;
+  double us = 0;  // the database's time; 0 otherwise
   bool operator==(const Choice&) const = default;
 };
 
@@ -26,20 +31,22 @@ struct Choice {
 // not interleaved, so a near tie may go either way; `bench` with the arm `selected` judges the result.
 std::optional<Choice> from_database(const Database& db, const Problem& p);
 
-// Whether the decode GEMV's default is taken over a tensor-core tile without measuring: M <= 8 rows in TN with bf16
-// or fp16 (the GEMV reads B as it is) and a feasible default. Up to 8 rows each weight is used at most 8 times, so
-// the shape is a stream of B from HBM, which the GEMV is written for (16-byte loads, enough in flight to cover
-// latency); sm90's narrowest tile still stages every operand through shared memory. A rule of thumb, not yet a fit
-// to a sweep: a database entry, which is measured, overrides it per shape. NN (x M-major, read across lanes) and
-// fp8 (cuBLASLt's fp8 kernel ran faster at M = 1, results/protocol-decode-gemv-7.json) take the GEMV only from a
-// database.
-bool gemv_by_rule(const Problem& p, int sm_count = 132);
+// Each family's own rule for p, where it has one: the decode GEMV's default on the problem's own weights in either
+// orientation (families/gemv/view.hpp), and sm90's first shape rule. These are what the floor weighs.
+std::vector<Choice> rule_choices(const Problem& p, int sm_count = 132);
 
-// The heuristic: gemv by the rule above, else sm90's first shape rule, else (a stride TMA cannot load) cuBLASLt's
-// own heuristic.
-Choice heuristic_choice(const Problem& p, int sm_count = 132);
+// Where the floor's points come from and whether they hold here: `floor` null is the shipped rule, `running` null
+// is the rule's own GPU (what `tilewise choose` shows without a GPU).
+struct Rules {
+  int sm_count = 132;
+  const FloorRule* floor = nullptr;
+  const Identity* running = nullptr;
+};
+
+// Without a database: the family of rule_choices the floor takes, else cuBLASLt's heuristic.
+Choice heuristic_choice(const Problem& p, const Rules& rules = {});
 
 // The database's choice when it has p, else the heuristic's. `db` may be null (no database).
-Choice choose(const Database* db, const Problem& p, int sm_count = 132);
+Choice choose(const Database* db, const Problem& p, const Rules& rules = {});
 
 }  // namespace tilewise::select

@@ -6,11 +6,11 @@
 
 namespace tilewise::select {
 
-std::string choice_table(const std::vector<Problem>& problems, const Database* db, int sm_count) {
+std::string choice_table(const std::vector<Problem>& problems, const Database* db, const Rules& rules) {
   std::string out = fmt::format("{:<16} {:<5} {:<3} {:>18}  {:<8} {:<9} {:>9}  {}\n", "problem", "dtype", "lay",
                                 "MxNxK", "family", "from", "us", "configuration");
   for (const Problem& p : problems) {
-    const Choice c = choose(db, p, sm_count);
+    const Choice c = choose(db, p, rules);
     const bool measured = c.source == "database";
     out += fmt::format("{:<16} {:<5} {:<3} {:>18}  {:<8} {:<9} {:>9}  {}\n", p.name, to_string(p.dtype),
                        to_string(p.layout), fmt::format("{}x{}x{}", p.M, p.N, p.K), c.family, c.source,

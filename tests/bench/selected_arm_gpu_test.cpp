@@ -34,10 +34,11 @@ TEST(SelectedArm, CorrectOnEverySuiteProblem) {
   TW_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   std::map<std::string, jit::KernelBuild> builds;  // many problems share an instantiation
   for (const Problem& p : problems)
-    if (const select::Choice c = select::heuristic_choice(p, sms); c.family == "sm90") {
-      jit::KernelBuild b = sm90::kernel_build(sm90::parse_config(c.config), p);
-      builds.emplace(b.name_expression, b);
-    }
+    for (const select::Choice& c : select::rule_choices(p, sms))
+      if (c.family == "sm90") {
+        jit::KernelBuild b = sm90::kernel_build(sm90::parse_config(c.config), p);
+        builds.emplace(b.name_expression, b);
+      }
   std::vector<jit::KernelBuild> unique;
   for (const auto& [_, b] : builds) unique.push_back(b);
   jit::build_all(unique);
@@ -52,7 +53,7 @@ TEST(SelectedArm, CorrectOnEverySuiteProblem) {
     arm->prepare(wb);
     const nlohmann::json config = arm->config();
     SCOPED_TRACE(config.dump());
-    EXPECT_EQ(config["source"], "heuristic");
+    EXPECT_NE(config["source"], "database");
     EXPECT_FALSE(config["config"].get<std::string>().empty());
     ++families[config["family"].get<std::string>()];
     const device::Launch launch = [&](int set, cudaStream_t st) { arm->launch(set, st); };
@@ -60,9 +61,8 @@ TEST(SelectedArm, CorrectOnEverySuiteProblem) {
     EXPECT_TRUE(receipt::is_correct(e.rel_err, receipt::correctness_bound(p.dtype)))
         << (e.rel_err ? std::to_string(*e.rel_err) : "non-finite output");
   }
-  // Every family of the rule ran somewhere: gemv for decode TN, sm90 for the rest, cuBLASLt for decode NN (lda = M).
-  EXPECT_GT(families["gemv"], 0);
-  EXPECT_GT(families["sm90"], 0);
+  // cuBLASLt ran somewhere (decode NN: lda = M is under TMA's 16 bytes); which problems the shipped floor gives our
+  // families depends on its sweep (select/api_gpu_test.cpp runs every family through a floor of its own).
   EXPECT_GT(families["cublaslt"], 0);
 }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include <fstream>
 #include <sstream>
 #include <string>
 
@@ -67,10 +68,46 @@ TEST(ParseSuite, TooFewFieldsNamesPathAndLine) {
   EXPECT_TRUE(Contains(msg, "expected 'name M N K', got 3 fields"));
 }
 
-TEST(ParseSuite, TooManyFieldsNamesPathAndLine) {
+TEST(ParseSuite, AFifthFieldMustBeALineSetting) {
   const std::string msg = parse_error(on_line_4("sq 1 2 3 4"));
   EXPECT_TRUE(Contains(msg, "my/suite.txt:4:"));
-  EXPECT_TRUE(Contains(msg, "got 5 fields"));
+  EXPECT_TRUE(Contains(msg, "'4' is not dtype=, layout= or pad= with a value"));
+}
+
+TEST(ParseSuite, ALineMayFixItsDtypeLayoutAndPadding) {
+  const Suite s = parse("a 1 2 3 dtype=fp16\nb 4 5 6 layout=NN pad=8 dtype=bf16\nc 7 8 9 pad=0\n");
+  ASSERT_EQ(s.entries.size(), 3u);
+  EXPECT_EQ(s.entries[0].dtype, DType::fp16);
+  EXPECT_FALSE(s.entries[0].layout);
+  EXPECT_EQ(s.entries[1].layout, Layout::NN);
+  EXPECT_EQ(s.entries[1].dtype, DType::bf16);
+  EXPECT_EQ(s.entries[1].pad, 8);
+  EXPECT_EQ(s.entries[2].pad, 0);
+  EXPECT_FALSE(s.entries[2].dtype);
+}
+
+TEST(ParseSuite, BadLineSettingsNameTheLineAndTheSetting) {
+  EXPECT_TRUE(Contains(parse_error(on_line_4("sq 1 2 3 dtype=fp32")), "my/suite.txt:4: unknown dtype 'fp32'"));
+  EXPECT_TRUE(Contains(parse_error(on_line_4("sq 1 2 3 layout=TT")), "my/suite.txt:4:"));
+  EXPECT_TRUE(Contains(parse_error(on_line_4("sq 1 2 3 pad=-8")), "my/suite.txt:4: pad = -8 must be positive"));
+  EXPECT_TRUE(Contains(parse_error(on_line_4("sq 1 2 3 pad=x")), "pad 'x' is not an integer"));
+  EXPECT_TRUE(Contains(parse_error(on_line_4("sq 1 2 3 dtype=")), "'dtype=' is not dtype=, layout= or pad= with a value"));
+  EXPECT_TRUE(Contains(parse_error(on_line_4("sq 1 2 3 pad=8 pad=8")), "my/suite.txt:4: pad is given twice"));
+  EXPECT_TRUE(Contains(parse_error(on_line_4("sq 1 2 3 seed=4")), "unknown field 'seed'"));
+}
+
+TEST(ExpandSuites, ALineThatFixesItsDtypeAndLayoutIsTakenInThoseAlone) {
+  const std::string path = ::testing::TempDir() + "/fixed_suite.txt";
+  {
+    std::ofstream out(path);
+    out << "free 64 64 64\nfixed 64 64 64 dtype=fp16 layout=NN pad=8\n";
+  }
+  const std::vector<SuiteCase> cases = expand_suites({path}, {}, {DType::bf16, DType::fp8_e4m3}, {Layout::TN});
+  ASSERT_EQ(cases.size(), 3u);
+  EXPECT_EQ(cases[2].entry.name, "fixed");
+  EXPECT_EQ(cases[2].dtype, DType::fp16);
+  EXPECT_EQ(cases[2].layout, Layout::NN);
+  EXPECT_EQ(make_problem(cases[2], 8).lda, 64 + 8 + 8);  // the command line's pad and the line's
 }
 
 TEST(ParseSuite, SingleFieldIsWrongCount) {

@@ -1,6 +1,6 @@
 // tilewise::gemm: a database entry is what runs when the database has the signature (sm90, gemv or cuBLASLt
-// configurations, read back from their canonical strings), the heuristic otherwise; every result is correct, and a
-// database measured under another identity is refused unless overridden.
+// configurations, read back from their canonical strings), the floor's pick or cuBLASLt otherwise; every result is
+// correct in both orientations, and a database measured under another identity is refused unless overridden.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -18,7 +18,9 @@
 #include "gpu.hpp"
 #include "receipt/derive.hpp"
 #include "select/api.hpp"
+#include "select/choice.hpp"
 #include "select/database_file.hpp"
+#include "select/json_file.hpp"
 
 namespace tilewise {
 namespace {
@@ -78,20 +80,61 @@ TEST_F(ApiTest, TheDatabasesFastestEntryRuns) {
   const select::Choice cb = run_checked(b, kP);
   EXPECT_EQ(cb.family, "sm90");
   EXPECT_EQ(cb.config, sm90_config);
-  // Another problem is not in the database: the heuristic.
-  EXPECT_EQ(run_checked(b, make_problem("q", 512, 512, 512, DType::fp16, Layout::NN)).source, "heuristic");
+  // Another problem is not in the database: the floor's pick or cuBLASLt's heuristic.
+  EXPECT_NE(run_checked(b, make_problem("q", 512, 512, 512, DType::fp16, Layout::NN)).source, "database");
 }
 
-TEST_F(ApiTest, WithoutADatabaseTheHeuristicRunsEveryFamily) {
-  Context ctx;
+TEST_F(ApiTest, WithoutADatabaseTheFloorDecidesAndEveryFamilyRuns) {
+  const Problem dec = make_problem("dec", 1, 4096, 4096, DType::bf16, Layout::TN);
+  const Problem odd = make_problem("odd", 100, 200, 300, DType::bf16, Layout::TN);
+  select::FloorRule floor;
+  const select::Identity here = running_identity();
+  floor.gpu = here.gpu, floor.sm_count = here.sm_count, floor.cc = here.cc, floor.neighbours = 1, floor.radius = 0.5;
+  floor.points = {{dec, {{"gemv", {1.2, "faster"}}}}, {kP, {{"sm90", {1.1, "faster"}}}}};
+  const std::string path = (dir / "floor.json").string();
+  select::write_json_file_atomically(select::to_json(floor), path);
+  ContextOptions o;
+  o.floor = path;
+  Context ctx(o);
   EXPECT_FALSE(ctx.has_database());
-  EXPECT_EQ(run_checked(ctx, make_problem("dec", 1, 4096, 4096, DType::bf16, Layout::TN)).family, "gemv");
+  const select::Choice g = run_checked(ctx, dec);
+  EXPECT_EQ(g.family, "gemv");
+  EXPECT_EQ(g.source, "floor");
   EXPECT_EQ(run_checked(ctx, kP).family, "sm90");
-  const select::Choice lt = run_checked(ctx, make_problem("odd", 100, 200, 300, DType::bf16, Layout::TN));
+  const select::Choice lt = run_checked(ctx, odd);
   EXPECT_EQ(lt.family, "cublaslt");
+  EXPECT_EQ(lt.source, "heuristic");
   EXPECT_FALSE(lt.config.empty());  // the configuration cuBLASLt's heuristic named is recorded
   // The plan is kept: the same problem again is the same choice without building anything.
   EXPECT_EQ(&ctx.plan(kP), &ctx.plan(kP));
+}
+
+// nn.Linear's orientation (TN, M = features, N = tokens, C column-major [F x T] = y row-major): every family's rule
+// runs it correctly at the token counts the GEMV serves, with a padded ldc too.
+TEST_F(ApiTest, EveryFamilysRuleRunsNnLinearsOrientation) {
+  Context ctx;
+  int gemv_runs = 0;
+  for (DType d : {DType::bf16, DType::fp16, DType::fp8_e4m3})
+    for (int64_t t : {1, 3, 8, 16})
+      for (int64_t pad : {0, 24}) {
+        const Problem p = make_problem("lin", 4096, t, 2048, d, Layout::TN, pad);
+        for (const select::Choice& c : select::rule_choices(p, 132)) {
+          SCOPED_TRACE(describe(p) + " " + c.family + " " + c.config);
+          std::unique_ptr<Plan> plan = ctx.plan_for(p, c);
+          EXPECT_EQ(plan->choice().family, c.family);
+          device::Stream s;
+          device::Operands ops(p, 1, device::Reference::bytes(p));
+          ops.fill(5, s.get());
+          const device::Reference ref(p, ops.set(0), s.get());
+          ops.poison_output(0, s.get());
+          plan->run(ops.set(0).a.get(), ops.set(0).b.get(), ops.set(0).c.get(), s.get());
+          const device::OutputError e = ref.compare(ops.set(0).c.get(), s.get());
+          EXPECT_TRUE(receipt::is_correct(e.rel_err, receipt::correctness_bound(p.dtype)))
+              << (e.rel_err ? std::to_string(*e.rel_err) : "non-finite output");
+          gemv_runs += c.family == "gemv";
+        }
+      }
+  EXPECT_EQ(gemv_runs, 3 * 4 * 2);
 }
 
 // The decode GEMV from a database on what only a database gives it: x M-major (NN) and an fp8 problem's own B (no

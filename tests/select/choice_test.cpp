@@ -1,13 +1,16 @@
-// Selection's rule: the database's fastest entry for the signature, else the heuristic (gemv for small-M TN decode,
-// sm90's first shape rule, cuBLASLt where TMA cannot load the operands), never an infeasible configuration.
+// Selection's rule: the database's fastest entry for the signature; else a family's own rule only where the floor's
+// measured neighbours all found it faster than cuBLASLt's default; else cuBLASLt's own heuristic. Never an infeasible
+// configuration.
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
 #include "core/suite.hpp"
 #include "families/gemv/config.hpp"
+#include "families/gemv/view.hpp"
 #include "families/sm90/config.hpp"
 #include "families/sm90/feasibility.hpp"
 #include "sample_database.hpp"
+#include "sample_floor.hpp"
 #include "select/choice.hpp"
 #include "select/choice_table.hpp"
 
@@ -16,78 +19,106 @@ namespace {
 
 using testkit::problem;
 
+const FloorRule kFloor = testkit::sample_floor();
+const Rules kRules{132, &kFloor, nullptr};
+
 TEST(Choice, TheDatabaseGivesItsFastestFamilyForTheSignature) {
   const Database db = testkit::sample_database();
-  const Choice c = choose(&db, problem(4096, 4096, 4096), 132);
-  EXPECT_EQ(c.family, "cublaslt");  // 175.25 us against sm90's 180.5
+  const Choice c = choose(&db, problem(4096, 4096, 4096), kRules);
+  EXPECT_EQ(c.family, "cublaslt");  // 175.25 us against sm90's 180.5, though the floor would take sm90 here
   EXPECT_EQ(c.config, testkit::kLt);
   EXPECT_EQ(c.source, "database");
   EXPECT_DOUBLE_EQ(c.us, 175.25);
-  const Choice nn = choose(&db, problem(16, 16384, 4096, DType::fp16, Layout::NN), 132);
+  const Choice nn = choose(&db, problem(16, 16384, 4096, DType::fp16, Layout::NN), kRules);
   EXPECT_EQ(nn.family, "sm90");
   EXPECT_EQ(nn.config, testkit::kSm90B);
 }
 
-TEST(Choice, WithoutTheSignatureOrADatabaseTheHeuristicChooses) {
+TEST(Choice, WithoutTheSignatureTheFloorTakesAFamilyOnlyWhereItsNeighboursMeasuredItFaster) {
   const Database db = testkit::sample_database();
-  EXPECT_FALSE(from_database(db, problem(4096, 4096, 2048)));
-  const Choice c = choose(&db, problem(4096, 4096, 2048), 132);
-  EXPECT_EQ(c.source, "heuristic");
-  EXPECT_EQ(c, choose(nullptr, problem(4096, 4096, 2048), 132));
+  const Problem near = problem(4096, 4096, 5120);
+  EXPECT_FALSE(from_database(db, near));
+  const Choice c = choose(&db, near, kRules);
+  EXPECT_EQ(c.source, "floor");
   EXPECT_EQ(c.family, "sm90");
-  // The same sizes with another stride are another signature.
-  Problem padded = problem(4096, 4096, 4096);
-  padded.lda += 64;
-  EXPECT_EQ(choose(&db, padded, 132).source, "heuristic");
+  EXPECT_EQ(c.config, rule_choices(near, 132).back().config);  // sm90's first rule
+  EXPECT_EQ(c, choose(nullptr, near, kRules));
+  // Near 1024^3 one of the two nearest was slower: cuBLASLt.
+  const Choice mixed = choose(nullptr, problem(1024, 1024, 1280), kRules);
+  EXPECT_EQ(mixed.family, "cublaslt");
+  EXPECT_EQ(mixed.source, "heuristic");
+  EXPECT_EQ(mixed.config, "");
+  // Nothing measured nearby (another dtype is another class): cuBLASLt.
+  EXPECT_EQ(choose(nullptr, problem(4096, 4096, 5120, DType::fp16), kRules).family, "cublaslt");
+  EXPECT_EQ(choose(nullptr, problem(300, 20000, 700), kRules).family, "cublaslt");
 }
 
-TEST(Choice, DecodeRowsUpToEightInTnGoToTheGemv) {
-  for (int64_t m : {1, 4, 8}) {
-    const Choice c = heuristic_choice(problem(m, 12288, 4096), 132);
-    EXPECT_EQ(c.family, "gemv") << m;
-    EXPECT_EQ(gemv::parse_config(c.config).m, m);
+TEST(Choice, TheGemvIsTakenInBothOrientationsWhereMeasured) {
+  for (int64_t t : {8, 11, 16}) {
+    Problem p = problem(t, 12288, 4096);
+    p.ldc = 16;  // a padded C: vendor-aligned, as the points are
+    const Choice col = heuristic_choice(p, kRules);
+    EXPECT_EQ(col.family, "gemv") << t;
+    EXPECT_EQ(gemv::parse_config(col.config).m, t);
   }
-  EXPECT_EQ(heuristic_choice(problem(16, 12288, 4096), 132).family, "sm90");
-  EXPECT_EQ(heuristic_choice(problem(8, 12288, 4096, DType::bf16, Layout::NN), 132).family, "sm90");
-  // NN and fp8 run the GEMV only from a database (choice.hpp says why)
-  EXPECT_EQ(heuristic_choice(problem(1, 12288, 4096, DType::fp8_e4m3), 132).family, "sm90");
-  EXPECT_EQ(heuristic_choice(problem(1, 12288, 4096, DType::fp16), 132).family, "gemv");
+  EXPECT_EQ(heuristic_choice(problem(4, 12288, 4096), kRules).family, "cublaslt");  // ldc = 4: no point of its class
+  for (int64_t t : {1, 2, 3}) {
+    const Choice lin = heuristic_choice(problem(12288, t, 4096), kRules);  // nn.Linear: M = features, N = tokens
+    EXPECT_EQ(lin.family, "gemv") << t;
+    EXPECT_EQ(gemv::parse_config(lin.config).m, t);
+    EXPECT_EQ(lin.source, "floor");
+  }
+  // NN in nn.Linear's orientation has weights that are not rows of K: the GEMV has no rule there.
+  EXPECT_EQ(rule_choices(problem(12288, 2, 4096, DType::bf16, Layout::NN), 132).size(), 1u);
+  EXPECT_EQ(heuristic_choice(problem(12288, 16, 4096), kRules).family, "cublaslt");  // no point within reach
 }
 
-TEST(Choice, OperandsTmaCannotLoadGoToCublasltsOwnHeuristic) {
-  const Choice c = heuristic_choice(problem(100, 200, 300), 132);  // rows of 600 bytes: not a multiple of 16
+TEST(Choice, OnAnotherGpuTheFloorTakesNoFamily) {
+  Identity h100 = testkit::kH200;
+  h100.gpu = "NVIDIA H100 80GB HBM3";
+  const Rules foreign{132, &kFloor, &h100};
+  EXPECT_EQ(heuristic_choice(problem(4096, 4096, 5120), foreign).family, "cublaslt");
+  EXPECT_EQ(heuristic_choice(problem(12288, 1, 4096), foreign).family, "cublaslt");
+  const Rules own{132, &kFloor, &testkit::kH200};
+  EXPECT_EQ(heuristic_choice(problem(4096, 4096, 5120), own).family, "sm90");
+}
+
+TEST(Choice, OperandsTmaCannotLoadHaveNoSm90Rule) {
+  EXPECT_TRUE(rule_choices(problem(100, 200, 300), 132).empty());  // rows of 600 bytes: not a multiple of 16
+  const Choice c = heuristic_choice(problem(100, 200, 300), kRules);
   EXPECT_EQ(c.family, "cublaslt");
   EXPECT_EQ(c.config, "");
   EXPECT_EQ(c.source, "heuristic");
 }
 
-// Over every suite problem, dtype and layout: the heuristic's configuration is in its family's feasible set, and
-// cuBLASLt's own heuristic is taken only where sm90 cannot load the operands at all.
-TEST(Choice, TheHeuristicNeverChoosesAnInfeasibleConfiguration) {
+// Over every suite problem, dtype and layout, in both orientations: each family's rule names a configuration in its
+// feasible set for the problem as the family sees it.
+TEST(Choice, EveryFamilysRuleIsFeasible) {
   int checked = 0;
   for (const char* suite : {"llm24.txt", "square.txt", "decode.txt"})
     for (const SuiteEntry& e : load_suite(std::string(TILEWISE_SOURCE_DIR) + "/suites/" + suite).entries)
       for (DType d : {DType::bf16, DType::fp16, DType::fp8_e4m3})
-        for (Layout l : {Layout::TN, Layout::NN}) {
-          if (d == DType::fp8_e4m3 && l == Layout::NN) continue;
-          const Problem p = make_problem(e.name, e.M, e.N, e.K, d, l);
-          const Choice c = heuristic_choice(p, 132);
-          SCOPED_TRACE(describe(p) + " -> " + c.family + " " + c.config);
-          if (c.family == "sm90") EXPECT_FALSE(sm90::infeasible(sm90::parse_config(c.config), p));
-          else if (c.family == "gemv") EXPECT_EQ(gemv::infeasible(gemv::parse_config(c.config), p), "");
-          else EXPECT_THROW(sm90::require_tma_expressible(p), Unsupported);  // decode NN: lda = M under 16 bytes
-          ++checked;
-        }
-  EXPECT_GT(checked, 200);
+        for (Layout l : {Layout::TN, Layout::NN})
+          for (bool linear : {false, true}) {
+            if (d == DType::fp8_e4m3 && l == Layout::NN) continue;
+            const Problem p = linear ? make_problem(e.name, e.N, e.M, e.K, d, l) : make_problem(e.name, e.M, e.N, e.K, d, l);
+            for (const Choice& c : rule_choices(p, 132)) {
+              SCOPED_TRACE(describe(p) + " -> " + c.family + " " + c.config);
+              if (c.family == "sm90") EXPECT_FALSE(sm90::infeasible(sm90::parse_config(c.config), p));
+              else EXPECT_EQ(gemv::infeasible(gemv::parse_config(c.config), gemv::view_of(p)->problem), "");
+              ++checked;
+            }
+          }
+  EXPECT_GT(checked, 400);
 }
 
 // The table `tilewise choose` prints: one row a problem, the database's entry with its time where it has the
-// signature, the heuristic's choice otherwise, and cuBLASLt's own heuristic named as such.
+// signature, the floor's pick or cuBLASLt's own heuristic otherwise, each named as such.
 TEST(Choice, TheTableShowsEachProblemsChoiceAndWhereItComesFrom) {
   const Database db = testkit::sample_database();
-  Problem tuned = problem(4096, 4096, 4096), untuned = problem(4096, 4096, 2048), no_tma = problem(100, 200, 300);
-  tuned.name = "sq4096", untuned.name = "sq4096_k2048", no_tma.name = "odd";
-  const std::string table = choice_table({tuned, untuned, no_tma}, &db, 132);
+  Problem tuned = problem(4096, 4096, 4096), untuned = problem(4096, 4096, 5120), no_tma = problem(100, 200, 300);
+  tuned.name = "sq4096", untuned.name = "sq4096_k5120", no_tma.name = "odd";
+  const std::string table = choice_table({tuned, untuned, no_tma}, &db, kRules);
   std::vector<std::string> lines;
   for (size_t start = 0, end; (end = table.find('\n', start)) != std::string::npos; start = end + 1)
     lines.push_back(table.substr(start, end - start));
@@ -95,7 +126,7 @@ TEST(Choice, TheTableShowsEachProblemsChoiceAndWhereItComesFrom) {
   EXPECT_NE(lines[0].find("configuration"), std::string::npos);
   EXPECT_EQ(lines[1].rfind("sq4096 ", 0), 0u);
   EXPECT_NE(lines[1].find("cublaslt database     175.25  " + std::string(testkit::kLt)), std::string::npos) << lines[1];
-  EXPECT_NE(lines[2].find("sm90     heuristic         -  " + choose(nullptr, untuned, 132).config), std::string::npos)
+  EXPECT_NE(lines[2].find("sm90     floor             -  " + choose(nullptr, untuned, kRules).config), std::string::npos)
       << lines[2];
   EXPECT_NE(lines[3].find("cublaslt heuristic         -  (cuBLASLt's own heuristic, asked on the GPU)"),
             std::string::npos)

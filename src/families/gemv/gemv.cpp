@@ -88,11 +88,11 @@ void Kernel::launch(const Problem& p, const Args& a, cudaStream_t stream) const 
   if (std::string why = args_error(config_, p, a); !why.empty()) throw Error("gemv: " + why);
   const unsigned char* x = static_cast<const unsigned char*>(a.x);
   const unsigned char* w = static_cast<const unsigned char*>(a.w);
-  long long ldx = a.ldx, w_row_bytes = a.w_row_bytes, ldc = a.ldc;
+  long long ldx = a.ldx, w_row_bytes = a.w_row_bytes, ldc = a.ldc, ldt = a.ldt;
   const void* scales = a.scales;
   void* out = a.out;
   int N = int(p.N), K = int(p.K);
-  void* args[] = {&x, &ldx, &w, &w_row_bytes, &scales, &out, &ldc, &N, &K};
+  void* args[] = {&x, &ldx, &w, &w_row_bytes, &scales, &out, &ldc, &ldt, &N, &K};
   kernel_->launch(dim3(unsigned(grid(p.N))), dim3(unsigned(block_threads(config_))), bulk_shared_bytes(config_), stream,
                   args, {1, 1, 1}, config_.pdl);
 }

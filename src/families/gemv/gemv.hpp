@@ -15,7 +15,8 @@ class LoadedKernel;
 
 namespace tilewise::gemv {
 
-// y[m][n] = sum_k x[m][k] W[n][k]: C(m, n) at out[n * ldc + m], as the problem's C.
+// y[m][n] = sum_k x[m][k] W[n][k] for M tokens m and N weight rows n, stored at out[n * ldc + m * ldt]: ldt = 1 is
+// C column-major with the tokens as rows (the seeds' decode orientation), ldc = 1 is y row-major (nn.Linear's).
 struct Args {
   const void* x = nullptr;  // M x K activations: rows ldx elements apart (TN), or columns of M (NN)
   int64_t ldx = 0;
@@ -23,7 +24,8 @@ struct Args {
   int64_t w_row_bytes = 0;
   const void* scales = nullptr;  // the format's scales (quantize.hpp); null for 16-bit weights and an fp8 problem's B
   void* out = nullptr;
-  int64_t ldc = 0;
+  int64_t ldc = 0;  // elements between the outputs of two weight rows
+  int64_t ldt = 1;  // elements between the outputs of two tokens
 };
 
 // The one description of what to compile for a configuration (the JIT cache derives its key from it).

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# One GPU round for the floor under selection (src/select/floor.hpp), run on the GPU machine over a copy of the tree:
+#   scripts/floor-round.sh [compile] [tests] [sanitize] [sweep] [fresh] [tsweep] [llm24]
+# with the carried binaries (build/release/tilewise and the GPU test binaries). Receipts and logs are packed into
+# $OUT/floor-round.tar.gz.
+#   compile   every family's rule for the suites the steps run, built in parallel before anything is timed
+#   tests     the GPU tests of selection (both orientations, every family's rule) and of the gemv family
+#   sanitize  compute-sanitizer memcheck and racecheck on the nn.Linear-orientation test
+#   sweep     the sweep's fitted and judged halves: every family's rule and both cuBLASLt arms, cold
+#   fresh     a fresh sample with the arm `selected` (no database) against both cuBLASLt arms, cold
+#   tsweep    T = 1..4096 on three 7-8B weight shapes in nn.Linear's orientation, `selected` against cuBLASLt
+#   llm24     llm24 in both orientations, `selected` with no database against cuBLASLt
+set -uo pipefail
+cd "$(dirname "$0")/.."
+export TILEWISE_SOURCE_DIR=$PWD TILEWISE_KERNELS_DIR=$PWD/kernels TILEWISE_CACHE_DIR=$PWD/.jitcache PYTHONUNBUFFERED=1
+OUT=${OUT:-$PWD/out}
+mkdir -p "$OUT" "$TILEWISE_CACHE_DIR"
+work=$(mktemp -d)
+trap 'tar czf "$OUT/floor-round.tar.gz" -C "$work" . && echo "packed $(ls "$work" | wc -l) files"' EXIT
+bin=build/release/tilewise tests=build/release/tests
+"$bin" info | tee "$work/info.txt" || exit 1
+start=$(date +%s)
+left() { echo $((${ROUND_S:-560} - ($(date +%s) - start))); }
+# bench NAME SECONDS ARGS...: one receipt, its table and its progress log
+bench() {
+  local name=$1 seconds=$2
+  shift 2
+  ((seconds > 30)) || { echo "$name: no time left"; return; }
+  timeout "$seconds" "$bin" bench "$@" --cold --repeats "${REPEATS:-5}" --selection-rounds 2 --rewarm-ms 30 \
+    -o "$work/$name.json" 2>"$work/$name.log" | tee "$work/$name-table.txt" | tail -n 4
+  echo "$name: exit $? after $(tail -n 1 "$work/$name.log" | cut -c1-40)"
+}
+for step in "$@"; do
+  echo "=== $step ($(left) s left)"
+  case "$step" in
+    compile)
+      timeout 200 "$bin" compile --suite suites/sweep-fit.txt --suite suites/sweep-judge.txt --suite suites/sweep-fresh.txt \
+        --suite suites/tsweep-linear.txt --suite suites/llm24.txt --suite suites/llm24-linear.txt --dtypes bf16,fp16 \
+        --layouts TN --first-rule >"$work/compile.log" 2>&1
+      echo "compile: exit $?"; tail -n 1 "$work/compile.log"
+      ;;
+    tests)
+      timeout 200 "$tests/select_gpu_test" >"$work/select-gpu-tests.log" 2>&1
+      echo "select GPU tests: exit $?"; grep -E "^\[  (PASSED|FAILED) " "$work/select-gpu-tests.log"
+      timeout 240 "$tests/families_gpu_test" --gtest_filter='Gemv*:*gemv*:*Gemv*' >"$work/gemv-gpu-tests.log" 2>&1
+      echo "gemv GPU tests: exit $?"; grep -E "^\[  (PASSED|FAILED) " "$work/gemv-gpu-tests.log"
+      ;;
+    sanitize)
+      for tool in memcheck racecheck; do
+        timeout 150 compute-sanitizer --tool "$tool" --error-exitcode 3 "$tests/select_gpu_test" \
+          --gtest_filter='ApiTest.EveryFamilysRuleRunsNnLinearsOrientation' >"$work/sanitizer-$tool.log" 2>&1
+        echo "compute-sanitizer $tool: exit $?"; tail -n 2 "$work/sanitizer-$tool.log"
+      done
+      ;;
+    sweep)
+      for half in fit judge; do
+        share=$(($(left) - 5))
+        [ $half = fit ] && share=$((share / 2))
+        bench "sweep-$half" $share --suite "suites/sweep-$half.txt" --arms cublaslt-default,cublaslt,sm90,gemv \
+          --baseline cublaslt-default
+      done
+      ;;
+    fresh) bench sweep-fresh $(($(left) - 5)) --suite suites/sweep-fresh.txt --arms cublaslt-default,cublaslt,selected \
+             --baseline cublaslt-default ;;
+    tsweep) bench tsweep-linear $(($(left) - 5)) --suite suites/tsweep-linear.txt --dtypes bf16 \
+              --arms cublaslt-default,cublaslt,selected --baseline cublaslt-default ;;
+    llm24) bench llm24-both $(($(left) - 5)) --suite suites/llm24.txt --suite suites/llm24-linear.txt --dtypes bf16,fp16 \
+             --layouts TN --arms cublaslt-default,cublaslt,selected --baseline cublaslt-default ;;
+    *) echo "unknown step $step" >&2 ;;
+  esac
+done

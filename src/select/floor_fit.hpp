@@ -1,0 +1,39 @@
+#pragma once
+// Fitting the floor's two constants (select/floor.hpp) to sweep points, and judging a rule on points it was not fitted
+// on. A judged point counts as the rule ran it: the family the rule picks, at that family's measured speedup, or
+// cuBLASLt's default (the baseline itself, 1x) where it picks none.
+#include <string>
+#include <vector>
+
+#include "select/floor.hpp"
+
+namespace tilewise::select {
+
+struct FloorScore {
+  int problems = 0;
+  int taken = 0;    // problems the rule gave one of our families
+  int faster = 0;   // ... where that family was faster than cublaslt-default beyond noise
+  int slower = 0;   // ... where it was slower beyond noise (the floor's target is 0)
+  int cliff = 0;    // problems taken that are not vendor-aligned (cuBLASLt's alignment cliff)
+  double geomean = 1;          // over all problems
+  double geomean_aligned = 1;  // over the vendor-aligned problems alone (the figure that is never a cliff's)
+  double worst = 1;            // the least speedup of a taken problem
+};
+
+// How the rule would run each of `judged` (points of `rule` itself are not looked up: pass a rule without them).
+FloorScore score_floor(const FloorRule& rule, const std::vector<FloorPoint>& judged);
+
+struct FloorFit {
+  FloorRule rule;             // the constants chosen, its points those fitted on
+  FloorScore leave_one_out;   // on the fitted points, each judged by the rest
+  std::vector<std::pair<FloorRule, FloorScore>> tried;  // every setting of the grid, points left out
+};
+
+// Tries neighbours 1..4 and radius 0.5..2.5; keeps the setting with the fewest slower problems left out one at a
+// time, then the highest geomean, then the larger neighbour count. `base` gives the GPU identity and receipts.
+FloorFit fit_floor(const FloorRule& base, const std::vector<FloorPoint>& train);
+
+// A markdown report: the fit's grid and the judged half's score.
+std::string floor_report(const FloorFit& fit, const FloorScore& judged, int judged_points);
+
+}  // namespace tilewise::select

@@ -1,0 +1,148 @@
+// The floor: a family is taken only where every one of the problem's nearest measured neighbours of its class found
+// that family faster than cublaslt-default beyond noise; the fit picks its constants on one half and never counts
+// a point as its own neighbour; the rule's file refuses what it cannot trust.
+#include "select/floor.hpp"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "expect_error.hpp"
+#include "sample_floor.hpp"
+#include "select/floor_fit.hpp"
+
+namespace tilewise::select {
+namespace {
+
+using testkit::Contains;
+using testkit::problem;
+
+TEST(Floor, TakesAFamilyOnlyWhenEveryNearestNeighbourWasFaster) {
+  const FloorRule r = testkit::sample_floor();
+  const FloorVerdict near = judge(r, problem(4096, 4096, 5120), "sm90");
+  EXPECT_TRUE(near.taken);
+  ASSERT_EQ(near.neighbours.size(), 2u);
+  EXPECT_DOUBLE_EQ(near.score, 1.04);  // the least of the two nearest
+  const FloorVerdict mixed = judge(r, problem(1024, 1024, 1280), "sm90");
+  EXPECT_FALSE(mixed.taken);
+  EXPECT_TRUE(Contains(mixed.why, "not faster than cublaslt-default"));
+  const FloorVerdict far = judge(r, problem(64, 64, 64), "sm90");
+  EXPECT_FALSE(far.taken);
+  EXPECT_TRUE(Contains(far.why, "0 of the 2 measured sm90 problems needed lie within 1.00"));
+  EXPECT_FALSE(judge(r, problem(4096, 4096, 5120), "gemv").taken);  // no gemv point near
+}
+
+TEST(Floor, NeighboursShareTheDtypeLayoutAndVendorAlignment) {
+  const FloorRule r = testkit::sample_floor();
+  EXPECT_FALSE(judge(r, problem(4096, 4096, 5120, DType::fp16), "sm90").taken);
+  EXPECT_FALSE(judge(r, problem(4096, 4096, 5120, DType::bf16, Layout::NN), "sm90").taken);
+  Problem unaligned = problem(4096, 4096, 5120);
+  unaligned.ldc = 4100;  // not a multiple of 8: cuBLASLt's alignment cliff is another class
+  EXPECT_FALSE(vendor_aligned(unaligned));
+  EXPECT_FALSE(judge(r, unaligned, "sm90").taken);
+  EXPECT_TRUE(vendor_aligned(problem(1, 4096, 4096)));  // one row: ldc = 1 is no cliff
+}
+
+TEST(Floor, PicksTheBestScoringCandidateAndNoneOnAnotherGpu) {
+  const FloorRule r = testkit::sample_floor();
+  EXPECT_EQ(floor_pick(r, problem(12288, 2, 4096), {"gemv", "sm90"}), "gemv");
+  EXPECT_EQ(floor_pick(r, problem(12288, 2, 4096), {"sm90"}), std::nullopt);
+  Identity other = testkit::kH200;
+  EXPECT_EQ(floor_pick(r, problem(12288, 2, 4096), {"gemv"}, &other), "gemv");
+  other.sm_count = 114;
+  EXPECT_EQ(floor_pick(r, problem(12288, 2, 4096), {"gemv"}, &other), std::nullopt);
+  other = testkit::kH200, other.cc = "10.0";
+  EXPECT_FALSE(holds_on(r, other));
+  EXPECT_TRUE(holds_on(r, testkit::other_driver()));  // a driver update keeps the rule; the database says more
+}
+
+// Whatever the problem, a family the floor takes was measured faster at every neighbour the verdict names, all of
+// the problem's class and within the radius.
+TEST(Floor, NeverTakesAFamilyTheSweepDidNotMeasureFasterForThatClass) {
+  std::mt19937 rng(7);
+  FloorRule r = testkit::sample_floor();
+  std::uniform_real_distribution<double> u(0, 1);
+  const auto draw = [&] {
+    const auto size = [&](double lo, double hi) { return int64_t(std::exp2(lo + (hi - lo) * u(rng))) / 8 * 8 + 8; };
+    return make_problem("", size(0, 14), size(0, 14), size(8, 14), u(rng) < 0.5 ? DType::bf16 : DType::fp16,
+                        u(rng) < 0.7 ? Layout::TN : Layout::NN, u(rng) < 0.3 ? 1 : 0);
+  };
+  for (int i = 0; i < 300; ++i) {  // a random floor of 300 points
+    std::map<std::string, Outcome> f;
+    for (const char* fam : {"sm90", "gemv"})
+      if (u(rng) < 0.7) f[fam] = u(rng) < 0.6 ? testkit::faster(1 + u(rng)) : testkit::slower(u(rng));
+    r.points.push_back({draw(), f});
+  }
+  int taken = 0;
+  for (int i = 0; i < 3000; ++i) {
+    const Problem p = draw();
+    for (const char* fam : {"sm90", "gemv"}) {
+      const FloorVerdict v = judge(r, p, fam);
+      if (!v.taken) continue;
+      ++taken;
+      ASSERT_EQ(v.neighbours.size(), size_t(r.neighbours));
+      for (size_t n : v.neighbours) {
+        EXPECT_EQ(floor_class(r.points[n].problem), floor_class(p));
+        EXPECT_EQ(r.points[n].families.at(fam).claim, "faster");
+      }
+    }
+  }
+  EXPECT_GT(taken, 10);  // the property was exercised
+}
+
+TEST(FloorFit, ChoosesConstantsLeavingEachPointOutAndScoresOnlyWhatItPicks) {
+  // sm90 faster on a band of K, slower outside: a fit that counted a point as its own neighbour would take one
+  // neighbour at any radius; left out, lone points have no neighbour.
+  std::vector<FloorPoint> train;
+  for (int64_t k = 1024; k <= 8192; k += 512) train.push_back(testkit::point(problem(4096, 4096, k), {{"sm90", testkit::faster(1.05)}}));
+  for (int64_t k = 256; k < 1024; k += 128) train.push_back(testkit::point(problem(4096, 4096, k), {{"sm90", testkit::slower(0.9)}}));
+  FloorRule base;
+  base.gpu = "NVIDIA H200", base.sm_count = 132, base.cc = "9.0";
+  const FloorFit fit = fit_floor(base, train);
+  EXPECT_EQ(fit.tried.size(), 20u);
+  EXPECT_EQ(fit.leave_one_out.slower, 0);
+  EXPECT_GT(fit.leave_one_out.taken, 5);
+  EXPECT_EQ(fit.rule.points.size(), train.size());
+  const std::vector<FloorPoint> judged = {testkit::point(problem(4096, 4096, 3000), {{"sm90", testkit::faster(1.06)}}),
+                                          testkit::point(problem(4096, 4096, 300), {{"sm90", testkit::slower(0.8)}}),
+                                          testkit::point(problem(100, 100, 100), {})};
+  const FloorScore s = score_floor(fit.rule, judged);
+  EXPECT_EQ(s.problems, 3);
+  EXPECT_EQ(s.taken, 1);
+  EXPECT_EQ(s.faster, 1);
+  EXPECT_EQ(s.slower, 0);
+  EXPECT_NEAR(s.geomean, std::cbrt(1.06), 1e-12);  // cuBLASLt's default counts 1x
+  EXPECT_TRUE(Contains(floor_report(fit, s, 3), "| judged half | 3 | 1 | 1 | 0 | 0 |"));
+}
+
+TEST(FloorFile, RoundTripsAndTheShippedRuleParses) {
+  const FloorRule r = testkit::sample_floor();
+  EXPECT_EQ(parse_floor(to_json(r), "mem"), r);
+  const FloorRule& shipped = shipped_floor();
+  EXPECT_EQ(shipped.gpu, "NVIDIA H200");
+  EXPECT_EQ(shipped.sm_count, 132);
+}
+
+TEST(FloorFile, BadInputIsRefusedNamingTheField) {
+  const nlohmann::json good = to_json(testkit::sample_floor());
+  const auto error = [&](const std::function<void(nlohmann::json&)>& edit) {
+    nlohmann::json j = good;
+    edit(j);
+    return testkit::error_of([&] { parse_floor(j, "f.json"); });
+  };
+  EXPECT_TRUE(Contains(error([](auto& j) { j["schema"] = "tilewise.floor/2"; }), "f.json: /schema"));
+  EXPECT_TRUE(Contains(error([](auto& j) { j.erase("gpu"); }), "f.json: /: missing field 'gpu'"));
+  EXPECT_TRUE(Contains(error([](auto& j) { j["neighbours"] = 0; }), "/neighbours: must be at least 1"));
+  EXPECT_TRUE(Contains(error([](auto& j) { j["radius"] = -1.0; }), "/radius: must be a positive finite number"));
+  EXPECT_TRUE(Contains(error([](auto& j) { j["points"][0]["families"]["sm90"]["speedup"] = 0.0; }),
+                       "/points/0/families/sm90/speedup: must be a positive finite number"));
+  EXPECT_TRUE(Contains(error([](auto& j) { j["points"][1]["families"]["sm90"]["claim"] = "maybe"; }),
+                       "/points/1/families/sm90/claim: 'maybe' is not faster, slower or none"));
+  EXPECT_TRUE(Contains(error([](auto& j) { j["points"][2]["problem"]["M"] = -5; }), "/points/2/problem"));
+  EXPECT_TRUE(Contains(error([](auto& j) { j["points"][2]["problem"].erase("ldc"); }), "/points/2/problem"));
+  EXPECT_TRUE(Contains(error([](auto& j) { j["points"] = 3; }), "/points"));
+}
+
+}  // namespace
+}  // namespace tilewise::select
