@@ -148,13 +148,16 @@ __device__ __forceinline__ void store_out(void* out, long long index, float v) {
 
 // The CTA's last step, shared by the three engines: output columns n0 .. n0 + cols (those under N), each token, the
 // sum of the SLICES partial sums partial(slice, col, m) in slice order (so the result is the same every run), times
-// the fp8 format's channel scale, stored at out[n * ldc + m * ldt]: ldt = 1 writes C column-major with tokens as
-// rows, ldc = 1 writes y row-major (nn.Linear's y[T, F]). Threads first, first + stride, ... take one (column, token)
-// each.
-template <int M, int WF, int XT, int SLICES, typename Partial>
+// the fp8 format's channel scale, stored at out[n * ldc + m] (C column-major, tokens as rows) or, with YROWS, at
+// out[m * ldc + n] (nn.Linear's y[T, F] row-major; a template parameter, since a run-time stride cost registers
+// the 2-CTA kernels at M = 16 do not have: 130 where 128 fit two CTAs an SM). Threads first, first + stride, ...
+// take one (column, token) each.
+template <int M, int WF, int XT, int SLICES, int YROWS, typename Partial>
 __device__ __forceinline__ void store_columns(int first, int stride, int n0, int cols, int N, const void* scales,
-                                              void* out, long long ldc, long long ldt, const Partial& partial) {
+                                              void* out, long long ldc, const Partial& partial) {
   for (int i = first; i < cols * M; i += stride) {
+    // Tokens first in both orders: taking y's columns first (contiguous stores) cost the 2-CTA kernels at M = 16
+    // twelve registers (130 where 118 fit two an SM), and the output is under 1% of the bytes a launch moves.
     const int m = i % M, col = i / M, n = n0 + col;
     if (n >= N) continue;
     float sum = 0.0f;
@@ -162,7 +165,7 @@ __device__ __forceinline__ void store_columns(int first, int stride, int n0, int
     for (int s = 0; s < SLICES; ++s) sum += partial(s, col, m);
     if constexpr (WF == w_fp8)
       if (scales) sum *= __ldg(static_cast<const float*>(scales) + n);  // none: an fp8 problem's own B, scale 1
-    store_out<XT>(out, (long long)n * ldc + (long long)m * ldt, sum);
+    store_out<XT>(out, YROWS ? (long long)m * ldc + n : (long long)n * ldc + m, sum);
   }
 }
 
@@ -174,10 +177,10 @@ __device__ __forceinline__ void store_columns(int first, int stride, int n0, int
 template <int THREADS>
 constexpr int register_limit = 65536 / THREADS / 8 * 8 < 255 ? 65536 / THREADS / 8 * 8 : 255;
 
-template <int M, int WF, int XT, int THREADS, int COLS, int KSPLIT, int UNROLL, int HINT, int PDL, int PREFETCH>
+template <int M, int WF, int XT, int THREADS, int COLS, int KSPLIT, int UNROLL, int HINT, int PDL, int PREFETCH, int YROWS = 0>
 __global__ void __maxnreg__(register_limit<THREADS>)
     gemv(const unsigned char* __restrict__ x, long long ldx, const unsigned char* __restrict__ w, long long w_row_bytes,
-         const void* __restrict__ scales, void* __restrict__ out, long long ldc, long long ldt, int N, int K) {
+         const void* __restrict__ scales, void* __restrict__ out, long long ldc, int N, int K) {
   static_assert(M >= 1 && M <= 16 && THREADS % 32 == 0 && (THREADS / 32) % KSPLIT == 0, "bad gemv configuration");
   constexpr int warps = THREADS / 32, col_groups = warps / KSPLIT, cta_cols = col_groups * COLS;
   constexpr int elems = WeightFormat<WF>::elems, group = WeightFormat<WF>::group;
@@ -300,7 +303,7 @@ __global__ void __maxnreg__(register_limit<THREADS>)
 #pragma unroll
         for (int m = 0; m < M; ++m) partial[ks][cg][c][m] = acc[c][m];
     __syncthreads();
-    store_columns<M, WF, XT, KSPLIT>(threadIdx.x, THREADS, blk * cta_cols, cta_cols, N, scales, out, ldc, ldt,
+    store_columns<M, WF, XT, KSPLIT, YROWS>(threadIdx.x, THREADS, blk * cta_cols, cta_cols, N, scales, out, ldc,
                                      [&](int s, int col, int m) { return partial[s][col / COLS][col % COLS][m]; });
     __syncthreads();  // `partial` is reused by the next block of a persistent grid
   }

@@ -81,11 +81,10 @@ __device__ __forceinline__ void consumers_sync() {
   asm volatile("bar.sync 1, %0;" ::"n"(WARPS * 32) : "memory");
 }
 
-template <int M, int WF, int XT, int XL, int WARPS, int UNROLL, int STAGES, int HINT, int PDL>
+template <int M, int WF, int XT, int XL, int WARPS, int UNROLL, int STAGES, int HINT, int PDL, int YROWS = 0>
 __global__ void __maxnreg__(register_limit<(WARPS + 1) * 32>)
     gemv_bulk(const unsigned char* __restrict__ x, long long ldx, const unsigned char* __restrict__ w,
-              long long w_row_bytes, const void* __restrict__ scales, void* __restrict__ out, long long ldc, long long ldt,
-              int N, int K) {
+              long long w_row_bytes, const void* __restrict__ scales, void* __restrict__ out, long long ldc, int N, int K) {
   static_assert(M >= 1 && M <= 16 && WARPS >= 1 && UNROLL >= 1 && STAGES >= 2, "bad gemv configuration");
   using P = MmaPiece<WF, XT>;
   using L = BulkLayout<M, WF, XT, WARPS, UNROLL, STAGES>;
@@ -220,7 +219,7 @@ __global__ void __maxnreg__(register_limit<(WARPS + 1) * 32>)
     // barrier, so every warp has finished reading tile i's.
     store_fragment<M, tiles_m>(acc, g, q, partial[buffer][warp]);
     consumers_sync<WARPS>();
-    store_columns<M, WF, XT, WARPS>(threadIdx.x, WARPS * 32, tile * 16, 16, N, scales, out, ldc, ldt,
+    store_columns<M, WF, XT, WARPS, YROWS>(threadIdx.x, WARPS * 32, tile * 16, 16, N, scales, out, ldc,
                                     [&](int s, int col, int m) { return partial[buffer][s][col][m]; });
     buffer ^= 1;
   }

@@ -258,10 +258,10 @@ __device__ __forceinline__ void store_fragment(const float (&acc)[TILES][4], int
     }
 }
 
-template <int M, int WF, int XT, int XL, int THREADS, int COLS, int KSPLIT, int UNROLL, int HINT, int PDL, int INTERLEAVE>
+template <int M, int WF, int XT, int XL, int THREADS, int COLS, int KSPLIT, int UNROLL, int HINT, int PDL, int INTERLEAVE, int YROWS = 0>
 __global__ void __maxnreg__(register_limit<THREADS>)
     gemv_mma(const unsigned char* __restrict__ x, long long ldx, const unsigned char* __restrict__ w, long long w_row_bytes,
-             const void* __restrict__ scales, void* __restrict__ out, long long ldc, long long ldt, int N, int K) {
+             const void* __restrict__ scales, void* __restrict__ out, long long ldc, int N, int K) {
   static_assert(M >= 1 && M <= 16 && THREADS % 32 == 0 && (THREADS / 32) % KSPLIT == 0, "bad gemv configuration");
   static_assert(COLS == 16 || COLS == 32 || COLS == 64, "a warp computes one, two or four 16-column tiles");
   using P = MmaPiece<WF, XT>;
@@ -354,7 +354,7 @@ __global__ void __maxnreg__(register_limit<THREADS>)
 #pragma unroll
     for (int ct = 0; ct < col_tiles; ++ct) store_fragment<M, tiles>(acc[ct], g, q, partial[ks][cg * col_tiles + ct]);
     __syncthreads();
-    store_columns<M, WF, XT, KSPLIT>(threadIdx.x, THREADS, blk * cta_cols, cta_cols, N, scales, out, ldc, ldt,
+    store_columns<M, WF, XT, KSPLIT, YROWS>(threadIdx.x, THREADS, blk * cta_cols, cta_cols, N, scales, out, ldc,
                                      [&](int s, int col, int m) { return partial[s][col / 16][col % 16][m]; });
     __syncthreads();  // `partial` is reused by the next block of a persistent grid
   }

@@ -16,10 +16,10 @@
 
 namespace tilewise::kernels::gemv {
 
-template <int M, int WF, int XT, int THREADS, int COLS, int KSPLIT, int UNROLL, int HINT, int PDL>
+template <int M, int WF, int XT, int THREADS, int COLS, int KSPLIT, int UNROLL, int HINT, int PDL, int YROWS = 0>
 __global__ void __maxnreg__(register_limit<THREADS>)
     gemv_nn(const unsigned char* __restrict__ x, long long ldx, const unsigned char* __restrict__ w, long long w_row_bytes,
-            const void* __restrict__ scales, void* __restrict__ out, long long ldc, long long ldt, int N, int K) {
+            const void* __restrict__ scales, void* __restrict__ out, long long ldc, int N, int K) {
   static_assert(M >= 1 && M <= 16 && THREADS % 32 == 0 && (THREADS / 32) % KSPLIT == 0, "bad gemv configuration");
   static_assert((WF == w_bf16 && XT == x_bf16) || (WF == w_fp16 && XT == x_fp16), "16-bit weights of x's type");
   constexpr int warps = THREADS / 32, col_groups = warps / KSPLIT, cta_cols = col_groups * COLS;
@@ -97,7 +97,7 @@ __global__ void __maxnreg__(register_limit<THREADS>)
         for (int t = 0; t < 8; ++t)
           if (8 * lane + t < M) partial[ks][cg][c][8 * lane + t] = acc[c][t];
     __syncthreads();
-    store_columns<M, WF, XT, KSPLIT>(threadIdx.x, THREADS, blk * cta_cols, cta_cols, N, scales, out, ldc, ldt,
+    store_columns<M, WF, XT, KSPLIT, YROWS>(threadIdx.x, THREADS, blk * cta_cols, cta_cols, N, scales, out, ldc,
                                      [&](int s, int col, int m) { return partial[s][col / COLS][col % COLS][m]; });
     __syncthreads();  // `partial` is reused by the next block of a persistent grid
   }

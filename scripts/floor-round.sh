@@ -5,7 +5,7 @@
 # $OUT/floor-round.tar.gz.
 #   compile   every family's rule for the suites the steps run, built in parallel before anything is timed
 #   tests     the GPU tests of selection (both orientations, every family's rule) and of the gemv family
-#   sanitize  compute-sanitizer memcheck and racecheck on the nn.Linear-orientation test
+#   sanitize  compute-sanitizer memcheck and racecheck on the gemv kernels storing y rows (nn.Linear's orientation)
 #   sweep     the sweep's fitted and judged halves: every family's rule and both cuBLASLt arms, cold
 #   fresh     a fresh sample with the arm `selected` (no database) against both cuBLASLt arms, cold
 #   tsweep    T = 1..4096 on three 7-8B weight shapes in nn.Linear's orientation, `selected` against cuBLASLt
@@ -47,8 +47,8 @@ for step in "$@"; do
       ;;
     sanitize)
       for tool in memcheck racecheck; do
-        timeout 150 compute-sanitizer --tool "$tool" --error-exitcode 3 "$tests/select_gpu_test" \
-          --gtest_filter='ApiTest.EveryFamilysRuleRunsNnLinearsOrientation' >"$work/sanitizer-$tool.log" 2>&1
+        timeout 150 compute-sanitizer --tool "$tool" --error-exitcode 3 "$tests/families_gpu_test" \
+          --gtest_filter='GemvGpu.EveryEngineStoresYRowsInNnLinearsOrientation' >"$work/sanitizer-$tool.log" 2>&1
         echo "compute-sanitizer $tool: exit $?"; tail -n 2 "$work/sanitizer-$tool.log"
       done
       ;;

@@ -67,7 +67,7 @@ class GemvArm : public Arm {
       config_ = gemv::parse_config(text);
       gemv::require_feasible(config_, p);
     }
-    kernel_ = std::make_unique<gemv::Kernel>(config_);
+    kernel_ = std::make_unique<gemv::Kernel>(config_, view_.tokens_as_n);
     packed_.clear();
     const int n = wb.operands.count();
     if (gemv::is_native(format_, p.dtype)) {  // reads the problem's weights, rotating with the operands

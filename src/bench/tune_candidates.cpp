@@ -73,7 +73,8 @@ std::vector<Runnable> sm90_runnables(const Problem& p, const device::Operands& o
 std::vector<Runnable> gemv_runnables(const Problem& p, const device::Operands& ops,
                                      const std::vector<tune::Config>& candidates) {
   return jit_runnables(
-      candidates, tune::to_gemv, [&p](const gemv::Config& c) { return gemv::infeasible(c, p); }, gemv::kernel_build,
+      candidates, tune::to_gemv, [&p](const gemv::Config& c) { return gemv::infeasible(c, p); },
+      [](const gemv::Config& c) { return gemv::kernel_build(c); },
       [&p, &ops](const gemv::Config& c) -> device::Launch {
         auto kernel = std::make_shared<const gemv::Kernel>(c);
         const gemv::View v{p, false};  // the tuner's gemv problems have tokens as M (tune/gemv_space.hpp)

@@ -15,6 +15,7 @@
 #include "families/sm90/heuristic.hpp"
 #include "families/gemv/config.hpp"
 #include "families/gemv/gemv.hpp"
+#include "families/gemv/view.hpp"
 #include "jit/cache.hpp"
 #include "select/choice.hpp"
 
@@ -43,7 +44,7 @@ std::vector<Job> jobs_for(const CompileOptions& o) {
         Job j;
         if (c.family == "gemv") {
           const gemv::Config g = gemv::parse_config(c.config);
-          j = {gemv::kernel_build(g), "", gemv::bulk_shared_bytes(g)};
+          j = {gemv::kernel_build(g, gemv::view_of(p)->tokens_as_n), "", gemv::bulk_shared_bytes(g)};
         } else {
           const sm90::Config s = sm90::parse_config(c.config);
           j = {sm90::kernel_build(s, p), "", sm90::shared_bytes(s)};

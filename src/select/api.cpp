@@ -31,10 +31,8 @@ class Sm90Plan : public Plan {
 // weights the caller does not pass.
 class GemvPlan : public Plan {
  public:
-  GemvPlan(select::Choice c, const Problem& p) : Plan(std::move(c)), kernel_(gemv::parse_config(choice_.config)) {
-    const std::optional<gemv::View> v = gemv::view_of(p);
-    if (!v) throw Unsupported(fmt::format("gemv does not take {}: 1..16 tokens as M, or as N in TN", describe(p)));
-    view_ = *v;
+  GemvPlan(select::Choice c, const Problem& p)
+      : Plan(std::move(c)), view_(view_or_throw(p)), kernel_(gemv::parse_config(choice_.config), view_.tokens_as_n) {
     if (!gemv::is_native(kernel_.config().weights, p.dtype))
       throw Error(fmt::format("gemv {} computes with packed {} weights; tilewise::gemm passes the weights as the problem "
                               "stores them",
@@ -46,6 +44,11 @@ class GemvPlan : public Plan {
   }
 
  private:
+  static gemv::View view_or_throw(const Problem& p) {
+    const std::optional<gemv::View> v = gemv::view_of(p);
+    if (!v) throw Unsupported(fmt::format("gemv does not take {}: 1..16 tokens as M, or as N in TN", describe(p)));
+    return *v;
+  }
   gemv::View view_;
   gemv::Kernel kernel_;
 };

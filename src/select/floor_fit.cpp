@@ -58,8 +58,8 @@ FloorScore score_floor(const FloorRule& rule, const std::vector<FloorPoint>& jud
 FloorFit fit_floor(const FloorRule& base, const std::vector<FloorPoint>& train) {
   FloorFit fit;
   bool have = false;
-  for (int k = 1; k <= 4; ++k)
-    for (double radius = 0.5; radius <= 2.5 + 1e-9; radius += 0.5) {
+  for (int k : {1, 2, 3, 4, 6, 8})
+    for (double radius : {0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0}) {
       FloorRule rule = base;
       rule.neighbours = k, rule.radius = radius;
       Tally t;

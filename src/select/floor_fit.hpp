@@ -29,7 +29,8 @@ struct FloorFit {
   std::vector<std::pair<FloorRule, FloorScore>> tried;  // every setting of the grid, points left out
 };
 
-// Tries neighbours 1..4 and radius 0.5..2.5; keeps the setting with the fewest slower problems left out one at a
+// Tries neighbours 1, 2, 3, 4, 6, 8 and radius 0.5 .. 6 (a radius of 6 spans most of a class: a class where every
+// point was faster is taken whole); keeps the setting with the fewest slower problems left out one at a
 // time, then the highest geomean, then the larger neighbour count. `base` gives the GPU identity and receipts.
 FloorFit fit_floor(const FloorRule& base, const std::vector<FloorPoint>& train);
 

@@ -462,6 +462,9 @@ TEST(GemvConfig, KernelBuildNamesTheInstantiation) {
   mma.ksplit = 8, mma.pdl = false;
   EXPECT_EQ(kernel_build(mma).kernel_file, "gemv_mma.cuh");
   EXPECT_EQ(kernel_build(mma).name_expression, "tilewise::kernels::gemv::gemv_mma<16, 1, 1, 0, 256, 16, 8, 4, 2, 0, 0>");
+  // nn.Linear's y rows: one more template argument, another cache key.
+  EXPECT_EQ(kernel_build(mma, true).name_expression, "tilewise::kernels::gemv::gemv_mma<16, 1, 1, 0, 256, 16, 8, 4, 2, 0, 0, 1>");
+  EXPECT_NE(jit::cache_key(kernel_build(mma, true)), jit::cache_key(kernel_build(mma)));
   mma.pdl = true, mma.layout = Layout::NN, mma.interleave = true;
   EXPECT_EQ(kernel_build(mma).name_expression, "tilewise::kernels::gemv::gemv_mma<16, 1, 1, 1, 256, 16, 8, 4, 2, 1, 1>");
   Config nn = sample();  // the fma engine on M-major x is its own kernel

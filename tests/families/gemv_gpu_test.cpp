@@ -19,6 +19,7 @@
 #include "families/gemv/gemv.hpp"
 #include "families/gemv/heuristic.hpp"
 #include "families/gemv/quantize.hpp"
+#include "families/gemv/view.hpp"
 #include "gpu.hpp"
 #include "jit/kernel.hpp"
 #include "receipt/derive.hpp"
@@ -194,6 +195,43 @@ TEST(GemvGpu, EveryFormatActivationAndMMatchesTheDequantizedReference) {
 // mma engine's wide tiles and the K slices of unequal length the transpose's lanes must agree on (K = 5120 over 8
 // slices: 40 groups of 128, 80 pieces a lane quarter). Then an fp8 problem's own B read as it is, with no channel
 // scale (tilewise::gemm's fp8 GEMV), on every engine.
+// nn.Linear's orientation (TN, M = features, N = tokens): each engine's kernel built for y rows writes y[T, F]
+// row-major, which is C column-major [F x T], on a padded ldc and with features not a multiple of any tile; judged
+// against the problem's own reference on every output. Small enough for the sanitizers.
+TEST(GemvGpu, EveryEngineStoresYRowsInNnLinearsOrientation) {
+  TW_REQUIRE_GPU();
+  device::Stream s;
+  int ran = 0;
+  for (DType d : {DType::bf16, DType::fp16, DType::fp8_e4m3})
+    for (int64_t t : {1, 5, 16})
+      for (Engine e : {Engine::fma, Engine::mma, Engine::bulk}) {
+        Problem p = make_problem("lin", 1000, t, 1024, d, Layout::TN);
+        p.ldc += 8;
+        const std::optional<View> v = view_of(p);
+        ASSERT_TRUE(v && v->tokens_as_n);
+        Config c;
+        try {
+          c = default_config(v->problem, native_format(d), 132, e);
+        } catch (const Unsupported&) {
+          continue;  // an engine that does not take this type
+        }
+        SCOPED_TRACE(describe(p) + " | " + to_string(c));
+        device::Operands ops(p, 1, device::Reference::bytes(p));
+        ops.fill(uint64_t(t * 7 + int(e)), s.get());
+        const device::Reference ref(p, ops.set(0), s.get());
+        ops.poison_output(0, s.get());
+        const Kernel k(c, true);
+        k.launch(v->problem, view_args(*v, v->problem, ops.set(0).a.get(), ops.set(0).b.get(), ops.set(0).c.get()),
+                 s.get());
+        TW_CUDA(cudaGetLastError());
+        const device::OutputError err = ref.compare(ops.set(0).c.get(), s.get());
+        ASSERT_TRUE(err.rel_err) << err.non_finite << " outputs not finite (never written?)";
+        EXPECT_LE(*err.rel_err, receipt::correctness_bound(d) / 4);
+        ++ran;
+      }
+  EXPECT_GE(ran, 12);
+}
+
 TEST(GemvGpu, MMajorXAndAnFp8ProblemsOwnWeightsMatchTheReference) {
   TW_REQUIRE_GPU();
   device::Stream s;
@@ -243,12 +281,15 @@ TEST(GemvGpu, MMajorXAndAnFp8ProblemsOwnWeightsMatchTheReference) {
 
 // default_config's wave rules count CTAs an SM: for 16-bit and Q8_0 weights at M > 8, 2 for the setting every format
 // takes and 3 for two tiles a warp; for int4 at M <= 8, 16 warps an SM (4 CTAs of 128) for one tile a CTA and 3 for
-// two tiles a warp. The registers NVRTC gives those kernels must leave exactly that many resident.
+// two tiles a warp. The registers NVRTC gives those kernels must leave exactly that many resident, in both
+// orientations.
 TEST(GemvGpu, TheWaveRuleCountsTheCtasAnSmTheKernelsHold) {
   TW_REQUIRE_GPU();
   const auto expect_resident = [](const Config& c, int per_sm) {
-    const jit::LoadedKernel k(jit::build(kernel_build(c)));
-    EXPECT_EQ(k.max_active_blocks_per_sm(block_threads(c), 0), per_sm) << to_string(c);
+    for (bool y_rows : {false, true}) {  // nn.Linear's y row-major holds as many as C column-major
+      const jit::LoadedKernel k(jit::build(kernel_build(c, y_rows)));
+      EXPECT_EQ(k.max_active_blocks_per_sm(block_threads(c), 0), per_sm) << to_string(c) << (y_rows ? " y rows" : "");
+    }
   };
   for (auto [act, f] : {std::pair{DType::bf16, Format::bf16}, std::pair{DType::fp16, Format::fp16},
                         std::pair{DType::bf16, Format::q8_0}, std::pair{DType::fp16, Format::q8_0}}) {

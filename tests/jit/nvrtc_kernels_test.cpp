@@ -22,17 +22,19 @@ const std::map<std::string, std::vector<std::string>> kernel_sources = {
       "tilewise::kernels::compare_to_reference<__half>", "tilewise::kernels::reference_gemm<__nv_bfloat16, float>",
       "tilewise::kernels::reference_gemm<__half, float>", "tilewise::kernels::reference_gemm<__nv_fp8_e4m3, float>"}},
     {"stream_read.cuh", {"tilewise::kernels::stream_read"}},
-    // Every weight format, every activation type, M at both ends, every cache hint, K split inside the CTA, PDL.
+    // Every weight format, every activation type, M at both ends, every cache hint, K split inside the CTA, PDL; each
+    // engine once more storing y rows (the trailing 1: nn.Linear's orientation).
     {"gemv.cuh",
      {"tilewise::kernels::gemv::gemv<1, 0, 0, 256, 2, 1, 4, 2, 0, 0>", "tilewise::kernels::gemv::gemv<16, 1, 1, 256, 1, 1, 4, 0, 1, 0>",
       "tilewise::kernels::gemv::gemv<1, 2, 0, 256, 2, 2, 4, 1, 0, 1>", "tilewise::kernels::gemv::gemv<3, 3, 0, 128, 4, 4, 2, 3, 1, 1>",
-      "tilewise::kernels::gemv::gemv<16, 4, 1, 256, 1, 8, 4, 4, 0, 0>", "tilewise::kernels::gemv::gemv<4, 5, 2, 512, 2, 1, 8, 2, 0, 1>"}},
+      "tilewise::kernels::gemv::gemv<16, 4, 1, 256, 1, 8, 4, 4, 0, 0>", "tilewise::kernels::gemv::gemv<4, 5, 2, 512, 2, 1, 8, 2, 0, 1>",
+      "tilewise::kernels::gemv::gemv<3, 0, 0, 256, 2, 2, 4, 2, 1, 0, 1>"}},
     // M-major x: both 16-bit types, M at both ends and between the halves, every cache hint, K split, PDL.
     // Parameters: M, weights, x, threads, cols, ksplit, unroll, hint, pdl.
     {"gemv_nn.cuh",
      {"tilewise::kernels::gemv::gemv_nn<16, 0, 0, 256, 1, 8, 4, 2, 1>", "tilewise::kernels::gemv::gemv_nn<1, 1, 1, 128, 4, 1, 8, 0, 0>",
       "tilewise::kernels::gemv::gemv_nn<5, 0, 0, 512, 2, 4, 2, 3, 1>", "tilewise::kernels::gemv::gemv_nn<12, 1, 1, 256, 8, 2, 1, 4, 0>",
-      "tilewise::kernels::gemv::gemv_nn<9, 0, 0, 128, 2, 2, 2, 1, 0>"}},
+      "tilewise::kernels::gemv::gemv_nn<9, 0, 0, 128, 2, 2, 2, 1, 0>", "tilewise::kernels::gemv::gemv_nn<4, 1, 1, 128, 4, 1, 8, 0, 0, 1>"}},
     // Each weight format the mma engine takes with each activation type it takes, M on both sides of 8, one, two and
     // four 16-column tiles a warp, both x layouts, PDL, K split in slices and in turns. Parameters: M, weights, x,
     // x layout, threads, cols, ksplit, unroll, hint, pdl, interleave.
@@ -41,13 +43,13 @@ const std::map<std::string, std::vector<std::string>> kernel_sources = {
       "tilewise::kernels::gemv::gemv_mma<5, 5, 0, 1, 128, 16, 1, 2, 0, 0, 0>", "tilewise::kernels::gemv::gemv_mma<9, 5, 1, 1, 512, 32, 4, 8, 1, 1, 0>",
       "tilewise::kernels::gemv::gemv_mma<16, 5, 2, 0, 256, 64, 4, 1, 4, 0, 1>", "tilewise::kernels::gemv::gemv_mma<1, 2, 0, 0, 256, 16, 8, 8, 2, 0, 0>",
       "tilewise::kernels::gemv::gemv_mma<16, 2, 1, 0, 128, 64, 2, 1, 3, 1, 1>", "tilewise::kernels::gemv::gemv_mma<3, 4, 0, 1, 128, 16, 1, 2, 2, 0, 0>",
-      "tilewise::kernels::gemv::gemv_mma<12, 4, 1, 0, 256, 16, 8, 1, 0, 0, 1>"}},
+      "tilewise::kernels::gemv::gemv_mma<12, 4, 1, 0, 256, 16, 8, 1, 0, 0, 1>", "tilewise::kernels::gemv::gemv_mma<16, 0, 0, 0, 256, 16, 4, 4, 0, 1, 0, 1>"}},
     // The bulk engine: each format it takes, M on both sides of 8, both copy policies, both x layouts, PDL.
     // Parameters: M, weights, x, x layout, consumer warps, units a warp, stages, hint, pdl.
     {"gemv_bulk.cuh",
      {"tilewise::kernels::gemv::gemv_bulk<1, 0, 0, 0, 8, 4, 4, 2, 0>", "tilewise::kernels::gemv::gemv_bulk<16, 1, 1, 1, 4, 2, 6, 3, 1>",
       "tilewise::kernels::gemv::gemv_bulk<1, 2, 0, 0, 8, 4, 3, 2, 1>", "tilewise::kernels::gemv::gemv_bulk<9, 4, 1, 1, 8, 2, 2, 3, 0>",
-      "tilewise::kernels::gemv::gemv_bulk<1, 5, 0, 0, 8, 4, 4, 2, 0>", "tilewise::kernels::gemv::gemv_bulk<16, 5, 2, 0, 16, 1, 8, 2, 0>"}},
+      "tilewise::kernels::gemv::gemv_bulk<1, 5, 0, 0, 8, 4, 4, 2, 0>", "tilewise::kernels::gemv::gemv_bulk<16, 5, 2, 0, 16, 1, 8, 2, 0>", "tilewise::kernels::gemv::gemv_bulk<8, 0, 0, 0, 8, 4, 4, 2, 1, 1>"}},
     // The quantizer from each source type into each format, and each inverse.
     {"quantize.cuh",
      {"tilewise::kernels::quant::quantize_groups<__nv_bfloat16, 2>", "tilewise::kernels::quant::quantize_groups<__half, 3>",

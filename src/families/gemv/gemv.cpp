@@ -17,7 +17,7 @@ int layout_code(Layout l) { return l == Layout::TN ? 0 : 1; }                   
 
 }  // namespace
 
-jit::KernelBuild kernel_build(const Config& c) {
+jit::KernelBuild kernel_build(const Config& c, bool y_rows) {
   jit::KernelBuild b;
   const int w = int(c.weights), x = act_code(c.act), xl = layout_code(c.layout), hint = int(c.hint), pdl = int(c.pdl);
   if (c.engine == Engine::bulk) {
@@ -37,12 +37,13 @@ jit::KernelBuild kernel_build(const Config& c) {
     b.name_expression = fmt::format("tilewise::kernels::gemv::gemv<{}, {}, {}, {}, {}, {}, {}, {}, {}, {}>", c.m, w, x,
                                     c.threads, c.cols, c.ksplit, c.unroll, hint, pdl, int(c.prefetch));
   }
-  b.config_text = to_string(c);
+  if (y_rows) b.name_expression.insert(b.name_expression.size() - 1, ", 1");  // YROWS, after the defaulted 0
+  b.config_text = to_string(c) + (y_rows ? " (y rows)" : "");
   return b;
 }
 
-Kernel::Kernel(const Config& c) : config_(c) {
-  const jit::Built built = jit::build(kernel_build(c));
+Kernel::Kernel(const Config& c, bool y_rows) : config_(c), y_rows_(y_rows) {
+  const jit::Built built = jit::build(kernel_build(c, y_rows));
   usage_ = built.usage;
   kernel_ = std::make_unique<jit::LoadedKernel>(built);
   if (c.engine == Engine::bulk) kernel_->set_max_dynamic_shared(bulk_shared_bytes(c));
@@ -88,11 +89,11 @@ void Kernel::launch(const Problem& p, const Args& a, cudaStream_t stream) const 
   if (std::string why = args_error(config_, p, a); !why.empty()) throw Error("gemv: " + why);
   const unsigned char* x = static_cast<const unsigned char*>(a.x);
   const unsigned char* w = static_cast<const unsigned char*>(a.w);
-  long long ldx = a.ldx, w_row_bytes = a.w_row_bytes, ldc = a.ldc, ldt = a.ldt;
+  long long ldx = a.ldx, w_row_bytes = a.w_row_bytes, ldc = a.ldc;
   const void* scales = a.scales;
   void* out = a.out;
   int N = int(p.N), K = int(p.K);
-  void* args[] = {&x, &ldx, &w, &w_row_bytes, &scales, &out, &ldc, &ldt, &N, &K};
+  void* args[] = {&x, &ldx, &w, &w_row_bytes, &scales, &out, &ldc, &N, &K};
   kernel_->launch(dim3(unsigned(grid(p.N))), dim3(unsigned(block_threads(config_))), bulk_shared_bytes(config_), stream,
                   args, {1, 1, 1}, config_.pdl);
 }

@@ -15,8 +15,9 @@ class LoadedKernel;
 
 namespace tilewise::gemv {
 
-// y[m][n] = sum_k x[m][k] W[n][k] for M tokens m and N weight rows n, stored at out[n * ldc + m * ldt]: ldt = 1 is
-// C column-major with the tokens as rows (the seeds' decode orientation), ldc = 1 is y row-major (nn.Linear's).
+// y[m][n] = sum_k x[m][k] W[n][k] for M tokens m and N weight rows n, stored at out[n * ldc + m]: C column-major with
+// the tokens as rows (the seeds' decode orientation), or by a kernel built for y rows at out[m * ldc + n] (nn.Linear's
+// y[T, F] row-major; families/gemv/view.hpp).
 struct Args {
   const void* x = nullptr;  // M x K activations: rows ldx elements apart (TN), or columns of M (NN)
   int64_t ldx = 0;
@@ -24,12 +25,12 @@ struct Args {
   int64_t w_row_bytes = 0;
   const void* scales = nullptr;  // the format's scales (quantize.hpp); null for 16-bit weights and an fp8 problem's B
   void* out = nullptr;
-  int64_t ldc = 0;  // elements between the outputs of two weight rows
-  int64_t ldt = 1;  // elements between the outputs of two tokens
+  int64_t ldc = 0;  // elements between C's columns (y rows: between tokens)
 };
 
-// The one description of what to compile for a configuration (the JIT cache derives its key from it).
-jit::KernelBuild kernel_build(const Config& c);
+// The one description of what to compile for a configuration (the JIT cache derives its key from it); `y_rows` stores
+// nn.Linear's y row-major instead of C column-major.
+jit::KernelBuild kernel_build(const Config& c, bool y_rows = false);
 
 // Why `a` cannot be launched with `c` on `p` (empty when it can): a missing operand or scale array, weight rows that
 // are not whole 16-byte-aligned rows of K, x not aligned for the engine's vector loads (16 bytes; the FMA engine
@@ -40,7 +41,7 @@ std::string args_error(const Config& c, const Problem& p, const Args& a);
 class Kernel {
  public:
   // Compiles (or takes from the cache) and loads the kernel on the current device. Throws Error.
-  explicit Kernel(const Config& c);
+  explicit Kernel(const Config& c, bool y_rows = false);
   ~Kernel();
   Kernel(const Kernel&) = delete;
   Kernel& operator=(const Kernel&) = delete;
@@ -55,6 +56,7 @@ class Kernel {
 
  private:
   Config config_;
+  bool y_rows_ = false;
   jit::ResourceUsage usage_;
   std::unique_ptr<jit::LoadedKernel> kernel_;
   int resident_ctas_ = 0;  // CTAs that fit the GPU at once: a persistent grid's size

@@ -12,7 +12,7 @@ std::optional<View> view_of(const Problem& p) {
   Problem g = p;
   g.M = p.N, g.N = p.M;
   g.lda = p.ldb, g.ldb = p.lda;
-  g.ldc = p.ldc;  // between tokens of y: the kernel writes it as ldt, not as the view's ldc
+  g.ldc = p.ldc;  // between tokens of y
   return View{g, true};
 }
 
@@ -23,8 +23,7 @@ Args view_args(const View& v, const Problem& p, const void* A, const void* B, vo
   a.w = v.tokens_as_n ? A : B;
   a.w_row_bytes = v.problem.ldb * element_bytes(p.dtype);
   a.out = C;
-  a.ldc = v.tokens_as_n ? 1 : p.ldc;
-  a.ldt = v.tokens_as_n ? p.ldc : 1;
+  a.ldc = p.ldc;
   return a;
 }
 
