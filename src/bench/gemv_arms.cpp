@@ -38,10 +38,7 @@ class GemvArm : public Arm {
   const std::string& name() const override { return name_; }
 
   void prepare(const Workbench& wb) override {
-    const std::optional<gemv::View> view = gemv::view_of(wb.problem);
-    if (!view) throw Unsupported(fmt::format("the gemv family takes 1..16 tokens as M, or as N in TN, not {} x {}",
-                                             wb.problem.M, wb.problem.N));
-    view_ = *view;
+    view_ = gemv::require_view(wb.problem);
     const Problem& p = view_.problem;
     format_ = format_arg_.value_or(gemv::native_format(p.dtype));
     operands_ = &wb.operands;

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <fstream>
 
 #include "core/error.hpp"
 #include "core/sweep.hpp"
@@ -18,16 +17,6 @@ namespace {
 void refuse_existing(const std::string& path, bool overwrite) {
   if (std::filesystem::exists(path) && !overwrite)
     throw Error(fmt::format("{} exists; it is replaced only with --overwrite", path));
-}
-
-void write_text_atomically(const std::string& text, const std::string& path) {
-  const std::string tmp = path + ".partial";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << text;
-    if (!out.flush()) throw Error(fmt::format("{}: cannot write", tmp));
-  }
-  std::filesystem::rename(tmp, path);
 }
 
 // Valid receipts only, all from one GPU: the floor holds where it was measured.
@@ -80,7 +69,7 @@ std::optional<int> FloorCommands::run() {
     refuse_existing(output_, overwrite_);
     const SweepPart part = parse_sweep_part(part_);
     const std::vector<SweepProblem> problems = sweep(seed_, count_, part);
-    write_text_atomically(sweep_suite_text(problems, seed_, count_, part), output_);
+    select::write_text_file_atomically(sweep_suite_text(problems, seed_, count_, part), output_);
     fmt::print("{}: {} problems of seed {}\n", output_, problems.size(), seed_);
     return 0;
   }
@@ -99,7 +88,7 @@ std::optional<int> FloorCommands::run() {
     select::FloorRule shipped = fit.rule;  // the constants fitted on one half, the points of both
     shipped.points.insert(shipped.points.end(), judged.begin(), judged.end());
     select::write_json_file_atomically(select::to_json(shipped), output_);
-    if (!report_.empty()) write_text_atomically(report, report_);
+    if (!report_.empty()) select::write_text_file_atomically(report, report_);
     fmt::print("{}\nrule: {} ({} points)\n", report, output_, shipped.points.size());
     return 0;
   }

@@ -32,7 +32,9 @@ class Sm90Plan : public Plan {
 class GemvPlan : public Plan {
  public:
   GemvPlan(select::Choice c, const Problem& p)
-      : Plan(std::move(c)), view_(view_or_throw(p)), kernel_(gemv::parse_config(choice_.config), view_.tokens_as_n) {
+      : Plan(std::move(c)),
+        view_(gemv::require_view(p)),
+        kernel_(gemv::parse_config(choice_.config), view_.tokens_as_n) {
     if (!gemv::is_native(kernel_.config().weights, p.dtype))
       throw Error(fmt::format("gemv {} computes with packed {} weights; tilewise::gemm passes the weights as the problem "
                               "stores them",
@@ -44,11 +46,6 @@ class GemvPlan : public Plan {
   }
 
  private:
-  static gemv::View view_or_throw(const Problem& p) {
-    const std::optional<gemv::View> v = gemv::view_of(p);
-    if (!v) throw Unsupported(fmt::format("gemv does not take {}: 1..16 tokens as M, or as N in TN", describe(p)));
-    return *v;
-  }
   gemv::View view_;
   gemv::Kernel kernel_;
 };

@@ -53,6 +53,10 @@ json read_json_file(const std::string& path) {
 }
 
 void write_json_file_atomically(const json& j, const std::string& path) {
+  write_text_file_atomically(j.dump(1) + '\n', path);
+}
+
+void write_text_file_atomically(const std::string& text, const std::string& path) {
   // Unique per process and call, so two writers never share a temporary file.
   static std::atomic<unsigned> counter{0};
   const std::string tmp = fmt::format("{}.tmp.{}.{}", path, ::getpid(), counter++);
@@ -60,7 +64,7 @@ void write_json_file_atomically(const json& j, const std::string& path) {
   {
     std::ofstream out(tmp, std::ios::trunc);
     if (out) {
-      out << j.dump(1) << '\n';
+      out << text;
       written = bool(out.flush());
     }
   }

@@ -14,6 +14,7 @@ nlohmann::json read_json_file(const std::string& path);
 // Writes to a temporary file beside `path` and renames it into place, so a crash leaves the old file or the new one,
 // never half of one.
 void write_json_file_atomically(const nlohmann::json& j, const std::string& path);
+void write_text_file_atomically(const std::string& text, const std::string& path);  // the same, for any text
 
 // A cursor into a document being read: `origin` (a path) and the JSON pointer of `value`, carried along so every
 // error names where it is.

@@ -1,5 +1,9 @@
 #include "families/gemv/view.hpp"
 
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+
 namespace tilewise::gemv {
 
 namespace {
@@ -14,6 +18,11 @@ std::optional<View> view_of(const Problem& p) {
   g.lda = p.ldb, g.ldb = p.lda;
   g.ldc = p.ldc;  // between tokens of y
   return View{g, true};
+}
+
+View require_view(const Problem& p) {
+  if (std::optional<View> v = view_of(p)) return *v;
+  throw Unsupported(fmt::format("the gemv family takes 1..16 tokens as M, or as N in TN, not {}", describe(p)));
 }
 
 Args view_args(const View& v, const Problem& p, const void* A, const void* B, void* C) {

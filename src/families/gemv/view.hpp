@@ -19,6 +19,7 @@ struct View {
 
 // Tokens as M when M <= 16; else tokens as N when the problem is TN (x then has rows of K) and N <= 16; else none.
 std::optional<View> view_of(const Problem& p);
+View require_view(const Problem& p);  // view_of's, or Unsupported naming the problem
 
 // The kernel's arguments on the problem's own operands (16-bit or fp8 weights as the problem stores them); ldc is the
 // problem's, between tokens when they are N.
