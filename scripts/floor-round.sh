@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One GPU round for the floor under selection (src/select/floor.hpp), run on the GPU machine over a copy of the tree:
-#   scripts/floor-round.sh [compile] [tests] [sanitize] [sweep] [fresh] [tsweep] [llm24]
+#   scripts/floor-round.sh [compile] [tests] [sanitize] [sweep] [fresh] [tune-fresh] [ship-reset] [ship-col]
+#     [ship-lin] [ship-tsweep] [tsweep] [llm24]
 # with the carried binaries (build/release/tilewise and the GPU test binaries). Receipts and logs are packed into
 # $OUT/floor-round.tar.gz.
 #   compile   every family's rule for the suites the steps run, built in parallel before anything is timed
@@ -8,8 +9,12 @@
 #   sanitize  compute-sanitizer memcheck and racecheck on the gemv kernels storing y rows (nn.Linear's orientation)
 #   sweep     the sweep's fitted and judged halves: every family's rule and both cuBLASLt arms, cold
 #   fresh     a fresh sample with the arm `selected` (no database) against both cuBLASLt arms, cold
+#   tune-fresh  the fresh sample again with first-use tuning from an empty database (selected:tune:), cold
+#   ship-reset, ship-col, ship-lin, ship-tsweep
+#             first-use tuning over llm24 and decode in both orientations and the T sweep, one command each: the
+#             database data/database-h200.json ships (ship-database.json), with receipts against cuBLASLt
 #   tsweep    T = 1..4096 on three 7-8B weight shapes in nn.Linear's orientation, `selected` against cuBLASLt
-#   llm24     llm24 in both orientations, `selected` with no database against cuBLASLt
+#   llm24     llm24's 120 cases and their nn.Linear twins, `selected` (the library's defaults) against cuBLASLt
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export TILEWISE_SOURCE_DIR=$PWD TILEWISE_KERNELS_DIR=$PWD/kernels TILEWISE_CACHE_DIR=$PWD/.jitcache PYTHONUNBUFFERED=1
@@ -35,8 +40,8 @@ for step in "$@"; do
   case "$step" in
     compile)
       timeout 200 "$bin" compile --suite suites/sweep-fit.txt --suite suites/sweep-judge.txt --suite suites/sweep-fresh.txt \
-        --suite suites/tsweep-linear.txt --suite suites/llm24.txt --suite suites/llm24-linear.txt --dtypes bf16,fp16 \
-        --layouts TN --first-rule >"$work/compile.log" 2>&1
+        --suite suites/tsweep-linear.txt --suite suites/llm24.txt --suite suites/llm24-linear.txt --suite suites/decode.txt \
+        --suite suites/decode-linear.txt --dtypes bf16,fp16,fp8 --layouts TN,NN --first-use >"$work/compile.log" 2>&1
       echo "compile: exit $?"; tail -n 1 "$work/compile.log"
       ;;
     tests)
@@ -62,10 +67,27 @@ for step in "$@"; do
       ;;
     fresh) bench sweep-fresh $(($(left) - 5)) --suite suites/sweep-fresh.txt --arms cublaslt-default,cublaslt,selected \
              --baseline cublaslt-default ;;
+    tune-fresh) rm -f "$work/fresh-database.json"
+      bench sweep-fresh-tuned $(($(left) - 5)) --suite suites/sweep-fresh.txt \
+        --arms "cublaslt-default,cublaslt,selected:tune:$work/fresh-database.json" --baseline cublaslt-default ;;
+    # The shipped database is tuned over several commands on one warm machine: round-state/ is kept between them.
+    ship-reset) rm -rf round-state; mkdir -p round-state ;;
+    ship-col) bench ship-col $(($(left) - 5)) --suite suites/llm24.txt --dtypes bf16,fp16,fp8 --layouts TN,NN \
+        --arms "cublaslt-default,selected:tune:$PWD/round-state/ship-database.json" --baseline cublaslt-default
+      cp round-state/ship-database.json "$work/" ;;
+    ship-lin) bench ship-lin $(($(left) - 5)) --suite suites/llm24-linear.txt --suite suites/decode.txt \
+        --suite suites/decode-linear.txt --dtypes bf16,fp16,fp8 --layouts TN \
+        --arms "cublaslt-default,selected:tune:$PWD/round-state/ship-database.json" --baseline cublaslt-default
+      cp round-state/ship-database.json "$work/" ;;
+    ship-tsweep) bench ship-tsweep $(($(left) - 5)) --suite suites/tsweep-linear.txt --dtypes bf16 \
+        --arms "cublaslt-default,selected:tune:$PWD/round-state/ship-database.json" --baseline cublaslt-default
+      cp round-state/ship-database.json "$work/" ;;
     tsweep) bench tsweep-linear $(($(left) - 5)) --suite suites/tsweep-linear.txt --dtypes bf16 \
               --arms cublaslt-default,cublaslt,selected --baseline cublaslt-default ;;
-    llm24) bench llm24-both $(($(left) - 5)) --suite suites/llm24.txt --suite suites/llm24-linear.txt --dtypes bf16,fp16 \
-             --layouts TN --arms cublaslt-default,cublaslt,selected --baseline cublaslt-default ;;
+    llm24) bench llm24-col $(($(left) / 2)) --suite suites/llm24.txt --dtypes bf16,fp16,fp8 --layouts TN,NN \
+             --arms cublaslt-default,cublaslt,selected --baseline cublaslt-default
+           bench llm24-lin $(($(left) - 5)) --suite suites/llm24-linear.txt --dtypes bf16,fp16,fp8 --layouts TN \
+             --arms cublaslt-default,cublaslt,selected --baseline cublaslt-default ;;
     *) echo "unknown step $step" >&2 ;;
   esac
 done

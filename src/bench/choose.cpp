@@ -4,25 +4,11 @@
 
 namespace tilewise::bench {
 
-std::vector<std::vector<double>> time_interleaved(Timers& timers, int rounds, int replays,
-                                                  const std::function<void(const std::vector<std::vector<double>>&)>&
-                                                      after_round) {
-  std::vector<std::vector<double>> samples(timers.size());
-  for (int round = 0; round < rounds; ++round) {
-    for (size_t k = 0; k < timers.size(); ++k) {
-      const size_t i = (k + size_t(round)) % timers.size();
-      if (timers[i]) samples[i].push_back(timers[i]->measure(replays));
-    }
-    if (after_round) after_round(samples);
-  }
-  return samples;
-}
-
 Choice choose_fastest(const Workbench& wb, const std::vector<nlohmann::json>& configs,
                       const std::function<void(size_t)>& use, const device::Launch& launch, bool time) {
   Choice out;
   out.tried.assign(configs.size(), {});
-  Timers timers(configs.size());
+  device::Timers timers(configs.size());
   for (size_t i = 0; i < configs.size(); ++i) {
     receipt::Candidate& record = out.tried[i];
     record.config = configs[i];
@@ -37,7 +23,7 @@ Choice choose_fastest(const Workbench& wb, const std::vector<nlohmann::json>& co
       record.error = e.what();
     }
   }
-  const std::vector<std::vector<double>> samples = time_interleaved(timers, wb.selection_rounds, 1);
+  const std::vector<std::vector<double>> samples = device::time_interleaved(timers, wb.selection_rounds, 1);
   for (size_t i = 0; i < configs.size(); ++i) {
     if (samples[i].empty()) continue;
     out.tried[i].us = receipt::median(samples[i]);

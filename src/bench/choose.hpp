@@ -3,7 +3,7 @@
 // current in turn, checked against the reference, and given its own timing graph; then timed in interleaved rounds,
 // so clock drift under the power cap hits them all alike (timed one after another, a candidate once won by 15% what
 // it lost in the repeats that followed); the fastest correct one wins. The tuner's measure (bench/tune_measure.cpp)
-// times its candidates with the same rounds (time_interleaved).
+// times its candidates with the same rounds (device::time_interleaved).
 #include <functional>
 #include <memory>
 #include <vector>
@@ -17,14 +17,6 @@ struct Choice {
   std::vector<receipt::Candidate> tried;  // one per candidate, in order: config, correctness, median while choosing
   size_t best = 0;                        // the fastest correct one; the first when none is correct
 };
-
-// Times every candidate that has a timer `rounds` times, `replays` graph replays each, in interleaved rounds that
-// each start one candidate later, so drift hits them all alike: samples[i] holds candidate i's. `after_round`, when
-// given, sees the samples after each round and may reset timers to stop timing a candidate (the tuner's early drop).
-using Timers = std::vector<std::unique_ptr<device::GraphTimer>>;
-std::vector<std::vector<double>> time_interleaved(Timers& timers, int rounds, int replays,
-                                                  const std::function<void(const std::vector<std::vector<double>>&)>&
-                                                      after_round = {});
 
 // `use(i)` makes candidate i the one `launch` runs (throwing Error when it cannot run: recorded, not fatal). With
 // `time` false every candidate is only checked. Leaves the chosen candidate current (none, where every candidate

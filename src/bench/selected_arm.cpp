@@ -14,12 +14,31 @@ namespace tilewise::bench {
 
 namespace {
 
-// One library context per database for the whole run, as an application keeps one: the database is read once and
-// the plans it builds are kept across problems.
-Context& context_for(const std::string& database) {
+// What an arm name asks of the library; the environment (TILEWISE_TUNE, TILEWISE_DB) never changes an arm.
+ContextOptions options_for(const std::string& name) {
+  ContextOptions o;
+  o.tune = TuneMode::off;
+  o.use_machine_database = false;
+  if (name == "selected") return o;  // the library's defaults: the shipped database where it holds, the floor
+  o.shipped_database = false;
+  const std::string rest = name.substr(std::string_view("selected:").size());
+  if (rest == "floor") return o;
+  if (rest.starts_with("tune:")) {
+    o.tune = TuneMode::on;
+    o.use_machine_database = true;
+    o.machine_database = rest.substr(std::string_view("tune:").size());
+    return o;
+  }
+  o.database = rest;
+  return o;
+}
+
+// One library context per arm for the whole run, as an application keeps one: databases are read once and the plans
+// built are kept across problems.
+Context& context_for(const std::string& name) {
   static std::map<std::string, std::unique_ptr<Context>> contexts;
-  auto it = contexts.find(database);
-  if (it == contexts.end()) it = contexts.emplace(database, std::make_unique<Context>(ContextOptions{database})).first;
+  auto it = contexts.find(name);
+  if (it == contexts.end()) it = contexts.emplace(name, std::make_unique<Context>(options_for(name))).first;
   return *it->second;
 }
 
@@ -32,12 +51,12 @@ std::string describe_config(const select::Choice& c) {
 
 class SelectedArm : public Arm {
  public:
-  SelectedArm(std::string name, std::string database) : name_(std::move(name)), database_(std::move(database)) {}
+  explicit SelectedArm(std::string name) : name_(std::move(name)) {}
 
   const std::string& name() const override { return name_; }
 
   void prepare(const Workbench& wb) override {
-    ctx_ = &context_for(database_);
+    ctx_ = &context_for(name_);
     problem_ = wb.problem;
     operands_ = &wb.operands;
     choice_ = ctx_->plan(problem_).choice();  // built here, so the checked run and the timers only launch
@@ -50,9 +69,11 @@ class SelectedArm : public Arm {
 
   nlohmann::json config() const override {
     nlohmann::json j = {{"family", choice_.family}, {"config", choice_.config}, {"source", choice_.source}};
-    j["database"] = database_.empty() ? nlohmann::json(nullptr) : nlohmann::json(database_);
-    if (choice_.source == "database") j["database_us"] = choice_.us;
+    if (choice_.source == "database" || choice_.source == "bucket") j["database_us"] = choice_.us;
+    if (const select::FirstUse* t = ctx_->tuned(problem_))
+      j["first_use"] = {{"seconds", t->seconds}, {"timed", t->timed.size()}, {"summary", t->summary()}};
     if (!ctx_->overridden().empty()) j["identity_overridden"] = ctx_->overridden();
+    if (!ctx_->warnings().empty()) j["identity_warnings"] = ctx_->warnings();
     return j;
   }
   std::string config_text() const override {
@@ -60,7 +81,7 @@ class SelectedArm : public Arm {
   }
 
  private:
-  std::string name_, database_;
+  std::string name_;
   Context* ctx_ = nullptr;
   Problem problem_;
   const device::Operands* operands_ = nullptr;
@@ -70,13 +91,13 @@ class SelectedArm : public Arm {
 }  // namespace
 
 std::unique_ptr<Arm> make_selected_arm(const std::string& name) {
-  if (name == "selected") return std::make_unique<SelectedArm>(name, "");
-  if (name.starts_with("selected:")) {
-    const std::string database = name.substr(std::string_view("selected:").size());
-    if (!std::filesystem::exists(database)) throw Error(fmt::format("arm '{}': no database at '{}'", name, database));
-    return std::make_unique<SelectedArm>(name, database);
-  }
-  return nullptr;
+  if (name != "selected" && !name.starts_with("selected:")) return nullptr;
+  const ContextOptions o = options_for(name);
+  if (!o.database.empty() && !std::filesystem::exists(o.database))
+    throw Error(fmt::format("arm '{}': no database at '{}'", name, o.database));
+  if (o.tune == TuneMode::on && o.machine_database.empty())
+    throw Error(fmt::format("arm '{}': name the database first-use tuning keeps (selected:tune:<file.json>)", name));
+  return std::make_unique<SelectedArm>(name);
 }
 
 }  // namespace tilewise::bench

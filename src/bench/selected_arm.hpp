@@ -6,10 +6,12 @@
 
 namespace tilewise::bench {
 
-// The arm `selected`: the library API tilewise::gemm (select/api.hpp) as an application calls it. "selected" selects
-// by the heuristic alone; "selected:<database.json>" loads that tuned database for this machine first (a database
-// measured under another identity is refused: the arm errs). The receipt records the family, configuration and
-// source (database or heuristic) it ran. Returns null for any other name.
+// The arm `selected`: the library API tilewise::gemm (select/api.hpp) as an application calls it, whatever the
+// environment says. "selected" is the library's defaults (the shipped database where this machine may use it, then
+// the floor); "selected:floor" uses no database at all; "selected:<database.json>" that tuned database alone (one
+// measured on another GPU is refused: the arm errs); "selected:tune:<database.json>" tunes each new problem on
+// first use into that database (created when missing), as TILEWISE_TUNE=1 does. The receipt records the family,
+// configuration and source it ran, and first-use tuning's time and what it timed. Null for any other name.
 std::unique_ptr<Arm> make_selected_arm(const std::string& name);
 
 }  // namespace tilewise::bench

@@ -137,7 +137,7 @@ void TuneMeasure::time_chunk(const tune::Case& c, const std::vector<tune::Config
   // The correctness gate of `bench`: an incorrect candidate is never timed.
   const Workbench wb{p, *s.operands, *s.reference, st, o_.graph_target_ms, o_.replays, 1, o_.cold, l2_bytes_};
   const double bound = receipt::correctness_bound(p.dtype);
-  Timers timers(runs.size());
+  device::Timers timers(runs.size());
   for (size_t j = 0; j < runs.size(); ++j) {
     std::string error = runs[j].error;
     if (runs[j].built) {
@@ -174,7 +174,7 @@ void TuneMeasure::time_chunk(const tune::Case& c, const std::vector<tune::Config
         dropped[j] = true;
       }
   };
-  const std::vector<std::vector<double>> samples = time_interleaved(timers, o_.repeats, o_.replays, drop);
+  const std::vector<std::vector<double>> samples = device::time_interleaved(timers, o_.repeats, o_.replays, drop);
   lap(spent.time_s);
 
   // As measured; a later chunk's candidates carry the incumbent's samples from their own repeats to be judged by.

@@ -39,8 +39,13 @@ std::vector<Job> jobs_for(const CompileOptions& o) {
     if (sc.dtype == DType::fp8_e4m3 && sc.layout == Layout::NN) continue;
     const Problem p = make_problem(sc);
     std::vector<sm90::Config> configs;
-    if (o.first_rule_only) {  // every family's rule: sm90's first rule and the decode GEMV's default where it has one
-      for (const select::Choice& c : select::rule_choices(p)) {
+    if (o.first_rule_only || o.first_use) {  // every family's rule: sm90's first rule and the GEMV's default
+      std::vector<select::Choice> choices = select::rule_choices(p);
+      if (o.first_use) try {  // and the rest of what first-use tuning builds (select/first_use.hpp)
+          for (const sm90::Config& c : sm90::rule_candidates(p)) choices.push_back({"sm90", sm90::to_string(c), "", 0});
+        } catch (const Unsupported&) {
+        }
+      for (const select::Choice& c : choices) {
         Job j;
         if (c.family == "gemv") {
           const gemv::Config g = gemv::parse_config(c.config);

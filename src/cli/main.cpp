@@ -27,6 +27,7 @@
 #include "report/table.hpp"
 #include "select/choice_table.hpp"
 #include "select/database_file.hpp"
+#include "select/shipped.hpp"
 #include "tilewise_version.hpp"
 
 namespace tw = tilewise;
@@ -83,7 +84,7 @@ int cmd_suite(const std::vector<std::string>& files, const std::vector<tw::DType
 // on another machine when it loads it, which only the machine running it can tell.
 int cmd_choose(const std::vector<std::string>& suites, const std::vector<std::string>& only,
                const std::vector<tw::DType>& dtypes, const std::vector<tw::Layout>& layouts,
-               const std::string& database, int sm_count) {
+               const std::string& database, int sm_count, bool use_shipped) {
   std::vector<tw::Problem> problems;
   for (const tw::SuiteCase& c : tw::expand_suites(suites, only, dtypes, layouts))
     problems.push_back(tw::make_problem(c));
@@ -98,7 +99,12 @@ int cmd_choose(const std::vector<std::string>& suites, const std::vector<std::st
     if (sm_count == 0 && db->identities.size() == 1) sm_count = db->identities.front().sm_count;
   }
   if (sm_count == 0) sm_count = 132;  // an H100 SXM or H200
-  fmt::print("rules for {} SMs\n{}", sm_count, tw::select::choice_table(problems, db ? &*db : nullptr, tw::select::Rules{sm_count}));
+  const tw::select::Database* shipped = use_shipped ? &tw::select::shipped_database() : nullptr;
+  if (shipped)
+    fmt::print("shipped database data/database-h200.json: {} problems (used where the GPU is an H200)\n",
+               shipped->records.size());
+  fmt::print("rules for {} SMs\n{}", sm_count,
+             tw::select::choice_table(problems, {db ? &*db : nullptr, shipped}, tw::select::Rules{sm_count}));
   return 0;
 }
 
@@ -128,11 +134,14 @@ int main(int argc, char** argv) {
   std::vector<std::string> choose_suites;
   std::string choose_only, choose_database;
   int choose_sms = 0;
+  bool choose_no_shipped = false;
   choose->add_option("--suite", choose_suites, "suite file (repeatable)")->required();
   choose->add_option("--dtypes", dtypes_text, "comma-separated: bf16, fp16, fp8")->capture_default_str();
   choose->add_option("--layouts", layouts_text, "comma-separated: TN, NN")->capture_default_str();
   choose->add_option("--only", choose_only, "comma-separated problem names to keep");
-  choose->add_option("--database", choose_database, "a tuned database (tilewise tune --database)");
+  choose->add_option("--database", choose_database, "a tuned database (tilewise tune --database), searched before the "
+                                                    "shipped one");
+  choose->add_flag("--no-shipped", choose_no_shipped, "leave out the database shipped for the H200");
   choose->add_option("--sms", choose_sms,
                      "the GPU's SM count the rules size grids for (default: the database's machine, else 132)")
       ->check(CLI::Range(1, 1024));
@@ -152,6 +161,9 @@ int main(int argc, char** argv) {
   compile->add_option("--only", compile_only, "comma-separated problem names to keep");
   compile->add_flag("--first-rule", co.first_rule_only,
                     "only each family's own rule: sm90's first shape rule and the decode GEMV's default");
+  compile->add_flag("--first-use", co.first_use,
+                    "only the kernels first-use tuning builds (each family's rule and sm90's rule candidates), so "
+                    "tuning in an application finds them in the JIT cache");
   compile->add_option("--config", co.configs, "only this configuration where feasible (repeatable)");
   compile->add_option("--every", co.every, "keep every n-th feasible configuration")->capture_default_str();
   compile->add_option("--cubin-dir", co.cubin_dir, "also write each cubin there (for cuobjdump -sass)");
@@ -235,7 +247,8 @@ int main(int argc, char** argv) {
     if (*check) return tw::cli::run_check(check_files);
     if (*suite) return cmd_suite(suite_files, dtypes(), layouts());
     if (*choose)
-      return cmd_choose(choose_suites, split_list(choose_only), dtypes(), layouts(), choose_database, choose_sms);
+      return cmd_choose(choose_suites, split_list(choose_only), dtypes(), layouts(), choose_database, choose_sms,
+                        !choose_no_shipped);
     if (*fit) return tw::cli::run_fit(fit_files);
     if (*compile) {
       co.dtypes = dtypes();

@@ -76,4 +76,18 @@ double time_host_loop(const Launch& launch, int launches, int sets, cudaStream_t
   return std::chrono::duration<double, std::micro>(t1 - t0).count() / launches;
 }
 
+std::vector<std::vector<double>> time_interleaved(Timers& timers, int rounds, int replays,
+                                                  const std::function<void(const std::vector<std::vector<double>>&)>&
+                                                      after_round) {
+  std::vector<std::vector<double>> samples(timers.size());
+  for (int round = 0; round < rounds; ++round) {
+    for (size_t k = 0; k < timers.size(); ++k) {
+      const size_t i = (k + size_t(round)) % timers.size();
+      if (timers[i]) samples[i].push_back(timers[i]->measure(replays));
+    }
+    if (after_round) after_round(samples);
+  }
+  return samples;
+}
+
 }  // namespace tilewise::device

@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <memory>
+#include <vector>
 
 namespace tilewise::device {
 
@@ -37,6 +38,14 @@ class GraphTimer {
   cudaGraphExec_t exec_ = nullptr;
   cudaEvent_t start_ = nullptr, stop_ = nullptr;
 };
+
+// Times every candidate that has a timer `rounds` times, `replays` graph replays each, in interleaved rounds that
+// each start one candidate later, so drift hits them all alike: samples[i] holds candidate i's. `after_round`, when
+// given, sees the samples after each round and may reset timers to stop timing a candidate (the tuner's early drop).
+using Timers = std::vector<std::unique_ptr<GraphTimer>>;
+std::vector<std::vector<double>> time_interleaved(Timers& timers, int rounds, int replays,
+                                                  const std::function<void(const std::vector<std::vector<double>>&)>&
+                                                      after_round = {});
 
 // Microseconds per launch of `launches` back-to-back launches followed by one synchronize, on the host clock.
 double time_host_loop(const Launch& launch, int launches, int sets, cudaStream_t stream);

@@ -53,6 +53,18 @@ Comparison compare(const ArmResult& arm, const ArmResult& baseline) {
   return c;
 }
 
+bool strictly_faster(const std::vector<double>& a, const std::vector<double>& b) {
+  const auto summary = [](const std::vector<double>& us) {
+    ArmResult r;
+    if (us.empty()) return r;
+    r.us_median = median(us);
+    r.us_min = *std::min_element(us.begin(), us.end());
+    r.us_max = *std::max_element(us.begin(), us.end());
+    return r;
+  };
+  return compare(summary(a), summary(b)).claim == "faster";
+}
+
 double read_bw_gbps(const ReadBandwidth& bw) {
   if (bw.us.empty()) return 0;
   return double(bw.bytes) / median(bw.us) / 1e3;

@@ -2,74 +2,27 @@
 
 #include <fmt/format.h>
 
-#include "device/clocks.hpp"
+#include <cstdlib>
+#include <filesystem>
+
 #include "device/cuda.hpp"
 #include "device/machine.hpp"
 #include "families/cublaslt/matmul.hpp"
-#include "families/cublaslt/space.hpp"
-#include "families/gemv/gemv.hpp"
-#include "families/gemv/view.hpp"
-#include "families/sm90/gemm.hpp"
 #include "select/database_file.hpp"
+#include "select/machine_database.hpp"
+#include "select/shipped.hpp"
 #include "tilewise_version.hpp"
 
 namespace tilewise {
 
-namespace {
-
-class Sm90Plan : public Plan {
- public:
-  Sm90Plan(select::Choice c, const Problem& p, int sm_count)
-      : Plan(std::move(c)), gemm_(p, sm90::parse_config(choice_.config), sm_count) {}
-  void run(const void* A, const void* B, void* C, cudaStream_t s) override { gemm_.run(A, B, C, s); }
-
- private:
-  sm90::Gemm gemm_;
-};
-
-// The GEMV on the problem's own weights, in either orientation (families/gemv/view.hpp): a packed format would need
-// weights the caller does not pass.
-class GemvPlan : public Plan {
- public:
-  GemvPlan(select::Choice c, const Problem& p)
-      : Plan(std::move(c)),
-        view_(gemv::require_view(p)),
-        kernel_(gemv::parse_config(choice_.config), view_.tokens_as_n) {
-    if (!gemv::is_native(kernel_.config().weights, p.dtype))
-      throw Error(fmt::format("gemv {} computes with packed {} weights; tilewise::gemm passes the weights as the problem "
-                              "stores them",
-                              choice_.config, gemv::to_string(kernel_.config().weights)));
-    gemv::require_feasible(kernel_.config(), view_.problem);
-  }
-  void run(const void* A, const void* B, void* C, cudaStream_t s) override {
-    kernel_.launch(view_.problem, gemv::view_args(view_, view_.problem, A, B, C), s);
-  }
-
- private:
-  gemv::View view_;
-  gemv::Kernel kernel_;
-};
-
-// An empty configuration is cuBLASLt's own heuristic's first candidate (what cublaslt-default and torch.mm run); the
-// choice then records the configuration it named.
-class CublasltPlan : public Plan {
- public:
-  CublasltPlan(select::Choice c, const cublaslt::Context& ctx, const Problem& p) : Plan(std::move(c)), m_(ctx, p) {
-    if (choice_.config.empty()) {
-      candidate_ = m_.heuristic(32).front();
-      choice_.config = cublaslt::to_string(candidate_.config);
-    } else {
-      candidate_ = cublaslt::resolve(m_, cublaslt::parse_config(choice_.config), cublaslt::offered(m_));
-    }
-  }
-  void run(const void* A, const void* B, void* C, cudaStream_t s) override { m_.run(candidate_, A, B, C, s); }
-
- private:
-  cublaslt::Matmul m_;
-  cublaslt::Candidate candidate_{};
-};
-
-}  // namespace
+TuneMode tune_mode_from_environment() {
+  const char* v = std::getenv("TILEWISE_TUNE");
+  const std::string s = v ? v : "";
+  if (s.empty() || s == "0" || s == "off") return TuneMode::off;
+  if (s == "1" || s == "on") return TuneMode::on;
+  if (s == "record") return TuneMode::record;
+  throw Error(fmt::format("TILEWISE_TUNE='{}' is not one of 0, off, 1, on, record", s));
+}
 
 select::Identity running_identity() {
   device::require_gpu();
@@ -81,31 +34,55 @@ Context::Context(ContextOptions o) {
   device::require_gpu();
   sm_count_ = device::sm_count();
   identity_ = running_identity();
+  tune_ = o.tune ? *o.tune : tune_mode_from_environment();
+  first_use_ = o.first_use;
+  const auto keep = [&](select::Usable u) {
+    warnings_.insert(warnings_.end(), u.warnings.begin(), u.warnings.end());
+    warnings_.insert(warnings_.end(), u.refused.begin(), u.refused.end());
+    return u.db.records.empty() ? nullptr : std::make_unique<select::Database>(std::move(u.db));
+  };
+  if (o.use_machine_database || tune_ != TuneMode::off) {
+    machine_path_ = o.machine_database.empty() ? select::machine_database_path() : o.machine_database;
+    if (o.use_machine_database && std::filesystem::exists(machine_path_))
+      machine_ = keep(select::usable_entries(select::read_database(machine_path_), identity_, machine_path_));
+  }
   if (!o.database.empty()) {
     select::Loaded loaded = select::load_database(o.database, identity_, o.allow_foreign);
-    db_ = std::make_unique<select::Database>(std::move(loaded.db));
+    user_ = std::make_unique<select::Database>(std::move(loaded.db));
     overridden_ = std::move(loaded.overridden);
+    warnings_.insert(warnings_.end(), loaded.warnings.begin(), loaded.warnings.end());
   }
+  if (o.shipped_database) shipped_ = keep(select::shipped_database_for(identity_));
   if (!o.floor.empty()) floor_ = select::read_floor(o.floor);
 }
 
 Context::~Context() = default;
+
+bool Context::has_database() const { return machine_ || user_ || shipped_; }
+
+const select::FirstUse* Context::tuned(const Problem& p) const {
+  const auto it = tuned_.find(key_of(p));
+  return it == tuned_.end() ? nullptr : &it->second;
+}
 
 const cublaslt::Context& Context::vendor() {
   if (!vendor_) vendor_ = std::make_unique<cublaslt::Context>();  // its 64 MiB workspace only when cuBLASLt runs
   return *vendor_;
 }
 
-select::Choice Context::choose(const Problem& p) const {
-  return select::choose(db_.get(), p, select::Rules{sm_count_, floor_ ? &*floor_ : nullptr, &identity_});
+select::Rules Context::rules() const { return {sm_count_, floor_ ? &*floor_ : nullptr, &identity_}; }
+
+std::vector<const select::Database*> Context::databases() const { return {machine_.get(), user_.get(), shipped_.get()}; }
+
+select::Choice Context::choose(const Problem& p) const { return select::choose(databases(), p, rules()); }
+
+std::unique_ptr<Plan> Context::make(const Problem& p, const select::Choice& c) {
+  return select::make_plan(p, c, [this]() -> const cublaslt::Context& { return vendor(); }, sm_count_);
 }
 
 std::unique_ptr<Plan> Context::build(const Problem& p, select::Choice c) {
   try {
-    if (c.family == "sm90") return std::make_unique<Sm90Plan>(c, p, sm_count_);
-    if (c.family == "gemv") return std::make_unique<GemvPlan>(c, p);
-    if (c.family == "cublaslt") return std::make_unique<CublasltPlan>(c, vendor(), p);
-    throw Error(fmt::format("unknown family '{}'", c.family));
+    return make(p, c);
   } catch (const Unsupported&) {
     if (c.source == "heuristic") throw;  // cuBLASLt's own heuristic declined: no family runs p
     if (c.source == "floor") return build(p, {"cublaslt", "", "heuristic", 0});  // the floor never insists
@@ -118,11 +95,53 @@ std::unique_ptr<Plan> Context::build(const Problem& p, select::Choice c) {
   }
 }
 
-Plan& Context::plan(const Problem& p) {
-  const Key key{p.M, p.N, p.K, p.dtype, p.layout, p.lda, p.ldb, p.ldc};
+std::unique_ptr<Plan> Context::select_plan(const Problem& p, bool capturing) {
+  for (const select::Database* db : databases())
+    if (db)
+      if (auto hit = select::from_database(*db, p)) return build(p, *hit);
+  if (tune_ == TuneMode::on && !capturing) return tune_plan(p);
+  if (!capturing)  // a bucket's entry serves only once checked correct for p, which launches work
+    for (const select::Database* db : databases())
+      if (db)
+        for (const select::Choice& c : select::bucket_choices(*db, p, sm_count_)) try {
+            std::unique_ptr<Plan> plan = make(p, c);
+            if (!select::check_plan(p, *plan)) return plan;
+          } catch (const Error&) {  // infeasible here after all (cuBLASLt's own check): the next one
+          }
+  return build(p, select::heuristic_choice(p, rules()));
+}
+
+std::unique_ptr<Plan> Context::tune_plan(const Problem& p) {
+  std::vector<std::string> vendor_configs;
+  try {
+    for (const cublaslt::Candidate& c : cublaslt::Matmul(vendor(), p).heuristic(8))
+      vendor_configs.push_back(cublaslt::to_string(c.config));
+  } catch (const Unsupported&) {
+  }
+  std::vector<select::Choice> bucket;
+  for (const select::Database* db : databases())
+    if (db)
+      for (select::Choice& c : select::bucket_choices(*db, p, sm_count_)) bucket.push_back(std::move(c));
+  const std::vector<select::Choice> candidates = select::first_use_candidates(p, bucket, vendor_configs, sm_count_);
+  select::FirstUse result = select::tune_first_use(
+      p, candidates,
+      [&](const select::Choice& c) { return make(p, c); },
+      first_use_);
+  select::record_tuned(machine_path_, identity_, p, result.winner, result.summary());
+  std::unique_ptr<Plan> plan = build(p, result.winner);
+  tuned_.emplace(key_of(p), std::move(result));
+  return plan;
+}
+
+Plan& Context::plan(const Problem& p, cudaStream_t stream) {
+  const Key key = key_of(p);
   if (auto it = plans_.find(key); it != plans_.end()) return *it->second;
   validate(p);
-  return *plans_.emplace(key, build(p, choose(p))).first->second;
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  TW_CUDA(cudaStreamIsCapturing(stream, &capture));
+  const bool capturing = capture != cudaStreamCaptureStatusNone;
+  if (tune_ == TuneMode::record) select::record_signature(select::recorded_suite_path(), p);
+  return *plans_.emplace(key, select_plan(p, capturing)).first->second;
 }
 
 std::unique_ptr<Plan> Context::plan_for(const Problem& p, const select::Choice& c) {
@@ -131,7 +150,7 @@ std::unique_ptr<Plan> Context::plan_for(const Problem& p, const select::Choice& 
 }
 
 const select::Choice& gemm(Context& ctx, const Problem& p, const void* A, const void* B, void* C, cudaStream_t stream) {
-  Plan& plan = ctx.plan(p);
+  Plan& plan = ctx.plan(p, stream);
   plan.run(A, B, C, stream);
   return plan.choice();
 }

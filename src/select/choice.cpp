@@ -1,9 +1,12 @@
 #include "select/choice.hpp"
 
+#include <algorithm>
+
 #include "core/error.hpp"
 #include "families/gemv/config.hpp"
 #include "families/gemv/heuristic.hpp"
 #include "families/gemv/view.hpp"
+#include "families/sm90/feasibility.hpp"
 #include "families/sm90/heuristic.hpp"
 
 namespace tilewise::select {
@@ -15,6 +18,47 @@ std::optional<Choice> from_database(const Database& db, const Problem& p) {
   for (const auto& kv : record->second.families)
     if (!best || kv.second.us < best->second.us) best = &kv;
   return Choice{best->first, best->second.config, "database", best->second.us};
+}
+
+std::optional<std::string> infeasible(const Choice& c, const Problem& p, int sm_count) {
+  try {
+    if (c.family == "sm90") {
+      sm90::Limits limits;
+      limits.sm_count = sm_count;
+      return sm90::infeasible(sm90::parse_config(c.config), p, limits);
+    }
+    if (c.family == "gemv") {
+      const std::optional<gemv::View> v = gemv::view_of(p);
+      if (!v) return "the GEMV takes at most 16 tokens";
+      const gemv::Config g = gemv::parse_config(c.config);
+      if (!gemv::is_native(g.weights, p.dtype)) return "packed weights";
+      if (std::string why = gemv::infeasible(g, v->problem); !why.empty()) return why;
+      return std::nullopt;
+    }
+    if (c.family == "cublaslt") return std::nullopt;  // cuBLASLt's own check, when the plan is built
+    return "unknown family '" + c.family + "'";
+  } catch (const Error& e) {
+    return std::string(e.what());
+  }
+}
+
+std::vector<Choice> bucket_choices(const Database& db, const Problem& p, int sm_count) {
+  std::vector<Choice> out;
+  for (const Record* r : bucket_records(db, p)) {
+    std::vector<std::pair<std::string, Entry>> by_time(r->families.begin(), r->families.end());
+    std::stable_sort(by_time.begin(), by_time.end(), [](const auto& a, const auto& b) { return a.second.us < b.second.us; });
+    for (const auto& [family, e] : by_time) {
+      Choice c{family, e.config, "bucket", e.us};
+      if (family == "gemv") try {  // the GEMV's configuration holds its token count: the rest serves as tuned
+          gemv::Config g = gemv::parse_config(e.config);
+          if (const std::optional<gemv::View> v = gemv::view_of(p)) g.m = int(v->problem.M);
+          c.config = gemv::to_string(g);
+        } catch (const Error&) {
+        }
+      if (!infeasible(c, p, sm_count)) out.push_back(std::move(c));
+    }
+  }
+  return out;
 }
 
 std::vector<Choice> rule_choices(const Problem& p, int sm_count) {
@@ -44,9 +88,13 @@ Choice heuristic_choice(const Problem& p, const Rules& rules) {
   return {"cublaslt", "", "heuristic", 0};
 }
 
-Choice choose(const Database* db, const Problem& p, const Rules& rules) {
-  if (db)
-    if (auto hit = from_database(*db, p)) return *hit;
+Choice choose(const std::vector<const Database*>& dbs, const Problem& p, const Rules& rules) {
+  for (const Database* db : dbs)
+    if (db)
+      if (auto hit = from_database(*db, p)) return *hit;
+  for (const Database* db : dbs)
+    if (db)
+      if (std::vector<Choice> near = bucket_choices(*db, p, rules.sm_count); !near.empty()) return near.front();
   return heuristic_choice(p, rules);
 }
 

@@ -1,8 +1,9 @@
 #pragma once
-// Selection's one rule (docs/design.md): a problem goes to the tuned database's entry when the database has its
-// signature; else to one of our families only where the floor (select/floor.hpp) says committed measurement found
-// that family's own rule faster than cuBLASLt's default for such problems; else to cuBLASLt's own heuristic. Pure:
-// it names a family and a configuration; building and running them is select/api.hpp's.
+// Selection's one rule (docs/design.md): a problem goes to a tuned database's entry when a database has its
+// signature; else to an entry of its token bucket (database.hpp) that is feasible for it; else to one of our families
+// only where the floor (select/floor.hpp) says committed measurement found that family's own rule faster than
+// cuBLASLt's default for such problems; else to cuBLASLt's own heuristic. Pure: it names a family and a
+// configuration; building, checking and running them is select/api.hpp's.
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,8 +19,9 @@ struct Choice {
   // The family's canonical configuration. Empty for cuBLASLt from its heuristic: its own heuristic's first candidate,
   // which only cuBLASLt on the GPU can name.
   std::string config;
-  // "database" (a tuned entry), "floor" (a family's rule, taken where the sweep measured it faster) or "heuristic"
-  // (cuBLASLt's own heuristic).
+  // "database" (a tuned entry of the problem's signature), "bucket" (one tuned at another token count of its
+  // bucket), "first use" (tuned on this call, select/first_use.hpp), "floor" (a family's rule, taken where the sweep
+  // measured it faster) or "heuristic" (cuBLASLt's own heuristic).
   std::string source;
   double us = 0;  // the database's time; 0 otherwise
   bool operator==(const Choice&) const = default;
@@ -30,6 +32,14 @@ struct Choice {
 // user asked for), on the same buffers and minutes apart (`tilewise tune` runs a problem's families back to back), but
 // not interleaved, so a near tie may go either way; `bench` with the arm `selected` judges the result.
 std::optional<Choice> from_database(const Database& db, const Problem& p);
+
+// The entries of p's token bucket (bucket_records) whose configuration is feasible for p as far as the CPU can tell
+// (sm90's and gemv's feasibility rules; cuBLASLt's is asked when built), nearest token count first and within one
+// record the fastest family first; a GEMV's configuration takes p's token count as its m. Source "bucket", `us` the
+// time at the token count it was tuned at.
+std::vector<Choice> bucket_choices(const Database& db, const Problem& p, int sm_count = 132);
+// Why `c` cannot run p, as far as the CPU can tell; nothing when it may.
+std::optional<std::string> infeasible(const Choice& c, const Problem& p, int sm_count = 132);
 
 // Each family's own rule for p, where it has one: the decode GEMV's default on the problem's own weights in either
 // orientation (families/gemv/view.hpp), and sm90's first shape rule. These are what the floor weighs.
@@ -46,7 +56,8 @@ struct Rules {
 // Without a database: the family of rule_choices the floor takes, else cuBLASLt's heuristic.
 Choice heuristic_choice(const Problem& p, const Rules& rules = {});
 
-// The database's choice when it has p, else the heuristic's. `db` may be null (no database).
-Choice choose(const Database* db, const Problem& p, const Rules& rules = {});
+// The first database (in order) that has p's signature; else the first bucket choice of any; else the heuristic's.
+// A null database is skipped.
+Choice choose(const std::vector<const Database*>& dbs, const Problem& p, const Rules& rules = {});
 
 }  // namespace tilewise::select

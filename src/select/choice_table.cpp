@@ -6,14 +6,16 @@
 
 namespace tilewise::select {
 
-std::string choice_table(const std::vector<Problem>& problems, const Database* db, const Rules& rules) {
-  std::string out = fmt::format("{:<16} {:<5} {:<3} {:>18}  {:<8} {:<9} {:>9}  {}\n", "problem", "dtype", "lay",
-                                "MxNxK", "family", "from", "us", "configuration");
+std::string choice_table(const std::vector<Problem>& problems, const std::vector<const Database*>& dbs,
+                         const Rules& rules) {
+  std::string out = fmt::format("{:<16} {:<5} {:<3} {:>18}  {:<17} {:<8} {:<9} {:>9}  {}\n", "problem", "dtype",
+                                "lay", "MxNxK", "as nn.Linear", "family", "from", "us", "configuration");
   for (const Problem& p : problems) {
-    const Choice c = choose(db, p, rules);
-    const bool measured = c.source == "database";
-    out += fmt::format("{:<16} {:<5} {:<3} {:>18}  {:<8} {:<9} {:>9}  {}\n", p.name, to_string(p.dtype),
-                       to_string(p.layout), fmt::format("{}x{}x{}", p.M, p.N, p.K), c.family, c.source,
+    const Choice c = choose(dbs, p, rules);
+    const bool measured = c.source == "database" || c.source == "bucket";
+    const std::string linear = p.layout == Layout::TN ? fmt::format("T={} F={}", p.N, p.M) : "-";
+    out += fmt::format("{:<16} {:<5} {:<3} {:>18}  {:<17} {:<8} {:<9} {:>9}  {}\n", p.name, to_string(p.dtype),
+                       to_string(p.layout), fmt::format("{}x{}x{}", p.M, p.N, p.K), linear, c.family, c.source,
                        measured ? fmt::format("{:.2f}", c.us) : "-",
                        c.config.empty() ? "(cuBLASLt's own heuristic, asked on the GPU)" : c.config);
   }

@@ -1,7 +1,7 @@
 #pragma once
-// What selection runs for each problem and where that comes from, as a table a person reads, without a GPU: the
-// database's fastest entry where it has the problem's signature, else the floor's pick or cuBLASLt's heuristic
-// (select/choice.hpp). What `tilewise choose` prints.
+// What selection runs for each problem and where that comes from, as a table a person reads, without a GPU: a
+// database's fastest entry where it has the problem's signature, else its token bucket's, else the floor's pick or
+// cuBLASLt's heuristic (select/choice.hpp). What `tilewise choose` prints.
 #include <string>
 #include <vector>
 
@@ -11,8 +11,10 @@
 
 namespace tilewise::select {
 
-// One row a problem: name, type, layout, M x N x K, family, where the choice comes from ("database", with the time
-// measured, "floor" or "heuristic"), and the configuration. `db` may be null.
-std::string choice_table(const std::vector<Problem>& problems, const Database* db, const Rules& rules);
+// One row a problem: name, type, layout, M x N x K, the problem read as nn.Linear (docs/design.md: a TN problem is
+// y[T = N, F = M] = x W^T with y row-major; NN has no such reading), family, where the choice comes from (a database
+// or bucket with the time measured, the floor or the heuristic), and the configuration. Null databases are skipped.
+std::string choice_table(const std::vector<Problem>& problems, const std::vector<const Database*>& dbs,
+                         const Rules& rules);
 
 }  // namespace tilewise::select

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "core/error.hpp"
 #include "families/cublaslt/config.hpp"
 #include "families/gemv/config.hpp"
@@ -30,6 +33,45 @@ const Entry* lookup(const Database& db, const Problem& p, std::string_view famil
   if (record == db.records.end()) return nullptr;
   const auto entry = record->second.families.find(std::string(family));
   return entry == record->second.families.end() ? nullptr : &entry->second;
+}
+
+int token_bucket(int64_t tokens) {
+  int b = 0;
+  while ((int64_t(1) << b) < tokens) ++b;
+  return b;
+}
+
+namespace {
+
+struct Sides {
+  int64_t tokens, weights;
+  bool tokens_are_n;
+};
+
+Sides sides_of(const Problem& p) { return p.N <= p.M ? Sides{p.N, p.M, true} : Sides{p.M, p.N, false}; }
+
+bool same_alignment(int64_t a, int64_t b) { return (a % 8 == 0) == (b % 8 == 0); }
+
+}  // namespace
+
+bool serves(const Problem& tuned, const Problem& p) {
+  if (tuned.dtype != p.dtype || tuned.layout != p.layout || tuned.K != p.K) return false;
+  const Sides t = sides_of(tuned), q = sides_of(p);
+  return t.tokens_are_n == q.tokens_are_n && t.weights == q.weights &&
+         token_bucket(t.tokens) == token_bucket(q.tokens) && same_alignment(tuned.lda, p.lda) &&
+         same_alignment(tuned.ldb, p.ldb) && same_alignment(tuned.ldc, p.ldc);
+}
+
+std::vector<const Record*> bucket_records(const Database& db, const Problem& p) {
+  const std::string own = signature(p);
+  std::vector<std::pair<double, const Record*>> near;
+  for (const auto& [key, r] : db.records)
+    if (key != own && serves(r.problem, p))
+      near.push_back({std::abs(std::log2(double(sides_of(r.problem).tokens) / double(sides_of(p).tokens))), &r});
+  std::stable_sort(near.begin(), near.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<const Record*> out;
+  for (const auto& [d, r] : near) out.push_back(r);
+  return out;
 }
 
 const Identity& identity_of(const Database& db, const Entry& e) { return db.identities.at(size_t(e.identity)); }

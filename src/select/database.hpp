@@ -54,6 +54,16 @@ void add(Database& db, const Identity& id, const Problem& p, const std::string& 
          std::string source = "");
 
 const Entry* lookup(const Database& db, const Problem& p, std::string_view family);
+
+// Token buckets (docs/design.md): a problem's token count is the smaller of M and N (N on a tie), the weights' side
+// the other. An entry tuned at one token count may serve another problem that differs from it only there, within
+// one power-of-two bucket (1, 2, 3-4, 5-8, ..., 8193-16384), and in leading dimensions only where each keeps its
+// alignment (a multiple of 8 elements or not), which is all a kernel's speed depends on in them. Exact keys come
+// first (choice.hpp); what a bucket serves is rebuilt for the problem, so an infeasible one is never served.
+int token_bucket(int64_t tokens);  // 0 for 1, 1 for 2, 2 for 3-4, 3 for 5-8, ...
+bool serves(const Problem& tuned, const Problem& p);
+// The records that may serve p (not one with p's own signature), the nearest token count first.
+std::vector<const Record*> bucket_records(const Database& db, const Problem& p);
 const Identity& identity_of(const Database& db, const Entry& e);
 
 // Whether `config` parses as `family`'s canonical string; the reason when not (an unknown family included).

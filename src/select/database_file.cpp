@@ -104,10 +104,14 @@ void write_database(const Database& db, const std::string& path) { write_json_fi
 Database read_database(const std::string& path) { return parse_database(read_json_file(path), path); }
 
 Loaded load_database(const std::string& path, const Identity& running, bool allow_foreign) {
-  Loaded out{read_database(path), {}};
-  for (size_t i = 0; i < out.db.identities.size(); ++i)
-    if (const auto why = mismatch(out.db.identities[i], running))
-      out.overridden.push_back(fmt::format("{}: identity {} was measured elsewhere: {}", path, i, *why));
+  Loaded out{read_database(path), {}, {}};
+  for (size_t i = 0; i < out.db.identities.size(); ++i) {
+    const Compatibility c = compatibility(out.db.identities[i], running);
+    for (const std::string& why : c.refuse)
+      out.overridden.push_back(fmt::format("{}: identity {} was measured elsewhere: {}", path, i, why));
+    for (const std::string& why : c.warn)
+      out.warnings.push_back(fmt::format("{}: identity {} was measured under other software: {}", path, i, why));
+  }
   if (!out.overridden.empty() && !allow_foreign)
     throw Error(fmt::format("{}; its times say nothing about this machine (retune here, or override explicitly to "
                             "use it anyway)", out.overridden.front()));

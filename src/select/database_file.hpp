@@ -24,10 +24,14 @@ struct Loaded {
   // The identity mismatches that were let through by the override, one line each; the caller records them in its
   // receipt so a figure measured with a foreign database says so.
   std::vector<std::string> overridden;
+  // Differences the identity policy lets through (a driver, runtime or cuBLASLt minor version), one line each, for the
+  // caller to record beside its figures.
+  std::vector<std::string> warnings;
 };
 
-// Reads `path` for use on the machine `running`. A database with an entry measured under another identity is refused
-// with the reason, unless `allow_foreign`, which uses it anyway and returns the reasons in `overridden`.
+// Reads `path` for use on the machine `running`. A database with an entry measured on another GPU or under another
+// cuBLASLt major version (select::compatibility) is refused with the reason, unless `allow_foreign`, which uses it
+// anyway and returns the reasons in `overridden`; lesser differences are returned in `warnings`.
 Loaded load_database(const std::string& path, const Identity& running, bool allow_foreign = false);
 
 }  // namespace tilewise::select

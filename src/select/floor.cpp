@@ -12,7 +12,7 @@
 
 namespace tilewise::select {
 
-extern const char* const shipped_floor_json;  // generated from data/floor-h200.json (src/CMakeLists.txt)
+extern const char* const shipped_floor_json;  // generated from data/floor-h200.json (cmake/shipped_data.cmake)
 
 bool vendor_aligned(const Problem& p) { return p.lda % 8 == 0 && p.ldb % 8 == 0 && (p.M == 1 || p.ldc % 8 == 0); }
 

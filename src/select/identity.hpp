@@ -4,6 +4,7 @@
 // everything), so a database carries the identity of each entry and is refused where it does not match.
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "receipt/receipt.hpp"
 #include "select/json_file.hpp"
@@ -24,6 +25,15 @@ Identity identity_of(const receipt::Machine& m, std::string tilewise_version);
 // Every field that differs, as "gpu: 'NVIDIA H100' recorded, 'NVIDIA H200' running; ..."; nothing when they match.
 std::optional<std::string> mismatch(const Identity& a, const Identity& b, std::string_view a_is = "recorded",
                                     std::string_view b_is = "running");
+
+// The identity policy (docs/design.md): a time measured on another GPU (name, SM count, compute capability) or under
+// another cuBLASLt major version says nothing here, so such a difference refuses; a driver, runtime, NVRTC, cuBLASLt
+// minor or tilewise difference moves times a little and is let through with a warning the caller records.
+struct Compatibility {
+  std::vector<std::string> refuse;  // "gpu: 'NVIDIA H100' recorded, 'NVIDIA H200' running", one per field
+  std::vector<std::string> warn;
+};
+Compatibility compatibility(const Identity& recorded, const Identity& running);
 
 nlohmann::json to_json(const Identity& id);
 Identity parse_identity(const At& at);  // throws Error naming the JSON pointer of a missing or mistyped field

@@ -11,24 +11,11 @@ namespace tilewise::tune {
 
 namespace {
 
-receipt::ArmResult as_arm(const std::vector<double>& us) {
-  receipt::ArmResult a;
-  if (us.empty()) return a;
-  a.us_median = receipt::median(us);
-  a.us_min = *std::min_element(us.begin(), us.end());
-  a.us_max = *std::max_element(us.begin(), us.end());
-  return a;
-}
-
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 }  // namespace
-
-bool strictly_faster(const std::vector<double>& a, const std::vector<double>& b) {
-  return receipt::compare(as_arm(a), as_arm(b)).claim == "faster";
-}
 
 CaseResult start_case(const Case& c, const Tunable& t, std::string mode) {
   check_space(t.space, t.warm_start);

@@ -5,6 +5,7 @@
 // get faster; and a descent that moved ends with the confirm round (kConfirmRound), its result beside the warm start.
 #include <functional>
 
+#include "receipt/derive.hpp"
 #include "tune/space.hpp"
 #include "tune/trajectory.hpp"
 
@@ -22,7 +23,6 @@ using AfterRound = std::function<void(const CaseResult&)>;
 // case failed) when the warm start cannot be timed in the first round.
 void descend(CaseResult& state, const Tunable& t, Measure& measure, const AfterRound& after_round = {});
 
-// Whether `a`'s range over its repeats lies wholly below `b`'s: receipt::compare's "faster" claim.
-bool strictly_faster(const std::vector<double>& a, const std::vector<double>& b);
+using receipt::strictly_faster;
 
 }  // namespace tilewise::tune

@@ -1,0 +1,55 @@
+#pragma once
+// Tuning on first use (docs/design.md): the first call of a signature no database holds times a short candidate list
+// under the harness's correctness gate, on the library's own random operands, and keeps the fastest only where its
+// range over interleaved repeats lies wholly below cuBLASLt's default's; the default otherwise. The harness's tuner
+// (bench/tune_measure.hpp) sits above the library, so this uses the same device mechanisms (device::Operands,
+// device::Reference, device::time_interleaved) and the receipt's claim rule (receipt::strictly_faster) directly.
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "select/plan.hpp"
+
+namespace tilewise::select {
+
+struct FirstUseOptions {
+  double budget_s = 1.0;  // about this long per new signature: candidates past it are not built
+  int repeats = 5;        // interleaved samples per candidate
+  double graph_ms = 0.2;  // about how long one timed graph replay runs
+};
+
+struct Timed {
+  Choice choice;
+  std::optional<double> us;  // the median of its samples; none when it did not run correctly
+  std::string error;         // why it was not timed
+};
+
+struct FirstUse {
+  Choice winner;  // source "first use", `us` its median
+  std::vector<Timed> timed;
+  int not_built = 0;   // candidates the budget left out
+  double seconds = 0;  // the whole tuning's wall time
+  // "first use 0.84 s, 6 of 9 timed: cublaslt default 10.21 us, sm90 rule 9.80 us, ...; won sm90 (1.04x)": what the
+  // database keeps beside the entry and `tilewise db show` prints.
+  std::string summary() const;
+};
+
+using PlanMaker = std::function<std::unique_ptr<Plan>(const Choice&)>;
+
+// The short list for p, cuBLASLt's default first (the incumbent, an empty configuration): each family's rule choice,
+// the entries of p's bucket that may serve it, cuBLASLt's other heuristic candidates (up to `vendor_extra`), then
+// sm90's other rule candidates. Each configuration once.
+std::vector<Choice> first_use_candidates(const Problem& p, const std::vector<Choice>& bucket,
+                                         const std::vector<std::string>& vendor_configs, int sm_count);
+
+// Times `candidates` (the first the incumbent) for p. Throws Unsupported when none runs p correctly.
+FirstUse tune_first_use(const Problem& p, const std::vector<Choice>& candidates, const PlanMaker& make,
+                        const FirstUseOptions& o = {});
+
+// The correctness gate alone, for a bucket's entry before it serves p: its output on random operands against the
+// fp32 reference. Why it fails; nothing when it passes.
+std::optional<std::string> check_plan(const Problem& p, Plan& plan);
+
+}  // namespace tilewise::select

@@ -1,0 +1,40 @@
+#pragma once
+// One problem's kernel, built and ready to launch on any operands of that problem: what a selection's Choice names,
+// made runnable. The library API keeps one per problem signature; the first-use tuner builds one per candidate.
+#include <cuda_runtime.h>
+
+#include <functional>
+#include <memory>
+
+#include "core/problem.hpp"
+#include "select/choice.hpp"
+
+namespace tilewise {
+
+namespace cublaslt {
+class Context;
+}
+
+class Plan {
+ public:
+  virtual ~Plan() = default;
+  virtual void run(const void* A, const void* B, void* C, cudaStream_t stream) = 0;
+  const select::Choice& choice() const { return choice_; }
+
+ protected:
+  explicit Plan(select::Choice c) : choice_(std::move(c)) {}
+  select::Choice choice_;  // for cuBLASLt from the heuristic, the configuration its heuristic named
+};
+
+namespace select {
+
+// The cuBLASLt handle and workspace, asked for only when a cuBLASLt plan is built (its 64 MiB workspace then).
+using VendorContext = std::function<const cublaslt::Context&()>;
+
+// Builds `c` for `p`. Throws Unsupported when the family does not take p or the configuration is infeasible for it,
+// Error when the configuration does not parse, is not the family's, or names packed weights tilewise::gemm cannot
+// pass.
+std::unique_ptr<Plan> make_plan(const Problem& p, const Choice& c, const VendorContext& vendor, int sm_count);
+
+}  // namespace select
+}  // namespace tilewise
