@@ -22,7 +22,9 @@ OUT=${OUT:-$PWD/out}
 mkdir -p "$OUT" "$TILEWISE_CACHE_DIR"
 work=$(mktemp -d)
 trap 'tar czf "$OUT/floor-round.tar.gz" -C "$work" . && echo "packed $(ls "$work" | wc -l) files"' EXIT
+# The working tree and what is carried must fit in 64 MiB: stripped copies under build/carry/ serve where present.
 bin=build/release/tilewise tests=build/release/tests
+[ -x build/carry/tilewise ] && bin=build/carry/tilewise tests=build/carry
 "$bin" info | tee "$work/info.txt" || exit 1
 start=$(date +%s)
 left() { echo $((${ROUND_S:-560} - ($(date +%s) - start))); }
@@ -47,8 +49,10 @@ for step in "$@"; do
     tests)
       timeout 200 "$tests/select_gpu_test" >"$work/select-gpu-tests.log" 2>&1
       echo "select GPU tests: exit $?"; grep -E "^\[  (PASSED|FAILED) " "$work/select-gpu-tests.log"
-      timeout 240 "$tests/families_gpu_test" --gtest_filter='Gemv*:*gemv*:*Gemv*' >"$work/gemv-gpu-tests.log" 2>&1
-      echo "gemv GPU tests: exit $?"; grep -E "^\[  (PASSED|FAILED) " "$work/gemv-gpu-tests.log"
+      if [ -x "$tests/families_gpu_test" ]; then
+        timeout 240 "$tests/families_gpu_test" --gtest_filter='Gemv*:*gemv*:*Gemv*' >"$work/gemv-gpu-tests.log" 2>&1
+        echo "gemv GPU tests: exit $?"; grep -E "^\[  (PASSED|FAILED) " "$work/gemv-gpu-tests.log"
+      fi
       ;;
     sanitize)
       for tool in memcheck racecheck; do
