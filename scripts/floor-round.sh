@@ -22,7 +22,9 @@ OUT=${OUT:-$PWD/out}
 mkdir -p "$OUT" "$TILEWISE_CACHE_DIR"
 work=$(mktemp -d)
 trap 'tar czf "$OUT/floor-round.tar.gz" -C "$work" . && echo "packed $(ls "$work" | wc -l) files"' EXIT
-# The working tree and what is carried must fit in 64 MiB: stripped copies under build/carry/ serve where present.
+# The working tree and what is carried must fit in 64 MiB: stripped copies under build/carry/ (or packed as
+# build/carry.tar.xz) serve where present.
+[ -f build/carry.tar.xz ] && tar xJf build/carry.tar.xz -C build
 bin=build/release/tilewise tests=build/release/tests
 [ -x build/carry/tilewise ] && bin=build/carry/tilewise tests=build/carry
 "$bin" info | tee "$work/info.txt" || exit 1
