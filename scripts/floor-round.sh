@@ -73,20 +73,21 @@ for step in "$@"; do
       ;;
     fresh) bench sweep-fresh $(($(left) - 5)) --suite suites/sweep-fresh.txt --arms cublaslt-default,cublaslt,selected \
              --baseline cublaslt-default ;;
-    tune-fresh) rm -f "$work/fresh-database.json"
+    tune-fresh) rm -rf round-state/fresh; mkdir -p round-state/fresh
       bench sweep-fresh-tuned $(($(left) - 5)) --suite suites/sweep-fresh.txt \
-        --arms "cublaslt-default,cublaslt,selected:tune:$work/fresh-database.json" --baseline cublaslt-default ;;
+        --arms "cublaslt-default,cublaslt,selected:tune:round-state/fresh/database.json" --baseline cublaslt-default
+      cp round-state/fresh/database.json "$work/fresh-database.json" ;;
     # The shipped database is tuned over several commands on one warm machine: round-state/ is kept between them.
     ship-reset) rm -rf round-state; mkdir -p round-state ;;
     ship-col) bench ship-col $(($(left) - 5)) --suite suites/llm24.txt --dtypes bf16,fp16,fp8 --layouts TN,NN \
-        --arms "cublaslt-default,selected:tune:$PWD/round-state/ship-database.json" --baseline cublaslt-default
+        --arms "cublaslt-default,selected:tune:round-state/ship-database.json" --baseline cublaslt-default
       cp round-state/ship-database.json "$work/" ;;
     ship-lin) bench ship-lin $(($(left) - 5)) --suite suites/llm24-linear.txt --suite suites/decode.txt \
         --suite suites/decode-linear.txt --dtypes bf16,fp16,fp8 --layouts TN \
-        --arms "cublaslt-default,selected:tune:$PWD/round-state/ship-database.json" --baseline cublaslt-default
+        --arms "cublaslt-default,selected:tune:round-state/ship-database.json" --baseline cublaslt-default
       cp round-state/ship-database.json "$work/" ;;
     ship-tsweep) bench ship-tsweep $(($(left) - 5)) --suite suites/tsweep-linear.txt --dtypes bf16 \
-        --arms "cublaslt-default,selected:tune:$PWD/round-state/ship-database.json" --baseline cublaslt-default
+        --arms "cublaslt-default,selected:tune:round-state/ship-database.json" --baseline cublaslt-default
       cp round-state/ship-database.json "$work/" ;;
     tsweep) bench tsweep-linear $(($(left) - 5)) --suite suites/tsweep-linear.txt --dtypes bf16 \
               --arms cublaslt-default,cublaslt,selected --baseline cublaslt-default ;;
