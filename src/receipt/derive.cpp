@@ -65,6 +65,16 @@ bool strictly_faster(const std::vector<double>& a, const std::vector<double>& b)
   return compare(summary(a), summary(b)).claim == "faster";
 }
 
+double timing_paths_gap(const ArmResult& a) {
+  if (!a.us.empty() && a.us.size() == a.host_us.size()) {
+    std::vector<double> gaps;
+    for (size_t i = 0; i < a.us.size(); ++i) gaps.push_back(std::fabs(a.host_us[i] - a.us[i]) / a.us[i]);
+    return median(gaps);
+  }
+  if (!a.us_median || !a.host_us_median) return 0;
+  return std::fabs(*a.host_us_median - *a.us_median) / *a.us_median;
+}
+
 double read_bw_gbps(const ReadBandwidth& bw) {
   if (bw.us.empty()) return 0;
   return double(bw.bytes) / median(bw.us) / 1e3;

@@ -29,6 +29,13 @@ int64_t rotation_set_bytes(const Problem& p);  // A + B + C as allocated
 ClockSummary summarize(const std::vector<ClockSample>& samples);
 std::vector<std::string> reason_names(uint64_t reasons);
 
+// How far the host loop's time is from graph replay's, as a fraction of graph replay's: the median over repeats of
+// each repeat's own gap, where both paths have one sample a repeat (each repeat times the two back to back), else the
+// gap between their medians. Paired, a power-cap step between two repeats moves both paths alike: a 276 us fp8 GEMM
+// whose clock dropped from 1920 MHz after its third repeat read 276 us by graph replay and 306 us by host loop by
+// median, 1-3% apart within each repeat.
+double timing_paths_gap(const ArmResult& arm);
+
 // The checker's fixed thresholds. They live in code, not in the receipt, so a receipt cannot loosen them.
 inline constexpr double warmup_floor_s = 10.0;
 inline constexpr double long_kernel_us = 50.0;        // timing paths must agree from here up...
