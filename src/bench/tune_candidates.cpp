@@ -72,12 +72,12 @@ std::vector<Runnable> sm90_runnables(const Problem& p, const device::Operands& o
 
 std::vector<Runnable> gemv_runnables(const Problem& p, const device::Operands& ops,
                                      const std::vector<tune::Config>& candidates) {
+  const gemv::View v = gemv::require_view(p);  // either orientation, as tilewise::gemm runs it
   return jit_runnables(
-      candidates, tune::to_gemv, [&p](const gemv::Config& c) { return gemv::infeasible(c, p); },
-      [](const gemv::Config& c) { return gemv::kernel_build(c); },
-      [&p, &ops](const gemv::Config& c) -> device::Launch {
-        auto kernel = std::make_shared<const gemv::Kernel>(c);
-        const gemv::View v{p, false};  // the tuner's gemv problems have tokens as M (tune/gemv_space.hpp)
+      candidates, tune::to_gemv, [v](const gemv::Config& c) { return gemv::infeasible(c, v.problem); },
+      [v](const gemv::Config& c) { return gemv::kernel_build(c, v.tokens_as_n); },
+      [v, &ops](const gemv::Config& c) -> device::Launch {
+        auto kernel = std::make_shared<const gemv::Kernel>(c, v.tokens_as_n);
         return [kernel, v, &ops](int set, cudaStream_t s) {
           const device::OperandSet& o = ops.set(set);
           kernel->launch(v.problem, gemv::view_args(v, v.problem, o.a.get(), o.b.get(), o.c.get()), s);

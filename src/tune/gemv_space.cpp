@@ -1,5 +1,7 @@
 #include "tune/gemv_space.hpp"
 
+#include "families/gemv/view.hpp"
+
 #include <fmt/format.h>
 
 #include <memory>
@@ -56,13 +58,17 @@ Config to_tune(const gemv::Config& c) {
 
 gemv::Config to_gemv(const Config& c) { return gemv::parse_config(to_string(c)); }
 
-std::optional<std::string> gemv_unsupported(const Problem& p) {
-  if (p.M < 1 || p.M > 16) return fmt::format("the gemv family takes M = 1..16, not {}", p.M);
+std::optional<std::string> gemv_unsupported(const Problem& problem) {
+  if (!gemv::view_of(problem))
+    return fmt::format("the gemv family takes 1..16 tokens as M, or as N in TN (nn.Linear's orientation), not "
+                       "M = {}, N = {}",
+                       problem.M, problem.N);
   return std::nullopt;
 }
 
-Space gemv_space(const Problem& p) {
-  if (const auto why = gemv_unsupported(p)) throw Unsupported(fmt::format("{}: {}", describe(p), *why));
+Space gemv_space(const Problem& problem) {
+  if (const auto why = gemv_unsupported(problem)) throw Unsupported(fmt::format("{}: {}", describe(problem), *why));
+  const Problem p = gemv::require_view(problem).problem;  // tokens as the kernel's M in either orientation
   const gemv::Format weights = gemv::native_format(p.dtype);
   auto feasible = std::make_shared<std::vector<Config>>();
   for (const gemv::Config& c : gemv::feasible_set(p, weights)) feasible->push_back(to_tune(c));
@@ -83,7 +89,9 @@ Space gemv_space(const Problem& p) {
 }
 
 Tunable gemv_tunable(const Problem& p, int sm_count) {
-  return Tunable{gemv_space(p), to_tune(gemv::default_config(p, gemv::native_format(p.dtype), sm_count))};
+  Space space = gemv_space(p);  // first: its refusal names the family's reach
+  const Problem v = gemv::require_view(p).problem;
+  return Tunable{std::move(space), to_tune(gemv::default_config(v, gemv::native_format(p.dtype), sm_count))};
 }
 
 }  // namespace tilewise::tune

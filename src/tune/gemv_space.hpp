@@ -1,6 +1,7 @@
 #pragma once
-// The decode GEMV family as the tuner's search space, where tilewise::gemm can run it: M <= 16, the weights being B
-// as the problem stores it (gemv::native_format: bf16, fp16 or fp8 weights; x in either layout). Four groups, one
+// The decode GEMV family as the tuner's search space, where tilewise::gemm can run it: up to 16 tokens as M, or as N
+// in TN (nn.Linear's orientation, families/gemv/view.hpp: the space is the view's), the weights as the problem stores
+// them (gemv::native_format: bf16, fp16 or fp8 weights; x in either layout). Four groups, one
 // mechanism each, in order of impact:
 //   engine  engine, cols, stages          what does the products and how many columns a warp owns; the ring depth
 //                                         only the bulk engine has goes with it, so its candidates are whole
@@ -20,7 +21,7 @@
 
 namespace tilewise::tune {
 
-// Why the tuner does not take the gemv family to `p` (M over 16), or nothing when it does.
+// Why the tuner does not take the gemv family to `p` (no view: over 16 tokens either way), or nothing when it does.
 std::optional<std::string> gemv_unsupported(const Problem& p);
 
 // Throws Unsupported naming why for a problem outside the family, or one with no feasible configuration.

@@ -9,6 +9,7 @@
 #include "core/suite.hpp"
 #include "expect_error.hpp"
 #include "families/gemv/heuristic.hpp"
+#include "families/gemv/view.hpp"
 #include "real_space_descent.hpp"
 #include "space_values.hpp"
 #include "scripted_measure.hpp"
@@ -162,11 +163,30 @@ TEST(GemvSpace, ARefitKeepsTheRoundsValuesAndChangesTheFewestOthers) {
   EXPECT_FALSE(s.fit(apply(incumbent, parse("engine=mma,cols=4,stages=0")), s.groups[0].fields));
 }
 
+// nn.Linear's orientation (TN, tokens as N): the space is the view's, tokens as the kernel's M, so every candidate is
+// what tilewise::gemm runs for the problem (families/gemv/view.hpp).
+TEST(GemvSpace, NnLinearsOrientationIsTunedThroughTheView) {
+  for (int64_t t : {1, 5, 16}) {
+    const Problem linear = make_problem("lin", 6144, t, 4096, DType::bf16, Layout::TN);
+    ASSERT_FALSE(gemv_unsupported(linear)) << t;
+    const Problem v = gemv::view_of(linear)->problem;
+    const Tunable tn = gemv_tunable(linear, kSms);
+    EXPECT_EQ(to_gemv(tn.warm_start), gemv::default_config(v, gemv::Format::bf16, kSms));
+    EXPECT_EQ(to_gemv(tn.warm_start).m, t);
+    for (const Group& g : tn.space.groups)
+      for (const auto& values : g.alternatives) {
+        const Config c = apply(tn.warm_start, values);
+        if (!tn.space.infeasible(c)) EXPECT_EQ(gemv::infeasible(to_gemv(c), v), "") << to_string(c);
+      }
+  }
+  EXPECT_TRUE(gemv_unsupported(make_problem("nn", 6144, 8, 4096, DType::bf16, Layout::NN)));  // x would be K x T
+}
+
 TEST(GemvSpace, AProblemOutsideTheFamilyIsUnsupported) {
   const Problem tall = make_problem("tall", 17, 4096, 4096, DType::bf16, Layout::TN);
   EXPECT_TRUE(gemv_unsupported(tall));
   EXPECT_THROW(gemv_space(tall), Unsupported);
-  EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { gemv_tunable(tall, kSms); }), "M = 1..16, not 17"));
+  EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { gemv_tunable(tall, kSms); }), "not M = 17, N = 4096"));
   for (const Problem& p : shapes()) EXPECT_FALSE(gemv_unsupported(p)) << describe(p);
   // NN (x M-major) and fp8 (B's own e4m3 weights, scale 1) are inside: their spaces hold only their own layout and
   // the problem's own weight format, as tilewise::gemm runs them.
