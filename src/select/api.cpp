@@ -42,8 +42,13 @@ Context::Context(ContextOptions o) {
     return u.db.records.empty() ? nullptr : std::make_unique<select::Database>(std::move(u.db));
   };
   if (o.use_machine_database || tune_ != TuneMode::off) {
-    machine_path_ = o.machine_database.empty() ? select::machine_database_path() : o.machine_database;
-    if (o.use_machine_database && std::filesystem::exists(machine_path_))
+    machine_path_ = o.machine_database;
+    if (machine_path_.empty()) try {
+        machine_path_ = select::machine_database_path();
+      } catch (const Error&) {
+        if (tune_ == TuneMode::on) throw;  // tuning needs somewhere to keep what it finds; selection does not
+      }
+    if (o.use_machine_database && !machine_path_.empty() && std::filesystem::exists(machine_path_))
       machine_ = keep(select::usable_entries(select::read_database(machine_path_), identity_, machine_path_));
   }
   if (!o.database.empty()) {
