@@ -22,7 +22,9 @@
 #include "device/machine.hpp"
 #include "families/gemv/weight_file.hpp"
 #include "protocol/protocol.hpp"
+#include "receipt/check.hpp"
 #include "receipt/derive.hpp"
+#include "report/headline.hpp"
 #include "report/page.hpp"
 #include "report/table.hpp"
 #include "select/choice_table.hpp"
@@ -199,6 +201,15 @@ int main(int argc, char** argv) {
   bench->add_option("-o,--output", o.output, "receipt path")->required();
   bench->add_flag("--overwrite", overwrite, "replace an existing receipt at the output path");
 
+  auto* headline = app.add_subcommand("headline", "per suite, orientation and dtype: an arm against cuBLASLt's default "
+                                                   "and best, from valid receipts, as a markdown table (no GPU)");
+  std::vector<std::string> headline_files;
+  std::string headline_arm = "selected", headline_baseline = "cublaslt-default", headline_best = "cublaslt";
+  headline->add_option("receipts", headline_files, "receipt JSON files (an invalid one is refused)")->required();
+  headline->add_option("--arm", headline_arm, "the arm: this name, or it with options (selected:...)")->capture_default_str();
+  headline->add_option("--baseline", headline_baseline, "cuBLASLt's default arm")->capture_default_str();
+  headline->add_option("--best", headline_best, "cuBLASLt's best-candidate arm")->capture_default_str();
+
   auto* report = app.add_subcommand("report", "write a static page (HTML, inline SVG) from receipts");
   std::vector<std::string> report_files;
   std::string report_dir;
@@ -266,6 +277,19 @@ int main(int argc, char** argv) {
       qr.format = tw::gemv::parse_format(q_format == "int8" ? "q8_0" : q_format == "int4" ? "int4g128" : q_format);
       qr.dtype = tw::parse_dtype(q_dtype);
       fmt::print("{}\n", tw::gemv::quantize_file(qr));
+      return 0;
+    }
+    if (*headline) {
+      std::vector<std::pair<std::string, tw::receipt::Receipt>> receipts;
+      for (const std::string& path : headline_files) {
+        const tw::receipt::FileVerdict v = tw::receipt::check_file(path);
+        if (!v.valid)
+          throw tw::Error(fmt::format("{} is not a valid receipt ({}): its figures back nothing", path,
+                                      v.problems.empty() ? "unreadable" : v.problems.front()));
+        receipts.emplace_back(path, tw::receipt::read_file(path));
+      }
+      fmt::print("{}", tw::report::headline_markdown(
+                           tw::report::headline(receipts, headline_arm, headline_baseline, headline_best), headline_arm));
       return 0;
     }
     if (*report) {

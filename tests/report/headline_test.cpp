@@ -1,0 +1,57 @@
+// The headline: per suite, orientation and dtype, an arm's geomean against cuBLASLt's default (and best), the
+// faster and slower counts by the claim rule, each row naming its receipt.
+#include "report/headline.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "receipt/derive.hpp"
+#include "receipt/sample_receipt.hpp"
+
+namespace tilewise::report {
+namespace {
+
+using receipt::Receipt;
+
+TEST(Headline, OneRowPerSuiteOrientationAndDtypeFromTheReceiptsOwnSamples) {
+  Receipt r = receipt::sample_receipt();  // sq2048 bf16 (cublaslt faster), dec_m16_12288 fp16 (ranges overlap)
+  r.results[0].suite = "square";
+  r.results[1].suite = "decode-linear";
+  const std::vector<HeadlineRow> rows = headline({{"results/x.json", r}}, "cublaslt", "cublaslt-default", "none");
+  ASSERT_EQ(rows.size(), 2u);
+  // Sorted by suite: decode-linear before square.
+  EXPECT_EQ(rows[0].suite, "decode-linear");
+  EXPECT_EQ(rows[0].orientation, "nn.Linear");
+  EXPECT_EQ(rows[0].dtype, r.results[1].problem.dtype);
+  EXPECT_EQ(rows[1].orientation, "column-major");
+  for (size_t i = 0; i < 2; ++i) {
+    const receipt::Result& res = r.results[1 - i];
+    const receipt::ArmResult *a = nullptr, *d = nullptr;
+    for (const receipt::ArmResult& arm : res.arms) (arm.arm == "cublaslt" ? a : d) = &arm;
+    EXPECT_EQ(rows[i].cases, 1);
+    EXPECT_NEAR(rows[i].vs_default, *d->us_median / *a->us_median, 1e-12);
+    const std::string claim = receipt::compare(*a, *d).claim;
+    EXPECT_EQ(rows[i].faster, claim == "faster" ? 1 : 0);
+    EXPECT_EQ(rows[i].slower, claim == "slower" ? 1 : 0);
+    EXPECT_EQ(rows[i].vs_best, 0);  // no arm named "none"
+    EXPECT_EQ(rows[i].receipt, "results/x.json");
+  }
+  EXPECT_EQ(rows[1].faster, 1);  // the sample's tuned arm beats the heuristic's first choice on sq2048
+  const std::string md = headline_markdown(rows, "cublaslt");
+  EXPECT_NE(md.find("| square | column-major | bf16 | TN | 1 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("results/x.json |"), std::string::npos) << md;
+}
+
+TEST(Headline, TheSweepsLinProblemsAreNnLinearAndAnArmThatDidNotRunIsLeftOut) {
+  Receipt r = receipt::sample_receipt();
+  r.results[0].problem.name = "s1_0001_lin";
+  r.results[1].arms[0].correct = false;  // dec_m16_12288's cublaslt arm: not a case
+  const std::vector<HeadlineRow> rows = headline({{"a.json", r}}, "cublaslt", "cublaslt-default", "cublaslt");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].orientation, "nn.Linear");
+  EXPECT_NEAR(rows[0].vs_best, 1.0, 1e-12);  // the arm against itself
+}
+
+}  // namespace
+}  // namespace tilewise::report
