@@ -69,7 +69,7 @@ std::string FirstUse::summary() const {
   }
   const double incumbent = timed.empty() || !timed[0].us ? 0 : *timed[0].us;
   return fmt::format("first use {:.2f} s, {} of {} timed ({} past the budget): {}; won {}{}", seconds, ran,
-                     timed.size() + size_t(not_built), not_built, list, winner.family,
+                     timed.size() + size_t(not_built), not_built, list, label(timed[winner_index].choice, winner_index),
                      incumbent > 0 ? fmt::format(" ({:.3f}x cublaslt default)", incumbent / winner.us) : "");
 }
 
@@ -143,6 +143,7 @@ FirstUse tune_first_use(const Problem& p, const std::vector<Choice>& candidates,
   }
   out.seconds = elapsed();
   if (!best) throw Unsupported(fmt::format("no candidate ran {} correctly on first use", describe(p)));
+  out.winner_index = *best;
   out.winner = out.timed[*best].choice;
   out.winner.source = "first use";
   out.winner.us = *out.timed[*best].us;

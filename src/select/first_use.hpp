@@ -35,10 +35,12 @@ struct Timed {
 struct FirstUse {
   Choice winner;  // source "first use", `us` its median
   std::vector<Timed> timed;
+  size_t winner_index = 0;  // its place in `timed` (0: cuBLASLt's default held)
   int not_built = 0;   // candidates the budget left out
   double seconds = 0;  // the whole tuning's wall time
-  // "first use 0.84 s, 6 of 9 timed: cublaslt default 10.21 us, sm90 rule 9.80 us, ...; won sm90 (1.04x)": what the
-  // database keeps beside the entry and `tilewise db show` prints.
+  // "first use 0.84 s, 9 of 9 timed (0 past the budget): cublaslt default: 10.21 us, sm90 rule: 9.80 us, ...; won
+  // sm90 rule (1.042x cublaslt default)": what the machine database keeps as the entry's source, and the arm
+  // `selected`'s receipt records (first_use.summary).
   std::string summary() const;
 };
 
