@@ -133,7 +133,7 @@ std::unique_ptr<Plan> Context::tune_plan(const Problem& p) {
       [&](const select::Choice& c) { return make(p, c); },
       first_use_);
   select::record_tuned(machine_path_, identity_, p, result.winner, result.summary());
-  std::unique_ptr<Plan> plan = build(p, result.winner);
+  std::unique_ptr<Plan> plan = std::move(result.plan);
   tuned_.emplace(key_of(p), std::move(result));
   return plan;
 }

@@ -147,6 +147,8 @@ FirstUse tune_first_use(const Problem& p, const std::vector<Choice>& candidates,
   out.winner = out.timed[*best].choice;
   out.winner.source = "first use";
   out.winner.us = *out.timed[*best].us;
+  out.plan = std::move(plans[*best]);
+  out.plan->chosen_by(out.winner.source, out.winner.us);
   return out;
 }
 

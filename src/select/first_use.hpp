@@ -36,6 +36,7 @@ struct FirstUse {
   Choice winner;  // source "first use", `us` its median
   std::vector<Timed> timed;
   size_t winner_index = 0;  // its place in `timed` (0: cuBLASLt's default held)
+  std::unique_ptr<Plan> plan;  // the winner, built and checked: the caller runs it rather than building it again
   int not_built = 0;   // candidates the budget left out
   double seconds = 0;  // the whole tuning's wall time
   // "first use 0.84 s, 9 of 9 timed (0 past the budget): cublaslt default: 10.21 us, sm90 rule: 9.80 us, ...; won

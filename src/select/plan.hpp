@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <memory>
+#include <string>
 
 #include "core/problem.hpp"
 #include "select/choice.hpp"
@@ -20,6 +21,11 @@ class Plan {
   virtual ~Plan() = default;
   virtual void run(const void* A, const void* B, void* C, cudaStream_t stream) = 0;
   const select::Choice& choice() const { return choice_; }
+  // How it came to be chosen (a first-use tuning that timed it), the kernel unchanged.
+  void chosen_by(std::string source, double us) {
+    choice_.source = std::move(source);
+    choice_.us = us;
+  }
 
  protected:
   explicit Plan(select::Choice c) : choice_(std::move(c)) {}
