@@ -73,10 +73,13 @@ for step in "$@"; do
       ;;
     fresh) bench sweep-fresh $(($(left) - 5)) --suite suites/sweep-fresh.txt --arms cublaslt-default,cublaslt,selected \
              --baseline cublaslt-default ;;
+    # CASES=FROM-TO (lines of the suite, from 1) splits the sample over commands, each from an empty database.
     tune-fresh) rm -rf round-state/fresh; mkdir -p round-state/fresh
-      bench sweep-fresh-tuned $(($(left) - 5)) --suite suites/sweep-fresh.txt \
-        --arms "cublaslt-default,cublaslt,selected:tune:round-state/fresh/database.json" --baseline cublaslt-default
-      cp round-state/fresh/database.json "$work/fresh-database.json" ;;
+      range=${CASES:-1-200}
+      only=$(grep -v '^#' suites/sweep-fresh.txt | awk '{print $1}' | sed -n "${range%-*},${range#*-}p" | paste -sd,)
+      bench "sweep-fresh-tuned-$range" $(($(left) - 5)) --suite suites/sweep-fresh.txt --only "$only" \
+        --arms "cublaslt-default,selected:tune:round-state/fresh/database.json" --baseline cublaslt-default
+      cp round-state/fresh/database.json "$work/fresh-database-$range.json" ;;
     # The shipped database is tuned over several commands on one warm machine: round-state/ is kept between them.
     ship-reset) rm -rf round-state; mkdir -p round-state ;;
     ship-col) bench ship-col $(($(left) - 5)) --suite suites/llm24.txt --dtypes bf16,fp16,fp8 --layouts TN,NN \
@@ -90,11 +93,17 @@ for step in "$@"; do
         --arms "cublaslt-default,selected:tune:round-state/ship-database.json" --baseline cublaslt-default
       cp round-state/ship-database.json "$work/" ;;
     tsweep) bench tsweep-linear $(($(left) - 5)) --suite suites/tsweep-linear.txt --dtypes bf16 \
-              --arms cublaslt-default,cublaslt,selected --baseline cublaslt-default ;;
-    llm24) bench llm24-col $(($(left) / 2)) --suite suites/llm24.txt --dtypes bf16,fp16,fp8 --layouts TN,NN \
-             --arms cublaslt-default,cublaslt,selected --baseline cublaslt-default
+              --arms "${ARMS:-cublaslt-default,cublaslt,selected}" --baseline cublaslt-default ;;
+    # A problem where `selected` runs cuBLASLt's default's own configuration, timed against it at 10 repeats: the
+    # same kernel should tie (PROBE= the sweep-fresh names).
+    probe) REPEATS=10 bench probe $(($(left) - 5)) --suite suites/sweep-fresh.txt --only "$PROBE" \
+             --arms cublaslt-default,selected:floor --baseline cublaslt-default ;;
+    # ARMS= the arms (cuBLASLt's best arm, which times every heuristic candidate, costs most of the time)
+    llm24) arms=${ARMS:-cublaslt-default,cublaslt,selected}
+           bench llm24-col $(($(left) / 2)) --suite suites/llm24.txt --dtypes bf16,fp16,fp8 --layouts TN,NN \
+             --arms "$arms" --baseline cublaslt-default
            bench llm24-lin $(($(left) - 5)) --suite suites/llm24-linear.txt --dtypes bf16,fp16,fp8 --layouts TN \
-             --arms cublaslt-default,cublaslt,selected --baseline cublaslt-default ;;
+             --arms "$arms" --baseline cublaslt-default ;;
     *) echo "unknown step $step" >&2 ;;
   esac
 done

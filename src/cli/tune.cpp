@@ -14,6 +14,7 @@
 #include "core/suite.hpp"
 #include "select/api.hpp"
 #include "select/database_file.hpp"
+#include "select/confirm.hpp"
 #include "select/decide.hpp"
 #include "select/merge.hpp"
 #include "tune/campaign.hpp"
@@ -224,7 +225,7 @@ int run_mode_comparison(const std::vector<std::string>& descent_files, const std
 
 int run_db_merge(const std::vector<std::string>& inputs, const std::vector<std::string>& overlays,
                  const std::string& output, const std::vector<std::string>& deciding_receipts,
-                 const select::Preference& prefer) {
+                 const select::Preference& prefer, const std::vector<std::string>& confirming_receipts) {
   const auto read = [](const std::vector<std::string>& paths) {
     std::vector<select::Named> named;
     for (const std::string& path : paths) named.push_back({path, select::read_database(path)});
@@ -241,6 +242,16 @@ int run_db_merge(const std::vector<std::string>& inputs, const std::vector<std::
       for (const auto& [family, us] : decision.timed) times += fmt::format("  {} {:.2f} us", family, us);
       fmt::print("  {:<60} {:<9}{}\n", decision.key, decision.family, times);
     }
+  }
+  if (!confirming_receipts.empty()) {
+    std::vector<std::pair<std::string, receipt::Receipt>> receipts;
+    for (const std::string& path : confirming_receipts) receipts.emplace_back(path, receipt::read_file(path));
+    select::Confirmed c = select::confirm(std::move(db), receipts);
+    db = std::move(c.db);
+    fmt::print("{} entries judged against cublaslt-default, {} dropped (not faster with ranges apart):\n",
+               c.judged.size(), c.dropped);
+    for (const select::Confirmation& j : c.judged)
+      if (j.claim != "faster") fmt::print("  {:<60} {:<9} {:.3f}x ({})\n", j.key, j.family, j.speedup, j.claim);
   }
   select::write_database(db, output);
   fmt::print("database: {} ({} problems from {} files)\n", output, db.records.size(), inputs.size());
@@ -301,6 +312,9 @@ TuneCommands::TuneCommands(CLI::App& app) {
   merge_->add_option("--decide", merge_receipts_,
                      "a bench receipt that timed each family's entry side by side (arms selected:DB, one per "
                      "family's database): per problem, only the family faster there is kept (repeatable)");
+  merge_->add_option("--confirm", merge_confirming_,
+                     "a bench receipt made with the merged database (arm selected): an entry it ran stays only where "
+                     "it was faster than cublaslt-default with ranges apart (repeatable)");
   merge_->add_option("--prefer", merge_prefer_.family,
                      "with --decide: keep this family (sm90, cublaslt, gemv) unless another ran faster by more than "
                      "--margin")
@@ -312,7 +326,8 @@ TuneCommands::TuneCommands(CLI::App& app) {
 std::optional<int> TuneCommands::run() {
   if (*merge_) {
     if (!merge_prefer_.family.empty() && merge_receipts_.empty()) throw Error("--prefer decides nothing without --decide");
-    return run_db_merge(merge_inputs_, merge_overlays_, merge_output_, merge_receipts_, merge_prefer_);
+    return run_db_merge(merge_inputs_, merge_overlays_, merge_output_, merge_receipts_, merge_prefer_,
+                        merge_confirming_);
   }
   if (*report_ && !report_grid_.empty()) return run_mode_comparison(report_files_, report_grid_);
   if (*report_) return run_campaign_report(report_files_, report_database_);

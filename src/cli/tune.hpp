@@ -60,7 +60,7 @@ class TuneCommands {
   std::string report_database_, report_grid_;
   TuneOptions o_;
   std::string dtypes_ = "bf16", layouts_ = "TN", only_;
-  std::vector<std::string> merge_inputs_, merge_overlays_, merge_receipts_;
+  std::vector<std::string> merge_inputs_, merge_overlays_, merge_receipts_, merge_confirming_;
   select::Preference merge_prefer_;
   std::string merge_output_;
 };

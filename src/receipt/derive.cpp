@@ -41,6 +41,12 @@ void derive(ArmResult& arm, const Problem& p, double read_bw_gbps) {
   }
 }
 
+const ArmResult* timed_arm(const Result& r, const std::string& name, bool with_options) {
+  for (const ArmResult& a : r.arms)
+    if ((a.arm == name || (with_options && a.arm.rfind(name + ":", 0) == 0)) && a.correct && a.us_median) return &a;
+  return nullptr;
+}
+
 Comparison compare(const ArmResult& arm, const ArmResult& baseline) {
   Comparison c{arm.arm, baseline.arm, 0, true, "none"};
   // All three of each arm: a tampered receipt may carry a median without its range.

@@ -21,6 +21,9 @@ bool is_correct(const std::optional<double>& rel_err, double bound);
 // read bandwidth measured in the same run; none when it is not positive).
 void derive(ArmResult& arm, const Problem& p, double read_bw_gbps = 0);
 Comparison compare(const ArmResult& arm, const ArmResult& baseline);
+// r's arm `name` where it ran correctly and has a median; with `with_options` also `name:anything` ("selected" takes
+// "selected:tune:db.json"). Null otherwise.
+const ArmResult* timed_arm(const Result& r, const std::string& name, bool with_options = false);
 // Whether samples `a`'s range lies wholly below `b`'s: compare's "faster" claim, as the tuners judge a candidate.
 bool strictly_faster(const std::vector<double>& a, const std::vector<double>& b);
 double read_bw_gbps(const ReadBandwidth& bw);

@@ -1,8 +1,10 @@
 #pragma once
-// The headline of receipts: per suite, orientation, dtype and layout, how an arm (the library's `selected`) compares with
-// cuBLASLt's default and its best heuristic candidate, as a markdown table a README or a note can paste. Every row
-// names the receipt it comes from. The arm is taken by its name or the name with options ("selected" takes
-// "selected:tune:db.json"); the baseline and best by exact name.
+// The headline of receipts: how an arm (the library's `selected`) compares with cuBLASLt's default and its best
+// heuristic candidate, as a markdown table a README or a note can paste. Rows are per suite, orientation, dtype and
+// layout (or pooled per orientation over every receipt given), and always split by the ldc class: a problem whose ldc
+// is not a multiple of 8 meets cuBLASLt's alignment cliff, and its wins are labelled so and never pooled with the
+// aligned ones. The arm is taken by its name or the name with options ("selected" takes "selected:tune:db.json");
+// the baseline and best by exact name.
 #include <string>
 #include <vector>
 
@@ -14,20 +16,30 @@ namespace tilewise::report {
 // "-linear" or a problem whose name ends in "_lin" (the sweep's), else "column-major".
 std::string orientation_of(const receipt::Result& r);
 
+// Whether C's leading dimension is a multiple of 8 elements: where it is not, cuBLASLt falls off its alignment cliff.
+bool aligned_ldc(const Problem& p);
+
+enum class Grouping {
+  by_suite,        // one row per receipt, suite, orientation, dtype, layout and ldc class
+  by_orientation,  // one row per orientation and ldc class, pooled over every receipt and dtype
+};
+
 struct HeadlineRow {
-  std::string receipt, suite, orientation;
-  DType dtype = DType::bf16;
-  Layout layout = Layout::TN;
+  std::string receipt;  // the receipts the row pools, comma-separated
+  std::string suite, orientation, dtype, layout;  // "all" where pooled
+  bool aligned = true;     // ldc a multiple of 8
   int cases = 0;           // problems where the arm and the default both ran correctly
   double vs_default = 0;   // geomean of default / arm
   double vs_best = 0;      // geomean of best / arm over the cases with a best arm; 0 where none has it
   int faster = 0, slower = 0;  // against the default, ranges apart
+  // Where the arm tuned on first use (its configuration records first_use.seconds): the median and the longest.
+  double tuning_median_s = 0, tuning_max_s = 0;
 };
 
-// Rows in receipt, suite, orientation, dtype, layout order.
+// Rows in key order (receipt, suite, orientation, dtype, layout, aligned before unaligned).
 std::vector<HeadlineRow> headline(const std::vector<std::pair<std::string, receipt::Receipt>>& receipts,
                                   const std::string& arm, const std::string& baseline = "cublaslt-default",
-                                  const std::string& best = "cublaslt");
+                                  const std::string& best = "cublaslt", Grouping grouping = Grouping::by_suite);
 std::string headline_markdown(const std::vector<HeadlineRow>& rows, const std::string& arm);
 
 }  // namespace tilewise::report

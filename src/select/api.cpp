@@ -36,6 +36,7 @@ Context::Context(ContextOptions o) {
   identity_ = running_identity();
   tune_ = o.tune ? *o.tune : tune_mode_from_environment();
   first_use_ = o.first_use;
+  serve_buckets_ = o.serve_buckets;
   const auto keep = [&](select::Usable u) {
     warnings_.insert(warnings_.end(), u.warnings.begin(), u.warnings.end());
     warnings_.insert(warnings_.end(), u.refused.begin(), u.refused.end());
@@ -75,7 +76,9 @@ const cublaslt::Context& Context::vendor() {
   return *vendor_;
 }
 
-select::Rules Context::rules() const { return {sm_count_, floor_ ? &*floor_ : nullptr, &identity_}; }
+select::Rules Context::rules() const {
+  return {sm_count_, floor_ ? &*floor_ : nullptr, &identity_, serve_buckets_};
+}
 
 std::vector<const select::Database*> Context::databases() const { return {machine_.get(), user_.get(), shipped_.get()}; }
 
@@ -105,7 +108,7 @@ std::unique_ptr<Plan> Context::select_plan(const Problem& p, bool capturing) {
     if (db)
       if (auto hit = select::from_database(*db, p)) return build(p, *hit);
   if (tune_ == TuneMode::on && !capturing) return tune_plan(p);
-  if (!capturing)  // a bucket's entry serves only once checked correct for p, which launches work
+  if (serve_buckets_ && !capturing)  // a bucket's entry serves only once checked correct for p, which launches work
     for (const select::Database* db : databases())
       if (db)
         for (const select::Choice& c : select::bucket_choices(*db, p, sm_count_)) try {

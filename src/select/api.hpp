@@ -43,6 +43,7 @@ struct ContextOptions {
   std::string machine_database;
   bool use_machine_database = true;
   select::FirstUseOptions first_use;  // its budget per new signature
+  bool serve_buckets = false;  // select::Rules::serve_buckets: a bucket's entry serves untimed (checked correct)
 };
 
 // What gemm needs across calls: the databases loaded for this machine, the plans built so far (one per problem
@@ -92,6 +93,7 @@ class Context {
   std::optional<select::FloorRule> floor_;  // empty: the shipped one
   TuneMode tune_ = TuneMode::off;
   select::FirstUseOptions first_use_;
+  bool serve_buckets_ = false;
   std::string machine_path_;
   // Searched in order: the machine database, the caller's, the shipped one.
   std::unique_ptr<select::Database> machine_, user_, shipped_;

@@ -93,7 +93,7 @@ Choice choose(const std::vector<const Database*>& dbs, const Problem& p, const R
     if (db)
       if (auto hit = from_database(*db, p)) return *hit;
   for (const Database* db : dbs)
-    if (db)
+    if (db && rules.serve_buckets)
       if (std::vector<Choice> near = bucket_choices(*db, p, rules.sm_count); !near.empty()) return near.front();
   return heuristic_choice(p, rules);
 }

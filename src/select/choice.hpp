@@ -51,12 +51,17 @@ struct Rules {
   int sm_count = 132;
   const FloorRule* floor = nullptr;
   const Identity* running = nullptr;
+  // Serve a bucket's entry untimed where no exact entry is. Off by default: on the T sweep an entry tuned at T = 96
+  // ran T = 128 at 0.70x and 0.52x of cuBLASLt's default (docs/notes/2026-12-02-shipped-database.md); with first-use
+  // tuning a bucket's entries are timed candidates instead.
+  bool serve_buckets = false;
 };
 
 // Without a database: the family of rule_choices the floor takes, else cuBLASLt's heuristic.
 Choice heuristic_choice(const Problem& p, const Rules& rules = {});
 
-// The first database (in order) that has p's signature; else the first bucket choice of any; else the heuristic's.
+// The first database (in order) that has p's signature; else, with rules.serve_buckets, the first bucket choice of
+// any; else the heuristic's.
 // A null database is skipped.
 Choice choose(const std::vector<const Database*>& dbs, const Problem& p, const Rules& rules = {});
 

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "receipt/derive.hpp"
@@ -23,7 +24,7 @@ TEST(Headline, OneRowPerSuiteOrientationAndDtypeFromTheReceiptsOwnSamples) {
   // Sorted by suite: decode-linear before square.
   EXPECT_EQ(rows[0].suite, "decode-linear");
   EXPECT_EQ(rows[0].orientation, "nn.Linear");
-  EXPECT_EQ(rows[0].dtype, r.results[1].problem.dtype);
+  EXPECT_EQ(rows[0].dtype, to_string(r.results[1].problem.dtype));
   EXPECT_EQ(rows[1].orientation, "column-major");
   for (size_t i = 0; i < 2; ++i) {
     const receipt::Result& res = r.results[1 - i];
@@ -39,7 +40,8 @@ TEST(Headline, OneRowPerSuiteOrientationAndDtypeFromTheReceiptsOwnSamples) {
   }
   EXPECT_EQ(rows[1].faster, 1);  // the sample's tuned arm beats the heuristic's first choice on sq2048
   const std::string md = headline_markdown(rows, "cublaslt");
-  EXPECT_NE(md.find("| square | column-major | bf16 | TN | 1 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| square | column-major | bf16 | TN | aligned | 1 |"), std::string::npos) << md;
+  EXPECT_EQ(md.find("first-use tuning"), std::string::npos) << md;  // no arm here tuned
   EXPECT_NE(md.find("results/x.json |"), std::string::npos) << md;
 }
 
@@ -51,6 +53,33 @@ TEST(Headline, TheSweepsLinProblemsAreNnLinearAndAnArmThatDidNotRunIsLeftOut) {
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0].orientation, "nn.Linear");
   EXPECT_NEAR(rows[0].vs_best, 1.0, 1e-12);  // the arm against itself
+}
+
+TEST(Headline, AnUnalignedLdcIsItsOwnRowLabelledAsCublasltsCliffAndPoolingByOrientationKeepsItApart) {
+  Receipt r = receipt::sample_receipt();
+  r.results[0].suite = r.results[1].suite = "mixed";
+  r.results[1].problem.name = "s1_0001_col";
+  r.results[1].problem.ldc = 4099;  // not a multiple of 8
+  for (receipt::ArmResult& a : r.results[1].arms)
+    if (a.arm == "cublaslt") a.config = {{"first_use", {{"seconds", 0.5}}}};
+  const std::vector<HeadlineRow> fine = headline({{"a.json", r}}, "cublaslt", "cublaslt-default", "none");
+  ASSERT_EQ(fine.size(), 2u);
+  EXPECT_TRUE(std::none_of(fine.begin(), fine.end(), [](const HeadlineRow& x) { return x.cases != 1; }));
+  Receipt second = r;
+  const std::vector<HeadlineRow> pooled =
+      headline({{"a.json", r}, {"b.json", second}}, "cublaslt", "cublaslt-default", "none", Grouping::by_orientation);
+  ASSERT_EQ(pooled.size(), 2u);  // column-major aligned, column-major unaligned: the two receipts pooled
+  EXPECT_TRUE(pooled[0].aligned);
+  EXPECT_FALSE(pooled[1].aligned);
+  EXPECT_EQ(pooled[0].cases, 2);
+  EXPECT_EQ(pooled[0].dtype, "all");
+  EXPECT_EQ(pooled[1].receipt, "a.json, b.json");
+  EXPECT_EQ(pooled[0].tuning_max_s, 0);
+  EXPECT_EQ(pooled[1].tuning_median_s, 0.5);
+  const std::string md = headline_markdown(pooled, "cublaslt");
+  EXPECT_NE(md.find("| not a multiple of 8 (cuBLASLt's alignment cliff) | 2 |"), std::string::npos) << md;
+  EXPECT_NE(md.find(" - | a.json, b.json |"), std::string::npos) << md;  // the aligned row did not tune
+  EXPECT_NE(md.find(" 0.50, 0.50 | a.json, b.json |"), std::string::npos) << md;
 }
 
 }  // namespace

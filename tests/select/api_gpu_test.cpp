@@ -114,7 +114,7 @@ TEST_F(ApiTest, WithoutADatabaseTheFloorDecidesAndEveryFamilyRuns) {
   floor.points = {{dec, {{"gemv", {1.2, "faster"}}}}, {kP, {{"sm90", {1.1, "faster"}}}}};
   const std::string path = (dir / "floor.json").string();
   select::write_json_file_atomically(select::to_json(floor), path);
-  ContextOptions o;
+  ContextOptions o = isolated();
   o.floor = path;
   Context ctx(o);
   EXPECT_FALSE(ctx.has_database());
@@ -268,8 +268,8 @@ TEST_F(ApiTest, ACallInsideGraphCaptureNeverTunes) {
   EXPECT_FALSE(fs::exists(machine) && select::lookup(select::read_database(machine), q, c.family));
 }
 
-// A bucket's entry serves another token count of its bucket only once checked correct there, and the result is
-// correct at every token count of the bucket, edge counts included.
+// Asked to (untimed bucket service is off by default), a bucket's entry serves another token count of its bucket
+// only once checked correct there, and the result is correct at every token count of the bucket, edge counts included.
 TEST_F(ApiTest, ABucketsEntryServesEveryTokenCountOfItsBucketCorrectly) {
   const select::Identity here = running_identity();
   const Problem tuned = make_problem("t12", 4096, 12, 4096, DType::bf16, Layout::TN);
@@ -278,7 +278,10 @@ TEST_F(ApiTest, ABucketsEntryServesEveryTokenCountOfItsBucketCorrectly) {
   select::add(db, here, tuned, "gemv", gemv::to_string(g), 1.0);
   const Problem wide = make_problem("t24", 4096, 24, 4096, DType::bf16, Layout::TN);
   select::add(db, here, wide, "sm90", sm90::to_string(sm90::first_rule(wide)), 1.0);
-  Context ctx(isolated(write(db, "buckets.json")));
+  ContextOptions o = isolated(write(db, "buckets.json"));
+  EXPECT_NE(Context(o).choose(make_problem("t9", 4096, 9, 4096, DType::bf16, Layout::TN)).source, "bucket");
+  o.serve_buckets = true;
+  Context ctx(o);
   for (int64_t t : {9, 11, 13, 16, 17, 23, 25, 32}) {
     Problem p = make_problem(fmt::format("t{}", t), 4096, t, 4096, DType::bf16, Layout::TN, t == 16 ? 8 : 0);
     const select::Choice c = run_checked(ctx, p);

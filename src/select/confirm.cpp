@@ -1,0 +1,43 @@
+#include "select/confirm.hpp"
+
+#include <fmt/format.h>
+
+#include <set>
+#include <utility>
+
+#include "core/error.hpp"
+#include "receipt/derive.hpp"
+
+namespace tilewise::select {
+
+Confirmed confirm(Database db, const std::vector<std::pair<std::string, receipt::Receipt>>& receipts,
+                  const std::string& arm, const std::string& baseline) {
+  Confirmed out;
+  std::set<std::pair<std::string, std::string>> gone;  // a problem in two suites (sq2048 and sq2048_lin) is judged twice
+  for (const auto& [origin, r] : receipts)
+  for (const receipt::Result& res : r.results) {
+    const receipt::ArmResult* a = receipt::timed_arm(res, arm, true);
+    const receipt::ArmResult* d = receipt::timed_arm(res, baseline);
+    if (!a || !d || !a->config.is_object() || a->config.value("source", "") != "database") continue;
+    const std::string key = signature(res.problem), family = a->config.value("family", "");
+    const std::string config = a->config.value("config", "");
+    if (gone.count({key, family})) continue;
+    const auto record = db.records.find(key);
+    const auto entry = record == db.records.end() ? nullptr : lookup(db, res.problem, family);
+    if (!entry || entry->config != config)
+      throw Error(fmt::format("{}: arm '{}' ran {} {} for {}, which the database does not hold: the receipt was made "
+                              "with another database",
+                              origin, a->arm, family, config, key));
+    const receipt::Comparison c = receipt::compare(*a, *d);
+    out.judged.push_back({key, family, config, c.speedup, c.claim});
+    if (c.claim == "faster") continue;
+    gone.insert({key, family});
+    record->second.families.erase(family);
+    if (record->second.families.empty()) db.records.erase(record);
+    ++out.dropped;
+  }
+  out.db = std::move(db);
+  return out;
+}
+
+}  // namespace tilewise::select

@@ -1,0 +1,86 @@
+// A database's entries confirmed by an independent run: kept only where that run timed them faster than cuBLASLt's
+// default with ranges apart.
+#include "select/confirm.hpp"
+
+#include <gtest/gtest.h>
+
+#include "expect_error.hpp"
+#include "sample_database.hpp"
+
+namespace tilewise::select {
+namespace {
+
+using testkit::problem;
+
+receipt::ArmResult timed(const std::string& arm, nlohmann::json config, double lo, double median, double hi) {
+  receipt::ArmResult a;
+  a.arm = arm;
+  a.config = std::move(config);
+  a.correct = true;
+  a.us_min = lo, a.us_median = median, a.us_max = hi;
+  return a;
+}
+
+// One result: the shipped database's `family` entry for p in the arm `selected`, against cublaslt-default.
+receipt::Result judged(const Problem& p, const std::string& family, const std::string& config, double lo,
+                       double median, double hi, const std::string& source = "database") {
+  receipt::Result res;
+  res.problem = p;
+  res.arms = {timed("cublaslt-default", {{"algo", 1}}, 99, 100, 101),
+              timed("selected", {{"family", family}, {"config", config}, {"source", source}}, lo, median, hi)};
+  return res;
+}
+
+TEST(Confirm, AnEntryStaysOnlyWhereTheRunTimedItFasterWithRangesApart) {
+  const Database db = testkit::sample_database();
+  const Problem sq = problem(4096, 4096, 4096), nn = problem(16, 16384, 4096, DType::fp16, Layout::NN);
+  const Entry& sq_sm90 = *lookup(db, sq, "sm90");
+  const std::string nn_family = db.records.at(signature(nn)).families.begin()->first;
+  const std::string nn_config = db.records.at(signature(nn)).families.begin()->second.config;
+  receipt::Receipt r;
+  r.results = {judged(sq, "sm90", sq_sm90.config, 90, 91, 92),               // faster, ranges apart: kept
+               judged(nn, nn_family, nn_config, 98, 99, 100)};                 // 1% faster, ranges touching: dropped
+  const Confirmed c = confirm(db, {{"r.json", r}});
+  ASSERT_EQ(c.judged.size(), 2u);
+  EXPECT_EQ(c.dropped, 1);
+  EXPECT_EQ(c.judged[1].claim, "none");
+  EXPECT_NEAR(c.judged[0].speedup, 100.0 / 91, 1e-12);
+  ASSERT_NE(lookup(c.db, sq, "sm90"), nullptr);
+  EXPECT_EQ(*lookup(c.db, sq, "sm90"), sq_sm90);
+  EXPECT_EQ(c.db.records.count(signature(nn)), 0u);  // its only family went, and the record with it
+  // The record's other family, which the receipt did not run, stays.
+  EXPECT_EQ(c.db.records.at(signature(sq)).families.size(), db.records.at(signature(sq)).families.size());
+}
+
+TEST(Confirm, ABucketsEntryOrAnArmThatFailedJudgesNothingAndASecondJudgementCanDrop) {
+  const Database db = testkit::sample_database();
+  const Problem sq = problem(4096, 4096, 4096);
+  const std::string config = lookup(db, sq, "sm90")->config;
+  receipt::Receipt r;
+  r.results = {judged(sq, "sm90", config, 150, 151, 152, "bucket")};
+  receipt::Result failed = judged(sq, "sm90", config, 50, 51, 52);
+  failed.arms[1].correct = false;
+  r.results.push_back(failed);
+  EXPECT_TRUE(confirm(db, {{"r.json", r}}).judged.empty());
+  // The same problem in two suites: faster in one, slower in the other: dropped once.
+  receipt::Receipt twice;
+  twice.results = {judged(sq, "sm90", config, 90, 91, 92), judged(sq, "sm90", config, 105, 106, 107),
+                   judged(sq, "sm90", config, 90, 91, 92)};
+  const Confirmed c = confirm(db, {{"a.json", twice}});
+  EXPECT_EQ(c.dropped, 1);
+  EXPECT_EQ(lookup(c.db, sq, "sm90"), nullptr);
+}
+
+TEST(Confirm, AReceiptMadeWithAnotherDatabaseIsRefusedNamingTheProblem) {
+  const Database db = testkit::sample_database();
+  receipt::Receipt r;
+  r.results = {judged(problem(4096, 4096, 4096), "sm90", "block_m=64,block_n=64", 90, 91, 92)};
+  EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { confirm(db, {{"other.json", r}}); }),
+                                "other.json: arm 'selected' ran sm90 block_m=64"));
+  r.results = {judged(problem(123, 456, 789), "sm90", "x", 90, 91, 92)};
+  EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { confirm(db, {{"other.json", r}}); }),
+                                "made with another database"));
+}
+
+}  // namespace
+}  // namespace tilewise::select
