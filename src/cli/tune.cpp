@@ -225,7 +225,8 @@ int run_mode_comparison(const std::vector<std::string>& descent_files, const std
 
 int run_db_merge(const std::vector<std::string>& inputs, const std::vector<std::string>& overlays,
                  const std::string& output, const std::vector<std::string>& deciding_receipts,
-                 const select::Preference& prefer, const std::vector<std::string>& confirming_receipts) {
+                 const select::Preference& prefer, const std::vector<std::string>& confirming_receipts,
+                 const std::vector<std::string>& rechecking_receipts) {
   const auto read = [](const std::vector<std::string>& paths) {
     std::vector<select::Named> named;
     for (const std::string& path : paths) named.push_back({path, select::read_database(path)});
@@ -243,16 +244,21 @@ int run_db_merge(const std::vector<std::string>& inputs, const std::vector<std::
       fmt::print("  {:<60} {:<9}{}\n", decision.key, decision.family, times);
     }
   }
-  if (!confirming_receipts.empty()) {
+  const auto judge = [&db](const std::vector<std::string>& paths, select::Keep keep) {
+    if (paths.empty()) return;
     std::vector<std::pair<std::string, receipt::Receipt>> receipts;
-    for (const std::string& path : confirming_receipts) receipts.emplace_back(path, receipt::read_file(path));
-    select::Confirmed c = select::confirm(std::move(db), receipts);
+    for (const std::string& path : paths) receipts.emplace_back(path, receipt::read_file(path));
+    select::Confirmed c = select::confirm(std::move(db), receipts, keep);
     db = std::move(c.db);
-    fmt::print("{} entries judged against cublaslt-default, {} dropped (not faster with ranges apart):\n",
-               c.judged.size(), c.dropped);
+    const bool faster = keep == select::Keep::faster;
+    fmt::print("{} entries judged against cublaslt-default, {} dropped ({} with ranges apart):\n", c.judged.size(),
+               c.dropped, faster ? "not faster" : "slower");
     for (const select::Confirmation& j : c.judged)
-      if (j.claim != "faster") fmt::print("  {:<60} {:<9} {:.3f}x ({})\n", j.key, j.family, j.speedup, j.claim);
-  }
+      if (faster ? j.claim != "faster" : j.claim == "slower")
+        fmt::print("  {:<60} {:<9} {:.3f}x ({})\n", j.key, j.family, j.speedup, j.claim);
+  };
+  judge(confirming_receipts, select::Keep::faster);
+  judge(rechecking_receipts, select::Keep::not_slower);
   select::write_database(db, output);
   fmt::print("database: {} ({} problems from {} files)\n", output, db.records.size(), inputs.size());
   return 0;
@@ -315,6 +321,9 @@ TuneCommands::TuneCommands(CLI::App& app) {
   merge_->add_option("--confirm", merge_confirming_,
                      "a bench receipt made with the merged database (arm selected): an entry it ran stays only where "
                      "it was faster than cublaslt-default with ranges apart (repeatable)");
+  merge_->add_option("--recheck", merge_rechecking_,
+                     "a later bench receipt made with an already confirmed database (arm selected): an entry it ran "
+                     "is dropped where it was slower than cublaslt-default with ranges apart; ties stay (repeatable)");
   merge_->add_option("--prefer", merge_prefer_.family,
                      "with --decide: keep this family (sm90, cublaslt, gemv) unless another ran faster by more than "
                      "--margin")
@@ -327,7 +336,7 @@ std::optional<int> TuneCommands::run() {
   if (*merge_) {
     if (!merge_prefer_.family.empty() && merge_receipts_.empty()) throw Error("--prefer decides nothing without --decide");
     return run_db_merge(merge_inputs_, merge_overlays_, merge_output_, merge_receipts_, merge_prefer_,
-                        merge_confirming_);
+                        merge_confirming_, merge_rechecking_);
   }
   if (*report_ && !report_grid_.empty()) return run_mode_comparison(report_files_, report_grid_);
   if (*report_) return run_campaign_report(report_files_, report_database_);

@@ -37,9 +37,12 @@ int run_tune(const TuneOptions& o);  // 0 when every case finished, 1 when some 
 // `tilewise db merge DB... -o OUT [--overlay DB]... [--decide RECEIPT]... [--prefer FAMILY --margin F]`: the union
 // of the databases, the overlays' entries in place of theirs (select/merge.hpp);
 // with receipts that timed each family's entry side by side, one family per problem, the faster there, or the
-// preferred one where no other beat it by more than the margin (select/decide.hpp).
+// preferred one where no other beat it by more than the margin (select/decide.hpp); then judged by the confirming
+// receipts (an entry stays where each timed it faster than cuBLASLt's default) and the rechecking ones (an entry goes
+// where one timed it slower) (select/confirm.hpp).
 int run_db_merge(const std::vector<std::string>& inputs, const std::vector<std::string>& overlays, const std::string& output,
-                 const std::vector<std::string>& deciding_receipts, const select::Preference& prefer);
+                 const std::vector<std::string>& deciding_receipts, const select::Preference& prefer,
+                 const std::vector<std::string>& confirming_receipts, const std::vector<std::string>& rechecking_receipts);
 // `tilewise campaign FILE... [--database DB]`: each family's cases and per-round contributions, and the finished cases
 // as one database (a campaign stopped at its deadline still yields one); 1 where a finished case's latency rose.
 int run_campaign_report(const std::vector<std::string>& files, const std::string& database);
@@ -60,7 +63,8 @@ class TuneCommands {
   std::string report_database_, report_grid_;
   TuneOptions o_;
   std::string dtypes_ = "bf16", layouts_ = "TN", only_;
-  std::vector<std::string> merge_inputs_, merge_overlays_, merge_receipts_, merge_confirming_;
+  std::vector<std::string> merge_inputs_, merge_overlays_, merge_receipts_, merge_confirming_,
+      merge_rechecking_;
   select::Preference merge_prefer_;
   std::string merge_output_;
 };

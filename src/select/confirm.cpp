@@ -11,7 +11,7 @@
 namespace tilewise::select {
 
 Confirmed confirm(Database db, const std::vector<std::pair<std::string, receipt::Receipt>>& receipts,
-                  const std::string& arm, const std::string& baseline) {
+                  Keep keep, const std::string& arm, const std::string& baseline) {
   Confirmed out;
   std::set<std::pair<std::string, std::string>> gone;  // a problem in two suites (sq2048 and sq2048_lin) is judged twice
   for (const auto& [origin, r] : receipts)
@@ -30,7 +30,7 @@ Confirmed confirm(Database db, const std::vector<std::pair<std::string, receipt:
                               origin, a->arm, family, config, key));
     const receipt::Comparison c = receipt::compare(*a, *d);
     out.judged.push_back({key, family, config, c.speedup, c.claim});
-    if (c.claim == "faster") continue;
+    if (keep == Keep::faster ? c.claim == "faster" : c.claim != "slower") continue;
     gone.insert({key, family});
     record->second.families.erase(family);
     if (record->second.families.empty()) db.records.erase(record);

@@ -71,6 +71,22 @@ TEST(Confirm, ABucketsEntryOrAnArmThatFailedJudgesNothingAndASecondJudgementCanD
   EXPECT_EQ(lookup(c.db, sq, "sm90"), nullptr);
 }
 
+TEST(Confirm, ARecheckDropsOnlyWhatItTimedSlowerWithRangesApart) {
+  const Database db = testkit::sample_database();
+  const Problem sq = problem(4096, 4096, 4096), nn = problem(16, 16384, 4096, DType::fp16, Layout::NN);
+  const std::string sq_config = lookup(db, sq, "sm90")->config;
+  const std::string nn_family = db.records.at(signature(nn)).families.begin()->first;
+  const std::string nn_config = db.records.at(signature(nn)).families.begin()->second.config;
+  receipt::Receipt tie, slower;
+  tie.results = {judged(sq, "sm90", sq_config, 99, 100, 101), judged(nn, nn_family, nn_config, 102, 103, 104)};
+  const Confirmed c = confirm(db, {{"later.json", tie}}, Keep::not_slower);
+  ASSERT_EQ(c.judged.size(), 2u);
+  EXPECT_EQ(c.dropped, 1);
+  EXPECT_NE(lookup(c.db, sq, "sm90"), nullptr);          // a tie stays
+  EXPECT_EQ(c.db.records.count(signature(nn)), 0u);      // slower with ranges apart goes
+  EXPECT_EQ(confirm(db, {{"later.json", tie}}).dropped, 2);  // a confirming run keeps neither
+}
+
 TEST(Confirm, AReceiptMadeWithAnotherDatabaseIsRefusedNamingTheProblem) {
   const Database db = testkit::sample_database();
   receipt::Receipt r;
