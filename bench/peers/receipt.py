@@ -62,6 +62,8 @@ def launches_for(estimate_us, target_ms, sets):
 # launch (device/timing.hpp); the peers call their own entry points.
 HOST_LOOP = {
     "torch": "torch.mm(out=) called",
+    "torch-linear": "F.linear(x, w) called (its output from torch's caching allocator)",
+    "tilewise": "tilewise.linear(x, w) called (its output from torch's caching allocator)",
     "triton": "one replay of a captured CUDA graph of a single launch of the torch.compile max-autotune function "
               "(one graph per rotation set)",
 }
@@ -112,15 +114,23 @@ def is_correct(rel_err, bound):
     return rel_err is not None and math.isfinite(rel_err) and 0 <= rel_err <= bound
 
 
-def derive(arm, p):
+def derive(arm, p, read_bw=0.0):
+    """An arm's summary from its samples, as receipt::derive: an arm that reports the weight bytes it streams
+    (`weight_bytes`) also gets their rate and that rate over `read_bw` (the run's read bandwidth, GB/s)."""
     for key in ("us_median", "us_min", "us_max", "host_us_median", "tflops", "gbps"):
         arm[key] = None
+    if arm.get("weight_bytes"):
+        arm["weight_gbps"] = arm["weight_bw_fraction"] = None
     if not arm["correct"] or not arm["us"]:
         return arm
     med = statistics.median(arm["us"])
     arm.update(us_median=med, us_min=min(arm["us"]), us_max=max(arm["us"]),
                host_us_median=statistics.median(arm["host_us"]) if arm["host_us"] else None,
                tflops=flops(p) / med / 1e6, gbps=min_traffic_bytes(p) / med / 1e3)
+    if arm.get("weight_bytes"):
+        arm["weight_gbps"] = arm["weight_bytes"] / med / 1e3
+        if read_bw > 0:
+            arm["weight_bw_fraction"] = arm["weight_gbps"] / read_bw
     return arm
 
 
@@ -170,10 +180,10 @@ def arm_result(name, p, config, config_text):
             "host_us_median": None, "tflops": None, "gbps": None, "clock": summarize([]), "candidates": []}
 
 
-def finish_result(result, baseline):
+def finish_result(result, baseline, read_bw=0.0):
     """Derives every arm's summary and the comparisons against the baseline arm."""
     for arm in result["arms"]:
-        derive(arm, result["problem"])
+        derive(arm, result["problem"], read_bw)
     base = next((a for a in result["arms"] if a["arm"] == baseline), None)
     result["comparisons"] = [compare(a, base) for a in result["arms"]
                              if base and base["us_median"] is not None and a is not base

@@ -1,7 +1,6 @@
 """The peer runner's receipt builder, judged by tilewise's own checker (no GPU): a receipt built from scripted
 samples is valid, and a tampered one is not."""
 import copy
-import json
 import os
 import subprocess
 import sys

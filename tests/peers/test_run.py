@@ -1,6 +1,7 @@
 """The peer runner's per-problem order, without a GPU: torch is replaced by a stand-in that logs what would run.
 The baseline arm is prepared first; its graph re-warms before the other arms are prepared and again before the
 timed repeats; the receipt lists the arms in the order given."""
+import contextlib
 import os
 import sys
 import types
@@ -46,9 +47,12 @@ class Order(unittest.TestCase):
     def setUp(self):
         self.log, self.failing = [], set()
         log = self.log
-        saved = {name: getattr(run, name) for name in ("torch", "make_arm", "time_graph", "time_host_loop")}
+        saved = {name: getattr(run, name) for name in ("torch", "make_arm", "time_graph", "time_host_loop",
+                                                       "capture_stream")}
         self.addCleanup(lambda: [setattr(run, name, value) for name, value in saved.items()])
-        run.torch = types.SimpleNamespace(cuda=types.SimpleNamespace(synchronize=lambda: None))
+        run.torch = types.SimpleNamespace(cuda=types.SimpleNamespace(synchronize=lambda: None,
+                                                                     stream=lambda s: contextlib.nullcontext()))
+        run.capture_stream = lambda: None
 
         def make_arm(name, prob):
             log.append(("prepare", name))
