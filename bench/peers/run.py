@@ -217,9 +217,9 @@ def make_arm(name, prob):
             return torch.nn.functional.linear(prob.b_rows[s], prob.op_a[s].t())
         return launch, launch, {"family": "torch", "op": "F.linear(x, w)", "torch": torch.__version__}, "F.linear"
     if name == "tilewise":
-        import tilewise
         if prob.p["layout"] != "TN":
             raise Declined("tilewise.linear takes nn.Linear's weight [F, K] with K contiguous: layout TN only")
+        import tilewise
 
         def launch(s):
             return tilewise.linear(prob.b_rows[s], prob.op_a[s].t())
