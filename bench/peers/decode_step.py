@@ -95,12 +95,16 @@ def parse_args(argv=None):
 
 
 def choose_arms(a):
-    """The arms by name, made; a dry run leaves out tilewise's where the package is not installed."""
+    """The arms by name, made, and a note of those the defaults left out: on the CPU tilewise's (tilewise.linear
+    runs on CUDA tensors), on a GPU dry run tilewise's where the package is not installed."""
     names = a.arms.split(",") if a.arms else list(linears.DEFAULT_ARMS)
     if a.baseline not in names:
         raise SystemExit(f"baseline '{a.baseline}' is not among the arms")
     arms, left_out = {}, []
     for name in names:
+        if a.arms is None and a.device == "cpu" and name.startswith("tilewise-"):
+            left_out.append(name)
+            continue
         try:
             arms[name] = linears.make(name)
         except ValueError as e:
@@ -109,7 +113,8 @@ def choose_arms(a):
             if not (a.dry_run and a.arms is None):
                 raise SystemExit(f"arm {name}: the tilewise package is not importable ({e})")
             left_out.append(name)
-    return arms, left_out
+    why = "tilewise.linear runs on CUDA tensors" if a.device == "cpu" else "the tilewise package is not installed"
+    return arms, [f"left out ({why}): {', '.join(left_out)}"] if left_out else []
 
 
 class GraphTimers:
@@ -273,23 +278,15 @@ def measure(model, batch, weights, arms, kept, a, clocks, during, read_bw):
         next((r["timers"] for r in runs if r["timers"]), None)
     if base:
         base.rewarm(a.rewarm_ms / 1000.0)
-    for rep in range(a.repeats):
-        for k in range(len(runs)):
-            run = runs[(k + rep) % len(runs)]
-            if not run["timers"]:
-                continue
-            t0, entry = clocks.mark(), run["arm"]
-            entry["us"].append(run["timers"].graph_us())
-            entry["host_us"].append(run["timers"].host_us(entry["us"][-1]))
-            linears_us = run["timers"].linears_us()
-            if linears_us is not None:
-                entry["step"]["linears_us"].append(linears_us)
-            run["timed"].append((t0, clocks.mark()))
-    for run in runs:
-        samples = clocks.within(run["timed"])
-        run["arm"]["clock"] = rc.summarize(samples)
-        during.extend(samples)
-        result["arms"].append(run["arm"])
+    def time_one(run):
+        entry, timers = run["arm"], run["timers"]
+        entry["us"].append(timers.graph_us())
+        entry["host_us"].append(timers.host_us(entry["us"][-1]))
+        linears_us = timers.linears_us()
+        if linears_us is not None:
+            entry["step"]["linears_us"].append(linears_us)
+    during.extend(harness.interleave(runs, a.repeats, clocks, lambda run: run["timers"], time_one))
+    result["arms"] = [run["arm"] for run in runs]
     rc.finish_result(result, a.baseline, read_bw)
     no_linears = next((x["us_median"] for x in result["arms"] if x["arm"] == "no-linears"), None)
     for entry in result["arms"]:
@@ -308,7 +305,7 @@ def prepare_weights(arms, weights):
     return kept
 
 
-def notes(a, left_out):
+def notes(a, left_out_note):
     timing = ("CPU dry run: no CUDA graphs; each repeat times the step called eagerly on the host clock and records "
               "that one figure on both timing paths" if a.device == "cpu" else
               "graph path: the whole step captured in one CUDA graph (steps enough to span graph_target_ms); host "
@@ -330,15 +327,14 @@ def notes(a, left_out):
             "step's graph (step.final_rel_err); the same against the bf16 weights (step.model_*); bounds in "
             "step.bounds (receipt.step_bounds: a layer's against the bf16 weights adds twice the format's rounding "
             "error on Gaussian weights; the final state's are a layer's times sqrt(layers))",
-            rc.rewarm_note(a.baseline, a.rewarm_ms)] + \
-        ([f"left out (the tilewise package is not installed here): {', '.join(left_out)}"] if left_out else [])
+            rc.rewarm_note(a.baseline, a.rewarm_ms)] + left_out_note
 
 
 def main(argv=None):
     a = parse_args(argv)
     if a.device == "cuda" and not torch.cuda.is_available():
         raise SystemExit("no CUDA GPU is usable here: run on the GPU machine, or --device cpu --dry-run")
-    arms, left_out = choose_arms(a)
+    arms, left_out_note = choose_arms(a)
     torch.backends.cuda.matmul.allow_tf32 = False  # the fp32 reference is IEEE fp32
     torch.backends.cudnn.allow_tf32 = False
     torch.set_grad_enabled(False)
@@ -351,7 +347,7 @@ def main(argv=None):
                 "arms": list(arms), "baseline": a.baseline, "seed": a.seed, "graph_target_ms": a.graph_ms,
                 "replays": a.replays, "selection_rounds": 1, "rewarm_ms": a.rewarm_ms}
     r = harness.frame("tilewise-decode-step", f"torch {torch.__version__}, tilewise {tilewise_version}",
-                      notes(a, left_out), a.device, clocks, protocol)
+                      notes(a, left_out_note), a.device, clocks, protocol)
     r["protocol"]["warmup_s"] = harness.heat(a.warmup_s, a.device)
     r["machine"]["read_bw"] = harness.read_bandwidth(a.device, (4 << 30) if a.device == "cuda" else (256 << 20))
     r["machine"]["read_bw_gbps"] = read_bw = rc.read_bw_gbps(r["machine"]["read_bw"])
@@ -387,16 +383,8 @@ def main(argv=None):
             print(f"[{done:>3}/{total}] {time.perf_counter() - t0:6.1f} s  {what}  {line}", file=sys.stderr,
                   flush=True)
         weights = kept = None
-    r["clocks"]["after"] = clocks.sample()
-    clocks.stop = True
     r["problems"] = failures + rc.check_steps(r)
-    rc.write(r, a.output)
-    found = rc.check_with_tilewise(a.output, a.tilewise)
-    if found:
-        r["problems"] = sorted(set(r["problems"]) | set(found))
-        rc.write(r, a.output)
-    print(f"receipt {a.output}: {'valid' if not r['problems'] else 'INVALID: ' + '; '.join(r['problems'][:5])}")
-    return 0 if not r["problems"] else 1
+    return harness.finish(r, clocks, a.output, a.tilewise)
 
 
 if __name__ == "__main__":

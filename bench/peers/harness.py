@@ -66,6 +66,25 @@ def time_host_loop(fn, launches, sets):
     return start.elapsed_time(stop) * 1000.0 / launches
 
 
+def interleave(runs, repeats, clocks, timed, time_one):
+    """The timed repeats: in each, every run with timed(run) is timed once by time_one(run), the order rotated one
+    run later each repeat so drift hits them all alike, each between two clock marks (run["timed"]). Then every
+    run's arm gets the summary of the clock samples inside its own timed regions; returns all those samples."""
+    for rep in range(repeats):
+        for k in range(len(runs)):
+            run = runs[(k + rep) % len(runs)]
+            if timed(run):
+                t0 = clocks.mark()
+                time_one(run)
+                run["timed"].append((t0, clocks.mark()))
+    during = []
+    for run in runs:
+        samples = clocks.within(run["timed"])
+        run["arm"]["clock"] = rc.summarize(samples)
+        during.extend(samples)
+    return during
+
+
 def heat(seconds, device="cuda"):
     """A sustained bf16 GEMM, as tilewise's heater, for the initial warm-up only: each problem re-warms on its own
     work, because this, the most power-hungry load there is, run right before timing left the power-capped clock
@@ -147,3 +166,17 @@ def cores_note():
     return (f"CPU: this process and its compile workers ran on {len(os.sched_getaffinity(0))} of the machine's "
             f"{os.cpu_count()} cores (where other runners ran, on the rest: their compiles on the same cores "
             "delayed torch.mm's eager launches until the checker refused the host loop)")
+
+
+def finish(r, clocks, output, tilewise_bin):
+    """Closes a run: the last clock sample, the receipt written and judged by `tilewise check` (what it finds joins
+    the receipt's problems), one line said. Returns the exit status: 0 for a valid receipt."""
+    r["clocks"]["after"] = clocks.sample()
+    clocks.stop = True
+    rc.write(r, output)
+    found = rc.check_with_tilewise(output, tilewise_bin)
+    if found:
+        r["problems"] = sorted(set(r["problems"]) | set(found))
+        rc.write(r, output)
+    print(f"receipt {output}: {'valid' if not r['problems'] else 'INVALID: ' + '; '.join(r['problems'][:5])}")
+    return 0 if not r["problems"] else 1

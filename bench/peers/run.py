@@ -21,7 +21,8 @@ import sys
 import time
 
 import receipt as rc
-from harness import capture_stream, cores_note, device_uuid, frame, heat, read_bandwidth, time_graph, time_host_loop
+from harness import capture_stream, cores_note, device_uuid, finish, frame, heat, interleave, read_bandwidth, \
+    time_graph, time_host_loop
 from nvml import Clocks
 
 import torch
@@ -277,20 +278,11 @@ def measure(prob, arms, a, clocks, during):
         if k != first:
             runs[k] = prepare(name, prob, a)
     rewarm(runs, first, a.rewarm_ms / 1000.0)
-    for rep in range(a.repeats):
-        for k in range(len(runs)):
-            run = runs[(k + rep) % len(runs)]
-            if not run["measure"]:
-                continue
-            t0 = clocks.mark()
-            run["arm"]["us"].append(run["measure"](a.replays))
-            run["arm"]["host_us"].append(time_host_loop(run["launch"], run["arm"]["host_launches"], prob.sets))
-            run["timed"].append((t0, clocks.mark()))
-    for run in runs:
-        samples = clocks.within(run["timed"])
-        run["arm"]["clock"] = rc.summarize(samples)
-        during.extend(samples)
-        result["arms"].append(run["arm"])
+    def time_one(run):
+        run["arm"]["us"].append(run["measure"](a.replays))
+        run["arm"]["host_us"].append(time_host_loop(run["launch"], run["arm"]["host_launches"], prob.sets))
+    during.extend(interleave(runs, a.repeats, clocks, lambda run: run["measure"], time_one))
+    result["arms"] = [run["arm"] for run in runs]
     return rc.finish_result(result, a.baseline)
 
 
@@ -362,15 +354,7 @@ def main():
                 arm["config_text"] = f"torch.mm ({', '.join(kernels)})"
         except (RuntimeError, ValueError) as e:  # the figures stand without the names; the note says why
             r["notes"].append(f"torch's kernels are not named: {e}")
-    r["clocks"]["after"] = clocks.sample()
-    clocks.stop = True
-    rc.write(r, a.output)
-    found = rc.check_with_tilewise(a.output, a.tilewise)
-    if found:
-        r["problems"] = sorted(set(r["problems"]) | set(found))
-        rc.write(r, a.output)
-    print(f"receipt {a.output}: {'valid' if not r['problems'] else 'INVALID: ' + '; '.join(r['problems'][:5])}")
-    return 0 if not r["problems"] else 1
+    return finish(r, clocks, a.output, a.tilewise)
 
 
 if __name__ == "__main__":
