@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import types
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -98,6 +99,51 @@ class DryRun(unittest.TestCase):
                 found = rc.check_steps(r)
                 self.assertEqual(len(found), 1, found)
                 self.assertIn("[torch-int8]", found[0])
+
+
+@unittest.skipIf(torch is None, "needs torch")
+class Judging(unittest.TestCase):
+    """What an arm is judged by, on one tiny step: each layer alone, and the output of the run that is timed."""
+
+    def setUp(self):
+        torch.set_grad_enabled(False)
+        self.addCleanup(torch.set_grad_enabled, True)
+        shape = decoder.SHAPES["tiny"]
+        self.weights = decoder.Weights(shape, 2, "cpu", 1)
+        self.batch = decoder.Batch(shape, 2, 2, 8, False, "cpu", 2)
+        self.model_ref, _ = decode_step.checked_reference(self.batch, self.weights, linears.TorchBf16(),
+                                                          self.weights.linear)
+        self.p = rc.step_problem("t", 2, shape.layer_weights(), shape.hidden, 2)
+        self.a = types.SimpleNamespace(graph_ms=0.1, replays=1)
+
+    def prepare(self, arm):
+        return decode_step.prepare(arm, self.weights.linear, self.batch, self.weights, self.model_ref, self.p,
+                                   self.a)["arm"]
+
+    def skewed(self, first, last):
+        """torch's bf16 arm whose outputs are 20% off on its calls first..last-1 (8 calls a step here)."""
+        arm, calls, apply = linears.TorchBf16(), [0], linears.TorchBf16.apply
+
+        def skew(x, w):
+            calls[0] += 1
+            return apply(arm, x, w) * (1.2 if first < calls[0] <= last else 1.0)
+        arm.apply = skew
+        return arm
+
+    def test_a_right_arm_passes(self):
+        entry = self.prepare(linears.TorchBf16())
+        self.assertTrue(entry["correct"], entry["error"])
+
+    def test_a_wrong_timed_run_fails_though_each_layer_alone_is_right(self):
+        entry = self.prepare(self.skewed(8, 16))  # the warm-up call is right, the timed run's is not
+        self.assertFalse(entry["correct"])
+        self.assertIn("the step's graph errs", entry["error"])
+        self.assertLess(max(entry["step"]["layer_rel_err"]), 1e-2)
+
+    def test_a_wrong_layer_fails(self):
+        entry = self.prepare(self.skewed(16, 10 ** 9))  # right in the warm-up and the timed run, wrong after
+        self.assertFalse(entry["correct"])
+        self.assertGreater(entry["rel_err"], 1e-2)
 
 
 @unittest.skipIf(torch is None, "needs torch")
