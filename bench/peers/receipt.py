@@ -62,6 +62,8 @@ def launches_for(estimate_us, target_ms, sets):
 # launch (device/timing.hpp); the peers call their own entry points.
 HOST_LOOP = {
     "torch": "torch.mm(out=) called",
+    "torch-linear": "F.linear(x, w) called (its output from torch's caching allocator)",
+    "tilewise": "tilewise.linear(x, w) called (its output from torch's caching allocator)",
     "triton": "one replay of a captured CUDA graph of a single launch of the torch.compile max-autotune function "
               "(one graph per rotation set)",
 }
@@ -112,15 +114,23 @@ def is_correct(rel_err, bound):
     return rel_err is not None and math.isfinite(rel_err) and 0 <= rel_err <= bound
 
 
-def derive(arm, p):
+def derive(arm, p, read_bw=0.0):
+    """An arm's summary from its samples, as receipt::derive: an arm that reports the weight bytes it streams
+    (`weight_bytes`) also gets their rate and that rate over `read_bw` (the run's read bandwidth, GB/s)."""
     for key in ("us_median", "us_min", "us_max", "host_us_median", "tflops", "gbps"):
         arm[key] = None
+    if arm.get("weight_bytes"):
+        arm["weight_gbps"] = arm["weight_bw_fraction"] = None
     if not arm["correct"] or not arm["us"]:
         return arm
     med = statistics.median(arm["us"])
     arm.update(us_median=med, us_min=min(arm["us"]), us_max=max(arm["us"]),
                host_us_median=statistics.median(arm["host_us"]) if arm["host_us"] else None,
                tflops=flops(p) / med / 1e6, gbps=min_traffic_bytes(p) / med / 1e3)
+    if arm.get("weight_bytes"):
+        arm["weight_gbps"] = arm["weight_bytes"] / med / 1e3
+        if read_bw > 0:
+            arm["weight_bw_fraction"] = arm["weight_gbps"] / read_bw
     return arm
 
 
@@ -170,10 +180,10 @@ def arm_result(name, p, config, config_text):
             "host_us_median": None, "tflops": None, "gbps": None, "clock": summarize([]), "candidates": []}
 
 
-def finish_result(result, baseline):
+def finish_result(result, baseline, read_bw=0.0):
     """Derives every arm's summary and the comparisons against the baseline arm."""
     for arm in result["arms"]:
-        derive(arm, result["problem"])
+        derive(arm, result["problem"], read_bw)
     base = next((a for a in result["arms"] if a["arm"] == baseline), None)
     result["comparisons"] = [compare(a, base) for a in result["arms"]
                              if base and base["us_median"] is not None and a is not base
@@ -189,6 +199,98 @@ def write(receipt, path):
         json.dump(receipt, f, indent=1)
         f.write("\n")
     os.replace(tmp, path)
+
+
+def step_problem(name, layers, layer_weights, hidden, tokens):
+    """A decode step's problem (decode_step.py): the step's linears as one TN GEMM holding the same weights, M =
+    layers x weights per layer / hidden, N = tokens, K = hidden. Its flops are the linears' work and its least
+    traffic about their bf16 weight bytes, so tflops and gbps read as the step's rates over the linears."""
+    if layer_weights % hidden:
+        raise ValueError(f"{name}: {layer_weights} weights a layer are not a whole number of rows of {hidden}")
+    return problem(name, layers * layer_weights // hidden, tokens, hidden, "bf16", "TN")
+
+
+# The relative RMS error each weight format's rounding puts on Gaussian weights (N(0, 1) rows of K = 4096, 14336 and
+# 28672 rounded to bf16, then to the format; the most, rounded up): one linear's output on a random input errs by
+# about as much (docs/notes/2026-12-03-decode-step.md). "int8-channel" and "int4-g128-asym" are torch's weight-only
+# formats (bench/peers/linears.py).
+WEIGHT_ERROR = {"bf16": 0.0, "q8_0": 0.0054, "int4-g32": 0.098, "int4-g128": 0.118, "fp8": 0.027,
+                "int8-channel": 0.0098, "int4-g128-asym": 0.101}
+
+
+def step_bounds(weight_format, layers):
+    """A decode-step arm's error bounds: {"layer", "final"} against its own reference (each layer alone: bf16's
+    bound; the final hidden state: that times sqrt(layers), as independent layers' errors add) and {"model_layer",
+    "model_final"} against the bf16 weights (one layer: bf16's bound plus twice its format's rounding error; the
+    final state: times sqrt(layers)). No model bounds for a format without weights (None: the no-linears arm)."""
+    depth = math.sqrt(layers)
+    layer = correctness_bound("bf16")
+    bounds = {"layer": layer, "final": layer * depth, "model_layer": None, "model_final": None}
+    if weight_format is not None:
+        bounds["model_layer"] = layer + 2 * WEIGHT_ERROR[weight_format]
+        bounds["model_final"] = bounds["model_layer"] * depth
+    return bounds
+
+
+def step_figures(arm, tokens, no_linears_us):
+    """An arm's `step` block filled from its samples: tokens/s on each timing path, the linears timed alone
+    (`linears_us`, one median a repeat) and their share of the step, and the share by removal (1 - the no-linears
+    arm's step time over this arm's; None where that arm has no time). Everything else in the block is left."""
+    s = arm["step"]
+    for key in STEP_FIGURES:
+        s[key] = None
+    if arm["us_median"] is None:
+        return arm
+    s["tokens_per_s"] = tokens * 1e6 / arm["us_median"]
+    if arm["host_us_median"] is not None:
+        s["host_tokens_per_s"] = tokens * 1e6 / arm["host_us_median"]
+    if s["linears_us"]:
+        s["linears_us_median"] = statistics.median(s["linears_us"])
+        s["linears_share"] = s["linears_us_median"] / arm["us_median"]
+    if no_linears_us is not None:
+        s["linears_share_removed"] = 1 - no_linears_us / arm["us_median"]
+    return arm
+
+
+STEP_FIGURES = ("tokens_per_s", "host_tokens_per_s", "linears_us_median", "linears_share", "linears_share_removed")
+
+
+def _differ(a, b):
+    return (a is None) != (b is None) or (a is not None and abs(a - b) > 1e-9 * max(abs(a), abs(b)))
+
+
+def check_steps(receipt, no_linears="no-linears"):
+    """What `tilewise check` cannot see in a decode-step receipt: every arm's `step` figures against its samples, its
+    bounds against step_bounds, rel_err as its worst layer, and each error within its bound. Returns the problems
+    found (empty: none)."""
+    found = []
+    for i, result in enumerate(receipt["results"]):
+        tokens = result["problem"]["N"]
+        base = next((a for a in result["arms"] if a["arm"] == no_linears), None)
+        for arm in result["arms"]:
+            where = f"results[{i}] {result['problem']['name']} [{arm['arm']}]"
+            s = arm.get("step")
+            if s is None:
+                found.append(f"{where}: no step block")
+                continue
+            again = step_figures({**arm, "step": dict(s)}, tokens, base["us_median"] if base else None)["step"]
+            found += [f"{where}: step.{key} {s.get(key)} does not match its samples ({again[key]})"
+                      for key in STEP_FIGURES if _differ(s.get(key), again[key])]
+            bounds = step_bounds(None if arm["arm"] == no_linears else s["weight_format"], s["layers"])
+            found += [f"{where}: step.bounds.{key} {s['bounds'].get(key)} is not the rule's {value}"
+                      for key, value in bounds.items() if _differ(s["bounds"].get(key), value)]
+            if not arm["correct"]:
+                continue  # the checker already names an arm that did not run or erred
+            errors = {"layer": s["layer_rel_err"], "final": [s["final_rel_err"]],
+                      "model_layer": s["model_layer_rel_err"], "model_final": [s["model_final_rel_err"]]}
+            if _differ(arm["rel_err"], max(s["layer_rel_err"], default=None)):
+                found.append(f"{where}: rel_err {arm['rel_err']} is not its worst layer's")
+            for key, values in errors.items():
+                if bounds[key] is None:
+                    continue
+                if not values or None in values or not all(0 <= v <= bounds[key] for v in values):
+                    found.append(f"{where}: step errors {key} {values} are not all within {bounds[key]:.4g}")
+    return found
 
 
 def check_with_tilewise(path, tilewise_bin):

@@ -1,25 +1,29 @@
-"""Peers in tilewise's receipts: torch.mm (cuBLAS's default route) and Triton (torch.compile max-autotune, Triton
-GEMM backend only), measured under tilewise's protocol on the GPU machine's own torch and triton.
+"""Peers in tilewise's receipts: torch.mm (cuBLAS's default route), F.linear, Triton (torch.compile max-autotune,
+Triton GEMM backend only) and tilewise's own PyTorch op (tilewise.linear), measured under tilewise's protocol on the
+GPU machine's own torch and triton.
 
     python3 bench/peers/run.py --suite suites/square.txt --dtypes bf16 --layouts TN,NN -o results/peers.json
+    python3 bench/peers/run.py --suite suites/llm24-linear.txt --arms torch-linear,tilewise --baseline torch-linear \
+        -o results/peers-linear.json     # tilewise.linear against F.linear in nn.Linear's orientation
 
 Problems use column-major BLAS naming (DESIGN.md): C[MxN] column-major is, in torch's row-major terms, the
 N x M matrix Ct = B_rows @ op(A), with B_rows the N x K view of B, op(A) the K x M view (NN) or the transpose of
-the M x K view (TN). Both arms compute exactly that memory layout, as tilewise's arms do.
+the M x K view (TN). Every arm computes exactly that memory layout, as tilewise's arms do: in nn.Linear's terms
+(TN), x = B_rows [N, K] (tokens), W = A's M x K view [F = M, K], y = x W^T = Ct.
 """
 import argparse
 import json
 import math
 import os
 import random
-import statistics
 import subprocess
 import sys
-import threading
 import time
-from datetime import datetime, timezone
 
 import receipt as rc
+from harness import capture_stream, cores_note, device_uuid, finish, frame, heat, interleave, read_bandwidth, \
+    time_graph, time_host_loop
+from nvml import Clocks
 
 import torch
 import torch._dynamo
@@ -32,7 +36,7 @@ def parse_args():
     ap.add_argument("--only", default="")
     ap.add_argument("--dtypes", default="bf16")
     ap.add_argument("--layouts", default="TN")
-    ap.add_argument("--arms", default="torch,triton")
+    ap.add_argument("--arms", default="torch,triton", help="of torch, torch-linear, tilewise, triton")
     ap.add_argument("--baseline", default="torch")
     ap.add_argument("--cold", action="store_true")
     ap.add_argument("--repeats", type=int, default=10)
@@ -60,101 +64,6 @@ def load_suite(path):
     return out
 
 
-class Clocks:
-    """NVML sampling every 10 ms in a thread, plus samples at the edges of every timed region."""
-
-    def __init__(self):
-        import pynvml as nvml
-        self.nvml = nvml
-        nvml.nvmlInit()
-        # By UUID: NVML numbers every GPU of the machine, torch only those CUDA_VISIBLE_DEVICES leaves it.
-        uuid = str(torch.cuda.get_device_properties(torch.cuda.current_device()).uuid)
-        self.dev = nvml.nvmlDeviceGetHandleByUUID(uuid if uuid.startswith("GPU-") else "GPU-" + uuid)
-        self.reasons = getattr(nvml, "nvmlDeviceGetCurrentClocksEventReasons", None) or \
-            nvml.nvmlDeviceGetCurrentClocksThrottleReasons
-        self.start = time.perf_counter()
-        self.samples, self.lock, self.stop = [], threading.Lock(), False
-        self.thread = threading.Thread(target=self._loop, daemon=True)
-        self.thread.start()
-
-    def now(self):
-        return time.perf_counter() - self.start
-
-    def sample(self):
-        n = self.nvml
-        return {"t_s": self.now(), "sm_mhz": n.nvmlDeviceGetClockInfo(self.dev, n.NVML_CLOCK_SM),
-                "mem_mhz": n.nvmlDeviceGetClockInfo(self.dev, n.NVML_CLOCK_MEM),
-                "power_w": n.nvmlDeviceGetPowerUsage(self.dev) / 1000.0,
-                "temp_c": n.nvmlDeviceGetTemperature(self.dev, n.NVML_TEMPERATURE_GPU),
-                "reasons": int(self.reasons(self.dev))}
-
-    def mark(self):
-        s = self.sample()
-        with self.lock:
-            self.samples.append(s)
-        return s["t_s"]
-
-    def _loop(self):
-        while not self.stop:
-            self.mark()
-            time.sleep(0.01)
-
-    def within(self, intervals):
-        with self.lock:
-            return [s for s in self.samples if any(a <= s["t_s"] <= b for a, b in intervals)]
-
-    def machine(self):
-        n = self.nvml
-        driver = n.nvmlSystemGetDriverVersion()
-        return {"driver": (driver.decode() if isinstance(driver, bytes) else driver) + f" (CUDA {torch.version.cuda})",
-                "sm_clock_max_mhz": n.nvmlDeviceGetMaxClockInfo(self.dev, n.NVML_CLOCK_SM),
-                "mem_clock_max_mhz": n.nvmlDeviceGetMaxClockInfo(self.dev, n.NVML_CLOCK_MEM),
-                "power_limit_w": n.nvmlDeviceGetEnforcedPowerLimit(self.dev) / 1000.0}
-
-
-def time_graph(fn, launches, sets, replays):
-    """Median microseconds per launch over `replays` replays of a graph of `launches` launches."""
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        for i in range(launches):
-            fn(i % sets)
-    graph.replay()
-    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-
-    def measure(count):
-        us = []
-        for _ in range(count):
-            start.record()
-            graph.replay()
-            stop.record()
-            stop.synchronize()
-            us.append(start.elapsed_time(stop) * 1000.0 / launches)
-        return statistics.median(us)
-    return graph, measure
-
-
-def time_host_loop(fn, launches, sets):
-    torch.cuda.synchronize()
-    t0 = time.perf_counter()
-    for i in range(launches):
-        fn(i % sets)
-    torch.cuda.synchronize()
-    return (time.perf_counter() - t0) * 1e6 / launches
-
-
-def heat(seconds):
-    """A sustained bf16 GEMM, as tilewise's heater, for the initial warm-up only: each problem re-warms on its own
-    work (rewarm), because this, the most power-hungry load there is, run right before timing left the power-capped
-    clock under what the problem itself sustains (src/bench/heater.hpp)."""
-    a = torch.rand(8192, 8192, device="cuda", dtype=torch.bfloat16)
-    t0 = time.perf_counter()
-    while time.perf_counter() - t0 < seconds:
-        for _ in range(4):
-            torch.mm(a, a)
-        torch.cuda.synchronize()
-    return time.perf_counter() - t0
-
-
 def rewarm(runs, first, seconds):
     """The per-problem re-warm: replays the baseline arm's timing graph (the first arm's that has one, if the
     baseline failed) back to back for about `seconds`, as tilewise's runner does."""
@@ -165,20 +74,6 @@ def rewarm(runs, first, seconds):
         graph.replay()
         torch.cuda.synchronize()
     return time.perf_counter() - t0
-
-
-def read_bandwidth(sm_count):
-    data = torch.empty(4 << 30, dtype=torch.uint8, device="cuda").fill_(0x5A).view(torch.int64)
-    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    us = []
-    for i in range(11):
-        start.record()
-        data.sum()
-        stop.record()
-        stop.synchronize()
-        if i:
-            us.append(start.elapsed_time(stop) * 1000.0)
-    return {"bytes": 4 << 30, "us": us}
 
 
 class Problem:
@@ -311,24 +206,44 @@ def torch_kernels(problems):
 
 def make_arm(name, prob):
     """(launch(set), host_launch(set), config, config_text) for an arm on a problem: launch is what the graph path
-    captures, host_launch what the host loop calls (the same for torch)."""
+    captures, host_launch what the host loop calls (the same but for triton). Raises Declined where the arm's op does
+    not take the problem."""
     if name == "torch":
         def launch(s):
             torch.mm(prob.b_rows[s], prob.op_a[s], out=prob.c[s])
             return prob.c[s]
         return launch, launch, {"family": "torch", "op": "torch.mm(out=)", "torch": torch.__version__}, "torch.mm"
+    if name == "torch-linear":
+        def launch(s):
+            return torch.nn.functional.linear(prob.b_rows[s], prob.op_a[s].t())
+        return launch, launch, {"family": "torch", "op": "F.linear(x, w)", "torch": torch.__version__}, "F.linear"
+    if name == "tilewise":
+        if prob.p["layout"] != "TN":
+            raise Declined("tilewise.linear takes nn.Linear's weight [F, K] with K contiguous: layout TN only")
+        import tilewise
+
+        def launch(s):
+            return tilewise.linear(prob.b_rows[s], prob.op_a[s].t())
+        return launch, launch, {"family": "tilewise", "op": "tilewise.linear(x, w)",
+                                "tilewise": getattr(tilewise, "__version__", "unknown")}, "tilewise.linear"
     if name == "triton":
         return triton_arm(prob)
-    raise SystemExit(f"unknown arm '{name}' (known: torch, triton)")
+    raise SystemExit(f"unknown arm '{name}' (known: torch, torch-linear, tilewise, triton)")
+
+
+class Declined(Exception):
+    """An arm whose op does not take the problem (a layout outside it): recorded as declined, not as a fault."""
 
 
 def prepare(name, prob, a):
-    """One arm made, checked and given its timing graph: the record the repeats fill in."""
+    """One arm made, checked and given its timing graph: the record the repeats fill in. The first launch runs on
+    the stream graphs are captured on (a library's per-stream setup happens there, outside any capture)."""
     arm = rc.arm_result(name, prob.p, {}, "")
     run = {"arm": arm, "timed": [], "measure": None, "graph": None}
     try:
         launch, host_launch, arm["config"], arm["config_text"] = make_arm(name, prob)
-        out = launch(0)
+        with torch.cuda.stream(capture_stream()):
+            out = launch(0)
         torch.cuda.synchronize()
         arm["rel_err"], arm["max_abs_err"] = prob.judge(out)
         arm["correct"] = rc.is_correct(arm["rel_err"], arm["bound"])
@@ -340,6 +255,8 @@ def prepare(name, prob, a):
             arm["launches"] = arm["host_launches"] = n
             run["graph"], run["measure"] = time_graph(launch, n, prob.sets, a.replays)
             run["launch"] = host_launch
+    except Declined as e:
+        arm["declined"] = str(e)
     except Exception as e:  # an arm that cannot run is recorded, never hidden
         arm["error"] = f"{type(e).__name__}: {e}".splitlines()[0][:300]
         arm["correct"] = False
@@ -361,20 +278,11 @@ def measure(prob, arms, a, clocks, during):
         if k != first:
             runs[k] = prepare(name, prob, a)
     rewarm(runs, first, a.rewarm_ms / 1000.0)
-    for rep in range(a.repeats):
-        for k in range(len(runs)):
-            run = runs[(k + rep) % len(runs)]
-            if not run["measure"]:
-                continue
-            t0 = clocks.mark()
-            run["arm"]["us"].append(run["measure"](a.replays))
-            run["arm"]["host_us"].append(time_host_loop(run["launch"], run["arm"]["host_launches"], prob.sets))
-            run["timed"].append((t0, clocks.mark()))
-    for run in runs:
-        samples = clocks.within(run["timed"])
-        run["arm"]["clock"] = rc.summarize(samples)
-        during.extend(samples)
-        result["arms"].append(run["arm"])
+    def time_one(run):
+        run["arm"]["us"].append(run["measure"](a.replays))
+        run["arm"]["host_us"].append(time_host_loop(run["launch"], run["arm"]["host_launches"], prob.sets))
+    during.extend(interleave(runs, a.repeats, clocks, lambda run: run["measure"], time_one))
+    result["arms"] = [run["arm"] for run in runs]
     return rc.finish_result(result, a.baseline)
 
 
@@ -388,33 +296,23 @@ def main():
         raise SystemExit("no CUDA GPU is usable here; the peer runner measures on the GPU machine")
     seed = a.seed if a.seed is not None else random.SystemRandom().randrange(1 << 62)
     props = torch.cuda.get_device_properties(0)
-    clocks = Clocks()
-    import triton
-    commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip() or "unknown"
-    dirty = bool(subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True,
-                                text=True).stdout.strip()) or commit == "unknown"
-    r = {"schema": rc.SCHEMA, "created": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-         "command": " ".join(sys.argv),
-         "notes": ["peer runner: torch and triton under tilewise's protocol", rc.rewarm_note(a.baseline, a.rewarm_ms),
-                   f"CPU: this process and its compile workers ran on {len(os.sched_getaffinity(0))} of the machine's "
-                   f"{os.cpu_count()} cores (where other runners ran, on the rest: their compiles on the same cores "
-                   "delayed torch.mm's eager launches until the checker refused the host loop)"],
-         "tool": {"name": "tilewise-peers", "version": f"torch {torch.__version__}, triton {triton.__version__}",
-                  "commit": commit, "dirty": dirty},
-         "machine": {"gpu": props.name, "sm_count": props.multi_processor_count, "cc": f"{props.major}.{props.minor}",
-                     "l2_bytes": props.L2_cache_size, "smem_per_block_optin": props.shared_memory_per_block_optin,
-                     "memory_bytes": props.total_memory, "cuda_runtime": torch.version.cuda,
-                     "cublaslt": "torch's bundled cuBLAS", "nvrtc": "n/a", **clocks.machine()},
-         "protocol": {"warmup_s": 0.0, "repeats": a.repeats, "cold": a.cold, "rotation_sets": 0,
-                      "working_set_bytes": rc.COLD_L2_MULTIPLE * props.L2_cache_size if a.cold else 0,
-                      "timing": rc.timing(arms), "arms": arms, "baseline": a.baseline, "seed": seed,
-                      "graph_target_ms": a.graph_ms, "replays": a.replays, "selection_rounds": 1,
-                      "rewarm_ms": a.rewarm_ms},
-         "clocks": {"available": True, "unavailable_reason": "", "before": clocks.sample(), "during": rc.summarize([]),
-                    "after": clocks.sample()},
-         "results": [], "skipped": [], "preregistration": None, "problems": [], "valid": False}
+    clocks = Clocks(device_uuid("cuda"))
+    versions = [f"torch {torch.__version__}"]
+    if "triton" in arms:
+        import triton
+        versions.append(f"triton {triton.__version__}")
+    if "tilewise" in arms:
+        import tilewise
+        versions.append(f"tilewise {getattr(tilewise, '__version__', 'unknown')}")
+    protocol = {"warmup_s": 0.0, "repeats": a.repeats, "cold": a.cold, "rotation_sets": 0,
+                "working_set_bytes": rc.COLD_L2_MULTIPLE * props.L2_cache_size if a.cold else 0,
+                "timing": rc.timing(arms), "arms": arms, "baseline": a.baseline, "seed": seed,
+                "graph_target_ms": a.graph_ms, "replays": a.replays, "selection_rounds": 1, "rewarm_ms": a.rewarm_ms}
+    r = frame("tilewise-peers", ", ".join(versions),
+              [f"peer runner: {', '.join(arms)} under tilewise's protocol", rc.rewarm_note(a.baseline, a.rewarm_ms),
+               cores_note()], "cuda", clocks, protocol)
     r["protocol"]["warmup_s"] = heat(a.warmup_s)
-    r["machine"]["read_bw"] = read_bandwidth(props.multi_processor_count)
+    r["machine"]["read_bw"] = read_bandwidth()
     r["machine"]["read_bw_gbps"] = rc.read_bw_gbps(r["machine"]["read_bw"])
     cases = [(e, d, l) for s in a.suite for e in load_suite(s) if not only or e[0] in only
              for d in a.dtypes.split(",") for l in a.layouts.split(",")]
@@ -456,15 +354,7 @@ def main():
                 arm["config_text"] = f"torch.mm ({', '.join(kernels)})"
         except (RuntimeError, ValueError) as e:  # the figures stand without the names; the note says why
             r["notes"].append(f"torch's kernels are not named: {e}")
-    r["clocks"]["after"] = clocks.sample()
-    clocks.stop = True
-    rc.write(r, a.output)
-    found = rc.check_with_tilewise(a.output, a.tilewise)
-    if found:
-        r["problems"] = sorted(set(r["problems"]) | set(found))
-        rc.write(r, a.output)
-    print(f"receipt {a.output}: {'valid' if not r['problems'] else 'INVALID: ' + '; '.join(r['problems'][:5])}")
-    return 0 if not r["problems"] else 1
+    return finish(r, clocks, a.output, a.tilewise)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 #pragma once
 // The two timing paths: CUDA-graph replay of many launches timed by events (kernel time, launch gaps hidden),
-// and a plain launch loop timed on the host clock (what an application sees). Launch i uses operand set
-// i % sets, so a cold rotation is walked in order.
+// and a plain launch loop from the host timed by events on its stream (what an application's stream of launches
+// takes). Launch i uses operand set i % sets, so a cold rotation is walked in order.
 #include <cuda_runtime.h>
 
 #include <functional>
@@ -47,7 +47,11 @@ std::vector<std::vector<double>> time_interleaved(Timers& timers, int rounds, in
                                                   const std::function<void(const std::vector<std::vector<double>>&)>&
                                                       after_round = {});
 
-// Microseconds per launch of `launches` back-to-back launches followed by one synchronize, on the host clock.
+// Microseconds per launch of `launches` back-to-back launches from the host, timed by events on the stream. One
+// launch of the last set runs first, so the timed launches queue behind work already on the GPU: the time is what
+// the stream of launches takes, gaps left where the host cannot keep ahead included, not the host's latency to its
+// first launch or back from its last (which a host clock around the loop counts once a loop: 140-220 us on the
+// peers' torch.mm loops, docs/notes/2026-12-03-host-path.md). bench/peers/harness.py times the peers alike.
 double time_host_loop(const Launch& launch, int launches, int sets, cudaStream_t stream);
 
 }  // namespace tilewise::device

@@ -1,7 +1,6 @@
 """The peer runner's receipt builder, judged by tilewise's own checker (no GPU): a receipt built from scripted
 samples is valid, and a tampered one is not."""
 import copy
-import json
 import os
 import subprocess
 import sys
@@ -154,6 +153,20 @@ class PeerReceipt(unittest.TestCase):
                 with self.assertRaises(ValueError) as caught:
                     rc.triton_kernel(codes)
                 self.assertIn("did not run the GEMM in a Triton template", str(caught.exception))
+
+    def test_decode_step_bounds_follow_the_rule(self):
+        b = rc.step_bounds("int4-g128", 4)
+        self.assertAlmostEqual(b["layer"], 1e-2)
+        self.assertAlmostEqual(b["final"], 2e-2)  # times sqrt(4 layers)
+        self.assertAlmostEqual(b["model_layer"], 1e-2 + 2 * 0.118)
+        self.assertAlmostEqual(b["model_final"], 2 * (1e-2 + 2 * 0.118))
+        self.assertEqual((rc.step_bounds(None, 1)["model_layer"], rc.step_bounds(None, 1)["model_final"]), (None, None))
+
+    def test_decode_step_problem_holds_the_steps_weights_or_refuses(self):
+        p = rc.step_problem("s", 2, 256 * 2304, 256, 16)
+        self.assertEqual((p["M"], p["N"], p["K"], p["layout"]), (2 * 2304, 16, 256, "TN"))
+        with self.assertRaises(ValueError):
+            rc.step_problem("s", 2, 1000, 256, 16)
 
     def test_problem_refuses_other_dtypes(self):
         with self.assertRaises(ValueError):

@@ -1,6 +1,7 @@
 """The peer runner's per-problem order, without a GPU: torch is replaced by a stand-in that logs what would run.
 The baseline arm is prepared first; its graph re-warms before the other arms are prepared and again before the
 timed repeats; the receipt lists the arms in the order given."""
+import contextlib
 import os
 import sys
 import types
@@ -46,9 +47,13 @@ class Order(unittest.TestCase):
     def setUp(self):
         self.log, self.failing = [], set()
         log = self.log
-        saved = {name: getattr(run, name) for name in ("torch", "make_arm", "time_graph", "time_host_loop")}
+        saved = {name: getattr(run, name) for name in ("torch", "make_arm", "time_graph", "time_host_loop",
+                                                       "capture_stream")}
+        self.saved_make_arm = saved["make_arm"]
         self.addCleanup(lambda: [setattr(run, name, value) for name, value in saved.items()])
-        run.torch = types.SimpleNamespace(cuda=types.SimpleNamespace(synchronize=lambda: None))
+        run.torch = types.SimpleNamespace(cuda=types.SimpleNamespace(synchronize=lambda: None,
+                                                                     stream=lambda s: contextlib.nullcontext()))
+        run.capture_stream = lambda: None
 
         def make_arm(name, prob):
             log.append(("prepare", name))
@@ -86,6 +91,18 @@ class Order(unittest.TestCase):
         result = run.measure(Problem(), ["torch", "triton"], self.args, Clocks(), [])
         self.assertEqual(self.steps()[:3], [("prepare", "torch"), ("prepare", "triton"), ("replay", "triton")])
         self.assertIn("torch cannot run", result["arms"][0]["error"])
+
+    def test_an_arm_whose_op_does_not_take_the_layout_is_declined_not_failed(self):
+        stand_in, real = run.make_arm, self.saved_make_arm
+        run.make_arm = lambda name, prob: real(name, prob) if name == "tilewise" else stand_in(name, prob)
+        nn = Problem()
+        nn.p = rc.problem("sq", 256, 256, 256, "bf16", "NN")
+        result = run.measure(nn, ["torch", "tilewise"], self.args, Clocks(), [])
+        torch_arm, tilewise = result["arms"]
+        self.assertIn("layout TN only", tilewise["declined"])  # decided before the package is imported
+        self.assertEqual((tilewise["error"], tilewise["us"], tilewise["launches"]), ("", [], 0))
+        self.assertTrue(torch_arm["correct"])
+        self.assertEqual(result["comparisons"], [])
 
 
 if __name__ == "__main__":
