@@ -209,9 +209,14 @@ int main(int argc, char** argv) {
   headline->add_option("--arm", headline_arm, "the arm: this name, or it with options (selected:...)")->capture_default_str();
   headline->add_option("--baseline", headline_baseline, "cuBLASLt's default arm")->capture_default_str();
   headline->add_option("--best", headline_best, "cuBLASLt's best-candidate arm")->capture_default_str();
-  bool headline_pooled = false;
-  headline->add_flag("--by-orientation", headline_pooled,
-                     "one row per orientation and ldc class, pooled over the receipts, dtypes and layouts");
+  bool headline_pooled = false, headline_by_dtype = false;
+  auto* by_orientation = headline->add_flag("--by-orientation", headline_pooled,
+                                            "one row per orientation and ldc class, pooled over the receipts, dtypes "
+                                            "and layouts");
+  headline->add_flag("--by-dtype", headline_by_dtype,
+                     "one row per suite, orientation, dtype and ldc class, pooled over the receipts and layouts "
+                     "(the report page's headline)")
+      ->excludes(by_orientation);
 
   auto* report = app.add_subcommand("report", "write a static page (HTML, inline SVG) from receipts");
   std::vector<std::string> report_files;
@@ -293,8 +298,9 @@ int main(int argc, char** argv) {
       }
       fmt::print("{}", tw::report::headline_markdown(
                            tw::report::headline(receipts, headline_arm, headline_baseline, headline_best,
-                                                headline_pooled ? tw::report::Grouping::by_orientation
-                                                                : tw::report::Grouping::by_suite),
+                                                headline_pooled     ? tw::report::Grouping::by_orientation
+                                                : headline_by_dtype ? tw::report::Grouping::by_dtype
+                                                                    : tw::report::Grouping::by_suite),
                            headline_arm));
       return 0;
     }
