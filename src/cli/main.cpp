@@ -222,7 +222,11 @@ int main(int argc, char** argv) {
   std::vector<std::string> report_files;
   std::string report_dir;
   report->add_option("receipts", report_files, "receipt JSON files")->required();
-  report->add_option("-o,--output", report_dir, "output folder (index.html, which links each receipt where it lies)")->required();
+  report->add_option("-o,--output", report_dir,
+                     "output folder: index.html, which links each receipt where it lies, and tables/ (CSV, markdown)")
+      ->required();
+  bool report_overwrite = false;
+  report->add_flag("--overwrite", report_overwrite, "replace an existing page and its tables");
 
   auto* quantize = app.add_subcommand(
       "quantize", "quantize a raw weight file (N rows of K bf16/fp16) into a decode GEMV format, or --dequantize back");
@@ -305,7 +309,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (*report) {
-      tw::report::write_page(report_files, report_dir);
+      tw::report::write_page(report_files, report_dir, report_overwrite);
       fmt::print("report: {}/index.html\n", report_dir);
       return 0;
     }
