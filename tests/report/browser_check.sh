@@ -27,7 +27,7 @@ timeout 300 python3 "$here/page_check.py" "$bin" "$out/page" "$out/dom.html" "${
 python3 - "$out/dom.html" "$out/dom-doctored.html" <<'EOF'
 import re, sys
 dom = open(sys.argv[1], encoding="utf-8").read()
-m = re.compile(r"<b>(\d+\.\d{3})x</b>").search(dom, dom.index('<tr id="headline-defaults-0"'))
+m = re.compile(r"<b>(\d+\.\d{3})x</b>").search(dom, dom.index('<tr id="headline-'))
 open(sys.argv[2], "w", encoding="utf-8").write(dom[:m.start(1)] + f"{float(m.group(1)) + 0.001:.3f}" + dom[m.end(1):])
 print(f"browser_check: the headline's {m.group(1)}x doctored to {float(m.group(1)) + 0.001:.3f}x")
 EOF
