@@ -205,6 +205,8 @@ std::string heat_maps(const PageReceipt& p) {
     }
   }
   if (columns.size() < 2 || rows.size() < 2) return "";  // a single row or column is already a line of the table
+  // A sweep measures each problem in one dtype and layout: its matrix would be mostly empty cells, and long.
+  if (2 * r.results.size() < rows.size() * columns.size()) return "";
   std::sort(columns.begin(), columns.end());
   std::string html;
   for (const std::string& arm : r.protocol.arms) {

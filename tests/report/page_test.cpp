@@ -130,6 +130,14 @@ TEST_F(report_page, MatrixReceiptGetsAHeatMapLinkedToItsRows) {
     }
 }
 
+TEST_F(report_page, AMostlyEmptyMatrixGetsNoHeatMap) {
+  Receipt r = receipt::sample_receipt();
+  r.results.push_back(r.results[0]);
+  r.results.back().problem = make_problem("sq1024", 1024, 1024, 1024, DType::fp8_e4m3, Layout::TN);
+  receipt::refresh_derived(r);  // three problems in three dtypes: three of nine cells
+  EXPECT_EQ(render({save(r, "sweep.json")}).find(R"(<svg class="heatmap")"), std::string::npos);
+}
+
 // The sample's decode shape alone, cold; its cublaslt arm timed beside a plain read of its weights.
 Receipt decode_receipt() {
   Receipt r = receipt::sample_receipt();
