@@ -209,15 +209,24 @@ int main(int argc, char** argv) {
   headline->add_option("--arm", headline_arm, "the arm: this name, or it with options (selected:...)")->capture_default_str();
   headline->add_option("--baseline", headline_baseline, "cuBLASLt's default arm")->capture_default_str();
   headline->add_option("--best", headline_best, "cuBLASLt's best-candidate arm")->capture_default_str();
-  bool headline_pooled = false;
-  headline->add_flag("--by-orientation", headline_pooled,
-                     "one row per orientation and ldc class, pooled over the receipts, dtypes and layouts");
+  bool headline_pooled = false, headline_by_dtype = false;
+  auto* by_orientation = headline->add_flag("--by-orientation", headline_pooled,
+                                            "one row per orientation and ldc class, pooled over the receipts, dtypes "
+                                            "and layouts");
+  headline->add_flag("--by-dtype", headline_by_dtype,
+                     "one row per suite, orientation, dtype and ldc class, pooled over the receipts and layouts "
+                     "(the report page's headline)")
+      ->excludes(by_orientation);
 
   auto* report = app.add_subcommand("report", "write a static page (HTML, inline SVG) from receipts");
   std::vector<std::string> report_files;
   std::string report_dir;
   report->add_option("receipts", report_files, "receipt JSON files")->required();
-  report->add_option("-o,--output", report_dir, "output folder (index.html, which links each receipt where it lies)")->required();
+  report->add_option("-o,--output", report_dir,
+                     "output folder: index.html, which links each receipt where it lies, and tables/ (CSV, markdown)")
+      ->required();
+  bool report_overwrite = false;
+  report->add_flag("--overwrite", report_overwrite, "replace an existing page and its tables");
 
   auto* quantize = app.add_subcommand(
       "quantize", "quantize a raw weight file (N rows of K bf16/fp16) into a decode GEMV format, or --dequantize back");
@@ -293,13 +302,14 @@ int main(int argc, char** argv) {
       }
       fmt::print("{}", tw::report::headline_markdown(
                            tw::report::headline(receipts, headline_arm, headline_baseline, headline_best,
-                                                headline_pooled ? tw::report::Grouping::by_orientation
-                                                                : tw::report::Grouping::by_suite),
+                                                headline_pooled     ? tw::report::Grouping::by_orientation
+                                                : headline_by_dtype ? tw::report::Grouping::by_dtype
+                                                                    : tw::report::Grouping::by_suite),
                            headline_arm));
       return 0;
     }
     if (*report) {
-      tw::report::write_page(report_files, report_dir);
+      tw::report::write_page(report_files, report_dir, report_overwrite);
       fmt::print("report: {}/index.html\n", report_dir);
       return 0;
     }

@@ -13,12 +13,27 @@ namespace tilewise::report {
 
 namespace {
 
+// Sums of logs, for geometric means: a ratio and its range over the repeats.
+struct LogRatio {
+  int n = 0;
+  double mid = 0, low = 0, high = 0;
+  void add(const receipt::ArmResult& arm, const receipt::ArmResult& other) {
+    ++n;
+    mid += std::log(*other.us_median / *arm.us_median);
+    low += std::log(*other.us_min / *arm.us_max);
+    high += std::log(*other.us_max / *arm.us_min);
+  }
+};
+
 struct Sums {
-  std::string receipts;
-  int cases = 0, best_cases = 0, faster = 0, slower = 0;
-  double log_default = 0, log_best = 0;
+  std::vector<std::string> receipts;
+  int faster = 0, slower = 0;
+  LogRatio vs_default, vs_best;
   std::vector<double> tuning_s;
 };
+
+// Whether an arm carries the whole of its range, as a ratio needs (a tampered receipt may lack part of it).
+bool ranged(const receipt::ArmResult* a) { return a && a->us_min && a->us_max; }
 
 // receipt, suite, orientation, dtype, layout, unaligned (so aligned rows come first)
 using Key = std::tuple<std::string, std::string, std::string, std::string, std::string, bool>;
@@ -37,35 +52,44 @@ bool aligned_ldc(const Problem& p) { return p.ldc % 8 == 0; }
 std::vector<HeadlineRow> headline(const std::vector<std::pair<std::string, receipt::Receipt>>& receipts,
                                   const std::string& arm, const std::string& baseline, const std::string& best,
                                   Grouping grouping) {
-  const bool pooled = grouping == Grouping::by_orientation;
   std::map<Key, Sums> groups;
   for (const auto& [path, r] : receipts)
     for (const receipt::Result& res : r.results) {
       const receipt::ArmResult* a = receipt::timed_arm(res, arm, true);
       const receipt::ArmResult* d = receipt::timed_arm(res, baseline);
-      if (!a || !d) continue;
-      const Key key = pooled ? Key{"", "all", orientation_of(res), "all", "all", !aligned_ldc(res.problem)}
-                             : Key{path, res.suite, orientation_of(res), to_string(res.problem.dtype),
-                                   to_string(res.problem.layout), !aligned_ldc(res.problem)};
+      if (!ranged(a) || !ranged(d)) continue;
+      const bool unaligned = !aligned_ldc(res.problem);
+      const std::string dtype(to_string(res.problem.dtype)), layout(to_string(res.problem.layout));
+      const std::string orientation = orientation_of(res);
+      const Key key = grouping == Grouping::by_orientation ? Key{"", "all", orientation, "all", "all", unaligned}
+                      : grouping == Grouping::by_dtype     ? Key{"", res.suite, orientation, dtype, "all", unaligned}
+                                                           : Key{path, res.suite, orientation, dtype, layout, unaligned};
       Sums& s = groups[key];
-      if (s.receipts.find(path) == std::string::npos) s.receipts += (s.receipts.empty() ? "" : ", ") + path;
-      ++s.cases;
-      s.log_default += std::log(*d->us_median / *a->us_median);
+      if (std::find(s.receipts.begin(), s.receipts.end(), path) == s.receipts.end()) s.receipts.push_back(path);
+      s.vs_default.add(*a, *d);
       const std::string claim = receipt::compare(*a, *d).claim;
       s.faster += claim == "faster";
       s.slower += claim == "slower";
       if (a->config.is_object() && a->config.contains("first_use"))
         s.tuning_s.push_back(a->config["first_use"].value("seconds", 0.0));
-      if (const receipt::ArmResult* b = receipt::timed_arm(res, best)) {
-        ++s.best_cases;
-        s.log_best += std::log(*b->us_median / *a->us_median);
-      }
+      if (const receipt::ArmResult* b = receipt::timed_arm(res, best); ranged(b)) s.vs_best.add(*a, *b);
     }
   std::vector<HeadlineRow> out;
   for (const auto& [key, s] : groups) {
-    HeadlineRow row{s.receipts,     std::get<1>(key), std::get<2>(key), std::get<3>(key), std::get<4>(key),
-                    !std::get<5>(key), s.cases,       std::exp(s.log_default / s.cases), 0, s.faster, s.slower};
-    if (s.best_cases) row.vs_best = std::exp(s.log_best / s.best_cases);
+    HeadlineRow row;
+    for (const std::string& path : s.receipts) row.receipt += (row.receipt.empty() ? "" : ", ") + path;
+    std::tie(std::ignore, row.suite, row.orientation, row.dtype, row.layout, std::ignore) = key;
+    row.aligned = !std::get<5>(key);
+    row.cases = s.vs_default.n;
+    const auto mean = [](double log_sum, int n) { return n ? std::exp(log_sum / n) : 0.0; };
+    row.vs_default = mean(s.vs_default.mid, s.vs_default.n);
+    row.vs_default_low = mean(s.vs_default.low, s.vs_default.n);
+    row.vs_default_high = mean(s.vs_default.high, s.vs_default.n);
+    row.vs_best = mean(s.vs_best.mid, s.vs_best.n);
+    row.vs_best_low = mean(s.vs_best.low, s.vs_best.n);
+    row.vs_best_high = mean(s.vs_best.high, s.vs_best.n);
+    row.faster = s.faster;
+    row.slower = s.slower;
     if (!s.tuning_s.empty()) {
       row.tuning_median_s = receipt::median(s.tuning_s);
       row.tuning_max_s = *std::max_element(s.tuning_s.begin(), s.tuning_s.end());

@@ -22,6 +22,7 @@ bool aligned_ldc(const Problem& p);
 enum class Grouping {
   by_suite,        // one row per receipt, suite, orientation, dtype, layout and ldc class
   by_orientation,  // one row per orientation and ldc class, pooled over every receipt and dtype
+  by_dtype,        // one row per suite, orientation, dtype and ldc class, pooled over every receipt and layout
 };
 
 struct HeadlineRow {
@@ -31,6 +32,9 @@ struct HeadlineRow {
   int cases = 0;           // problems where the arm and the default both ran correctly
   double vs_default = 0;   // geomean of default / arm
   double vs_best = 0;      // geomean of best / arm over the cases with a best arm; 0 where none has it
+  // The ranges over the repeats: the geomeans of each case's least and greatest ratio (the slowest repeat of one
+  // side against the fastest of the other), as the claim rule reads a case.
+  double vs_default_low = 0, vs_default_high = 0, vs_best_low = 0, vs_best_high = 0;
   int faster = 0, slower = 0;  // against the default, ranges apart
   // Where the arm tuned on first use (its configuration records first_use.seconds): the median and the longest.
   double tuning_median_s = 0, tuning_max_s = 0;

@@ -1,16 +1,20 @@
 #pragma once
-// The report page: a static, self-contained HTML write-up of one or more receipts (inline CSS and SVG, nothing
-// fetched), with every figure linked to the receipt it was read from, where that receipt lies, and its result index.
+// The report page: a static, self-contained HTML write-up of receipts (inline CSS and SVG, nothing fetched). Its
+// first screen answers how much faster, on which problems (report/first_screen.hpp); then every receipt that a
+// newer one does not supersede, with every figure linked to the receipt it was read from, where that receipt lies,
+// and its result index. Every table is also written as CSV and markdown beside the page.
 #include <string>
 #include <vector>
 
 #include "receipt/check.hpp"
 #include "receipt/receipt.hpp"
+#include "report/tabular.hpp"
 
 namespace tilewise::report {
 
-// One receipt as the page shows it: parsed, judged by the checker (the page never trusts `valid` alone), a file name
-// unique on the page that names its anchors, and the link to the receipt itself (its path from the page's folder).
+// One receipt as the page shows it: parsed, without temporary folders (report/scrub.hpp), judged by the checker
+// (the page never trusts `valid` alone), a file name unique on the page that names its anchors, and the link to the
+// receipt itself (its path from the page's folder).
 struct PageReceipt {
   std::string path, file;
   receipt::Receipt receipt;
@@ -22,11 +26,16 @@ struct PageReceipt {
 // receipt. An invalid receipt loads.
 std::vector<PageReceipt> load_receipts(const std::vector<std::string>& receipt_paths, const std::string& page_dir);
 
-// The whole page, as write_page writes it to index.html.
-std::string render_page(const std::vector<PageReceipt>& receipts);
+struct Page {
+  std::string html;           // index.html
+  std::vector<Table> tables;  // every table on it, for tables/<name>.csv and .md
+};
+Page render_page(const std::vector<PageReceipt>& receipts);
 
-// Writes out_dir/index.html, which links each receipt where it lies: a page in the repository links the committed
-// receipts, and no copy of them doubles the checkout (the GPU machine takes at most 64 MiB of it).
-void write_page(const std::vector<std::string>& receipt_paths, const std::string& out_dir);
+// Writes out_dir/index.html and out_dir/tables/, linking each receipt where it lies: a page in the repository links
+// the committed receipts, and no copy of them doubles the checkout (the GPU machine takes at most 64 MiB of it).
+// Refuses an existing page unless `overwrite` (which replaces the page and its tables), and any receipt that an
+// output would replace.
+void write_page(const std::vector<std::string>& receipt_paths, const std::string& out_dir, bool overwrite = false);
 
 }  // namespace tilewise::report

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <vector>
 
 namespace tilewise::report {
 
@@ -51,7 +52,63 @@ double tick_step(double max) {
   return 10 * decade;
 }
 
+constexpr double strip_w = 240, strip_h = 18;
+
+double strip_x(const RatioAxis& axis, double v) {
+  const double t = std::log(std::clamp(v, axis.low, axis.high) / axis.low) / std::log(axis.high / axis.low);
+  return 6 + (strip_w - 12) * t;
+}
+
+// Round ratios a reader knows, as many as fit 34 px apart (a label is about 30 px wide).
+std::vector<double> ratio_ticks(const RatioAxis& axis) {
+  std::vector<double> out = {1.0};
+  for (double v : {0.95, 1.05, 0.9, 1.1, 0.8, 1.2, 0.67, 1.5, 0.5, 2.0, 3.0, 0.25, 4.0})
+    if (v >= axis.low && v <= axis.high && std::none_of(out.begin(), out.end(), [&](double t) {
+          return std::fabs(strip_x(axis, v) - strip_x(axis, t)) < 34;
+        }))
+      out.push_back(v);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 }  // namespace
+
+RatioAxis ratio_axis(double lowest, double highest) {
+  const double span = std::log(std::max(highest, 1.02) / std::min(lowest, 0.98));
+  return {std::exp(std::log(std::min(lowest, 0.98)) - span * 0.05),
+          std::exp(std::log(std::max(highest, 1.02)) + span * 0.05)};
+}
+
+std::string ratio_strip(const RatioAxis& axis, const std::vector<RatioMark>& marks) {
+  std::string svg = fmt::format(R"(<svg class="ratio" width="{0:.0f}" height="{1:.0f}" viewBox="0 0 {0:.0f} {1:.0f}">)",
+                                strip_w, strip_h);
+  for (double v : ratio_ticks(axis))
+    svg += fmt::format(R"(<line x1="{0:.1f}" x2="{0:.1f}" y1="0" y2="{1:.0f}" class="{2}"/>)", strip_x(axis, v),
+                       strip_h, v == 1.0 ? "one" : "grid");
+  for (size_t i = 0; i < marks.size(); ++i) {
+    const RatioMark& m = marks[i];
+    const double y = strip_h * (double(i) + 0.5) / double(marks.size()), x = strip_x(axis, m.mid);
+    svg += fmt::format(R"(<g><title>{}</title><line x1="{:.1f}" x2="{:.1f}" y1="{:.1f}" y2="{:.1f}" stroke="{}" )"
+                       R"(stroke-width="3" stroke-opacity="0.45"/>)",
+                       escape(m.tooltip), strip_x(axis, m.low), std::max(strip_x(axis, m.high), strip_x(axis, m.low) + 1),
+                       y, y, m.colour);
+    svg += m.hollow ? fmt::format(R"(<path d="M{0:.1f} {1:.1f}l4 4l-4 4l-4 -4z" fill="#fff" stroke="{2}" )"
+                                  R"(stroke-width="1.6"/></g>)",
+                                  x, y - 4, m.colour)
+                    : fmt::format(R"(<circle cx="{:.1f}" cy="{:.1f}" r="3.6" fill="{}"/></g>)", x, y, m.colour);
+  }
+  return svg + "</svg>";
+}
+
+std::string ratio_scale(const RatioAxis& axis) {
+  std::string svg = fmt::format(R"(<svg class="ratio" width="{0:.0f}" height="14" viewBox="0 0 {0:.0f} 14">)", strip_w);
+  for (double v : ratio_ticks(axis)) {
+    const double x = strip_x(axis, v);  // labels at the ends lean inwards, so that none is cut
+    svg += fmt::format(R"(<text x="{:.1f}" y="11" text-anchor="{}" class="note">{:g}x</text>)", x,
+                       x < 20 ? "start" : x > strip_w - 20 ? "end" : "middle", v);
+  }
+  return svg + "</svg>";
+}
 
 std::string escape(std::string_view text) {
   std::string out;

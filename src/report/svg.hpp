@@ -33,6 +33,20 @@ struct HeatMap {
 std::string heat_map(const HeatMap& map);
 std::string heat_legend();
 
+// Ratios against 1 on a log axis that a table's rows share: one row's marks (a dot at the geometric mean, a bar
+// over the range over the repeats), and the axis's tick labels for the table's head.
+struct RatioAxis {
+  double low = 0.9, high = 1.1;  // the ends, padded so that every range and 1 fit
+};
+RatioAxis ratio_axis(double lowest, double highest);
+struct RatioMark {
+  double mid = 1, low = 1, high = 1;
+  std::string colour, tooltip;
+  bool hollow = false;  // drawn as an open diamond, not a dot
+};
+std::string ratio_strip(const RatioAxis& axis, const std::vector<RatioMark>& marks);
+std::string ratio_scale(const RatioAxis& axis);
+
 // Horizontal grouped bars (one group per problem, one bar per series) against a reference drawn as a vertical
 // line: each arm's achieved bandwidth against the bandwidth the machine measured.
 struct Bar {

@@ -5,15 +5,13 @@
 
 #include "report/html.hpp"
 
-#include <filesystem>
 
-#include "receipt/sample_receipt.hpp"
+#include "report/receipts.hpp"
 #include "report/svg.hpp"
 
 namespace tilewise::report {
 namespace {
 
-namespace fs = std::filesystem;
 using receipt::Receipt;
 
 // The sample receipt (sq2048 bf16 TN and dec_m16_12288 fp16 TN, suite "square", arms cublaslt and
@@ -40,16 +38,7 @@ Receipt peers_run(const std::string& created, const std::string& gpu = "NVIDIA H
   return r;
 }
 
-// As load_receipts would give it for a page in a folder beside results/, with the checker's verdict given rather
-// than computed.
-PageReceipt page(const Receipt& r, const std::string& file, bool valid = true) {
-  return PageReceipt{
-      file,
-      file,
-      r,
-      {file, valid, valid ? std::vector<std::string>{} : std::vector<std::string>{"bad"}, r.results.size()},
-      "../results/" + file};
-}
+using testkit::page;
 
 SideTable only_table(const std::vector<SideTable>& tables) {
   EXPECT_EQ(tables.size(), 1u);
@@ -82,13 +71,14 @@ TEST(report_compare, SuitesParseFromCommands) {
   EXPECT_TRUE(suites_of("tilewise bench --suites-dir x --suite").empty());
   EXPECT_TRUE(suites_of("").empty());
 
-  // The committed receipts, both tools.
-  const auto committed = [](const char* name) {
-    return suites_of(receipt::read_file(fs::path(TILEWISE_SOURCE_DIR) / "results" / name).command);
-  };
-  EXPECT_EQ(committed("llm24-cold.json"), std::vector<std::string>{"llm24"});
-  EXPECT_EQ(committed("peers-square-triton-subset.json"), std::vector<std::string>{"square"});
-  EXPECT_TRUE(committed("protocol-decode-m1-vendor.json").empty());
+  // As the two tools write their commands (from receipts of both).
+  EXPECT_EQ(suites_of("build/release/tilewise bench --suite suites/llm24.txt --dtypes bf16,fp16,fp8 --layouts TN,NN "
+                      "--cold -o /tmp/tmp.2jZfw84gnf/llm24.json --overwrite"),
+            std::vector<std::string>{"llm24"});
+  EXPECT_EQ(suites_of("bench/peers/run.py --suite suites/square.txt --only sq512,sq1024,sq2048,sq4096 --dtypes bf16 "
+                      "--layouts TN --arms torch,triton -o /tmp/tmp.YL1sOf3IDE/peers-square-triton.json"),
+            std::vector<std::string>{"square"});
+  EXPECT_TRUE(suites_of("build/release/tilewise bench --protocol protocols/decode-m1-vendor.toml -o r.json").empty());
 }
 
 TEST(report_compare, CreatedTimesParse) {
@@ -267,7 +257,7 @@ TEST(report_compare, CrossCheckWeighsEachMedianByItsClockInSmCycles) {
   EXPECT_TRUE(c.rows[1].flagged);
   EXPECT_FALSE(c.rows[1].cycle_ratio);
   EXPECT_EQ(std::tuple(c.outside, c.outside_within_in_cycles), std::tuple(2, 1));
-  const std::string row = testkit::element(render_page({page(torch, "t.json"), page(vendor, "v.json")}), "tr",
+  const std::string row = testkit::element(render_page({page(torch, "t.json"), page(vendor, "v.json")}).html, "tr",
                                   "xc0-dec_m16_12288-fp16-TN-warm");
   EXPECT_TRUE(testkit::HtmlContains(row, R"(<td class="muted">no clock</td>)"));
 }
@@ -311,30 +301,6 @@ TEST(report_compare, CrossCheckTakesOnlyCorrectArmsOfValidReceipts) {
   EXPECT_EQ(checks.left_out[0]->file, "bad.json");
 }
 
-TEST(report_compare, CommittedCrossCheckReceiptsPairOnSquareBf16) {
-  std::vector<PageReceipt> receipts;
-  for (const char* name : {"peers-square-torch.json", "peers-square-triton-subset.json",
-                           "square-bf16-warm-crosscheck.json", "square-warm.json"}) {
-    const std::string path = (fs::path(TILEWISE_SOURCE_DIR) / "results" / name).string();
-    receipts.push_back(page(receipt::read_file(path), name));
-  }
-  const CrossChecks checks = cross_check(receipts);
-  ASSERT_EQ(checks.gpus.size(), 1u);
-  const CrossCheck& c = checks.gpus[0];
-  EXPECT_EQ(c.rows.size(), 24u);  // every square bf16 problem, TN and NN
-  for (const CrossRow& row : c.rows) {
-    SCOPED_TRACE(row.problem.name);
-    // square-warm.json is 26 minutes older than the crosscheck run; the triton subset run is the closer torch run
-    // on its four shapes.
-    EXPECT_EQ(row.vendor.receipt->file, "square-bf16-warm-crosscheck.json");
-    const bool subset =
-        row.problem.layout == Layout::TN && (row.problem.name == "sq512" || row.problem.name == "sq1024" ||
-                                             row.problem.name == "sq2048" || row.problem.name == "sq4096");
-    EXPECT_EQ(row.torch.receipt->file, subset ? "peers-square-triton-subset.json" : "peers-square-torch.json");
-    EXPECT_EQ(row.ratio, *row.torch.arm->us_median / *row.vendor.arm->us_median);
-  }
-}
-
 // --- the two sections as the page renders them ---
 
 using testkit::element;
@@ -346,8 +312,8 @@ std::string tflops(double v) { return fmt::format("{:.1f}", v); }
 TEST(report_compare, PageShowsBothSectionsBetweenTheOverviewAndTheReceipts) {
   const std::vector<PageReceipt> receipts = {page(peers_run("2026-11-30T10:00:00Z"), "t.json"),
                                              page(tilewise_run("2026-11-30T10:05:00Z"), "v.json")};
-  const std::string html = render_page(receipts);
-  const size_t overview = html.find(R"(<table class="overview")"), side = html.find(R"(<section id="side-by-side")"),
+  const std::string html = render_page(receipts).html;
+  const size_t overview = html.find(R"(<table id="table-receipts" class="overview")"), side = html.find(R"(<section id="side-by-side")"),
                cross = html.find(R"(<section id="cross-check")"),
                first = html.find(R"(<section id="t" class="receipt")");
   ASSERT_NE(overview, std::string::npos);
@@ -362,8 +328,10 @@ TEST(report_compare, SideBySideCellsLinkTheirFiguresAndNameTheOthers) {
   Receipt torch = peers_run("2026-11-30T10:00:00Z");
   torch.results[1].arms[0].correct = false;
   older.results[1].arms[0].error = "CUBLAS_STATUS_NOT_SUPPORTED";
+  older.results.push_back(older.results[0]);  // a problem the newer run left out: it does not supersede the older
+  older.results.back().problem.name = "sq2048b";
   const std::vector<PageReceipt> receipts = {page(torch, "t.json"), page(older, "old.json"), page(newer, "new.json")};
-  const std::string html = render_page(receipts);
+  const std::string html = render_page(receipts).html;
   const auto& a = newer.results[0].arms[0];
   const std::string c = element(html, "td", "sbs-square-sq2048-bf16-TN-cublaslt");
   EXPECT_TRUE(HtmlContains(c, fmt::format(R"(<a href="#new-r0-cublaslt">{}</a>)", us(*a.us_median))));
@@ -388,7 +356,7 @@ TEST(report_compare, FailedArmShowsAsSuch) {
   Receipt r = tilewise_run("2026-11-30T10:09:53Z");
   r.results[1].arms[0].error = "CUBLAS_STATUS_NOT_SUPPORTED";
   const std::vector<PageReceipt> receipts = {page(r, "r.json")};
-  const std::string c = element(render_page(receipts), "td", "sbs-square-dec_m16_12288-fp16-TN-cublaslt");
+  const std::string c = element(render_page(receipts).html, "td", "sbs-square-dec_m16_12288-fp16-TN-cublaslt");
   EXPECT_TRUE(HtmlContains(c, R"(<td id="sbs-square-dec_m16_12288-fp16-TN-cublaslt" class="num fail")"));
   EXPECT_TRUE(HtmlContains(c, R"(<a href="#r-r1-cublaslt">did not run</a>)"));
 }
@@ -396,7 +364,7 @@ TEST(report_compare, FailedArmShowsAsSuch) {
 TEST(report_compare, InvalidReceiptsFiguresAreStruckThrough) {
   Receipt valid = tilewise_run("2026-11-30T10:00:00Z"), invalid = tilewise_run("2026-11-30T11:00:00Z");
   const std::vector<PageReceipt> receipts = {page(valid, "ok.json"), page(invalid, "bad.json", false)};
-  const std::string html = render_page(receipts);
+  const std::string html = render_page(receipts).html;
   const std::string c = element(html, "td", "sbs-square-sq2048-bf16-TN-cublaslt");
   EXPECT_TRUE(
       HtmlContains(c, fmt::format(R"(<s><a href="#bad-r0-cublaslt">{}</a>)", us(*invalid.results[0].arms[0].us_median))));
@@ -413,9 +381,10 @@ TEST(report_compare, CrossCheckRowsCarryRatioClocksReceiptsAndFlag) {
   set_median(vendor, 1, "cublaslt-default", 40);
   set_median(torch, 1, "torch", 30);  // 0.750, but short
   Receipt bad = tilewise_run("2026-11-30T10:34:00Z");
+  bad.results.pop_back();  // not the same measurement as v.json, which would supersede it
   const std::vector<PageReceipt> receipts = {page(torch, "t.json"), page(vendor, "v.json"),
                                              page(bad, "bad.json", false)};
-  const std::string html = render_page(receipts);
+  const std::string html = render_page(receipts).html;
   const std::string section = element(html, "section", "cross-check");
   EXPECT_TRUE(HtmlContains(section,
                        "On NVIDIA H200: 2 problems paired; <b>1</b> long kernel (cublaslt-default median "
@@ -448,7 +417,7 @@ TEST(report_compare, SuiteNamesAreEscaped) {
   Receipt r = tilewise_run("2026-11-30T10:00:00Z");
   r.command = "tilewise bench --suite suites/<b>odd&.txt";
   const std::vector<PageReceipt> receipts = {page(r, "r.json")};
-  const std::string html = render_page(receipts);
+  const std::string html = render_page(receipts).html;
   EXPECT_EQ(html.find("<b>odd"), std::string::npos);
   EXPECT_TRUE(HtmlContains(html, R"(<h3 id="sbs-_b_odd_">&lt;b&gt;odd&amp; <small>)"));
   EXPECT_TRUE(HtmlContains(html, R"(<td id="sbs-_b_odd_-sq2048-bf16-TN-cublaslt")"));

@@ -82,5 +82,39 @@ TEST(Headline, AnUnalignedLdcIsItsOwnRowLabelledAsCublasltsCliffAndPoolingByOrie
   EXPECT_NE(md.find(" 0.50, 0.50 | a.json, b.json |"), std::string::npos) << md;
 }
 
+TEST(Headline, RangesOverTheRepeatsPairEachSidesSlowestWithTheOthersFastest) {
+  const Receipt r = receipt::sample_receipt();
+  const std::vector<HeadlineRow> rows = headline({{"a.json", r}}, "cublaslt", "cublaslt-default", "cublaslt-default");
+  ASSERT_EQ(rows.size(), 2u);
+  const receipt::ArmResult &a = r.results[0].arms[0], &d = r.results[0].arms[1];  // sq2048 bf16
+  EXPECT_NEAR(rows[0].vs_default_low, *d.us_min / *a.us_max, 1e-12);
+  EXPECT_NEAR(rows[0].vs_default_high, *d.us_max / *a.us_min, 1e-12);
+  EXPECT_LT(rows[0].vs_default_low, rows[0].vs_default);
+  EXPECT_GT(rows[0].vs_default_high, rows[0].vs_default);
+  EXPECT_EQ(rows[0].vs_best_low, rows[0].vs_default_low);  // the default given as the best: the same ratios
+  EXPECT_EQ(rows[0].vs_best_high, rows[0].vs_default_high);
+}
+
+TEST(Headline, ByDtypePoolsTheReceiptsAndLayoutsOfASuiteAndOrientation) {
+  Receipt tn = receipt::sample_receipt(), nn = receipt::sample_receipt();
+  for (receipt::Result& res : nn.results) res.problem.layout = Layout::NN;
+  for (Receipt* r : {&tn, &nn})
+    for (receipt::Result& res : r->results) res.suite = "llm24";
+  const std::vector<HeadlineRow> rows =
+      headline({{"tn.json", tn}, {"nn.json", nn}}, "cublaslt", "cublaslt-default", "none", Grouping::by_dtype);
+  ASSERT_EQ(rows.size(), 2u);  // bf16 and fp16, each over both layouts and receipts
+  const std::vector<HeadlineRow> per_receipt =
+      headline({{"tn.json", tn}, {"nn.json", nn}}, "cublaslt", "cublaslt-default", "none", Grouping::by_suite);
+  ASSERT_EQ(per_receipt.size(), 4u);
+  for (const HeadlineRow& row : rows) {
+    EXPECT_EQ(row.suite, "llm24");
+    EXPECT_EQ(row.layout, "all");
+    EXPECT_EQ(row.cases, 2);
+    EXPECT_EQ(row.receipt, "tn.json, nn.json");
+    for (const HeadlineRow& one : per_receipt)
+      if (one.dtype == row.dtype) EXPECT_NEAR(row.vs_default, one.vs_default, 1e-12);  // the same samples twice
+  }
+}
+
 }  // namespace
 }  // namespace tilewise::report
