@@ -1,4 +1,5 @@
 #pragma once
+// What the library throws: tilewise::Error, and Unsupported for a valid request no kernel family serves.
 #include <stdexcept>
 #include <string>
 
