@@ -33,22 +33,17 @@ select::Identity running_identity() {
 
 namespace {
 
-// Inside global-mode capture every allocation and synchronous call fails (and spoils the capture); a stream's first
-// plan may need both (a cuBLASLt workspace, stream-K scratch), so it is built in relaxed mode, as torch's caching
-// allocator allocates under capture.
+// Under global-mode capture (this thread's, or any other's) every allocation and synchronous call fails and spoils the
+// capture; a stream's first plan may need both (a cuBLASLt workspace, stream-K scratch), so plans are built in relaxed
+// mode, as torch's caching allocator allocates.
 class RelaxedCapture {
  public:
-  explicit RelaxedCapture(bool capturing) : active_(capturing) {
-    if (active_) TW_CUDA(cudaThreadExchangeStreamCaptureMode(&mode_));
-  }
-  ~RelaxedCapture() {
-    if (active_) cudaThreadExchangeStreamCaptureMode(&mode_);
-  }
+  RelaxedCapture() { TW_CUDA(cudaThreadExchangeStreamCaptureMode(&mode_)); }
+  ~RelaxedCapture() { cudaThreadExchangeStreamCaptureMode(&mode_); }
   RelaxedCapture(const RelaxedCapture&) = delete;
   RelaxedCapture& operator=(const RelaxedCapture&) = delete;
 
  private:
-  bool active_;
   cudaStreamCaptureMode mode_ = cudaStreamCaptureModeRelaxed;
 };
 
@@ -175,7 +170,7 @@ Plan& Context::plan(const Problem& p, cudaStream_t stream) {
   cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
   TW_CUDA(cudaStreamIsCapturing(stream, &capture));
   const bool capturing = capture != cudaStreamCaptureStatusNone;
-  const RelaxedCapture relaxed(capturing);
+  const RelaxedCapture relaxed;
   std::unique_ptr<Plan> plan;
   if (auto chosen = s.chosen.find(key); chosen != s.chosen.end()) {
     plan = s.make(p, chosen->second, stream);  // another stream's choice, with this stream's scratch
