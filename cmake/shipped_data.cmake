@@ -13,6 +13,6 @@ function(tw_embed_json json_file symbol generated_cpp)
        @ONLY)
 endfunction()
 
-tw_embed_json(${PROJECT_SOURCE_DIR}/data/floor-h200.json shipped_floor_json ${CMAKE_BINARY_DIR}/generated/floor_data.cpp)
+tw_embed_json(${PROJECT_SOURCE_DIR}/data/floor-h200.json shipped_floor_json ${PROJECT_BINARY_DIR}/generated/floor_data.cpp)
 tw_embed_json(${PROJECT_SOURCE_DIR}/data/database-h200.json shipped_database_json
-              ${CMAKE_BINARY_DIR}/generated/database_data.cpp)
+              ${PROJECT_BINARY_DIR}/generated/database_data.cpp)

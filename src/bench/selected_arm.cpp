@@ -59,7 +59,9 @@ class SelectedArm : public Arm {
     ctx_ = &context_for(name_);
     problem_ = wb.problem;
     operands_ = &wb.operands;
-    choice_ = ctx_->plan(problem_).choice();  // built here, so the checked run and the timers only launch
+    // Built here for the stream the runner launches on (a context keeps a plan per stream), so the checked run and
+    // the timers only launch.
+    choice_ = ctx_->plan(problem_, wb.stream).choice();
   }
 
   void launch(int set, cudaStream_t stream) const override {

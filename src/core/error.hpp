@@ -1,21 +1,3 @@
 #pragma once
-#include <stdexcept>
-#include <string>
-
-namespace tilewise {
-
-// Every error a user can cause (bad shape, bad file, unsupported combination) is an Error whose message names
-// the problem; the CLI prints it and exits non-zero instead of crashing.
-class Error : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-// A valid problem that a kernel family declines (cuBLASLt has no fp8 kernel for M = 4, say): a fact about the
-// family, reported as a skipped case rather than a failed measurement.
-class Unsupported : public Error {
- public:
-  using Error::Error;
-};
-
-}  // namespace tilewise
+// The library's errors are part of its public API (include/tilewise/error.hpp); the tool's code includes them here.
+#include "tilewise/error.hpp"

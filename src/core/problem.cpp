@@ -58,6 +58,10 @@ Problem make_problem(std::string name, int64_t M, int64_t N, int64_t K, DType dt
   return p;
 }
 
+Problem linear_problem(int64_t tokens, int64_t out_features, int64_t in_features, DType dtype) {
+  return {"linear", out_features, tokens, in_features, dtype, Layout::TN, in_features, in_features, out_features};
+}
+
 namespace {
 
 // Stored columns of each operand (column-major): A is K x M (TN) or M x K (NN), B is K x N, C is M x N.

@@ -3,7 +3,11 @@
 #include <fmt/format.h>
 #include <nvrtc.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <memory>
 
 #include "core/error.hpp"
@@ -18,6 +22,33 @@ void check(nvrtcResult r, const char* call, const std::string& name) {
 
 }  // namespace
 
+std::vector<KernelSource> read_kernel_sources(const std::string& folder) {
+  const std::filesystem::path dir(folder);
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec))
+    throw Error(fmt::format("TILEWISE_KERNELS_DIR={} is not a folder of kernel sources", dir.string()));
+  std::vector<KernelSource> out;
+  for (auto it = std::filesystem::recursive_directory_iterator(dir, ec); !ec && it != std::filesystem::end(it);
+       it.increment(ec)) {
+    const std::filesystem::path& f = it->path();
+    if (!it->is_regular_file(ec) || (f.extension() != ".cuh" && f.extension() != ".h")) continue;
+    std::ifstream in(f, std::ios::binary);
+    if (!in) throw Error(fmt::format("cannot read kernel source {}", f.string()));
+    out.push_back({f.lexically_relative(dir).generic_string(), std::string(std::istreambuf_iterator<char>(in), {})});
+  }
+  if (ec) throw Error(fmt::format("cannot list kernel sources under {}: {}", dir.string(), ec.message()));
+  std::sort(out.begin(), out.end(), [](const KernelSource& a, const KernelSource& b) { return a.name < b.name; });
+  return out;
+}
+
+const std::vector<KernelSource>& kernel_sources() {
+  static const std::vector<KernelSource> sources = [] {
+    const char* env = std::getenv("TILEWISE_KERNELS_DIR");
+    return env && *env ? read_kernel_sources(env) : embedded_kernel_sources();
+  }();
+  return sources;
+}
+
 std::string kernels_dir() {
   if (const char* env = std::getenv("TILEWISE_KERNELS_DIR")) return env;
   return TILEWISE_BUILD_KERNELS_DIR;
@@ -30,12 +61,18 @@ std::string cuda_include_dir() {
 
 Compiled compile(const CompileRequest& req) {
   nvrtcProgram prog = nullptr;
-  check(nvrtcCreateProgram(&prog, req.source.c_str(), req.name.c_str(), 0, nullptr, nullptr), "create", req.name);
+  // Every kernel source goes with the program as a header NVRTC resolves #include "name" to, so no folder is read.
+  const std::vector<KernelSource>& sources = kernel_sources();
+  std::vector<const char*> headers, names;
+  for (const KernelSource& k : sources) headers.push_back(k.text.c_str()), names.push_back(k.name.c_str());
+  check(nvrtcCreateProgram(&prog, req.source.c_str(), req.name.c_str(), int(sources.size()), headers.data(),
+                           names.data()),
+        "create", req.name);
   std::unique_ptr<nvrtcProgram, void (*)(nvrtcProgram*)> guard(&prog, [](nvrtcProgram* p) { nvrtcDestroyProgram(p); });
   for (const std::string& e : req.name_expressions) check(nvrtcAddNameExpression(prog, e.c_str()), "add name", req.name);
 
-  std::vector<std::string> opts = {"--gpu-architecture=" + req.arch, "--std=c++20", "-I" + kernels_dir(),
-                                   "-I" + cuda_include_dir(), "-I" + cuda_include_dir() + "/cccl"};
+  std::vector<std::string> opts = {"--gpu-architecture=" + req.arch, "--std=c++20", "-I" + cuda_include_dir(),
+                                   "-I" + cuda_include_dir() + "/cccl"};
   opts.insert(opts.end(), req.options.begin(), req.options.end());
   std::vector<const char*> argv;
   for (const std::string& o : opts) argv.push_back(o.c_str());

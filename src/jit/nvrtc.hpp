@@ -23,9 +23,24 @@ struct CompileRequest {
 // Throws Error naming the request and carrying NVRTC's log when compilation fails.
 Compiled compile(const CompileRequest& request);
 
-// Where kernel sources and the CUDA headers they include are found: build-time paths, overridden by the
-// environment (TILEWISE_KERNELS_DIR, CUDA_HOME) when the tool runs from another place.
+// A kernel source as NVRTC includes it: its path under kernels/ ("sm90/args.h") and its text.
+struct KernelSource {
+  std::string name;
+  std::string text;
+};
+// The kernel sources compile() offers NVRTC, sorted by name: the ones embedded in the library at build time
+// (cmake/kernel_sources.cmake), so that an installed program needs no source tree, or with TILEWISE_KERNELS_DIR set,
+// every .cuh and .h under that folder as it is now (to try an edited kernel without rebuilding). Read once a process.
+// Throws Error when the override names no readable folder.
+const std::vector<KernelSource>& kernel_sources();
+const std::vector<KernelSource>& embedded_kernel_sources();  // generated: kernel_sources.cpp in the build folder
+// Every .cuh and .h under `dir`, named by their path under it, sorted; Error when `dir` is not a readable folder.
+std::vector<KernelSource> read_kernel_sources(const std::string& dir);
+
+// $TILEWISE_KERNELS_DIR, else the source tree's kernels/ the library was built from (which an installed program may
+// not have: compile() reads kernel_sources(), not this folder).
 std::string kernels_dir();
+// Where the CUDA headers the kernels include are found: the build's toolkit, or $CUDA_HOME/include.
 std::string cuda_include_dir();
 
 }  // namespace tilewise::jit

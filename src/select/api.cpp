@@ -8,6 +8,7 @@
 #include "device/cuda.hpp"
 #include "device/machine.hpp"
 #include "families/cublaslt/matmul.hpp"
+#include "select/context_state.hpp"
 #include "select/database_file.hpp"
 #include "select/machine_database.hpp"
 #include "select/shipped.hpp"
@@ -30,70 +31,92 @@ select::Identity running_identity() {
   return select::identity_of(device::describe_machine(nvml), build::version);
 }
 
-Context::Context(ContextOptions o) {
+namespace {
+
+// Under global-mode capture (this thread's, or any other's) every allocation and synchronous call fails and spoils the
+// capture; a stream's first plan may need both (a cuBLASLt workspace, stream-K scratch), so plans are built in relaxed
+// mode, as torch's caching allocator allocates.
+class RelaxedCapture {
+ public:
+  RelaxedCapture() { TW_CUDA(cudaThreadExchangeStreamCaptureMode(&mode_)); }
+  ~RelaxedCapture() { cudaThreadExchangeStreamCaptureMode(&mode_); }
+  RelaxedCapture(const RelaxedCapture&) = delete;
+  RelaxedCapture& operator=(const RelaxedCapture&) = delete;
+
+ private:
+  cudaStreamCaptureMode mode_ = cudaStreamCaptureModeRelaxed;
+};
+
+}  // namespace
+
+Context::Context(ContextOptions o) : s_(std::make_unique<State>()) {
+  State& s = *s_;
   device::require_gpu();
-  sm_count_ = device::sm_count();
-  identity_ = running_identity();
-  tune_ = o.tune ? *o.tune : tune_mode_from_environment();
-  first_use_ = o.first_use;
-  serve_buckets_ = o.serve_buckets;
+  s.sm_count = device::sm_count();
+  s.identity = running_identity();
+  s.tune = o.tune ? *o.tune : tune_mode_from_environment();
+  s.first_use = o.first_use;
+  s.serve_buckets = o.serve_buckets;
   const auto keep = [&](select::Usable u) {
-    warnings_.insert(warnings_.end(), u.warnings.begin(), u.warnings.end());
-    warnings_.insert(warnings_.end(), u.refused.begin(), u.refused.end());
+    s.warnings.insert(s.warnings.end(), u.warnings.begin(), u.warnings.end());
+    s.warnings.insert(s.warnings.end(), u.refused.begin(), u.refused.end());
     return u.db.records.empty() ? nullptr : std::make_unique<select::Database>(std::move(u.db));
   };
-  if (o.use_machine_database || tune_ != TuneMode::off) {
-    machine_path_ = o.machine_database;
-    if (machine_path_.empty()) try {
-        machine_path_ = select::machine_database_path();
+  if (o.use_machine_database || s.tune != TuneMode::off) {
+    s.machine_path = o.machine_database;
+    if (s.machine_path.empty()) try {
+        s.machine_path = select::machine_database_path();
       } catch (const Error&) {
-        if (tune_ == TuneMode::on) throw;  // tuning needs somewhere to keep what it finds; selection does not
+        if (s.tune == TuneMode::on) throw;  // tuning needs somewhere to keep what it finds; selection does not
       }
-    if (o.use_machine_database && !machine_path_.empty() && std::filesystem::exists(machine_path_))
-      machine_ = keep(select::usable_entries(select::read_database(machine_path_), identity_, machine_path_));
+    if (o.use_machine_database && !s.machine_path.empty() && std::filesystem::exists(s.machine_path))
+      s.machine = keep(select::usable_entries(select::read_database(s.machine_path), s.identity, s.machine_path));
   }
   if (!o.database.empty()) {
-    select::Loaded loaded = select::load_database(o.database, identity_, o.allow_foreign);
-    user_ = std::make_unique<select::Database>(std::move(loaded.db));
-    overridden_ = std::move(loaded.overridden);
-    warnings_.insert(warnings_.end(), loaded.warnings.begin(), loaded.warnings.end());
+    select::Loaded loaded = select::load_database(o.database, s.identity, o.allow_foreign);
+    s.user = std::make_unique<select::Database>(std::move(loaded.db));
+    s.overridden = std::move(loaded.overridden);
+    s.warnings.insert(s.warnings.end(), loaded.warnings.begin(), loaded.warnings.end());
   }
-  if (o.shipped_database) shipped_ = keep(select::shipped_database_for(identity_));
-  if (!o.floor.empty()) floor_ = select::read_floor(o.floor);
+  if (o.shipped_database) s.shipped = keep(select::shipped_database_for(s.identity));
+  if (!o.floor.empty()) s.floor = select::read_floor(o.floor);
 }
 
 Context::~Context() = default;
 
-bool Context::has_database() const { return machine_ || user_ || shipped_; }
+bool Context::has_database() const { return s_->machine || s_->user || s_->shipped; }
+TuneMode Context::tune_mode() const { return s_->tune; }
+const std::vector<std::string>& Context::overridden() const { return s_->overridden; }
+const std::vector<std::string>& Context::warnings() const { return s_->warnings; }
+const select::Identity& Context::identity() const { return s_->identity; }
 
 const select::FirstUse* Context::tuned(const Problem& p) const {
-  const auto it = tuned_.find(key_of(p));
-  return it == tuned_.end() ? nullptr : &it->second;
+  const auto it = s_->tuned.find(State::key_of(p));
+  return it == s_->tuned.end() ? nullptr : &it->second;
 }
 
-const cublaslt::Context& Context::vendor() {
-  if (!vendor_) vendor_ = std::make_unique<cublaslt::Context>();  // its 64 MiB workspace only when cuBLASLt runs
-  return *vendor_;
+const cublaslt::Context& Context::State::vendor(cudaStream_t stream) {
+  std::unique_ptr<cublaslt::Context>& v = vendors[stream];
+  if (!v) v = std::make_unique<cublaslt::Context>();
+  return *v;
 }
 
-select::Rules Context::rules() const {
-  return {sm_count_, floor_ ? &*floor_ : nullptr, &identity_, serve_buckets_};
+select::Rules Context::State::rules() const { return {sm_count, floor ? &*floor : nullptr, &identity, serve_buckets}; }
+
+std::vector<const select::Database*> Context::State::databases() const { return {machine.get(), user.get(), shipped.get()}; }
+
+Choice Context::choose(const Problem& p) const { return select::choose(s_->databases(), p, s_->rules()); }
+
+std::unique_ptr<Plan> Context::State::make(const Problem& p, const select::Choice& c, cudaStream_t stream) {
+  return select::make_plan(p, c, [this, stream]() -> const cublaslt::Context& { return vendor(stream); }, sm_count);
 }
 
-std::vector<const select::Database*> Context::databases() const { return {machine_.get(), user_.get(), shipped_.get()}; }
-
-select::Choice Context::choose(const Problem& p) const { return select::choose(databases(), p, rules()); }
-
-std::unique_ptr<Plan> Context::make(const Problem& p, const select::Choice& c) {
-  return select::make_plan(p, c, [this]() -> const cublaslt::Context& { return vendor(); }, sm_count_);
-}
-
-std::unique_ptr<Plan> Context::build(const Problem& p, select::Choice c) {
+std::unique_ptr<Plan> Context::State::build(const Problem& p, select::Choice c, cudaStream_t stream) {
   try {
-    return make(p, c);
+    return make(p, c, stream);
   } catch (const Unsupported&) {
     if (c.source == "heuristic") throw;  // cuBLASLt's own heuristic declined: no family runs p
-    if (c.source == "floor") return build(p, {"cublaslt", "", "heuristic", 0});  // the floor never insists
+    if (c.source == "floor") return build(p, {"cublaslt", "", "heuristic", 0}, stream);  // the floor never insists
     throw;
   } catch (const Error& e) {
     if (c.source == "heuristic") throw;
@@ -103,61 +126,68 @@ std::unique_ptr<Plan> Context::build(const Problem& p, select::Choice c) {
   }
 }
 
-std::unique_ptr<Plan> Context::select_plan(const Problem& p, bool capturing) {
+std::unique_ptr<Plan> Context::State::select_plan(const Problem& p, cudaStream_t stream, bool capturing) {
   for (const select::Database* db : databases())
     if (db)
-      if (auto hit = select::from_database(*db, p)) return build(p, *hit);
-  if (tune_ == TuneMode::on && !capturing) return tune_plan(p);
-  if (serve_buckets_ && !capturing)  // a bucket's entry serves only once checked correct for p, which launches work
+      if (auto hit = select::from_database(*db, p)) return build(p, *hit, stream);
+  if (tune == TuneMode::on && !capturing) return tune_plan(p, stream);
+  if (serve_buckets && !capturing)  // a bucket's entry serves only once checked correct for p, which launches work
     for (const select::Database* db : databases())
       if (db)
-        for (const select::Choice& c : select::bucket_choices(*db, p, sm_count_)) try {
-            std::unique_ptr<Plan> plan = make(p, c);
+        for (const select::Choice& c : select::bucket_choices(*db, p, sm_count)) try {
+            std::unique_ptr<Plan> plan = make(p, c, stream);
             if (!select::check_plan(p, *plan)) return plan;
           } catch (const Error&) {  // infeasible here after all (cuBLASLt's own check): the next one
           }
-  return build(p, select::heuristic_choice(p, rules()));
+  return build(p, select::heuristic_choice(p, rules()), stream);
 }
 
-std::unique_ptr<Plan> Context::tune_plan(const Problem& p) {
+std::unique_ptr<Plan> Context::State::tune_plan(const Problem& p, cudaStream_t stream) {
   std::vector<std::string> vendor_configs;
   try {
-    for (const cublaslt::Candidate& c : cublaslt::Matmul(vendor(), p).heuristic(8))
+    for (const cublaslt::Candidate& c : cublaslt::Matmul(vendor(stream), p).heuristic(8))
       vendor_configs.push_back(cublaslt::to_string(c.config));
   } catch (const Unsupported&) {
   }
   std::vector<select::Choice> bucket;
   for (const select::Database* db : databases())
     if (db)
-      for (select::Choice& c : select::bucket_choices(*db, p, sm_count_)) bucket.push_back(std::move(c));
-  const std::vector<select::Choice> candidates = select::first_use_candidates(p, bucket, vendor_configs, sm_count_);
+      for (select::Choice& c : select::bucket_choices(*db, p, sm_count)) bucket.push_back(std::move(c));
+  const std::vector<select::Choice> candidates = select::first_use_candidates(p, bucket, vendor_configs, sm_count);
   select::FirstUse result = select::tune_first_use(
-      p, candidates,
-      [&](const select::Choice& c) { return make(p, c); },
-      first_use_);
-  select::record_tuned(machine_path_, identity_, p, result.winner, result.summary());
+      p, candidates, [&](const select::Choice& c) { return make(p, c, stream); }, first_use);
+  select::record_tuned(machine_path, identity, p, result.winner, result.summary());
   std::unique_ptr<Plan> plan = std::move(result.plan);
-  tuned_.emplace(key_of(p), std::move(result));
+  tuned.emplace(key_of(p), std::move(result));
   return plan;
 }
 
 Plan& Context::plan(const Problem& p, cudaStream_t stream) {
-  const Key key = key_of(p);
-  if (auto it = plans_.find(key); it != plans_.end()) return *it->second;
+  State& s = *s_;
+  const State::Key key = State::key_of(p);
+  if (auto it = s.plans.find({key, stream}); it != s.plans.end()) return *it->second;
   validate(p);
   cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
   TW_CUDA(cudaStreamIsCapturing(stream, &capture));
   const bool capturing = capture != cudaStreamCaptureStatusNone;
-  if (tune_ == TuneMode::record) select::record_signature(select::recorded_suite_path(), p);
-  return *plans_.emplace(key, select_plan(p, capturing)).first->second;
+  const RelaxedCapture relaxed;
+  std::unique_ptr<Plan> plan;
+  if (auto chosen = s.chosen.find(key); chosen != s.chosen.end()) {
+    plan = s.make(p, chosen->second, stream);  // another stream's choice, with this stream's scratch
+  } else {
+    if (s.tune == TuneMode::record) select::record_signature(select::recorded_suite_path(), p);
+    plan = s.select_plan(p, stream, capturing);
+    s.chosen.emplace(key, plan->choice());
+  }
+  return *s.plans.emplace(std::pair{key, stream}, std::move(plan)).first->second;
 }
 
-std::unique_ptr<Plan> Context::plan_for(const Problem& p, const select::Choice& c) {
+std::unique_ptr<Plan> Context::plan_for(const Problem& p, const Choice& c) {
   validate(p);
-  return build(p, c);
+  return s_->build(p, c, nullptr);
 }
 
-const select::Choice& gemm(Context& ctx, const Problem& p, const void* A, const void* B, void* C, cudaStream_t stream) {
+const Choice& gemm(Context& ctx, const Problem& p, const void* A, const void* B, void* C, cudaStream_t stream) {
   Plan& plan = ctx.plan(p, stream);
   plan.run(A, B, C, stream);
   return plan.choice();

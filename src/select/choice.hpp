@@ -11,21 +11,11 @@
 #include "core/problem.hpp"
 #include "select/database.hpp"
 #include "select/floor.hpp"
+#include "tilewise/context.hpp"
 
 namespace tilewise::select {
 
-struct Choice {
-  std::string family;  // "sm90", "gemv" or "cublaslt"
-  // The family's canonical configuration. Empty for cuBLASLt from its heuristic: its own heuristic's first candidate,
-  // which only cuBLASLt on the GPU can name.
-  std::string config;
-  // "database" (a tuned entry of the problem's signature), "bucket" (one tuned at another token count of its
-  // bucket), "first use" (tuned on this call, select/first_use.hpp), "floor" (a family's rule, taken where the sweep
-  // measured it faster) or "heuristic" (cuBLASLt's own heuristic).
-  std::string source;
-  double us = 0;  // the database's time; 0 otherwise
-  bool operator==(const Choice&) const = default;
-};
+using Choice = tilewise::Choice;  // include/tilewise/context.hpp
 
 // The fastest of the families the database records for p, or nothing when it does not have p. Their times compare
 // roughly: one machine measured them (a database is loaded only under the running identity, or by an override its

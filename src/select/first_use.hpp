@@ -12,19 +12,11 @@
 #include <vector>
 
 #include "select/plan.hpp"
+#include "tilewise/context.hpp"
 
 namespace tilewise::select {
 
-struct FirstUseOptions {
-  double budget_s = 1.0;  // about this long per new signature: candidates past it are not built
-  int repeats = 5;        // interleaved samples per candidate
-  // About how long one timed graph replay runs: replays of 0.2 ms ran at a boost clock a sustained load does not
-  // keep, and an sm90 kernel that won by 15% there lost by 3% in `bench` (docs/notes/2026-12-02-first-use.md).
-  double graph_ms = 1.0;
-  // A candidate replaces cuBLASLt's default only this fraction or more faster by median, beside its range lying
-  // wholly below: wins under 1% on kernels of a few microseconds did not reproduce in `bench`.
-  double margin = 0.01;
-};
+using FirstUseOptions = tilewise::FirstUseOptions;  // its budget (include/tilewise/context.hpp)
 
 struct Timed {
   Choice choice;

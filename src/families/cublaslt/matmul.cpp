@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <array>
+#include <tuple>
+
 namespace tilewise::cublaslt {
 
 namespace {
@@ -33,6 +37,23 @@ T algo_attribute(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoConfigAttri
   size_t written = 0;
   TW_LT(cublasLtMatmulAlgoConfigGetAttribute(&algo, attr, &value, sizeof value, &written));
   return value;
+}
+
+// What the algorithm needs of A, B and C (C is also D).
+std::array<uint32_t, 3> alignments(const cublasLtMatmulAlgo_t& algo) {
+  std::array<uint32_t, 3> out{};
+  const cublasLtMatmulAlgoCapAttributes_t caps[] = {CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_A_BYTES,
+                                                     CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_B_BYTES,
+                                                     CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_C_BYTES};
+  for (size_t i = 0; i < out.size(); ++i) {
+    size_t written = 0;
+    TW_LT(cublasLtMatmulAlgoCapGetAttribute(&algo, caps[i], &out[i], sizeof out[i], &written));
+  }
+  uint32_t d = 0;
+  size_t written = 0;
+  TW_LT(cublasLtMatmulAlgoCapGetAttribute(&algo, CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_D_BYTES, &d, sizeof d, &written));
+  out[2] = std::max(out[2], d);
+  return out;
 }
 
 }  // namespace
@@ -76,7 +97,8 @@ std::vector<Candidate> Matmul::heuristic(int requested) const {
   std::vector<Candidate> out;
   for (int i = 0; i < returned; ++i)
     if (results[size_t(i)].state == CUBLAS_STATUS_SUCCESS)
-      out.push_back({results[size_t(i)].algo, decode(results[size_t(i)].algo), results[size_t(i)].workspaceSize});
+      out.push_back({results[size_t(i)].algo, decode(results[size_t(i)].algo), results[size_t(i)].workspaceSize,
+                     alignments(results[size_t(i)].algo)});
   if (out.empty()) throw Unsupported(fmt::format("cuBLASLt offers no algorithm for {}", describe(p_)));
   return out;
 }
@@ -118,10 +140,17 @@ Candidate Matmul::configured(const Config& c) const {
   if (result.workspaceSize > ctx_.workspace_bytes())
     throw Unsupported(fmt::format("cuBLASLt {} needs {} bytes of workspace, over the {} bytes every arm shares",
                                   to_string(c), result.workspaceSize, ctx_.workspace_bytes()));
-  return {algo, decode(algo), result.workspaceSize};  // what cuBLASLt holds, should it normalize a field
+  return {algo, decode(algo), result.workspaceSize, alignments(algo)};  // what cuBLASLt holds, should it normalize a field
 }
 
 void Matmul::run(const Candidate& c, const void* A, const void* B, void* C, cudaStream_t stream) const {
+  // cuBLASLt launches on whatever it is given; its algorithms each need some alignment of every matrix (up to 256
+  // bytes, what its heuristic assumes by default).
+  for (const auto& [ptr, name, align] : {std::tuple<const void*, const char*, uint32_t>{A, "A", c.alignment[0]},
+                                         {B, "B", c.alignment[1]}, {C, "C", c.alignment[2]}})
+    if (!ptr || reinterpret_cast<uintptr_t>(ptr) % std::max<uint32_t>(align, 1))
+      throw Error(fmt::format("cuBLASLt {} on {}: {} at {} is not a {}-byte-aligned device pointer", to_string(c.config),
+                              describe(p_), name, ptr, align));
   const float alpha = 1.0f, beta = 0.0f;
   TW_LT(cublasLtMatmul(ctx_.handle(), desc_, &alpha, A, a_, B, b_, &beta, C, c_, C, c_, &c.algo, ctx_.workspace(),
                        ctx_.workspace_bytes(), stream));

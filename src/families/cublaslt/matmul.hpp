@@ -2,7 +2,9 @@
 // The vendor family: one problem's cuBLASLt descriptors, the heuristic's candidates as Config values, and a launch.
 #include <cublasLt.h>
 
+#include <array>
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "core/problem.hpp"
@@ -32,6 +34,7 @@ struct Candidate {
   cublasLtMatmulAlgo_t algo;
   Config config;
   size_t workspace_bytes = 0;
+  std::array<uint32_t, 3> alignment{};  // the bytes the algorithm needs A, B and C (and D) aligned to; run checks
 };
 
 class Matmul {

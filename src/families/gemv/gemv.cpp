@@ -78,6 +78,8 @@ std::string args_error(const Config& c, const Problem& p, const Args& a) {
     return fmt::format("scales at {} are not 16-byte aligned (the bulk engine copies them)", a.scales);
   if (reinterpret_cast<uintptr_t>(a.x) % x_align)
     return fmt::format("x at {} is not {}-byte aligned ({} engine vector loads)", a.x, x_align, to_string(c.engine));
+  if (const int out_align = element_bytes(output_dtype(c.act)); reinterpret_cast<uintptr_t>(a.out) % out_align)
+    return fmt::format("the output at {} is not {}-byte aligned (its elements)", a.out, out_align);
   // An fp8 problem's own B has no channel scale (scale 1); packed fp8 weights always come with theirs.
   if (!a.scales && (group_size(c.weights) != 0 || (c.weights == Format::fp8 && !is_native(c.weights, p.dtype))))
     return fmt::format("{} weights need their scales", to_string(c.weights));

@@ -34,7 +34,8 @@ jit::KernelBuild kernel_build(const Config& c, bool y_rows = false);
 
 // Why `a` cannot be launched with `c` on `p` (empty when it can): a missing operand or scale array, weight rows that
 // are not whole 16-byte-aligned rows of K, x not aligned for the engine's vector loads (16 bytes; the FMA engine
-// reads fp8 x 8 bytes at a time), or group scales the bulk engine cannot copy (not 16-byte aligned). Shape and
+// reads fp8 x 8 bytes at a time), group scales the bulk engine cannot copy (not 16-byte aligned), or an output not
+// aligned to its elements. Shape and
 // stride rules are require_feasible's.
 std::string args_error(const Config& c, const Problem& p, const Args& a);
 

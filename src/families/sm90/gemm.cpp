@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <tuple>
+
 #include "core/error.hpp"
 #include "families/sm90/feasibility.hpp"
 #include "kernels/sm90/args.h"
@@ -65,6 +67,16 @@ const TensorMap& Gemm::map(const TensorMapSpec& spec) {
 }
 
 void Gemm::bind(const void* A, const void* B, void* C) {
+  // Checked here, before any tensor map is encoded or kernel launched: TMA loads A and B from 16-byte-aligned bases,
+  // and C takes pairs of elements (the direct store, unswapped, with an even ldc), or 16-byte TMA boxes.
+  const size_t c_align = stores_by_tma(c_.store)                                          ? 16
+                         : c_.store == Store::direct && !c_.swap && p_.ldc % 2 == 0 ? 4
+                                                                                     : 2;
+  for (const auto& [ptr, name, align] : {std::tuple<const void*, const char*, size_t>{A, "A", 16}, {B, "B", 16},
+                                         {C, "C", c_align}})
+    if (!ptr || reinterpret_cast<uintptr_t>(ptr) % align)
+      throw Error(fmt::format("sm90 {} on {}: {} at {} is not a {}-byte-aligned device pointer", to_string(c_),
+                              describe(p_), name, ptr, align));
   const int es = element_bytes(p_.dtype);
   const bool f16 = p_.dtype == DType::fp16;
   const uint32_t bk = uint32_t(block_k(p_.dtype));
@@ -89,7 +101,7 @@ void Gemm::bind(const void* A, const void* B, void* C) {
 void Gemm::run(const void* A, const void* B, void* C, cudaStream_t stream) {
   // Rotation sets alternate operands between launches; the maps of the last set used are kept at hand so that a
   // launch from the host loop costs no key formatting or lookup when the buffers repeat.
-  if (A != bound_.A || B != bound_.B || C != bound_.C) bind(A, B, C);
+  if (!bound_.a || A != bound_.A || B != bound_.B || C != bound_.C) bind(A, B, C);  // nothing bound yet: bind checks
   kernels::Sm90GemmArgs args{C,
                   kernel_m_,
                   kernel_n_,

@@ -1,0 +1,58 @@
+#pragma once
+// nn.Linear on packed quantized weights: the decode GEMV family's formats (defined bit by bit in
+// kernels/quantize.cuh), quantized on the GPU or by the CPU reference (the same bits), and y = x W^T with them.
+//   q8_0      int8 values as ggml's Q8_0, an fp16 scale per 32 weights along K
+//   int4_g32  int4, symmetric with a zero point of 8, an fp16 scale per 32 weights along K
+//   int4_g128 the same with a scale per 128
+//   fp8       e4m3 values, an fp32 scale per output channel (row)
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string_view>
+
+#include "tilewise/export.hpp"
+#include "tilewise/context.hpp"
+#include "tilewise/problem.hpp"
+
+namespace tilewise {
+
+enum class WeightFormat { q8_0 = 2, int4_g32 = 3, int4_g128 = 4, fp8 = 5 };
+
+TILEWISE_API std::string_view to_string(WeightFormat f);            // "q8_0", "int4g32", "int4g128", "fp8"
+TILEWISE_API WeightFormat parse_weight_format(std::string_view s);  // throws Error naming the text and the known names
+
+// Where a format puts W[F][K]: F rows of quantized values row_bytes apart (whole 16-byte chunks), then the scales.
+struct PackedShape {
+  WeightFormat format = WeightFormat::q8_0;
+  int64_t out_features = 0, in_features = 0;  // F and K
+  int64_t row_bytes = 0;
+  int64_t scale_bytes = 0;  // q8_0, int4: fp16 [F][K / group]; fp8: fp32 [F]
+  int64_t q_bytes() const { return out_features * row_bytes; }
+};
+// Throws Error naming the rule when F or K is not positive or K does not fill whole chunks and groups.
+TILEWISE_API PackedShape packed_shape(WeightFormat f, int64_t out_features, int64_t in_features);
+
+struct PackedWeights {
+  PackedShape shape;
+  const void* q = nullptr;       // shape.q_bytes() bytes, 16-byte aligned
+  const void* scales = nullptr;  // shape.scale_bytes bytes
+};
+
+// W[F][K] (bf16 or fp16, rows `ld` elements apart) packed into device memory q (shape.q_bytes()) and scales
+// (shape.scale_bytes) on `stream`. For load time: it allocates and synchronizes the stream. Throws Error.
+TILEWISE_API void quantize(const void* w, DType dtype, int64_t ld, const PackedShape& shape, void* q, void* scales,
+              cudaStream_t stream);
+// The CPU reference of quantize (every pointer in host memory): the same bits.
+TILEWISE_API void quantize_host(const void* w, DType dtype, int64_t ld, const PackedShape& shape, void* q, void* scales);
+// The weights the kernels compute with, as fp32 [F][K]: on the GPU (asynchronous on `stream`) or in host memory.
+TILEWISE_API void dequantize(const PackedWeights& w, float* out, cudaStream_t stream);
+TILEWISE_API void dequantize_host(const PackedWeights& w, float* out);
+
+// y[tokens][F] = x[tokens][K] W^T for bf16 or fp16 x and y (contiguous rows), on `stream`. 1..16 tokens run the gemv
+// family's kernel on the packed weights (its default configuration for the format and shape, built on first use and
+// kept by the context); more throw Unsupported, as there is no quantized tensor-core kernel yet: dequantize and run
+// gemm on linear_problem() then. Throws Error, before any launch, for a null or misaligned pointer.
+TILEWISE_API void linear(Context& ctx, const void* x, int64_t tokens, DType act, const PackedWeights& w, void* y,
+            cudaStream_t stream);
+
+}  // namespace tilewise

@@ -1,0 +1,63 @@
+"""tilewise.Linear, an nn.Linear on tilewise.linear, and patch(), which swaps a model's nn.Linear layers for it."""
+import torch
+
+from .ops import linear
+from .packed import PackedWeight, quantize
+
+
+class Linear(torch.nn.Module):
+    """nn.Linear's forward on tilewise.linear: 16-bit weights as they are (`weight`), or packed in a format
+    (`q` and `scales` buffers, tilewise.quantize's). Made by patch() or from_linear()."""
+
+    def __init__(self, in_features, out_features, weight=None, packed=None, bias=None):
+        super().__init__()
+        if (weight is None) == (packed is None):
+            raise ValueError("a tilewise.Linear holds either 16-bit weights or packed ones")
+        self.in_features, self.out_features = in_features, out_features
+        self.format = packed.format if packed is not None else None
+        self.weight = weight
+        if packed is not None:
+            self.register_buffer("q", packed.q)
+            self.register_buffer("scales", packed.scales)
+        self.bias = bias
+
+    @classmethod
+    def from_linear(cls, layer, format=None):
+        """A tilewise.Linear computing what `layer` (an nn.Linear) does, sharing its weight and bias, or with its
+        weight packed in `format`."""
+        if format is None:
+            return cls(layer.in_features, layer.out_features, weight=layer.weight, bias=layer.bias)
+        return cls(layer.in_features, layer.out_features, packed=quantize(layer.weight, format), bias=layer.bias)
+
+    def packed(self):
+        return PackedWeight(self.q, self.scales, self.format, self.out_features, self.in_features)
+
+    def forward(self, x):
+        return linear(x, self.weight if self.format is None else self.packed(), self.bias)
+
+    def extra_repr(self):
+        return (f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}, "
+                f"weights={self.format or 'as given'}")
+
+
+def patch(module, format=None, filter=None):
+    """Swaps every nn.Linear inside `module` (recursively, in place) for a tilewise.Linear; returns `module`.
+
+    format: None keeps the 16-bit weights (shared with the layer, not copied); "q8_0", "int4-g32", "int4-g128" or
+    "fp8" packs each layer's weight once, here. filter(name, layer) -> bool leaves out the layers it returns False for.
+    Raises ValueError naming the first layer the format cannot take (K not a multiple of its group, say)."""
+    targets = [(name, layer) for name, layer in module.named_modules()
+               if isinstance(layer, torch.nn.Linear) and (filter is None or filter(name, layer))]
+    if isinstance(module, torch.nn.Linear) and targets and targets[0][0] == "":
+        raise ValueError("patch swaps the nn.Linear layers inside a module; wrap a lone nn.Linear with "
+                         "tilewise.Linear.from_linear instead")
+    swapped = {}
+    for name, layer in targets:
+        try:
+            swapped[name] = Linear.from_linear(layer, format)
+        except ValueError as e:
+            raise ValueError(f"layer {name} ({layer.out_features} x {layer.in_features}): {e}") from None
+    for name, replacement in swapped.items():
+        parent_name, _, child = name.rpartition(".")
+        setattr(module.get_submodule(parent_name), child, replacement)
+    return module

@@ -1,0 +1,113 @@
+"""Packed quantized weights: the decode GEMV family's formats (kernels/quantize.cuh) held in torch tensors."""
+import torch
+
+from . import _capi
+
+# Along K: the group one scale covers (0: one scale per row).
+_GROUP = {"q8_0": 32, "int4-g32": 32, "int4-g128": 128, "fp8": 0}
+
+
+class PackedWeight:
+    """W[F, K] packed in one of the formats: `q` (uint8 [F, row_bytes]: the values) and `scales` (fp16 [F, K / group],
+    or fp32 [F] for fp8), on the device of the weights it was made from. Make one with tilewise.quantize."""
+
+    def __init__(self, q, scales, format, out_features, in_features):
+        if format not in _capi.FORMATS:
+            raise ValueError(f"unknown format {format!r}; known: {', '.join(_capi.FORMATS)}")
+        row_bytes, _ = _capi.packed_shape(_capi.FORMATS[format], out_features, in_features)
+        group = _GROUP[format]
+        scale_shape = (out_features, in_features // group) if group else (out_features,)
+        scale_dtype = torch.float16 if group else torch.float32
+        if q.dtype != torch.uint8 or tuple(q.shape) != (out_features, row_bytes):
+            raise ValueError(f"{format} q must be uint8 of shape {(out_features, row_bytes)}, not {q.dtype} "
+                             f"{tuple(q.shape)}")
+        if scales.dtype != scale_dtype or tuple(scales.shape) != scale_shape:
+            raise ValueError(f"{format} scales must be {scale_dtype} of shape {scale_shape}, not {scales.dtype} "
+                             f"{tuple(scales.shape)}")
+        if q.device != scales.device or not q.is_contiguous() or not scales.is_contiguous():
+            raise ValueError("q and scales must be contiguous and on one device")
+        self.q, self.scales, self.format = q, scales, format
+        self.out_features, self.in_features = out_features, in_features
+
+    @property
+    def device(self):
+        return self.q.device
+
+    def to(self, device):
+        return PackedWeight(self.q.to(device), self.scales.to(device), self.format, self.out_features, self.in_features)
+
+    def __repr__(self):
+        return (f"PackedWeight({self.format}, out_features={self.out_features}, in_features={self.in_features}, "
+                f"device={self.device})")
+
+
+def _dtype_code(dtype, what):
+    if dtype == torch.bfloat16:
+        return _capi.BF16
+    if dtype == torch.float16:
+        return _capi.FP16
+    raise ValueError(f"{what} must be bfloat16 or float16, not {dtype}")
+
+
+def quantize(w, format):
+    """Packs bf16/fp16 weights w[F, K] (nn.Linear's weight) in `format`: "q8_0", "int4-g32", "int4-g128" or "fp8".
+
+    On CUDA the library's GPU quantizer runs on the current stream and synchronizes it (this is for load time); on the
+    CPU its CPU reference, which gives the same bits. Raises ValueError for a format or shape it cannot take."""
+    if format not in _capi.FORMATS:
+        raise ValueError(f"unknown format {format!r}; known: {', '.join(_capi.FORMATS)}")
+    if not isinstance(w, torch.Tensor) or w.dim() != 2:
+        raise ValueError(f"quantize takes a 2-D weight tensor w[F, K], not {type(w).__name__} "
+                         f"{tuple(w.shape) if isinstance(w, torch.Tensor) else ''}")
+    dtype = _dtype_code(w.dtype, "the weights")
+    if w.stride(1) != 1:
+        raise ValueError("the weights' rows must be contiguous (w.stride(1) == 1); call .contiguous()")
+    F, K = w.shape
+    code = _capi.FORMATS[format]
+    try:
+        row_bytes, scale_bytes = _capi.packed_shape(code, F, K)
+    except _capi.Error as e:
+        raise ValueError(str(e)) from None
+    group = _GROUP[format]
+    q = torch.empty((F, row_bytes), dtype=torch.uint8, device=w.device)
+    scales = torch.empty((F, K // group) if group else (F,), dtype=torch.float16 if group else torch.float32,
+                         device=w.device)
+    w = w.detach()
+    if w.is_cuda:
+        with torch.cuda.device(w.device):
+            stream = torch.cuda.current_stream(w.device).cuda_stream
+            _capi.check(_capi.lib().tw_quantize(w.data_ptr(), dtype, w.stride(0), code, F, K, q.data_ptr(),
+                                                scales.data_ptr(), stream))
+    elif w.device.type == "cpu":
+        _capi.check(_capi.lib().tw_quantize_host(w.data_ptr(), dtype, w.stride(0), code, F, K, q.data_ptr(),
+                                                 scales.data_ptr()))
+    else:
+        raise ValueError(f"quantize runs on CUDA or CPU tensors, not {w.device}")
+    return PackedWeight(q, scales, format, F, K)
+
+
+def dequantize(pw, dtype=torch.float32):
+    """The weights pw's kernels compute with, as a dense tensor [F, K] of `dtype` on pw's device: each value times its
+    scale in fp32 (as the library's reference computes them), then rounded to `dtype`."""
+    F, K = pw.out_features, pw.in_features
+    if pw.format == "fp8":
+        values = pw.q.view(torch.float8_e4m3fn).float() * pw.scales.float()[:, None]
+        return values.to(dtype)
+    group = _GROUP[pw.format]
+    if pw.format == "q8_0":
+        values = pw.q.view(torch.int8).float()
+    else:  # int4: element 2j in the low nibble of byte j, stored as q + 8
+        nibbles = torch.stack((pw.q & 0xF, pw.q >> 4), dim=-1).reshape(F, K)
+        values = nibbles.float() - 8
+    values = values.view(F, K // group, group) * pw.scales.float()[:, :, None]
+    return values.view(F, K).to(dtype)
+
+
+def dequantize_reference(pw):
+    """The library's CPU reference of dequantize (fp32, pw on the CPU): what the tests hold dequantize to, bit for
+    bit."""
+    out = torch.empty((pw.out_features, pw.in_features), dtype=torch.float32)
+    q, scales = pw.q.cpu(), pw.scales.cpu()
+    _capi.check(_capi.lib().tw_dequantize_host(_capi.FORMATS[pw.format], pw.out_features, pw.in_features,
+                                               q.data_ptr(), scales.data_ptr(), out.data_ptr()))
+    return out

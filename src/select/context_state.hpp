@@ -1,0 +1,61 @@
+#pragma once
+// What a tilewise::Context holds (include/tilewise/context.hpp): the databases and floor selection reads, the choice
+// made for each problem signature, and per stream the plans built from those choices with their own cuBLASLt
+// workspace and stream-K scratch. Internal: the library's sources (api.cpp, quantized.cpp) reach it through
+// ContextAccess.
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "families/cublaslt/matmul.hpp"
+#include "families/gemv/gemv.hpp"
+#include "select/choice.hpp"
+#include "select/first_use.hpp"
+#include "select/identity.hpp"
+#include "select/plan.hpp"
+#include "tilewise/context.hpp"
+
+namespace tilewise {
+
+struct Context::State {
+  using Key = std::tuple<int64_t, int64_t, int64_t, DType, Layout, int64_t, int64_t, int64_t>;
+  static Key key_of(const Problem& p) { return {p.M, p.N, p.K, p.dtype, p.layout, p.lda, p.ldb, p.ldc}; }
+
+  select::Rules rules() const;
+  std::vector<const select::Database*> databases() const;
+  // select::make_plan with the cuBLASLt context of `stream`.
+  std::unique_ptr<Plan> make(const Problem& p, const select::Choice& c, cudaStream_t stream);
+  std::unique_ptr<Plan> build(const Problem& p, select::Choice c, cudaStream_t stream);  // make, with the floor's fall back
+  std::unique_ptr<Plan> select_plan(const Problem& p, cudaStream_t stream, bool capturing);
+  std::unique_ptr<Plan> tune_plan(const Problem& p, cudaStream_t stream);
+  // The cuBLASLt handle and workspace of `stream`, made when a cuBLASLt plan is first built for it (64 MiB then).
+  const cublaslt::Context& vendor(cudaStream_t stream);
+
+  select::Identity identity;
+  int sm_count = 0;
+  std::optional<select::FloorRule> floor;  // empty: the shipped one
+  TuneMode tune = TuneMode::off;
+  FirstUseOptions first_use;
+  bool serve_buckets = false;
+  std::string machine_path;
+  // Searched in order: the machine database, the caller's, the shipped one.
+  std::unique_ptr<select::Database> machine, user, shipped;
+  std::vector<std::string> overridden, warnings;
+  std::map<Key, select::Choice> chosen;  // what each signature runs, made once (a built plan's own record)
+  std::map<std::pair<Key, cudaStream_t>, std::unique_ptr<Plan>> plans;
+  std::map<cudaStream_t, std::unique_ptr<cublaslt::Context>> vendors;
+  std::map<Key, select::FirstUse> tuned;
+  // nn.Linear on packed weights (quantized.cpp): the gemv kernel of each format and shape. Its launches share no
+  // scratch, so one kernel serves every stream.
+  std::map<std::tuple<int, int64_t, int64_t, int64_t, DType>, std::unique_ptr<gemv::Kernel>> packed;
+};
+
+struct ContextAccess {
+  static Context::State& state(Context& ctx) { return *ctx.s_; }
+};
+
+}  // namespace tilewise

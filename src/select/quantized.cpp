@@ -1,0 +1,120 @@
+// nn.Linear on packed weights (include/tilewise/quantized.hpp): the decode GEMV family's formats and kernels in
+// nn.Linear's orientation, y rows (families/gemv/view.hpp), with a context keeping one kernel per format and shape.
+#include <fmt/format.h>
+
+#include <cstring>
+
+#include "device/cuda.hpp"
+#include "families/gemv/heuristic.hpp"
+#include "families/gemv/quantize.hpp"
+#include "select/context_state.hpp"
+#include "tilewise/quantized.hpp"
+
+namespace tilewise {
+
+namespace {
+
+constexpr WeightFormat kFormats[] = {WeightFormat::q8_0, WeightFormat::int4_g32, WeightFormat::int4_g128,
+                                     WeightFormat::fp8};
+static_assert(int(WeightFormat::q8_0) == int(gemv::Format::q8_0) &&
+              int(WeightFormat::int4_g32) == int(gemv::Format::int4_g32) &&
+              int(WeightFormat::int4_g128) == int(gemv::Format::int4_g128) &&
+              int(WeightFormat::fp8) == int(gemv::Format::fp8));
+gemv::Format gemv_format(WeightFormat f) { return gemv::Format(int(f)); }
+
+constexpr int64_t kMaxTokens = 16;  // the gemv kernels' M range
+
+gemv::PackedLayout layout_of(const PackedShape& s) {
+  const gemv::PackedLayout l = gemv::packed_layout(gemv_format(s.format), s.out_features, s.in_features);
+  if (l.row_bytes != s.row_bytes || l.scale_bytes != s.scale_bytes)
+    throw Error(fmt::format("packed {} weights of {} x {}: row_bytes {} and scale_bytes {} are not the format's {} and {}",
+                            to_string(s.format), s.out_features, s.in_features, s.row_bytes, s.scale_bytes,
+                            l.row_bytes, l.scale_bytes));
+  return l;
+}
+
+void require_source(const void* w, DType dtype, int64_t ld, const PackedShape& s, const void* q, const void* scales) {
+  if (dtype == DType::fp8_e4m3) throw Error("quantize takes bf16 or fp16 weights, not fp8");
+  if (ld < s.in_features) throw Error(fmt::format("weight row stride {} is under K = {}", ld, s.in_features));
+  if (!w || !q || !scales)
+    throw Error(fmt::format("quantize needs the weights ({}), q ({}) and scales ({})", w, q, scales));
+}
+
+}  // namespace
+
+std::string_view to_string(WeightFormat f) { return gemv::to_string(gemv_format(f)); }
+
+WeightFormat parse_weight_format(std::string_view s) {
+  for (WeightFormat f : kFormats)
+    if (to_string(f) == s) return f;
+  throw Error(fmt::format("unknown weight format '{}' (known: q8_0, int4g32, int4g128, fp8)", s));
+}
+
+PackedShape packed_shape(WeightFormat f, int64_t out_features, int64_t in_features) {
+  const gemv::PackedLayout l = gemv::packed_layout(gemv_format(f), out_features, in_features);
+  return {f, out_features, in_features, l.row_bytes, l.scale_bytes};
+}
+
+void quantize(const void* w, DType dtype, int64_t ld, const PackedShape& s, void* q, void* scales, cudaStream_t stream) {
+  layout_of(s);
+  require_source(w, dtype, ld, s, q, scales);
+  const gemv::PackedWeights packed =
+      gemv::quantize(w, dtype, s.out_features, s.in_features, ld, gemv_format(s.format), stream);
+  TW_CUDA(cudaMemcpyAsync(q, packed.q.get(), size_t(s.q_bytes()), cudaMemcpyDeviceToDevice, stream));
+  TW_CUDA(cudaMemcpyAsync(scales, packed.scales.get(), size_t(s.scale_bytes), cudaMemcpyDeviceToDevice, stream));
+  TW_CUDA(cudaStreamSynchronize(stream));  // before `packed` is freed
+}
+
+void quantize_host(const void* w, DType dtype, int64_t ld, const PackedShape& s, void* q, void* scales) {
+  layout_of(s);
+  require_source(w, dtype, ld, s, q, scales);
+  const gemv::HostPacked packed =
+      gemv::quantize_cpu(w, dtype, s.out_features, s.in_features, ld, gemv_format(s.format));
+  std::memcpy(q, packed.q.data(), packed.q.size());
+  std::memcpy(scales, packed.scales.data(), packed.scales.size());
+}
+
+void dequantize(const PackedWeights& w, float* out, cudaStream_t stream) {
+  const gemv::PackedLayout l = layout_of(w.shape);
+  if (!w.q || !w.scales || !out) throw Error("dequantize needs q, scales and the output");
+  gemv::dequantize(l, w.q, w.scales, out, stream);
+}
+
+void dequantize_host(const PackedWeights& w, float* out) {
+  gemv::HostPacked h{layout_of(w.shape), {}, {}};
+  if (!w.q || !w.scales || !out) throw Error("dequantize needs q, scales and the output");
+  const auto* q = static_cast<const uint8_t*>(w.q);
+  const auto* scales = static_cast<const uint8_t*>(w.scales);
+  h.q.assign(q, q + h.layout.q_bytes());
+  h.scales.assign(scales, scales + h.layout.scale_bytes);
+  const std::vector<float> values = gemv::dequantize_cpu(h);
+  std::memcpy(out, values.data(), values.size() * sizeof(float));
+}
+
+void linear(Context& ctx, const void* x, int64_t tokens, DType act, const PackedWeights& w, void* y,
+            cudaStream_t stream) {
+  const PackedShape& s = w.shape;
+  const gemv::PackedLayout l = layout_of(s);
+  if (act == DType::fp8_e4m3) throw Error("linear on packed weights takes bf16 or fp16 activations, not fp8");
+  if (tokens < 1) throw Error(fmt::format("linear on packed weights: {} tokens", tokens));
+  if (tokens > kMaxTokens)
+    throw Unsupported(fmt::format("linear on packed {} weights serves 1..{} tokens (the gemv family), not {}: no "
+                                  "quantized tensor-core kernel yet, so dequantize the weights and run gemm",
+                                  to_string(s.format), kMaxTokens, tokens));
+  // The GEMV's own form: tokens as M, the F weight rows as N, y rows (out[m * ldc + n]).
+  const Problem p{"linear", tokens, s.out_features, s.in_features, act, Layout::TN, s.in_features, s.in_features,
+                  s.out_features};
+  auto& state = ContextAccess::state(ctx);
+  std::unique_ptr<gemv::Kernel>& kernel = state.packed[{int(s.format), tokens, s.out_features, s.in_features, act}];
+  if (!kernel) {
+    validate(p);
+    kernel = std::make_unique<gemv::Kernel>(gemv::default_config(p, gemv_format(s.format), state.sm_count), true);
+  }
+  gemv::Args a;
+  a.x = x, a.ldx = s.in_features;
+  a.w = w.q, a.w_row_bytes = l.row_bytes, a.scales = w.scales;
+  a.out = y, a.ldc = s.out_features;
+  kernel->launch(p, a, stream);  // checks every pointer and its alignment first
+}
+
+}  // namespace tilewise

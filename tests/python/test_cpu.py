@@ -1,0 +1,203 @@
+"""What the Python package does without a GPU: the ops' registration, their fake (meta) implementations under
+torch.library.opcheck, torch.export and torch.compile, patch(), quantize and dequantize against the library's CPU
+reference, and the errors for bad input. Run: python -m unittest discover -s tests/python (or pytest tests/python)."""
+import os
+import unittest
+
+import torch
+
+import tilewise
+
+META = "meta"
+
+
+def meta(*shape, dtype=torch.bfloat16, requires_grad=False):
+    return torch.empty(*shape, dtype=dtype, device=META, requires_grad=requires_grad)
+
+
+class Registration(unittest.TestCase):
+    def test_the_ops_are_in_the_tilewise_namespace_with_their_schemas(self):
+        self.assertEqual(str(torch.ops.tilewise.linear.default._schema),
+                         "tilewise::linear(Tensor x, Tensor w, Tensor? bias) -> Tensor")
+        self.assertEqual(str(torch.ops.tilewise.linear_fp8.default._schema),
+                         "tilewise::linear_fp8(Tensor x, Tensor w, Tensor x_scale, Tensor w_scale, Tensor? bias) "
+                         "-> Tensor")
+        self.assertEqual(str(torch.ops.tilewise.linear_packed.default._schema),
+                         "tilewise::linear_packed(Tensor x, Tensor q, Tensor scales, SymInt format, Tensor? bias) "
+                         "-> Tensor")
+
+
+class Fake(unittest.TestCase):
+    def test_shapes_and_dtypes(self):
+        for lead in [(1,), (7,), (2, 5), (3, 1, 4)]:
+            for dtype in (torch.bfloat16, torch.float16):
+                y = tilewise.linear(meta(*lead, 256, dtype=dtype), meta(64, 256, dtype=dtype))
+                self.assertEqual((tuple(y.shape), y.dtype, y.device.type), (lead + (64,), dtype, META))
+        y = tilewise.linear(meta(3, 256, dtype=torch.float8_e4m3fn), meta(64, 256, dtype=torch.float8_e4m3fn),
+                            x_scale=torch.ones((), device=META), w_scale=torch.ones((), device=META))
+        self.assertEqual((tuple(y.shape), y.dtype), ((3, 64), torch.bfloat16))
+        pw = tilewise.quantize(torch.randn(64, 256, dtype=torch.bfloat16), "int4-g128").to(META)
+        y = tilewise.linear(meta(2, 9, 256, dtype=torch.float16), pw, meta(64, dtype=torch.float16))
+        self.assertEqual((tuple(y.shape), y.dtype), ((2, 9, 64), torch.float16))
+
+    def test_opcheck(self):
+        from torch.library import opcheck
+        b = meta(64, requires_grad=True)
+        for args in [(meta(5, 256), meta(64, 256), None),
+                     (meta(2, 5, 256, requires_grad=True), meta(64, 256, requires_grad=True), b)]:
+            opcheck(torch.ops.tilewise.linear.default, args)
+        one = torch.ones((), device=META)
+        opcheck(torch.ops.tilewise.linear_fp8.default,
+                (meta(7, 256, dtype=torch.float8_e4m3fn), meta(64, 256, dtype=torch.float8_e4m3fn), one, one, None))
+        for fmt in tilewise.FORMATS:
+            pw = tilewise.quantize(torch.randn(64, 256, dtype=torch.bfloat16), fmt).to(META)
+            code = {"q8_0": 2, "int4-g32": 3, "int4-g128": 4, "fp8": 5}[fmt]
+            opcheck(torch.ops.tilewise.linear_packed.default, (meta(3, 256, requires_grad=True), pw.q, pw.scales,
+                                                               code, meta(64)))
+
+    def test_export_and_compile_trace_a_patched_model_into_tilewise_ops(self):
+        model = torch.nn.Sequential(torch.nn.Linear(256, 128, dtype=torch.bfloat16), torch.nn.GELU(),
+                                    torch.nn.Linear(128, 64, bias=False, dtype=torch.bfloat16))
+        tilewise.patch(model)
+        model = model.to(META)
+        x = meta(4, 256)
+        ops = [n.target for n in torch.export.export(model, (x,)).graph.nodes if n.op == "call_function"]
+        self.assertEqual(ops.count(torch.ops.tilewise.linear.default), 2, ops)
+        compiled = torch.compile(model, backend="aot_eager", fullgraph=True)
+        self.assertEqual(tuple(compiled(x).shape), (4, 64))
+
+
+class Patch(unittest.TestCase):
+    def model(self):
+        torch.manual_seed(0)
+        inner = torch.nn.Sequential(torch.nn.Linear(256, 128), torch.nn.ReLU())
+        return torch.nn.ModuleDict({"up": torch.nn.Linear(128, 256), "block": inner,
+                                    "head": torch.nn.Linear(256, 32, bias=False)}).to(torch.bfloat16)
+
+    def test_16_bit_weights_are_shared_not_copied(self):
+        m = self.model()
+        up, head = m["up"].weight, m["head"].weight
+        self.assertIs(tilewise.patch(m), m)
+        self.assertIsInstance(m["up"], tilewise.Linear)
+        self.assertIsInstance(m["block"][0], tilewise.Linear)
+        self.assertIsInstance(m["block"][1], torch.nn.ReLU)
+        self.assertIs(m["up"].weight, up)
+        self.assertIs(m["head"].weight, head)
+        self.assertIsNone(m["head"].bias)
+        self.assertEqual({n for n, _ in m.named_parameters()},
+                         {"up.weight", "up.bias", "block.0.weight", "block.0.bias", "head.weight"})
+
+    def test_a_format_packs_each_weight_once_as_quantize_does(self):
+        m = self.model()
+        head = m["head"].weight.detach().clone()
+        tilewise.patch(m, format="int4-g32", filter=lambda name, layer: name != "up")
+        self.assertIsInstance(m["up"], torch.nn.Linear)  # left out by the filter
+        self.assertEqual(m["head"].format, "int4-g32")
+        want = tilewise.quantize(head, "int4-g32")
+        self.assertTrue(torch.equal(m["head"].q, want.q))
+        self.assertTrue(torch.equal(m["head"].scales, want.scales))
+        self.assertIn("head.q", m.state_dict())
+        self.assertIn("weights=int4-g32", repr(m["head"]))
+
+    def test_a_shape_the_format_cannot_take_names_the_layer(self):
+        m = torch.nn.Sequential(torch.nn.Linear(96, 16, dtype=torch.bfloat16))
+        with self.assertRaisesRegex(ValueError, r"layer 0 \(16 x 96\).*multiple of the group of 128"):
+            tilewise.patch(m, format="int4-g128")
+        self.assertIsInstance(m[0], torch.nn.Linear)  # nothing swapped
+        with self.assertRaisesRegex(ValueError, "from_linear"):
+            tilewise.patch(torch.nn.Linear(64, 64))
+
+
+class Quantize(unittest.TestCase):
+    def test_every_format_is_the_librarys_reference_and_within_its_bound(self):
+        torch.manual_seed(1)
+        w = (torch.randn(48, 512) * torch.logspace(-2, 1, 512)).to(torch.bfloat16)
+        for fmt in tilewise.FORMATS:
+            with self.subTest(fmt):
+                pw = tilewise.quantize(w, fmt)
+                deq = tilewise.dequantize(pw)
+                self.assertTrue(torch.equal(deq, tilewise.dequantize_reference(pw)))
+                err = (deq - w.float()).abs()
+                if fmt == "fp8":  # e4m3 keeps 3 mantissa bits: half a step is 1/16 of the value, and subnormals
+                    bound = w.float().abs() / 16 + (pw.scales[:, None] * 2.0 ** -10)
+                else:  # half a quantization step of the group's scale, and the scale's own fp16 rounding
+                    group = 32 if fmt in ("q8_0", "int4-g32") else 128
+                    steps = 127 if fmt == "q8_0" else 7
+                    amax = w.float().abs().view(48, -1, group).amax(-1, keepdim=True)
+                    bound = (amax / steps * 0.51 * (1 + 2.0 ** -10) + amax * 2.0 ** -11).expand(-1, -1, group)
+                    bound = bound.reshape(48, 512)
+                self.assertTrue(bool((err <= bound).all()), f"{fmt}: worst {float((err - bound).max())} over")
+
+    def test_dequantize_reads_every_byte_as_the_library_does(self):
+        torch.manual_seed(2)
+        for fmt, code in [("q8_0", 2), ("int4-g32", 3), ("int4-g128", 4), ("fp8", 5)]:
+            with self.subTest(fmt):
+                pw = tilewise.quantize(torch.zeros(8, 256, dtype=torch.float16), fmt)
+                pw.q.copy_(torch.randint(0, 256, pw.q.shape, dtype=torch.uint8))
+                if fmt == "fp8":  # NaN codes compare unequal to themselves
+                    pw.q[(pw.q & 0x7F) == 0x7F] = 0
+                pw.scales.copy_(torch.rand(pw.scales.shape) * 4 - 2)
+                self.assertTrue(torch.equal(tilewise.dequantize(pw), tilewise.dequantize_reference(pw)))
+                self.assertEqual(tilewise.dequantize(pw, torch.bfloat16).dtype, torch.bfloat16)
+
+    def test_refuses_what_it_cannot_take(self):
+        w = torch.randn(16, 256, dtype=torch.bfloat16)
+        with self.assertRaisesRegex(ValueError, "unknown format 'int3'"):
+            tilewise.quantize(w, "int3")
+        with self.assertRaisesRegex(ValueError, "bfloat16 or float16, not torch.float32"):
+            tilewise.quantize(w.float(), "q8_0")
+        with self.assertRaisesRegex(ValueError, "2-D"):
+            tilewise.quantize(w[None], "q8_0")
+        with self.assertRaisesRegex(ValueError, "multiple of 16"):
+            tilewise.quantize(w[:, :100].contiguous(), "q8_0")
+        with self.assertRaisesRegex(ValueError, "contiguous"):
+            tilewise.quantize(torch.randn(256, 16, dtype=torch.bfloat16).t(), "q8_0")
+        pw = tilewise.quantize(w, "q8_0")
+        with self.assertRaisesRegex(ValueError, "scales must be"):
+            tilewise.PackedWeight(pw.q, pw.scales.float(), "q8_0", 16, 256)
+
+
+class BadInput(unittest.TestCase):
+    def test_linear_names_what_is_wrong(self):
+        x, w = torch.randn(4, 256, dtype=torch.bfloat16), torch.randn(64, 256, dtype=torch.bfloat16)
+        cases = [
+            ((x, w), "x must be a CUDA tensor, not on cpu"),
+            ((x.float(), w.float()), "x must be torch.bfloat16 or torch.float16, not torch.float32"),
+            ((meta(4, 256), meta(64, 256, dtype=torch.float16)), "w must be torch.bfloat16, not torch.float16"),
+            ((meta(4, 256), meta(64, 128)), "must share K"),
+            ((meta(4, 256), meta(2, 64, 256)), "w must have 2 dimensions"),
+            ((meta(4, 256), meta(64, 256), meta(63)), "bias must have F = 64 elements"),
+            ((meta(4, 256), meta(64, 256), meta(64, dtype=torch.float16)), "bias must be torch.bfloat16"),
+            ((meta(4, 256, dtype=torch.float8_e4m3fn), meta(64, 256, dtype=torch.float8_e4m3fn)),
+             "fp8 x and w need x_scale and w_scale"),
+        ]
+        for args, message in cases:
+            with self.subTest(message):
+                with self.assertRaisesRegex(ValueError, message):
+                    tilewise.linear(*args)
+        with self.assertRaisesRegex(ValueError, "contiguous"):
+            torch.ops.tilewise.linear(x.t().contiguous().t(), w, None)  # checked before the device, on real tensors
+        pw = tilewise.quantize(w, "q8_0")
+        with self.assertRaisesRegex(ValueError, "CUDA"):
+            tilewise.linear(x, pw)
+        with self.assertRaisesRegex(ValueError, "does not fit packed q8_0"):
+            tilewise.linear(meta(4, 96), pw.to(META))
+        with self.assertRaisesRegex(ValueError, "x_scale and w_scale are for fp8"):
+            tilewise.linear(x, pw, x_scale=torch.ones(()))
+
+    def test_a_missing_library_is_an_import_error_saying_where_it_looked(self):
+        loaded, before = tilewise._capi._lib, os.environ.get("TILEWISE_LIBRARY")
+        try:
+            tilewise._capi._lib = None
+            os.environ["TILEWISE_LIBRARY"] = "/nonexistent/libtilewise_c.so"
+            with self.assertRaisesRegex(ImportError, "cannot load its C library /nonexistent/libtilewise_c.so"):
+                tilewise._capi.lib()
+        finally:
+            tilewise._capi._lib = loaded
+            if before is None:
+                del os.environ["TILEWISE_LIBRARY"]
+            else:
+                os.environ["TILEWISE_LIBRARY"] = before
+
+if __name__ == "__main__":
+    unittest.main()

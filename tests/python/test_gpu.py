@@ -1,0 +1,150 @@
+"""tilewise's torch ops on a GPU (skipped without one): against F.linear (16-bit, fp8) and against the dequantized
+weights (packed) at T = 1..16 and beyond, with bias, under CUDA-graph capture, torch.compile, on two streams at once,
+and opcheck on real tensors."""
+import unittest
+
+import torch
+import torch.nn.functional as F
+
+import tilewise
+
+HAS_GPU = torch.cuda.is_available()
+BOUND = {torch.bfloat16: 1e-2, torch.float16: 2e-3}  # ||y - ref|| / ||ref||: the output's own rounding, and a margin
+
+
+def relative_error(y, ref):
+    return float((y.float() - ref.float()).norm() / ref.float().norm())
+
+
+@unittest.skipUnless(HAS_GPU, "needs a CUDA GPU")
+class Gpu(unittest.TestCase):
+    def setUp(self):
+        torch.manual_seed(0)
+        self.dev = torch.device("cuda")
+
+    def weights(self, F_, K, dtype):
+        return (torch.randn(F_, K, device=self.dev) / K ** 0.5).to(dtype)
+
+    def test_16_bit_against_f_linear(self):
+        for dtype in (torch.bfloat16, torch.float16):
+            w = self.weights(2048, 4096, dtype)
+            bias = torch.randn(2048, device=self.dev, dtype=dtype)
+            for tokens in list(range(1, 17)) + [17, 64, 333]:
+                for b in (None, bias):
+                    with self.subTest(dtype=dtype, tokens=tokens, bias=b is not None):
+                        x = torch.randn(tokens, 4096, device=self.dev, dtype=dtype)
+                        ref = F.linear(x.float(), w.float(), None if b is None else b.float())
+                        y = tilewise.linear(x, w, b)
+                        self.assertEqual((y.shape, y.dtype), (ref.shape, dtype))
+                        self.assertLess(relative_error(y, ref), BOUND[dtype], tilewise.last_choice())
+
+    def test_leading_dimensions_and_an_offset_slice(self):
+        w = self.weights(1024, 2048, torch.bfloat16)
+        x = torch.randn(2, 3, 2048, device=self.dev, dtype=torch.bfloat16)
+        self.assertLess(relative_error(tilewise.linear(x, w), F.linear(x.float(), w.float())), BOUND[torch.bfloat16])
+        flat = torch.randn(2048 * 5 + 1, device=self.dev, dtype=torch.bfloat16)
+        odd = flat[1:].view(5, 2048)  # 2 bytes past an aligned start: copied to alignment first
+        self.assertLess(relative_error(tilewise.linear(odd, w), F.linear(odd.float(), w.float())), BOUND[torch.bfloat16])
+
+    def test_fp8_with_scales(self):
+        w = self.weights(1024, 4096, torch.float32)
+        sx, sw = torch.tensor(0.05, device=self.dev), torch.tensor(0.002, device=self.dev)
+        w8 = (w / sw).to(torch.float8_e4m3fn)
+        bias = torch.randn(1024, device=self.dev, dtype=torch.bfloat16)
+        for tokens in (1, 16, 128):
+            x8 = (torch.randn(tokens, 4096, device=self.dev) / sx).clamp(-448, 448).to(torch.float8_e4m3fn)
+            ref = F.linear(x8.float() * sx, w8.float() * sw) + bias.float()
+            y = tilewise.linear(x8, w8, bias, x_scale=sx, w_scale=sw)
+            self.assertEqual(y.dtype, torch.bfloat16)
+            self.assertLess(relative_error(y, ref), BOUND[torch.bfloat16], f"T={tokens}")
+
+    def test_packed_against_the_dequantized_weights(self):
+        for fmt in tilewise.FORMATS:
+            for dtype in (torch.bfloat16, torch.float16):
+                w = self.weights(1536, 4096, dtype)
+                pw = tilewise.quantize(w, fmt)
+                self.assertTrue(torch.equal(tilewise.dequantize(pw).cpu(), tilewise.dequantize_reference(pw)))
+                seen = tilewise.dequantize(pw)
+                bias = torch.randn(1536, device=self.dev, dtype=dtype)
+                for tokens in list(range(1, 17)) + [17, 40, 256]:
+                    with self.subTest(fmt=fmt, dtype=dtype, tokens=tokens):
+                        x = torch.randn(tokens, 4096, device=self.dev, dtype=dtype)
+                        y = tilewise.linear(x, pw, bias)
+                        if tokens > tilewise.MAX_PACKED_TOKENS:  # the 16-bit path on weights rounded to x's dtype
+                            ref = F.linear(x.float(), seen.to(dtype).float(), bias.float())
+                        else:
+                            ref = F.linear(x.float(), seen, bias.float())
+                        self.assertLess(relative_error(y, ref), BOUND[dtype], tilewise.last_choice())
+                        if tokens <= tilewise.MAX_PACKED_TOKENS:
+                            self.assertIn(f"packed {fmt.replace('-', '')}", tilewise.last_choice())
+
+    def test_cuda_graph_capture_after_a_first_call(self):
+        w = self.weights(4096, 4096, torch.bfloat16)
+        pw = tilewise.quantize(w, "int4-g128")
+        x = torch.randn(4, 4096, device=self.dev, dtype=torch.bfloat16)
+        tilewise.linear(x, w), tilewise.linear(x, pw)  # the first calls build the kernels
+        torch.cuda.synchronize()
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):  # on a stream of its own, in global capture mode
+            y16 = tilewise.linear(x, w)
+            y4 = tilewise.linear(x, pw)
+        for _ in range(3):
+            x.copy_(torch.randn_like(x))
+            graph.replay()
+            torch.cuda.synchronize()
+            self.assertLess(relative_error(y16, F.linear(x.float(), w.float())), BOUND[torch.bfloat16])
+            self.assertLess(relative_error(y4, F.linear(x.float(), tilewise.dequantize(pw))), BOUND[torch.bfloat16])
+
+    def test_torch_compile_runs_the_ops(self):
+        model = torch.nn.Sequential(torch.nn.Linear(2048, 4096), torch.nn.SiLU(), torch.nn.Linear(4096, 2048))
+        model = model.to(self.dev, torch.bfloat16)
+        x = torch.randn(8, 2048, device=self.dev, dtype=torch.bfloat16)
+        with torch.no_grad():
+            ref = model.float()(x.float())
+            model = tilewise.patch(model.to(torch.bfloat16))
+            y = torch.compile(model, fullgraph=True)(x)
+        self.assertLess(relative_error(y, ref), 2 * BOUND[torch.bfloat16])
+
+    def test_two_streams_at_once(self):
+        # Shapes whose plans keep state between launches on some families (stream-K, cuBLASLt's split-K workspace).
+        w = self.weights(1024, 8192, torch.bfloat16)
+        pw = tilewise.quantize(w, "q8_0")
+        xs = [torch.randn(t, 8192, device=self.dev, dtype=torch.bfloat16) for t in (512, 300)]
+        refs = [F.linear(x.float(), w.float()) for x in xs]
+        streams = [torch.cuda.Stream(), torch.cuda.Stream()]
+        outs = [[], []]
+        torch.cuda.synchronize()
+        for _ in range(32):
+            for i, s in enumerate(streams):
+                with torch.cuda.stream(s):
+                    outs[i].append(tilewise.linear(xs[i], w))
+                    outs[i].append(tilewise.linear(xs[i][:8], pw))
+        torch.cuda.synchronize()
+        for i in range(2):
+            deq = F.linear(xs[i][:8].float(), tilewise.dequantize(pw))
+            for y16, y8 in zip(outs[i][0::2], outs[i][1::2]):
+                self.assertLess(relative_error(y16, refs[i]), BOUND[torch.bfloat16])
+                self.assertLess(relative_error(y8, deq), BOUND[torch.bfloat16])
+
+    def test_opcheck_on_the_gpu(self):
+        from torch.library import opcheck
+        x = torch.randn(5, 1024, device=self.dev, dtype=torch.bfloat16, requires_grad=True)
+        w = self.weights(512, 1024, torch.bfloat16).requires_grad_()
+        opcheck(torch.ops.tilewise.linear.default, (x, w, None))
+        pw = tilewise.quantize(w.detach(), "int4-g32")
+        opcheck(torch.ops.tilewise.linear_packed.default, (x, pw.q, pw.scales, 3, None))
+
+    def test_the_librarys_errors_reach_python(self):
+        x8 = torch.zeros(4, 40, device=self.dev, dtype=torch.float8_e4m3fn)  # K = 40: not a multiple of 16
+        w8 = torch.zeros(64, 40, device=self.dev, dtype=torch.float8_e4m3fn)
+        one = torch.ones((), device=self.dev)
+        with self.assertRaisesRegex(tilewise.Error, "16"):
+            tilewise.linear(x8, w8, x_scale=one, w_scale=one)
+        with self.assertRaisesRegex(ValueError, "bias must be a CUDA tensor"):
+            tilewise.linear(torch.zeros(1, 64, device=self.dev, dtype=torch.bfloat16),
+                            torch.zeros(8, 64, device=self.dev, dtype=torch.bfloat16),
+                            torch.zeros(8, dtype=torch.bfloat16))
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,152 @@
+// nn.Linear on packed weights through the public API (include/tilewise/quantized.hpp): the GPU quantizer gives the CPU
+// reference's bits, linear is correct against the dequantized weights at every token count the gemv serves, in both
+// activation types, on two streams at once; more tokens are Unsupported and bad pointers an Error before any launch.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "core/numeric.hpp"
+#include "device/cuda.hpp"
+#include "device/operands.hpp"
+#include "expect_error.hpp"
+#include "gpu.hpp"
+#include "receipt/derive.hpp"
+#include "tilewise/tilewise.hpp"
+
+namespace tilewise {
+namespace {
+
+constexpr WeightFormat kFormats[] = {WeightFormat::q8_0, WeightFormat::int4_g32, WeightFormat::int4_g128,
+                                     WeightFormat::fp8};
+
+template <typename T>
+std::vector<T> to_host(const void* device, size_t count) {
+  std::vector<T> out(count);
+  TW_CUDA(cudaMemcpy(out.data(), device, count * sizeof(T), cudaMemcpyDeviceToHost));
+  return out;
+}
+
+double as_double(DType d, uint16_t bits) { return d == DType::bf16 ? bf16_to_double(bits) : fp16_to_double(bits); }
+
+// ||y - x W^T|| / ||x W^T|| with W the dequantized weights, in double on the host.
+double relative_error(DType act, const std::vector<uint16_t>& x, const std::vector<float>& w,
+                      const std::vector<uint16_t>& y, int64_t tokens, int64_t F, int64_t K) {
+  double err = 0, norm = 0;
+  for (int64_t t = 0; t < tokens; ++t)
+    for (int64_t f = 0; f < F; ++f) {
+      double ref = 0;
+      for (int64_t k = 0; k < K; ++k) ref += as_double(act, x[size_t(t * K + k)]) * double(w[size_t(f * K + k)]);
+      const double d = as_double(act, y[size_t(t * F + f)]) - ref;
+      err += d * d, norm += ref * ref;
+    }
+  return std::sqrt(err / norm);
+}
+
+struct Packed {
+  PackedShape shape;
+  device::Buffer q, scales;
+  PackedWeights view() const { return {shape, q.get(), scales.get()}; }
+};
+
+// W[F][K] of the problem's A, packed on the GPU.
+Packed pack(const device::OperandSet& o, DType d, WeightFormat f, int64_t F, int64_t K, cudaStream_t s) {
+  Packed p{packed_shape(f, F, K), {}, {}};
+  p.q = device::Buffer(size_t(p.shape.q_bytes()));
+  p.scales = device::Buffer(size_t(p.shape.scale_bytes));
+  quantize(o.a.get(), d, K, p.shape, p.q.get(), p.scales.get(), s);
+  return p;
+}
+
+TEST(QuantizedLinear, TheGpuQuantizerGivesTheReferencesBits) {
+  TW_REQUIRE_GPU();
+  const int64_t F = 256, K = 512;
+  device::Stream s;
+  for (DType d : {DType::bf16, DType::fp16}) {
+    device::Operands ops(linear_problem(1, F, K, d), 1, 0);
+    ops.fill(21, s.get());
+    const std::vector<uint16_t> w = to_host<uint16_t>(ops.set(0).a.get(), size_t(F * K));
+    for (WeightFormat f : kFormats) {
+      SCOPED_TRACE(std::string(to_string(f)) + " from " + std::string(to_string(d)));
+      const Packed gpu = pack(ops.set(0), d, f, F, K, s.get());
+      std::vector<uint8_t> q(size_t(gpu.shape.q_bytes())), scales(size_t(gpu.shape.scale_bytes));
+      quantize_host(w.data(), d, K, gpu.shape, q.data(), scales.data());
+      EXPECT_EQ(to_host<uint8_t>(gpu.q.get(), q.size()), q);
+      EXPECT_EQ(to_host<uint8_t>(gpu.scales.get(), scales.size()), scales);
+      std::vector<float> on_gpu(size_t(F * K)), on_host(size_t(F * K));
+      device::Buffer deq(on_gpu.size() * sizeof(float));
+      dequantize(gpu.view(), deq.as<float>(), s.get());
+      s.sync();
+      on_gpu = to_host<float>(deq.get(), on_gpu.size());
+      dequantize_host({gpu.shape, q.data(), scales.data()}, on_host.data());
+      EXPECT_EQ(on_gpu, on_host);
+    }
+  }
+}
+
+TEST(QuantizedLinear, EveryTokenCountTheGemvServesIsCorrect) {
+  TW_REQUIRE_GPU();
+  const int64_t F = 384, K = 1024;
+  Context ctx;
+  device::Stream s;
+  for (DType d : {DType::bf16, DType::fp16})
+    for (WeightFormat f : kFormats)
+      for (int64_t tokens : {1, 2, 3, 5, 8, 11, 16}) {
+        SCOPED_TRACE(std::string(to_string(f)) + " " + std::string(to_string(d)) + " T=" + std::to_string(tokens));
+        const Problem p = linear_problem(tokens, F, K, d);  // A = W, B = x, C = y
+        device::Operands ops(p, 1, 0);
+        ops.fill(uint64_t(22 + tokens), s.get());
+        ops.poison_output(0, s.get());
+        const Packed w = pack(ops.set(0), d, f, F, K, s.get());
+        linear(ctx, ops.set(0).b.get(), tokens, d, w.view(), ops.set(0).c.get(), s.get());
+        std::vector<float> deq(size_t(F * K));
+        device::Buffer deq_gpu(deq.size() * sizeof(float));
+        dequantize(w.view(), deq_gpu.as<float>(), s.get());
+        s.sync();
+        deq = to_host<float>(deq_gpu.get(), deq.size());
+        const double e = relative_error(d, to_host<uint16_t>(ops.set(0).b.get(), size_t(tokens * K)), deq,
+                                        to_host<uint16_t>(ops.set(0).c.get(), size_t(tokens * F)), tokens, F, K);
+        EXPECT_TRUE(receipt::is_correct(e, receipt::correctness_bound(d))) << e;
+      }
+}
+
+TEST(QuantizedLinear, TwoStreamsAtOnceMoreTokensAndBadPointers) {
+  TW_REQUIRE_GPU();
+  const int64_t F = 4096, K = 4096, tokens = 4;
+  Context ctx;
+  device::Stream s1, s2;
+  const Problem p = linear_problem(tokens, F, K, DType::bf16);
+  device::Operands ops(p, 2, 0);
+  ops.fill(31, s1.get());
+  ops.poison_outputs(s1.get());
+  const Packed w = pack(ops.set(0), DType::bf16, WeightFormat::int4_g128, F, K, s1.get());
+  for (int i = 0; i < 32; ++i) {
+    linear(ctx, ops.set(0).b.get(), tokens, DType::bf16, w.view(), ops.set(0).c.get(), s1.get());
+    linear(ctx, ops.set(1).b.get(), tokens, DType::bf16, w.view(), ops.set(1).c.get(), s2.get());
+  }
+  s1.sync(), s2.sync();
+  std::vector<float> deq(size_t(F * K));
+  dequantize_host({w.shape, to_host<uint8_t>(w.q.get(), size_t(w.shape.q_bytes())).data(),
+                   to_host<uint8_t>(w.scales.get(), size_t(w.shape.scale_bytes)).data()},
+                  deq.data());
+  for (int set : {0, 1}) {
+    const double e = relative_error(DType::bf16, to_host<uint16_t>(ops.set(set).b.get(), size_t(tokens * K)), deq,
+                                    to_host<uint16_t>(ops.set(set).c.get(), size_t(tokens * F)), tokens, F, K);
+    EXPECT_TRUE(receipt::is_correct(e, receipt::correctness_bound(DType::bf16))) << "stream " << set << ": " << e;
+  }
+  EXPECT_THROW(linear(ctx, ops.set(0).b.get(), 17, DType::bf16, w.view(), ops.set(0).c.get(), s1.get()), Unsupported);
+  const auto* x = static_cast<const char*>(ops.set(0).b.get());
+  auto* y = static_cast<char*>(ops.set(0).c.get());
+  EXPECT_TRUE(testkit::Contains(
+      testkit::error_of([&] { linear(ctx, nullptr, tokens, DType::bf16, w.view(), y, s1.get()); }), "0x0"));
+  EXPECT_TRUE(testkit::Contains(
+      testkit::error_of([&] { linear(ctx, x + 2, tokens, DType::bf16, w.view(), y, s1.get()); }), "aligned"));
+  EXPECT_TRUE(testkit::Contains(
+      testkit::error_of([&] { linear(ctx, x, tokens, DType::bf16, w.view(), y + 1, s1.get()); }), "aligned"));
+  EXPECT_TRUE(testkit::Contains(
+      testkit::error_of([&] { linear(ctx, x, tokens, DType::bf16, {w.shape, w.q.get(), nullptr}, y, s1.get()); }),
+      "scales"));
+}
+
+}  // namespace
+}  // namespace tilewise
