@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
 build=${TILEWISE_BUILD_DIR:-build/release}
-venv=${TILEWISE_VENV:-build/python-venv}
+venv=$(realpath -m "${TILEWISE_VENV:-build/python-venv}")
 work=$(mktemp -d)
 trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
 launchers=()
