@@ -93,7 +93,7 @@ std::unique_ptr<Plan> Context::build(const Problem& p, select::Choice c) {
     return make(p, c);
   } catch (const Unsupported&) {
     if (c.source == "heuristic") throw;  // cuBLASLt's own heuristic declined: no family runs p
-    if (c.source == "floor") return build(p, {"cublaslt", "", "heuristic", 0});  // the floor never insists
+    if (c.source == "floor") return build(p, select::vendor_choice());  // the floor never insists
     throw;
   } catch (const Error& e) {
     if (c.source == "heuristic") throw;

@@ -6,9 +6,7 @@
 #include <cmath>
 
 #include "core/error.hpp"
-#include "families/cublaslt/config.hpp"
-#include "families/gemv/config.hpp"
-#include "families/sm90/config.hpp"
+#include "families/registry.hpp"
 #include "select/merge.hpp"
 
 namespace tilewise::select {
@@ -78,11 +76,8 @@ const Identity& identity_of(const Database& db, const Entry& e) { return db.iden
 
 std::optional<std::string> invalid_config(std::string_view family, std::string_view config) {
   try {
-    if (family == "sm90") sm90::parse_config(config);
-    else if (family == "cublaslt") cublaslt::parse_config(config);
-    else if (family == "gemv") gemv::parse_config(config);
-    else return fmt::format("unknown family '{}' (known: sm90, cublaslt, gemv)", family);
-  } catch (const Error& e) {
+    families::family(family).canonical(config);
+  } catch (const Error& e) {  // an unknown family, or the field and the value that do not parse
     return std::string(e.what());
   }
   return std::nullopt;

@@ -1,6 +1,6 @@
-#include "bench/arm.hpp"
+#include "families/arm.hpp"
 
-namespace tilewise::bench {
+namespace tilewise::families {
 
 device::OutputError checked_run(const Workbench& wb, const device::Launch& launch) {
   wb.operands.poison_output(0, wb.stream);
@@ -9,4 +9,4 @@ device::OutputError checked_run(const Workbench& wb, const device::Launch& launc
   return wb.reference.compare(wb.operands.set(0).c.get(), wb.stream);
 }
 
-}  // namespace tilewise::bench
+}  // namespace tilewise::families

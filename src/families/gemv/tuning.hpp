@@ -17,22 +17,22 @@
 #include <string>
 
 #include "families/gemv/config.hpp"
-#include "tune/space.hpp"
+#include "families/space.hpp"
 
-namespace tilewise::tune {
+namespace tilewise::gemv {
 
 // Why the tuner does not take the gemv family to `p` (no view: over 16 tokens either way), or nothing when it does.
-std::optional<std::string> gemv_unsupported(const Problem& p);
+std::optional<std::string> unsupported(const Problem& p);
 
 // Throws Unsupported naming why for a problem outside the family, or one with no feasible configuration.
-Space gemv_space(const Problem& p);
-// The space with gemv::default_config as the warm start.
-Tunable gemv_tunable(const Problem& p, int sm_count);
+families::Space space(const Problem& p);
+// The space with `start` as the warm start, or default_config without one.
+families::Tunable tunable(const Problem& p, int sm_count, const std::optional<Config>& start = {});
 
 // Through the family's canonical string, with stages, prefetch and interleave always written out, last and in that
 // order: the family's text leaves them out at 0, but the groups open them, so every configuration must have them
 // (and gemv::parse_config takes them at 0).
-Config to_tune(const gemv::Config& c);
-gemv::Config to_gemv(const Config& c);
+families::Fields tuner_fields(const Config& c);
+Config from_fields(const families::Fields& f);
 
-}  // namespace tilewise::tune
+}  // namespace tilewise::gemv

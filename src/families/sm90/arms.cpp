@@ -1,25 +1,28 @@
 // The arm `sm90`: our Hopper GEMM with the configuration given in its name ("sm90:block_m=128;stages=5", fields
 // separated by ';' because ',' separates arms) or, for a plain "sm90", the first shape rule. And `sm90:sweep`:
-// every configuration the first rule chooses among (sm90::rule_candidates), checked and timed as the cublaslt arm
-// times its candidates (bench/choose.hpp); the fastest runs, and the receipt keeps every candidate's time, the
+// every configuration the first rule chooses among (rule_candidates), checked and timed as the cublaslt arm
+// times its candidates (families/choose.hpp); the fastest runs, and the receipt keeps every candidate's time, the
 // sweep `tilewise fit` fits the rule's constants to.
 #include <fmt/format.h>
 
 #include <algorithm>
 
-#include "bench/arm.hpp"
-#include "bench/choose.hpp"
-#include "bench/sm90_arm.hpp"
+#include "families/choose.hpp"
+#include "families/sm90/arms.hpp"
+#include "families/sm90/family.hpp"
 #include "families/sm90/gemm.hpp"
 #include "families/sm90/heuristic.hpp"
 
-namespace tilewise::bench {
+namespace tilewise::sm90 {
+
+using families::Arm;
+using families::Workbench;
 
 namespace {
 
-nlohmann::json gemm_config(const sm90::Config& c, const sm90::Gemm& gemm) {
+nlohmann::json gemm_config(const Config& c, const Gemm& gemm) {
   const jit::ResourceUsage& u = gemm.usage();
-  return {{"config", sm90::to_string(c)},
+  return {{"config", to_string(c)},
           {"grid", gemm.grid()},
           {"registers", u.registers},
           {"spill_bytes", u.spill_store_bytes + u.spill_load_bytes},
@@ -28,16 +31,16 @@ nlohmann::json gemm_config(const sm90::Config& c, const sm90::Gemm& gemm) {
 
 class Sm90Arm : public Arm {
  public:
-  Sm90Arm(std::string name, std::optional<sm90::Config> fixed) : name_(std::move(name)), fixed_(fixed) {}
+  Sm90Arm(std::string name, std::optional<Config> fixed) : name_(std::move(name)), fixed_(fixed) {}
 
   const std::string& name() const override { return name_; }
 
   void prepare(const Workbench& wb) override {
     operands_ = &wb.operands;
-    sm90::Limits limits;
+    Limits limits;
     limits.sm_count = device::sm_count();
-    config_ = fixed_ ? *fixed_ : sm90::first_rule(wb.problem, limits);
-    gemm_ = std::make_unique<sm90::Gemm>(wb.problem, config_, limits.sm_count);
+    config_ = fixed_ ? *fixed_ : first_rule(wb.problem, limits);
+    gemm_ = std::make_unique<Gemm>(wb.problem, config_, limits.sm_count);
   }
 
   void launch(int set, cudaStream_t stream) const override {
@@ -46,13 +49,13 @@ class Sm90Arm : public Arm {
   }
 
   nlohmann::json config() const override { return gemm_config(config_, *gemm_); }
-  std::string config_text() const override { return sm90::describe(config_); }
+  std::string config_text() const override { return describe(config_); }
 
  private:
   std::string name_;
-  std::optional<sm90::Config> fixed_;
-  sm90::Config config_;
-  std::unique_ptr<sm90::Gemm> gemm_;
+  std::optional<Config> fixed_;
+  Config config_;
+  std::unique_ptr<Gemm> gemm_;
   const device::Operands* operands_ = nullptr;
 };
 
@@ -63,11 +66,11 @@ class Sm90SweepArm : public Arm {
   void prepare(const Workbench& wb) override {
     operands_ = &wb.operands;
     const int sm_count = device::sm_count();
-    sm90::Limits limits;
+    Limits limits;
     limits.sm_count = sm_count;
-    configs_ = sm90::rule_candidates(wb.problem, limits);
+    configs_ = rule_candidates(wb.problem, limits);
     std::vector<jit::KernelBuild> builds;
-    for (const sm90::Config& c : configs_) builds.push_back(sm90::kernel_build(c, wb.problem));
+    for (const Config& c : configs_) builds.push_back(kernel_build(c, wb.problem));
     try {
       jit::build_all(builds);  // in parallel; the Gemms below then load from the cache
     } catch (const Error&) {  // a candidate that does not build fails on its own below, named, and is recorded
@@ -75,14 +78,14 @@ class Sm90SweepArm : public Arm {
     gemms_.clear();
     gemms_.resize(configs_.size());
     std::vector<nlohmann::json> configs;
-    for (const sm90::Config& c : configs_) configs.push_back({{"config", sm90::to_string(c)}});
+    for (const Config& c : configs_) configs.push_back({{"config", to_string(c)}});
     const device::Launch launch = [this](int set, cudaStream_t s) { this->launch(set, s); };
     auto use = [&](size_t i) {
       current_ = nullptr;
-      if (!gemms_[i]) gemms_[i] = std::make_unique<sm90::Gemm>(wb.problem, configs_[i], sm_count);
+      if (!gemms_[i]) gemms_[i] = std::make_unique<Gemm>(wb.problem, configs_[i], sm_count);
       current_ = gemms_[i].get(), chosen_ = i;
     };
-    const Choice choice = choose_fastest(wb, configs, use, launch);
+    const families::Chosen choice = families::choose_fastest(wb, configs, use, launch);
     tried_ = choice.tried;
     if (!current_) throw Error(fmt::format("sm90:sweep: no rule candidate runs {}", describe(wb.problem)));
   }
@@ -98,15 +101,15 @@ class Sm90SweepArm : public Arm {
     return j;
   }
   std::string config_text() const override {
-    return fmt::format("fastest of {} rule candidates: {}", configs_.size(), sm90::describe(configs_[chosen_]));
+    return fmt::format("fastest of {} rule candidates: {}", configs_.size(), describe(configs_[chosen_]));
   }
   std::vector<receipt::Candidate> candidates() const override { return tried_; }
 
  private:
   std::string name_ = "sm90:sweep";
-  std::vector<sm90::Config> configs_;
-  std::vector<std::unique_ptr<sm90::Gemm>> gemms_;
-  sm90::Gemm* current_ = nullptr;
+  std::vector<Config> configs_;
+  std::vector<std::unique_ptr<Gemm>> gemms_;
+  Gemm* current_ = nullptr;
   size_t chosen_ = 0;
   std::vector<receipt::Candidate> tried_;
   const device::Operands* operands_ = nullptr;
@@ -114,12 +117,14 @@ class Sm90SweepArm : public Arm {
 
 }  // namespace
 
-std::unique_ptr<Arm> make_sm90_arm(const std::string& name) {
-  if (name == "sm90") return std::make_unique<Sm90Arm>(name, std::nullopt);
-  if (name == "sm90:sweep") return std::make_unique<Sm90SweepArm>();
-  std::string fields = name.substr(std::string_view("sm90:").size());
+std::unique_ptr<Arm> make_arm(const std::string& name) {
+  if (name == kName) return std::make_unique<Sm90Arm>(name, std::nullopt);
+  const std::string prefix = std::string(kName) + ":";
+  if (!name.starts_with(prefix)) return nullptr;
+  if (name == prefix + "sweep") return std::make_unique<Sm90SweepArm>();
+  std::string fields = name.substr(prefix.size());
   std::replace(fields.begin(), fields.end(), ';', ',');
-  return std::make_unique<Sm90Arm>(name, sm90::parse_config(fields));
+  return std::make_unique<Sm90Arm>(name, parse_config(fields));
 }
 
-}  // namespace tilewise::bench
+}  // namespace tilewise::sm90

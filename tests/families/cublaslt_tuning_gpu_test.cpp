@@ -7,8 +7,9 @@
 #include <cstring>
 
 #include "families/cublaslt/space.hpp"
+#include "families/cublaslt/tuning.hpp"
 #include "gpu.hpp"
-#include "tune/cublaslt_space.hpp"
+#include "tune/space.hpp"
 
 namespace tilewise::tune {
 namespace {
@@ -58,7 +59,7 @@ TEST(CublasltSpaceGpu, TheTunableHoldsAFeasibleWarmStartAndMoreThanOneKernel) {
   const cublaslt::Context ctx;
   for (const Problem& p : problems()) {
     SCOPED_TRACE(describe(p));
-    const Tunable t = cublaslt_tunable(ctx, p);
+    const Tunable t = cublaslt::tunable(ctx, p);
     EXPECT_NO_THROW(check_space(t.space, t.warm_start));
     EXPECT_FALSE(t.space.infeasible(t.warm_start));
     const Candidates kernel = candidates(t.space.groups[0], t.warm_start, t.space.infeasible, t.space.fit);

@@ -1,12 +1,12 @@
-#include "bench/choose.hpp"
+#include "families/choose.hpp"
 
 #include "receipt/derive.hpp"
 
-namespace tilewise::bench {
+namespace tilewise::families {
 
-Choice choose_fastest(const Workbench& wb, const std::vector<nlohmann::json>& configs,
+Chosen choose_fastest(const Workbench& wb, const std::vector<nlohmann::json>& configs,
                       const std::function<void(size_t)>& use, const device::Launch& launch, bool time) {
-  Choice out;
+  Chosen out;
   out.tried.assign(configs.size(), {});
   device::Timers timers(configs.size());
   for (size_t i = 0; i < configs.size(); ++i) {
@@ -36,4 +36,4 @@ Choice choose_fastest(const Workbench& wb, const std::vector<nlohmann::json>& co
   return out;
 }
 
-}  // namespace tilewise::bench
+}  // namespace tilewise::families

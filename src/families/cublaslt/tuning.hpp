@@ -17,15 +17,15 @@
 
 #include "families/cublaslt/config.hpp"
 #include "families/cublaslt/space.hpp"
-#include "tune/space.hpp"
+#include "families/space.hpp"
 
-namespace tilewise::tune {
+namespace tilewise::cublaslt {
 
-Config to_tune(const cublaslt::Config& c);  // through the family's canonical string
-cublaslt::Config to_cublaslt(const Config& c);
+families::Fields tuner_fields(const Config& c);  // through the family's canonical string
+Config from_fields(const families::Fields& f);
 
 // Why cuBLASLt cannot run a configuration for the problem, or nothing when it can.
-using CublasltCheck = std::function<std::optional<std::string>(const cublaslt::Config&)>;
+using Check = std::function<std::optional<std::string>(const Config&)>;
 
 // The K splits the split group offers (with every reduction scheme an algorithm's mask allows), and the cluster
 // shapes the mapping group offers: AUTO and the power-of-two shapes of at most 8 CTAs (Hopper's portable limit).
@@ -34,10 +34,11 @@ std::vector<uint16_t> cluster_values();
 
 // The space from capabilities and a check; no GPU needed (the tests pass made-up capabilities and a rule). Throws
 // Unsupported when `caps` is empty. The check is asked once per configuration (its answers are kept).
-Space cublaslt_space(const std::vector<cublaslt::AlgoCaps>& caps, CublasltCheck check);
+families::Space space(const std::vector<AlgoCaps>& caps, Check check);
 
-// The space for one problem on the GPU: capabilities read from cuBLASLt, AlgoCheck as the check, and the heuristic's
-// first candidate as the warm start. `ctx` must outlive the result (its check holds the problem's descriptors).
-Tunable cublaslt_tunable(const cublaslt::Context& ctx, const Problem& p);
+// The space for one problem on the GPU: capabilities read from cuBLASLt, AlgoCheck as the check, and `start` as the
+// warm start, else the heuristic's first candidate. `ctx` must outlive the result (its check holds the problem's
+// descriptors).
+families::Tunable tunable(const Context& ctx, const Problem& p, const std::optional<Config>& start = {});
 
-}  // namespace tilewise::tune
+}  // namespace tilewise::cublaslt

@@ -17,19 +17,19 @@
 #include <optional>
 
 #include "families/sm90/feasibility.hpp"
-#include "tune/space.hpp"
+#include "families/space.hpp"
 
-namespace tilewise::tune {
+namespace tilewise::sm90 {
 
 // Throws Unsupported when the problem has no feasible sm90 configuration (a stride TMA cannot load).
-Space sm90_space(const Problem& p, const sm90::Limits& limits = {});
+families::Space space(const Problem& p, const Limits& limits = {});
 // The space with `start` as the warm start, or sm90::first_rule without one. A start lets a descent begin where one
 // round at a time cannot get from the rule: a point whose fields only work together. sn_64_pf's swapped 64x64 tile
 // wins with two K pieces and 12 stages, but the tile round judged it refitted to the incumbent's split and depth
 // (four pieces, eight stages), and the split and pipeline rounds move only from the tile the tile round kept.
-Tunable sm90_tunable(const Problem& p, const sm90::Limits& limits = {}, const std::optional<sm90::Config>& start = {});
+families::Tunable tunable(const Problem& p, const Limits& limits = {}, const std::optional<Config>& start = {});
 
-Config to_tune(const sm90::Config& c);  // the family's canonical string, with swap and pdl written out also when 0
-sm90::Config to_sm90(const Config& c);
+families::Fields tuner_fields(const Config& c);  // the canonical string, with swap and pdl written out also when 0
+Config from_fields(const families::Fields& f);
 
-}  // namespace tilewise::tune
+}  // namespace tilewise::sm90

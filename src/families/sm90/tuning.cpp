@@ -1,4 +1,4 @@
-#include "tune/sm90_space.hpp"
+#include "families/sm90/tuning.hpp"
 
 #include <fmt/format.h>
 
@@ -7,7 +7,10 @@
 #include "core/error.hpp"
 #include "families/sm90/heuristic.hpp"
 
-namespace tilewise::tune {
+namespace tilewise::sm90 {
+
+using families::Fields;
+using families::Group;
 
 namespace {
 
@@ -21,9 +24,9 @@ const Group kGroups[] = {
 
 // A tile wider than the narrowest feasible width covering M only multiplies rows that do not exist (TMA fills them
 // with zeros): decode-like shapes would spend most of their tile round compiling such waste.
-int covering_block_m(const std::vector<sm90::Config>& feasible, int64_t M) {
+int covering_block_m(const std::vector<Config>& feasible, int64_t M) {
   int cover = 0;
-  for (const sm90::Config& c : feasible)
+  for (const Config& c : feasible)
     if (c.block_m >= M && (cover == 0 || c.block_m < cover)) cover = c.block_m;
   return cover;  // 0: no width covers M, every width is useful
 }
@@ -33,15 +36,15 @@ int covering_block_m(const std::vector<sm90::Config>& feasible, int64_t M) {
 // still leaves four stages (or the incumbent's depth, where that is less), then the ring store, then the staged store
 // (which the rule does not take), then the direct store. The pipeline round then tunes the depth. A schedule
 // stream-K cannot run (ping-pong, clusters) gets whole tiles.
-std::optional<sm90::Config> fit(sm90::Config c, const Problem& p, const sm90::Limits& limits) {
+std::optional<Config> fit(Config c, const Problem& p, const Limits& limits) {
   const int deepest = c.stages;
   for (int split : {c.split, 1})
-    for (sm90::Store store : {c.store, sm90::Store::tma_ring, sm90::Store::staged, sm90::Store::direct})
+    for (Store store : {c.store, Store::tma_ring, Store::staged, Store::direct})
       for (int stages = deepest; stages >= 2; --stages) {
         c.split = split;
         c.store = store;
         c.stages = stages;
-        if (!sm90::infeasible(c, p, limits) && (store == sm90::Store::direct || stages >= std::min(4, deepest)))
+        if (!infeasible(c, p, limits) && (store == Store::direct || stages >= std::min(4, deepest)))
           return c;
       }
   return std::nullopt;
@@ -49,40 +52,40 @@ std::optional<sm90::Config> fit(sm90::Config c, const Problem& p, const sm90::Li
 
 }  // namespace
 
-Config to_tune(const sm90::Config& c) {
-  Config t = parse(sm90::to_string(c));
+Fields tuner_fields(const Config& c) {
+  Fields t = families::parse_fields(to_string(c));
   std::erase_if(t.fields, [](const auto& kv) { return kv.first == "swap" || kv.first == "pdl"; });
   t.fields.emplace_back("swap", c.swap ? "1" : "0");
   t.fields.emplace_back("pdl", c.pdl ? "1" : "0");
   return t;
 }
-sm90::Config to_sm90(const Config& c) { return sm90::parse_config(to_string(c)); }
+Config from_fields(const Fields& f) { return parse_config(to_string(f)); }
 
-Space sm90_space(const Problem& p, const sm90::Limits& limits) {
-  const std::vector<sm90::Config> feasible = sm90::feasible_set(p, limits);
+families::Space space(const Problem& p, const Limits& limits) {
+  const std::vector<Config> feasible = feasible_set(p, limits);
   if (feasible.empty()) {
-    sm90::require_tma_expressible(p);
+    require_tma_expressible(p);
     throw Unsupported(fmt::format("sm90: no feasible configuration for {}", describe(p)));
   }
   const int cover = covering_block_m(feasible, p.M);
-  std::vector<Config> all, covering;
-  for (const sm90::Config& c : feasible) {
-    all.push_back(to_tune(c));
+  std::vector<Fields> all, covering;
+  for (const Config& c : feasible) {
+    all.push_back(tuner_fields(c));
     if (cover == 0 || c.block_m <= cover) covering.push_back(all.back());
   }
-  Space s;
+  families::Space s;
   for (const Group& g : kGroups) s.groups.push_back(with_alternatives(g, g.name == "tile" ? covering : all));
-  s.infeasible = [p, limits](const Config& c) { return sm90::infeasible(to_sm90(c), p, limits); };
-  s.fit = [p, limits](const Config& c, const std::vector<std::string>&) -> std::optional<Config> {
-    const auto fitted = fit(to_sm90(c), p, limits);
+  s.infeasible = [p, limits](const Fields& c) { return infeasible(from_fields(c), p, limits); };
+  s.fit = [p, limits](const Fields& c, const std::vector<std::string>&) -> std::optional<Fields> {
+    const auto fitted = fit(from_fields(c), p, limits);
     if (!fitted) return std::nullopt;
-    return to_tune(*fitted);
+    return tuner_fields(*fitted);
   };
   return s;
 }
 
-Tunable sm90_tunable(const Problem& p, const sm90::Limits& limits, const std::optional<sm90::Config>& start) {
-  return Tunable{sm90_space(p, limits), to_tune(start ? *start : sm90::first_rule(p, limits))};
+families::Tunable tunable(const Problem& p, const Limits& limits, const std::optional<Config>& start) {
+  return families::Tunable{space(p, limits), tuner_fields(start ? *start : first_rule(p, limits))};
 }
 
-}  // namespace tilewise::tune
+}  // namespace tilewise::sm90

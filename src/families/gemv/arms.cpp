@@ -10,45 +10,49 @@
 #include <cstring>
 #include <optional>
 
-#include "bench/gemv_arms.hpp"
 #include "device/cuda.hpp"
 #include "device/operands.hpp"
+#include "families/gemv/arms.hpp"
+#include "families/gemv/family.hpp"
 #include "families/gemv/gemv.hpp"
 #include "families/gemv/heuristic.hpp"
 #include "families/gemv/quantize.hpp"
 #include "families/gemv/view.hpp"
 #include "jit/kernel.hpp"
 
-namespace tilewise::bench {
+namespace tilewise::gemv {
+
+using families::Arm;
+using families::Workbench;
 
 namespace {
 
-constexpr std::pair<const char*, gemv::Format> arm_formats[] = {
-    {"gemv:bf16", gemv::Format::bf16},         {"gemv:fp16", gemv::Format::fp16},
-    {"gemv:int8", gemv::Format::q8_0},         {"gemv:int4", gemv::Format::int4_g128},
-    {"gemv:int4-g32", gemv::Format::int4_g32}, {"gemv:fp8", gemv::Format::fp8}};
+constexpr std::pair<const char*, Format> arm_formats[] = {
+    {"gemv:bf16", Format::bf16},         {"gemv:fp16", Format::fp16},
+    {"gemv:int8", Format::q8_0},         {"gemv:int4", Format::int4_g128},
+    {"gemv:int4-g32", Format::int4_g32}, {"gemv:fp8", Format::fp8}};
 
 class GemvArm : public Arm {
  public:
   // `overrides`: "field=value" pairs (separated by ';') laid over the default configuration, to compare settings.
-  // `format` empty: the problem's own weights (gemv::native_format).
-  GemvArm(std::string name, std::optional<gemv::Format> format, std::string overrides = "")
+  // `format` empty: the problem's own weights (native_format).
+  GemvArm(std::string name, std::optional<Format> format, std::string overrides = "")
       : name_(std::move(name)), format_arg_(format), overrides_(std::move(overrides)) {}
 
   const std::string& name() const override { return name_; }
 
   void prepare(const Workbench& wb) override {
-    view_ = gemv::require_view(wb.problem);
+    view_ = require_view(wb.problem);
     const Problem& p = view_.problem;
-    format_ = format_arg_.value_or(gemv::native_format(p.dtype));
+    format_ = format_arg_.value_or(native_format(p.dtype));
     operands_ = &wb.operands;
     // An engine named in the overrides is the engine the default is made for (its own columns, K split, unroll).
-    std::optional<gemv::Engine> engine;
+    std::optional<Engine> engine;
     if (const size_t at = overrides_.find("engine="); at != std::string::npos)
-      engine = gemv::parse_engine(overrides_.substr(at + 7, overrides_.find(';', at) - at - 7));
-    config_ = gemv::default_config(p, format_, device::sm_count(), engine);  // throws Unsupported if the family cannot
+      engine = parse_engine(overrides_.substr(at + 7, overrides_.find(';', at) - at - 7));
+    config_ = default_config(p, format_, device::sm_count(), engine);  // throws Unsupported if the family cannot
     if (!overrides_.empty()) {
-      std::string text = gemv::to_string(config_);
+      std::string text = to_string(config_);
       size_t pos = 0;
       while (pos <= overrides_.size()) {
         const size_t end = std::min(overrides_.find(';', pos), overrides_.size());
@@ -61,19 +65,19 @@ class GemvArm : public Arm {
         else text.replace(at + 1, std::min(text.find(',', at + 1), text.size()) - at - 1, item);
         pos = end + 1;
       }
-      config_ = gemv::parse_config(text);
-      gemv::require_feasible(config_, p);
+      config_ = parse_config(text);
+      require_feasible(config_, p);
     }
-    kernel_ = std::make_unique<gemv::Kernel>(config_, view_.tokens_as_n);
+    kernel_ = std::make_unique<Kernel>(config_, view_.tokens_as_n);
     packed_.clear();
     const int n = wb.operands.count();
-    if (gemv::is_native(format_, p.dtype)) {  // reads the problem's weights, rotating with the operands
+    if (is_native(format_, p.dtype)) {  // reads the problem's weights, rotating with the operands
       weight_bytes_ = p.N * p.K * element_bytes(p.dtype);
       return;
     }
     if (view_.tokens_as_n)  // the runner's quantized reference replaces B, which is x here
       throw Unsupported("quantized weights in nn.Linear's orientation (tokens as N) are not served by the gemv arms");
-    const gemv::PackedLayout layout = gemv::packed_layout(format_, p.N, p.K);
+    const PackedLayout layout = packed_layout(format_, p.N, p.K);
     weight_bytes_ = layout.bytes();
     int sets = n;
     if (wb.cold) {
@@ -82,18 +86,18 @@ class GemvArm : public Arm {
     }
     // Copy i quantizes B of operand set i % n: the copies beyond n hold the same values at other addresses.
     for (int i = 0; i < sets; ++i)
-      packed_.push_back(gemv::quantize(wb.operands.set(i % n).b.get(), p.dtype, p.N, p.K, p.ldb, format_, wb.stream));
+      packed_.push_back(quantize(wb.operands.set(i % n).b.get(), p.dtype, p.N, p.K, p.ldb, format_, wb.stream));
     dequantized_ = device::Buffer(size_t(p.N * p.K) * sizeof(float));
-    gemv::dequantize(packed_[0].layout, packed_[0].q.get(), packed_[0].scales.get(), dequantized_.as<float>(), wb.stream);
+    dequantize(packed_[0].layout, packed_[0].q.get(), packed_[0].scales.get(), dequantized_.as<float>(), wb.stream);
     TW_CUDA(cudaStreamSynchronize(wb.stream));
     working_set_ = int64_t(sets) * layout.bytes() + int64_t(n) * (a_bytes(p) + c_bytes(p));
   }
 
   void launch(int set, cudaStream_t stream) const override {
     const device::OperandSet& o = operands_->set(set % operands_->count());
-    gemv::Args a = gemv::view_args(view_, view_.problem, o.a.get(), o.b.get(), o.c.get());
+    Args a = view_args(view_, view_.problem, o.a.get(), o.b.get(), o.c.get());
     if (!packed_.empty()) {
-      const gemv::PackedWeights& w = packed_[size_t(set) % packed_.size()];
+      const PackedWeights& w = packed_[size_t(set) % packed_.size()];
       a.w = w.q.get();
       a.w_row_bytes = w.layout.row_bytes;
       a.scales = w.scales.get();
@@ -111,11 +115,11 @@ class GemvArm : public Arm {
     j["tokens_as_n"] = view_.tokens_as_n;
     return j;
   }
-  std::string config_text() const override { return gemv::describe(config_); }
+  std::string config_text() const override { return describe(config_); }
 
   const float* judged_weights() const override { return packed_.empty() ? nullptr : dequantized_.as<float>(); }
   std::string reference_name() const override {
-    return packed_.empty() ? "problem" : fmt::format("dequantized {} weights of set 0", gemv::to_string(format_));
+    return packed_.empty() ? "problem" : fmt::format("dequantized {} weights of set 0", to_string(format_));
   }
   int rotation_sets() const override { return int(packed_.size()); }
   int64_t working_set_bytes() const override { return packed_.empty() ? 0 : working_set_; }
@@ -123,28 +127,28 @@ class GemvArm : public Arm {
 
  private:
   std::string name_;
-  std::optional<gemv::Format> format_arg_;
-  gemv::Format format_ = gemv::Format::bf16;
+  std::optional<Format> format_arg_;
+  Format format_ = Format::bf16;
   std::string overrides_;
-  gemv::View view_;
+  View view_;
   const device::Operands* operands_ = nullptr;
-  gemv::Config config_;
-  std::unique_ptr<gemv::Kernel> kernel_;
-  std::vector<gemv::PackedWeights> packed_;  // empty when the arm reads B itself
+  Config config_;
+  std::unique_ptr<Kernel> kernel_;
+  std::vector<PackedWeights> packed_;  // empty when the arm reads B itself
   device::Buffer dequantized_;
   int64_t weight_bytes_ = 0, working_set_ = 0;
 };
 
 }  // namespace
 
-std::vector<std::string> gemv_arm_names() {
-  std::vector<std::string> out{"gemv"};
+std::vector<std::string> arm_names() {
+  std::vector<std::string> out{std::string(kName)};
   for (const auto& [name, _] : arm_formats) out.emplace_back(name);
   return out;
 }
 
-std::unique_ptr<Arm> make_gemv_arm(const std::string& name) {
-  if (name == "gemv") return std::make_unique<GemvArm>(name, std::nullopt);
+std::unique_ptr<Arm> make_arm(const std::string& name) {
+  if (name == kName) return std::make_unique<GemvArm>(name, std::nullopt);
   for (const auto& [arm, format] : arm_formats) {
     if (name == arm) return std::make_unique<GemvArm>(name, format);
     if (name.starts_with(std::string(arm) + "@")) return std::make_unique<GemvArm>(name, format, name.substr(strlen(arm) + 1));
@@ -152,4 +156,4 @@ std::unique_ptr<Arm> make_gemv_arm(const std::string& name) {
   return nullptr;
 }
 
-}  // namespace tilewise::bench
+}  // namespace tilewise::gemv

@@ -8,11 +8,12 @@
 #include "core/suite.hpp"
 #include "expect_error.hpp"
 #include "families/sm90/heuristic.hpp"
-#include "real_space_descent.hpp"
-#include "space_values.hpp"
-#include "scripted_measure.hpp"
+#include "families/sm90/tuning.hpp"
 #include "tune/descent.hpp"
-#include "tune/sm90_space.hpp"
+#include "tune/real_space_descent.hpp"
+#include "tune/scripted_measure.hpp"
+#include "tune/space.hpp"
+#include "tune/space_values.hpp"
 
 namespace tilewise::tune {
 namespace {
@@ -27,7 +28,7 @@ std::vector<Problem> shapes() {
 }
 
 TEST(Sm90Space, GroupsComeInOrderOfImpactOverTheFamilysFields) {
-  const Space s = sm90_space(shapes()[0]);
+  const Space s = sm90::space(shapes()[0]);
   ASSERT_EQ(s.groups.size(), 5u);
   EXPECT_EQ(s.groups[0].name, "tile");
   EXPECT_EQ(s.groups[0].fields, (std::vector<std::string>{"block_m", "block_n", "consumers", "schedule", "swap"}));
@@ -45,20 +46,20 @@ TEST(Sm90Space, GroupsComeInOrderOfImpactOverTheFamilysFields) {
 // launch groups can open them.
 TEST(Sm90Space, ConfigurationsConvertThroughTheCanonicalString) {
   sm90::Config c{128, 256, 5, 2, sm90::Raster::n, 16, sm90::Store::tma, sm90::Schedule::pingpong, 1, 2};
-  EXPECT_EQ(to_string(to_tune(c)), sm90::to_string(c) + ",swap=0,pdl=0");
-  EXPECT_EQ(to_sm90(to_tune(c)), c);
+  EXPECT_EQ(to_string(sm90::tuner_fields(c)), sm90::to_string(c) + ",swap=0,pdl=0");
+  EXPECT_EQ(sm90::from_fields(sm90::tuner_fields(c)), c);
   c.swap = true, c.pdl = true;
-  EXPECT_EQ(to_string(to_tune(c)), sm90::to_string(c));
-  EXPECT_EQ(to_sm90(to_tune(c)), c);
+  EXPECT_EQ(to_string(sm90::tuner_fields(c)), sm90::to_string(c));
+  EXPECT_EQ(sm90::from_fields(sm90::tuner_fields(c)), c);
 }
 
 // Every alternative appears in some feasible configuration, and every feasible configuration's values appear among
 // the alternatives (bar the tile widths a small M cannot use): the groups cover the feasible set exactly.
 TEST(Sm90Space, AlternativesAreExactlyTheValuesOfTheFeasibleSet) {
   for (const Problem& p : shapes()) {
-    const Space s = sm90_space(p);
+    const Space s = sm90::space(p);
     std::vector<Config> feasible;
-    for (const sm90::Config& c : sm90::feasible_set(p)) feasible.push_back(to_tune(c));
+    for (const sm90::Config& c : sm90::feasible_set(p)) feasible.push_back(sm90::tuner_fields(c));
     for (const Group& g : s.groups) {
       const testkit::GroupValues v = testkit::group_values(g, feasible, describe(p));
       for (const std::string& alt : v.listed) EXPECT_TRUE(v.in_feasible.count(alt)) << describe(p) << " " << alt;
@@ -68,14 +69,14 @@ TEST(Sm90Space, AlternativesAreExactlyTheValuesOfTheFeasibleSet) {
 }
 
 TEST(Sm90Space, ASmallMKeepsOnlyTheTilesThatCoverIt) {
-  const Space s = sm90_space(shapes()[3]);  // M = 16
+  const Space s = sm90::space(shapes()[3]);  // M = 16
   std::set<std::string> widths;
   for (const Config& alt : s.groups[0].alternatives) widths.insert(*find(alt, "block_m"));
   EXPECT_EQ(widths, (std::set<std::string>{"8", "16"}));
 }
 
 TEST(Sm90Space, TheWarmStartIsTheFirstRule) {
-  for (const Problem& p : shapes()) EXPECT_EQ(to_sm90(sm90_tunable(p).warm_start), sm90::first_rule(p)) << describe(p);
+  for (const Problem& p : shapes()) EXPECT_EQ(sm90::from_fields(sm90::tunable(p).warm_start), sm90::first_rule(p)) << describe(p);
 }
 
 // tune --start: a descent from a point one round at a time cannot reach from the rule (sn_64_pf's swapped 64x64 tile
@@ -84,28 +85,28 @@ TEST(Sm90Space, AGivenStartIsTheWarmStartAndAnInfeasibleOneFailsTheCase) {
   const Problem p = make_problem("sn_64_pf", 4096, 64, 4096, DType::bf16, Layout::TN);
   const sm90::Config start = sm90::parse_config("block_m=64,block_n=64,stages=12,consumers=1,store=direct,split=2,swap=1");
   ASSERT_FALSE(sm90::infeasible(start, p));
-  const Tunable t = sm90_tunable(p, {}, start);
-  EXPECT_EQ(to_sm90(t.warm_start), start);
-  EXPECT_NE(to_sm90(t.warm_start), sm90::first_rule(p));
+  const Tunable t = sm90::tunable(p, {}, start);
+  EXPECT_EQ(sm90::from_fields(t.warm_start), start);
+  EXPECT_NE(sm90::from_fields(t.warm_start), sm90::first_rule(p));
   EXPECT_EQ(start_case({"sn_64_pf bf16 TN sm90", "sm90", p}, t, "descent").best, to_string(t.warm_start));
 
   sm90::Config swapped_tma = start;  // swap stores from registers only
   swapped_tma.store = sm90::Store::tma;
-  const std::string why = testkit::error_of([&] { start_case({"sn_64_pf bf16 TN sm90", "sm90", p}, sm90_tunable(p, {}, swapped_tma), "descent"); });
-  EXPECT_TRUE(testkit::Contains(why, "the warm start " + to_string(to_tune(swapped_tma)) + " is infeasible")) << why;
+  const std::string why = testkit::error_of([&] { start_case({"sn_64_pf bf16 TN sm90", "sm90", p}, sm90::tunable(p, {}, swapped_tma), "descent"); });
+  EXPECT_TRUE(testkit::Contains(why, "the warm start " + to_string(sm90::tuner_fields(swapped_tma)) + " is infeasible")) << why;
 }
 
 TEST(Sm90Space, AProblemTheFamilyCannotRunIsUnsupported) {
-  EXPECT_THROW(sm90_space(make_problem("fp8nn", 4096, 4096, 4096, DType::fp8_e4m3, Layout::NN)), Unsupported);
+  EXPECT_THROW(sm90::space(make_problem("fp8nn", 4096, 4096, 4096, DType::fp8_e4m3, Layout::NN)), Unsupported);
   Problem odd = make_problem("odd", 4096, 4096, 4095, DType::bf16, Layout::TN);  // lda = 4095: 8190 bytes
-  EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { sm90_tunable(odd); }), "not a multiple of 16"));
+  EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { sm90::tunable(odd); }), "not a multiple of 16"));
 }
 
 // Beside the first rule's six-stage ring and TMA store, a 128x256 tile does not fit; the refit gives it a shallower
 // ring instead of dropping it from the tile round.
 TEST(Sm90Space, LargeTilesReachTheTileRoundByARefit) {
   const Problem p = shapes()[0];
-  const Tunable t = sm90_tunable(p);
+  const Tunable t = sm90::tunable(p);
   const Candidates plain = candidates(t.space.groups[0], t.warm_start, t.space.infeasible);
   const Candidates fitted = candidates(t.space.groups[0], t.warm_start, t.space.infeasible, t.space.fit);
   EXPECT_EQ(plain.enumerated, fitted.enumerated);
@@ -114,8 +115,8 @@ TEST(Sm90Space, LargeTilesReachTheTileRoundByARefit) {
   EXPECT_EQ(fitted.infeasible, plain.infeasible - fitted.refitted);
   bool wide = false;
   for (const Config& c : fitted.configs) {
-    EXPECT_FALSE(sm90::infeasible(to_sm90(c), p)) << to_string(c);
-    const sm90::Config s = to_sm90(c);
+    EXPECT_FALSE(sm90::infeasible(sm90::from_fields(c), p)) << to_string(c);
+    const sm90::Config s = sm90::from_fields(c);
     EXPECT_EQ(s.raster, sm90::Raster::m);  // the mapping is left as the incumbent has it
     wide |= s.block_m == 128 && s.block_n == 256 && s.consumers == 2;
   }
@@ -124,8 +125,8 @@ TEST(Sm90Space, LargeTilesReachTheTileRoundByARefit) {
 
 TEST(Sm90Space, ADescentTimesOnlyFeasibleConfigurations) {
   for (const Problem& p : shapes())
-    testkit::expect_descent_times_only_feasible(p, "sm90", sm90_tunable(p), 17, 50, [&](const Config& c) {
-      return !sm90::infeasible(to_sm90(c), p);
+    testkit::expect_descent_times_only_feasible(p, "sm90", sm90::tunable(p), 17, 50, [&](const Config& c) {
+      return !sm90::infeasible(sm90::from_fields(c), p);
     });
 }
 

@@ -5,9 +5,10 @@
 #include <algorithm>
 
 #include "core/error.hpp"
-#include "scripted_measure.hpp"
-#include "tune/cublaslt_space.hpp"
+#include "families/cublaslt/tuning.hpp"
 #include "tune/descent.hpp"
+#include "tune/scripted_measure.hpp"
+#include "tune/space.hpp"
 
 namespace tilewise::tune {
 namespace {
@@ -33,7 +34,7 @@ cublaslt::Config warm() {
 }
 
 TEST(CublasltSpace, GroupsByMechanismInOrderOfImpact) {
-  const Space s = cublaslt_space(some_caps(), rule);
+  const Space s = cublaslt::space(some_caps(), rule);
   ASSERT_EQ(s.groups.size(), 4u);
   EXPECT_EQ(s.groups[0].name, "kernel");
   EXPECT_EQ(s.groups[0].fields, (std::vector<std::string>{"algo", "tile", "stages", "inner"}));
@@ -43,11 +44,11 @@ TEST(CublasltSpace, GroupsByMechanismInOrderOfImpact) {
   EXPECT_EQ(s.groups[2].fields, (std::vector<std::string>{"swizzle", "cluster"}));
   EXPECT_EQ(s.groups[3].name, "custom");
   EXPECT_EQ(s.groups[3].fields, (std::vector<std::string>{"custom"}));
-  EXPECT_NO_THROW(check_space(s, to_tune(warm())));
+  EXPECT_NO_THROW(check_space(s, cublaslt::tuner_fields(warm())));
 }
 
 TEST(CublasltSpace, AlternativesComeFromTheCapabilities) {
-  const Space s = cublaslt_space(some_caps(), rule);
+  const Space s = cublaslt::space(some_caps(), rule);
   // Every tile x stages of each algorithm: 2 x 2 for 66, the undefined pair for 21.
   EXPECT_EQ(s.groups[0].alternatives.size(), 5u);
   EXPECT_NE(std::find(s.groups[0].alternatives.begin(), s.groups[0].alternatives.end(),
@@ -55,13 +56,13 @@ TEST(CublasltSpace, AlternativesComeFromTheCapabilities) {
             s.groups[0].alternatives.end());
   // No split, then each split with each reduction scheme some splitting algorithm allows.
   EXPECT_EQ(s.groups[1].alternatives.front(), parse("splitk=1,reduction=0"));
-  EXPECT_EQ(s.groups[1].alternatives.size(), 1 + 2 * (splitk_values().size() - 1));
-  EXPECT_EQ(s.groups[2].alternatives.size(), 2 * cluster_values().size());
+  EXPECT_EQ(s.groups[1].alternatives.size(), 1 + 2 * (cublaslt::splitk_values().size() - 1));
+  EXPECT_EQ(s.groups[2].alternatives.size(), 2 * cublaslt::cluster_values().size());
   EXPECT_EQ(s.groups[3].alternatives.size(), 3u);  // custom 0..2
 }
 
 TEST(CublasltSpace, ClusterShapesAreAutoAndPowersOfTwoUpToEight) {
-  const std::vector<uint16_t> ids = cluster_values();
+  const std::vector<uint16_t> ids = cublaslt::cluster_values();
   const auto has = [&](uint16_t id) { return std::find(ids.begin(), ids.end(), id) != ids.end(); };
   EXPECT_TRUE(has(0));   // AUTO
   EXPECT_TRUE(has(2));   // 1x1x1
@@ -74,34 +75,34 @@ TEST(CublasltSpace, ClusterShapesAreAutoAndPowersOfTwoUpToEight) {
 }
 
 TEST(CublasltSpace, ConfigurationsConvertThroughTheCanonicalString) {
-  EXPECT_EQ(to_cublaslt(to_tune(warm())), warm());
-  EXPECT_EQ(to_string(to_tune(warm())), cublaslt::to_string(warm()));
+  EXPECT_EQ(cublaslt::from_fields(cublaslt::tuner_fields(warm())), warm());
+  EXPECT_EQ(to_string(cublaslt::tuner_fields(warm())), cublaslt::to_string(warm()));
 }
 
 TEST(CublasltSpace, TheCheckIsAskedOncePerConfiguration) {
   int asked = 0;
-  const Space s = cublaslt_space(some_caps(), [&](const cublaslt::Config& c) {
+  const Space s = cublaslt::space(some_caps(), [&](const cublaslt::Config& c) {
     ++asked;
     return rule(c);
   });
-  const Config c = to_tune(warm());
+  const Config c = cublaslt::tuner_fields(warm());
   EXPECT_FALSE(s.infeasible(c));
   EXPECT_FALSE(s.infeasible(c));
   EXPECT_EQ(asked, 1);
 }
 
 TEST(CublasltSpace, AKernelRoundCandidateIsFittedToTheDefaultsOfTheOtherGroups) {
-  const Space s = cublaslt_space(some_caps(), rule);
-  const Candidates c = candidates(s.groups[0], to_tune(warm()), s.infeasible, s.fit);
+  const Space s = cublaslt::space(some_caps(), rule);
+  const Candidates c = candidates(s.groups[0], cublaslt::tuner_fields(warm()), s.infeasible, s.fit);
   // Algorithm 21 cannot take the incumbent's split, option or cluster: it is kept with all three reset.
   const Config plain = parse(cublaslt::to_string(cublaslt::Config{21, 0, 0, 1, 0, 0, 0, 0, 0}));
   EXPECT_NE(std::find(c.configs.begin(), c.configs.end(), plain), c.configs.end());
   EXPECT_GE(c.refitted, 1);
-  for (const Config& cfg : c.configs) EXPECT_FALSE(rule(to_cublaslt(cfg))) << to_string(cfg);
+  for (const Config& cfg : c.configs) EXPECT_FALSE(rule(cublaslt::from_fields(cfg))) << to_string(cfg);
 }
 
 TEST(CublasltSpace, ADescentNeverTimesWhatTheCheckRefusesAndNeverGetsSlower) {
-  const Tunable t{cublaslt_space(some_caps(), rule), to_tune(warm())};
+  const Tunable t{cublaslt::space(some_caps(), rule), cublaslt::tuner_fields(warm())};
   testkit::ScriptedMeasure m;
   m.truth = [](const Config& c) {
     return 100.0 * (0.7 + 0.6 * testkit::unit(testkit::hash(3, to_string(c))));
@@ -113,14 +114,14 @@ TEST(CublasltSpace, ADescentNeverTimesWhatTheCheckRefusesAndNeverGetsSlower) {
   EXPECT_TRUE(testkit::rounds_are_groups_then_confirm(r, 4));
   for (const auto& list : m.asked) {
     EXPECT_EQ(list.front(), parse(r.rounds[&list - &m.asked[0]].incumbent));
-    for (const Config& c : list) EXPECT_FALSE(rule(to_cublaslt(c))) << to_string(c);
+    for (const Config& c : list) EXPECT_FALSE(rule(cublaslt::from_fields(c))) << to_string(c);
   }
   const std::vector<double> traj = trajectory(r);
   for (size_t i = 1; i < traj.size(); ++i) EXPECT_LE(traj[i], traj[i - 1]);
 }
 
 TEST(CublasltSpace, NoAlgorithmIsUnsupported) {
-  EXPECT_THROW(cublaslt_space({}, rule), Unsupported);
+  EXPECT_THROW(cublaslt::space({}, rule), Unsupported);
 }
 
 }  // namespace
