@@ -74,9 +74,13 @@ std::vector<const Record*> bucket_records(const Database& db, const Problem& p) 
 
 const Identity& identity_of(const Database& db, const Entry& e) { return db.identities.at(size_t(e.identity)); }
 
-std::optional<std::string> invalid_config(std::string_view family, std::string_view config) {
+std::optional<std::string> invalid_entry(std::string_view family, std::string_view config, const Problem& p,
+                                         int sm_count) {
   try {
-    families::family(family).canonical(config);
+    const families::Family& f = families::family(family);
+    f.canonical(config);
+    if (const std::optional<std::string> why = f.infeasible(config, p, sm_count))
+      return fmt::format("{} '{}' cannot run {}: {}", family, config, signature(p), *why);
   } catch (const Error& e) {  // an unknown family, or the field and the value that do not parse
     return std::string(e.what());
   }

@@ -228,7 +228,7 @@ TEST(GemvSpace, AFinishedCaseEntersTheDatabaseAsTheFamilysText) {
   ASSERT_NE(e, nullptr);
   const gemv::Config best = gemv::from_fields(parse(campaign.cases[0].best));
   EXPECT_EQ(e->config, gemv::to_string(best));
-  EXPECT_FALSE(select::invalid_config("gemv", e->config));
+  EXPECT_FALSE(select::invalid_entry("gemv", e->config, p, kSms));
   EXPECT_EQ(gemv::parse_config(e->config), best);
 }
 
