@@ -29,7 +29,7 @@ __device__ __forceinline__ void publish_partial(const float* acc, const Sm90Gemm
 // Stream-K, the piece holding a tile's first k-tile: add the partials of the CTAs that hold the rest of the tile, in
 // CTA order (so the sum is the same every run). Thread j waits for the flag of the j-th CTA after this one (and
 // j + 128, ...), so the pieces' flags are awaited together: one after another, each a round trip to L2, they held
-// split-K at 8 pieces or fewer (sn_32_dec took 11.7 us at split 16 against 8.8 at 8, results/llm24-splitk-dec.json).
+// split-K at 8 pieces or fewer (docs/notes/2026-12-03-family-rules.md).
 template <class Cfg>
 __device__ __forceinline__ void add_partials(float* acc, const Sm90GemmArgs& args, const WorkPlan<Cfg>& plan,
                                              int tile, int consumer, int consumer_thread, int sync_id) {

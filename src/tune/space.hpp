@@ -20,9 +20,9 @@ using families::Tunable;
 using families::with_alternatives;
 
 // `t` with `fields` held at its warm start's values: alternatives that would set one of them to another value are
-// dropped, and a fit that would move one is refused, so the descent moves along the other fields only. For a start
-// whose neighbours the timing cannot judge: sn_64_pf's swapped 32-column tiles ran 12.6 us in some rounds and 16 in
-// others (results/logs/issue7-sn64-pingpong/NOTES.md). Throws Error naming a field the start lacks.
+// dropped, and a fit that would move one is refused, so the descent moves along the other fields only: for a start
+// whose neighbours the timing cannot judge (docs/notes/2026-12-03-family-rules.md, "Holding fields"). Throws Error
+// naming a field the start lacks.
 Tunable hold(Tunable t, const std::vector<std::string>& fields);
 // The check hold makes of the field names against a family's (families::Family::field_names), for a command line to
 // refuse them before any GPU work.

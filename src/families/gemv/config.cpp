@@ -300,9 +300,8 @@ std::string infeasible(const Config& c, const Problem& p) {
     return fmt::format("threads = {} is not a multiple of 32 in {}..{}", c.threads, c.engine == Engine::bulk ? 32 : 64,
                        c.engine == Engine::bulk ? 992 : 1024);
   if (!power_of_two_in(c.unroll, 1, 8)) return fmt::format("unroll = {} is not 1, 2, 4 or 8", c.unroll);
-  // Any divisor, to time splits such as 3 and 5 warps. In slices they measured slower than the defaults everywhere
-  // they were timed (results/logs/gemv-k-slices-lines/NOTES.md); in turns (interleave) 5 warps are the 16-bit
-  // two-tile default where 4-warp CTAs fit 4 an SM, so feasible_set has CTAs of 5 warps beside 4, 8 and 16.
+  // Any divisor, to time splits such as 3 and 5 warps: in turns (interleave) 5 warps are the 16-bit two-tile default
+  // where 4-warp CTAs fit 4 an SM (docs/notes/2026-12-03-family-rules.md, "The decode GEMV's K split").
   if (c.ksplit < 1 || (c.threads / 32) % c.ksplit != 0)
     return fmt::format("ksplit = {} does not divide the CTA's {} warps", c.ksplit, c.threads / 32);
   if (c.interleave && c.engine != Engine::mma)
