@@ -29,14 +29,11 @@
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
 
+#include "gemv_codes.h"
 #include "pdl.h"
 #include "weight_load.h"
 
 namespace tilewise::kernels::gemv {
-
-// Codes shared with src/families/gemv/config.hpp (the configuration names them).
-enum : int { w_bf16 = 0, w_fp16 = 1, w_q8_0 = 2, w_int4_g32 = 3, w_int4_g128 = 4, w_fp8 = 5 };
-enum : int { x_bf16 = 0, x_fp16 = 1, x_fp8 = 2 };
 
 // Elements of one 16-byte weight chunk, and the K extent one scale covers (0: no group scale).
 template <int WF>

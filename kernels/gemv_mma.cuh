@@ -143,9 +143,6 @@ struct MmaPiece {
                 "the mma engines take 16-bit weights of the activation's type, fp8, or Q8_0 and int4 g128 with 16-bit x");
 };
 
-// x's layout (the configuration's, src/families/gemv): rows of K (TN) or columns of M tokens (NN).
-enum : int { x_k_major = 0, x_m_major = 1 };
-
 // One 8 x 8 block of 16-bit values transposed across the warp: lane (r, c) gives row r's values 2c and 2c + 1 (low
 // half first) and gets back row g = lane / 4 of the transpose, its values 2q and 2q + 1 (q = lane % 4).
 __device__ __forceinline__ unsigned transpose8x8(unsigned v) {

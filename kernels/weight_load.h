@@ -2,10 +2,9 @@
 // The loads a weight stream is read with: 16 bytes (or 8, or 2) under a cache policy, the cache hint being part of
 // the decode kernels' configuration (src/families/gemv). Shared by the decode kernels and the plain read of their
 // bytes (stream_read.cuh), so that read streams the way they do.
-namespace tilewise::kernels::gemv {
+#include "gemv_codes.h"
 
-// Codes shared with src/families/gemv/config.hpp (the configuration names them).
-enum : int { hint_none = 0, hint_nc = 1, hint_no_allocate = 2, hint_evict_first = 3, hint_prefetch_256 = 4 };
+namespace tilewise::kernels::gemv {
 
 // 16 bytes of weights under the stream's cache policy; BYTES = 8 loads 8 (into x and y; z and w are zero), BYTES = 2
 // one 16-bit weight (into the low half of x).

@@ -5,9 +5,7 @@
 #include <filesystem>
 #include <map>
 
-#include "families/cublaslt/config.hpp"
-#include "families/gemv/config.hpp"
-#include "families/sm90/config.hpp"
+#include "families/registry.hpp"
 #include "select/api.hpp"
 
 namespace tilewise::bench {
@@ -42,13 +40,6 @@ Context& context_for(const std::string& name) {
   return *it->second;
 }
 
-std::string describe_config(const select::Choice& c) {
-  if (c.family == "sm90") return sm90::describe(sm90::parse_config(c.config));
-  if (c.family == "gemv") return gemv::describe(gemv::parse_config(c.config));
-  if (c.family == "cublaslt") return cublaslt::describe(cublaslt::parse_config(c.config));
-  return c.config;
-}
-
 class SelectedArm : public Arm {
  public:
   explicit SelectedArm(std::string name) : name_(std::move(name)) {}
@@ -79,7 +70,8 @@ class SelectedArm : public Arm {
     return j;
   }
   std::string config_text() const override {
-    return fmt::format("{} from the {}: {}", choice_.family, choice_.source, describe_config(choice_));
+    return fmt::format("{} from the {}: {}", choice_.family, choice_.source,
+                       families::family(choice_.family).describe(choice_.config));
   }
 
  private:

@@ -9,10 +9,9 @@
 #include <stdexcept>
 
 #include "bench/arm.hpp"
-#include "bench/choose.hpp"
 #include "bench/heater.hpp"
-#include "bench/tune_candidates.hpp"
 #include "device/reference.hpp"
+#include "families/registry.hpp"
 #include "receipt/derive.hpp"
 
 namespace tilewise::bench {
@@ -63,7 +62,9 @@ TuneMeasure::TuneMeasure(const TuneMeasureOptions& o) : o_(o) {
 
 TuneMeasure::~TuneMeasure() = default;
 
-const cublaslt::Context& TuneMeasure::cublaslt_context() const { return *cublaslt_; }
+families::Resources TuneMeasure::resources() const {
+  return {sm_count_, [this]() -> const cublaslt::Context& { return *cublaslt_; }};
+}
 
 TuneMeasure::CaseState& TuneMeasure::state_for(const tune::Case& c) {
   // Keyed by the problem, not the case: every family's case of one problem runs on the same buffers and data
@@ -86,9 +87,9 @@ TuneMeasure::CaseState& TuneMeasure::state_for(const tune::Case& c) {
 }
 
 std::vector<tune::Timing> TuneMeasure::measure(const tune::Case& c, const std::vector<tune::Config>& candidates) {
-  if (std::find(std::begin(kTunedFamilies), std::end(kTunedFamilies), c.family) == std::end(kTunedFamilies))
-    throw Error(fmt::format("{}: the tuner measures the families {}, not '{}'", c.id, fmt::join(kTunedFamilies, ", "),
-                            c.family));
+  if (!families::find_family(c.family))
+    throw Error(fmt::format("{}: the tuner measures the families {}, not '{}'", c.id,
+                            fmt::join(families::family_names(), ", "), c.family));
   std::vector<tune::Timing> out(candidates.size());
   if (candidates.empty()) return out;
   state_for(c);
@@ -127,24 +128,30 @@ void TuneMeasure::time_chunk(const tune::Case& c, const std::vector<tune::Config
   const Problem& p = s.problem;
   const cudaStream_t st = stream_->get();
   const bool first_chunk = which.size() < 2 || which[1] == 1;
-  std::vector<tune::Config> subset;
-  for (size_t i : which) subset.push_back(candidates[i]);
-  const std::vector<Runnable> runs = c.family == "sm90"   ? sm90_runnables(p, *s.operands, subset, sm_count_)
-                                     : c.family == "gemv" ? gemv_runnables(p, *s.operands, subset)
-                                                          : cublaslt_runnables(*cublaslt_, p, *s.operands, subset);
+  std::vector<std::string> subset;
+  for (size_t i : which) subset.push_back(tune::to_string(candidates[i]));
+  // Every candidate built first (the JIT compiles them on every core), each launched on the operand set it is given.
+  const std::vector<families::Built> built = families::family(c.family).build_all(p, subset, resources());
+  std::vector<device::Launch> launches(built.size());
+  for (size_t j = 0; j < built.size(); ++j)
+    if (families::Kernel* kernel = built[j].kernel.get())
+      launches[j] = [kernel, &ops = *s.operands](int set, cudaStream_t st) {
+        const device::OperandSet& o = ops.set(set);
+        kernel->run(o.a.get(), o.b.get(), o.c.get(), st);
+      };
   lap(spent.build_s);
 
   // The correctness gate of `bench`: an incorrect candidate is never timed.
   const Workbench wb{p, *s.operands, *s.reference, st, o_.graph_target_ms, o_.replays, 1, o_.cold, l2_bytes_};
   const double bound = receipt::correctness_bound(p.dtype);
-  device::Timers timers(runs.size());
-  for (size_t j = 0; j < runs.size(); ++j) {
-    std::string error = runs[j].error;
-    if (runs[j].built) {
+  device::Timers timers(built.size());
+  for (size_t j = 0; j < built.size(); ++j) {
+    std::string error = built[j].error;
+    if (built[j].kernel) {
       try {
-        const device::OutputError err = checked_run(wb, runs[j].launch);
+        const device::OutputError err = checked_run(wb, launches[j]);
         if (receipt::is_correct(err.rel_err, bound))
-          timers[j] = device::sized_graph_timer(runs[j].launch, s.operands->count(), o_.graph_target_ms, st);
+          timers[j] = device::sized_graph_timer(launches[j], s.operands->count(), o_.graph_target_ms, st);
         else
           error = incorrect(err, bound);
       } catch (const Error& e) {
@@ -153,7 +160,7 @@ void TuneMeasure::time_chunk(const tune::Case& c, const std::vector<tune::Config
       }
     }
     if (j == 0 && !first_chunk) continue;  // the anchor's record is its first chunk's
-    out[which[j]].compiled = runs[j].built;
+    out[which[j]].compiled = built[j].kernel != nullptr;
     out[which[j]].error = error;
   }
 
@@ -165,10 +172,10 @@ void TuneMeasure::time_chunk(const tune::Case& c, const std::vector<tune::Config
   lap(spent.check_s);
 
   // A candidate whose repeat is past the incumbent's of the same round by the drop margin is timed no more.
-  std::vector<bool> dropped(runs.size(), false);
+  std::vector<bool> dropped(built.size(), false);
   const auto drop = [&](const std::vector<std::vector<double>>& samples) {
     if (o_.drop_margin < 0 || !timers[0]) return;
-    for (size_t j = 1; j < runs.size(); ++j)
+    for (size_t j = 1; j < built.size(); ++j)
       if (timers[j] && tune::ruled_out(samples[j].back(), samples[0].back(), o_.drop_margin)) {
         timers[j].reset();
         dropped[j] = true;
@@ -178,7 +185,7 @@ void TuneMeasure::time_chunk(const tune::Case& c, const std::vector<tune::Config
   lap(spent.time_s);
 
   // As measured; a later chunk's candidates carry the incumbent's samples from their own repeats to be judged by.
-  for (size_t j = 0; j < runs.size(); ++j) {
+  for (size_t j = 0; j < built.size(); ++j) {
     if (j == 0 && !first_chunk) continue;
     out[which[j]].us = samples[j];
     out[which[j]].dropped = dropped[j];

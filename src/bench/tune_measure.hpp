@@ -9,10 +9,10 @@
 #include <functional>
 #include <memory>
 #include <string>
-#include <string_view>
 
 #include "device/cuda.hpp"
 #include "families/cublaslt/matmul.hpp"
+#include "families/family.hpp"
 #include "tune/measure.hpp"
 
 namespace tilewise::bench {
@@ -39,12 +39,9 @@ struct TuneMeasureOptions {
   std::function<void(const std::string&)> progress;
 };
 
-// The families the harness builds candidates for.
-inline constexpr std::string_view kTunedFamilies[] = {"sm90", "cublaslt", "gemv"};
-
 class TuneMeasure : public tune::Measure {
  public:
-  // Needs a GPU (throws Error naming what works without one). Families: kTunedFamilies.
+  // Needs a GPU (throws Error naming what works without one). Every family of the registry (families/registry.hpp).
   explicit TuneMeasure(const TuneMeasureOptions& o);
   ~TuneMeasure() override;
 
@@ -52,9 +49,9 @@ class TuneMeasure : public tune::Measure {
   // that leaves the context unusable); a candidate's own failure is its Timing's error.
   std::vector<tune::Timing> measure(const tune::Case& c, const std::vector<tune::Config>& candidates) override;
 
-  // The one cuBLASLt handle and 64 MiB workspace, for the cuBLASLt space's checks to see the same bound.
-  const cublaslt::Context& cublaslt_context() const;
-  int sm_count() const { return sm_count_; }
+  // What the families build with here: the SM count, and the one cuBLASLt handle and 64 MiB workspace, so that the
+  // cuBLASLt space's checks see the same bound as its kernels.
+  families::Resources resources() const;
 
  private:
   struct CaseState;

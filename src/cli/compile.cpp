@@ -10,18 +10,17 @@
 
 #include "core/error.hpp"
 #include "core/suite.hpp"
+#include "families/registry.hpp"
 #include "families/sm90/feasibility.hpp"
 #include "families/sm90/gemm.hpp"
-#include "families/sm90/heuristic.hpp"
-#include "families/gemv/config.hpp"
-#include "families/gemv/gemv.hpp"
-#include "families/gemv/view.hpp"
 #include "jit/cache.hpp"
 #include "select/choice.hpp"
 
 namespace tilewise::cli {
 
 namespace {
+
+constexpr int kSmCount = 132;  // an H200's: the rules size their grids for it, as without a GPU they do everywhere
 
 struct Job {
   jit::KernelBuild build;
@@ -40,23 +39,16 @@ std::vector<Job> jobs_for(const CompileOptions& o) {
     const Problem p = make_problem(sc);
     std::vector<sm90::Config> configs;
     if (o.first_rule_only || o.first_use) {  // every family's rule: sm90's first rule and the GEMV's default
-      std::vector<select::Choice> choices = select::rule_choices(p);
-      if (o.first_use) try {  // and the rest of what first-use tuning builds (select/first_use.hpp)
-          for (const sm90::Config& c : sm90::rule_candidates(p)) choices.push_back({"sm90", sm90::to_string(c), "", 0});
-        } catch (const Unsupported&) {
+      std::vector<select::Choice> choices = select::rule_choices(p, kSmCount);
+      if (o.first_use)  // and the rest of what first-use tuning builds (select/first_use.hpp)
+        for (const families::Family* f : families::all_families())
+          for (std::string& c : f->rule_candidates(p, kSmCount)) choices.push_back({std::string(f->name()), std::move(c), "", 0});
+      for (const select::Choice& c : choices)
+        for (families::Instantiation& in : families::family(c.family).instantiations(p, c.config)) {
+          Job j{std::move(in.build), "", in.dynamic_shared_bytes};
+          j.what = c.family + " " + j.build.config_text;
+          unique.emplace(j.build.name_expression, std::move(j));
         }
-      for (const select::Choice& c : choices) {
-        Job j;
-        if (c.family == "gemv") {
-          const gemv::Config g = gemv::parse_config(c.config);
-          j = {gemv::kernel_build(g, gemv::view_of(p)->tokens_as_n), "", gemv::bulk_shared_bytes(g)};
-        } else {
-          const sm90::Config s = sm90::parse_config(c.config);
-          j = {sm90::kernel_build(s, p), "", sm90::shared_bytes(s)};
-        }
-        j.what = c.family + " " + j.build.config_text;
-        unique.emplace(j.build.name_expression, std::move(j));
-      }
       continue;
     }
     try {

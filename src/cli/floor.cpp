@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "core/sweep.hpp"
+#include "families/registry.hpp"
 #include "receipt/check.hpp"
 #include "select/floor_fit.hpp"
 #include "select/json_file.hpp"
@@ -40,7 +41,7 @@ std::vector<receipt::Receipt> read_receipts(const std::vector<std::string>& path
   return out;
 }
 
-const std::map<std::string, std::string> family_arms{{"sm90", "sm90"}, {"gemv", "gemv"}};
+const std::map<std::string, std::string> family_arms = families::rule_arms();
 
 }  // namespace
 

@@ -18,11 +18,9 @@
 #include "select/decide.hpp"
 #include "select/merge.hpp"
 #include "tune/campaign.hpp"
+#include "families/registry.hpp"
 #include "tune/contributions.hpp"
-#include "tune/cublaslt_space.hpp"
-#include "tune/gemv_space.hpp"
 #include "tune/mode_compare.hpp"
-#include "tune/sm90_space.hpp"
 #include "tune/to_database.hpp"
 
 namespace tilewise::cli {
@@ -57,19 +55,12 @@ std::string case_line(const tune::CaseResult& r) {
                      r.best, rounds);
 }
 
-// Why `family` does not tune `p`, or nothing when it does: gemv is a decode family (tune/gemv_space.hpp); sm90 and
-// cuBLASLt take every problem that validates, and record one they cannot run as a failed case.
-std::optional<std::string> declines(const std::string& family, const Problem& p) {
-  return family == "gemv" ? tune::gemv_unsupported(p) : std::nullopt;
-}
-
 }  // namespace
 
 std::vector<tune::Case> tune_cases(const TuneOptions& o) {
-  const auto& known = bench::kTunedFamilies;
   for (const std::string& f : o.families)
-    if (std::find(std::begin(known), std::end(known), f) == std::end(known))
-      throw Error(fmt::format("--family '{}': the tuner knows {}", f, fmt::join(known, ", ")));
+    if (!families::find_family(f))
+      throw Error(fmt::format("--family '{}': the tuner knows {}", f, fmt::join(families::family_names(), ", ")));
   std::vector<tune::Case> cases;
   std::map<std::string, std::string> declined;  // a family's last reason to leave a problem out
   for (const SuiteCase& sc : expand_suites(o.suites, o.only, o.dtypes, o.layouts)) {
@@ -81,7 +72,7 @@ std::vector<tune::Case> tune_cases(const TuneOptions& o) {
       continue;  // a combination nothing supports (fp8 NN)
     }
     for (const std::string& f : o.families) {
-      if (const auto why = declines(f, p)) {
+      if (const auto why = families::family(f).declines(p)) {  // a family that takes only some problems (gemv)
         declined[f] = *why;
         continue;
       }
@@ -100,24 +91,21 @@ int run_tune(const TuneOptions& o) {
   if (o.campaign.empty()) throw Error("give the campaign file (--campaign FILE); it is created or continued");
   const std::vector<tune::Case> cases = tune_cases(o);
   if (cases.empty()) throw Error("the suites, dtypes and layouts given make no case");
-  if ((!o.start.empty() || !o.hold.empty()) && o.families != std::vector<std::string>{"sm90"})
-    throw Error(fmt::format("--start and --hold name sm90 fields: give --family sm90 alone, not {}",
+  if ((!o.start.empty() || !o.hold.empty()) && o.families.size() != 1)
+    throw Error(fmt::format("--start and --hold name one family's fields: give one --family, not {}",
                             fmt::join(o.families, ",")));
+  const families::Family& tuned = families::family(o.families.front());
   // Parsed once, so a bad field is an error before any GPU work; one infeasible for a case fails that case.
-  const std::optional<sm90::Config> start = o.start.empty() ? std::nullopt : std::optional(sm90::parse_config(o.start));
+  const std::optional<std::string> start = o.start.empty() ? std::nullopt : std::optional(tuned.canonical(o.start));
   // A misspelt field fails here, not after the harness has warmed the GPU up.
-  tune::check_held(tune::to_tune(start.value_or(sm90::Config{})), o.hold);
+  tune::check_held(tuned.field_names(), o.hold);
   bench::TuneMeasureOptions mo = o.measure;
   mo.progress = [](const std::string& line) { fmt::print(stderr, "           {}\n", line); };
   bench::TuneMeasure harness(mo);
   Announced measure(harness);
   const select::Identity identity = running_identity();
   const tune::TunableFor tunable_for = [&](const tune::Case& c) {
-    if (c.family == "cublaslt") return tune::cublaslt_tunable(harness.cublaslt_context(), c.problem);
-    if (c.family == "gemv") return tune::gemv_tunable(c.problem, harness.sm_count());
-    sm90::Limits limits;
-    limits.sm_count = harness.sm_count();
-    return tune::hold(tune::sm90_tunable(c.problem, limits, start), o.hold);
+    return tune::hold(families::family(c.family).tunable(c.problem, harness.resources(), start), o.hold);
   };
   tune::CampaignOptions co;
   co.mode = o.mode;
@@ -293,11 +281,12 @@ TuneCommands::TuneCommands(CLI::App& app) {
   tune_->add_option("--campaign", o_.campaign, "campaign file: created, or continued where it stopped")->required();
   tune_->add_option("--database", o_.database, "write the finished cases here as a database");
   tune_->add_option("--start", o_.start,
-                    "descend from this sm90 configuration (block_m=64,block_n=64,...; fields left out keep their "
-                    "defaults) instead of the first rule, in every case; one infeasible for a case fails that case");
+                    "descend from this configuration of the one --family given (sm90: block_m=64,block_n=64,...; "
+                    "fields left out keep their defaults) instead of its rule, in every case; one infeasible for a "
+                    "case fails that case");
   tune_->add_option("--hold", o_.hold,
-                    "sm90 fields every case keeps at its warm start's values (comma-separated, e.g. swap with "
-                    "--start): the descent moves along the others only")
+                    "fields of the one --family given that every case keeps at its warm start's values "
+                    "(comma-separated, e.g. swap with --start): the descent moves along the others only")
       ->delimiter(',');
 
   report_ = app.add_subcommand("campaign", "what finished campaigns measured: cases, per-round contributions, and "
@@ -327,7 +316,7 @@ TuneCommands::TuneCommands(CLI::App& app) {
   merge_->add_option("--prefer", merge_prefer_.family,
                      "with --decide: keep this family (sm90, cublaslt, gemv) unless another ran faster by more than "
                      "--margin")
-      ->check(CLI::IsMember({"sm90", "cublaslt", "gemv"}));
+      ->check(CLI::IsMember(families::family_names()));
   merge_->add_option("--margin", merge_prefer_.margin, "with --prefer: the fraction another family must win by")
       ->check(CLI::Range(0.0, 0.5));
 }

@@ -10,6 +10,7 @@
 
 #include "bench/tune_measure.hpp"
 #include "core/problem.hpp"
+#include "families/sm90/family.hpp"
 #include "select/decide.hpp"
 
 namespace tilewise::cli {
@@ -18,18 +19,18 @@ struct TuneOptions {
   std::vector<std::string> suites, only;
   std::vector<DType> dtypes{DType::bf16};
   std::vector<Layout> layouts{Layout::TN};
-  std::vector<std::string> families{"sm90"};
+  std::vector<std::string> families{std::string(sm90::kName)};
   std::string mode = "descent";
   int grid_cap = 10000;
   std::string campaign;  // the resumable campaign file
   std::string database;  // where the finished cases are written as a database; empty: not written
-  std::string start;     // an sm90 configuration every case descends from instead of the first rule; empty: the rule
+  std::string start;     // a configuration of the one family tuned every case descends from; empty: its rule
   std::vector<std::string> hold;  // fields every case keeps at its warm start's values (tune::hold)
   bench::TuneMeasureOptions measure;
 };
 
 // Every suite problem x dtype x layout x family, id "name dtype layout family"; combinations no family can run
-// (fp8 NN), and for gemv the problems outside it (tune::gemv_unsupported), are left out. Throws Error for an --only
+// (fp8 NN), and the problems a family declines (the gemv's beyond 16 tokens), are left out. Throws Error for an --only
 // name no suite holds, an unknown family, or a family left with no case.
 std::vector<tune::Case> tune_cases(const TuneOptions& o);
 

@@ -25,10 +25,12 @@ void add_unique(std::vector<std::string>& to, const std::string& s) {
 }
 
 int arm_rank(const std::string& arm) {
+  // A name ending in ':' ranks every arm it begins.
   static const std::vector<std::string> fixed = {"sm90",  "selected", "gemv:", "cublaslt", "cublaslt-default",
                                                  "torch", "triton"};
-  if (arm.starts_with("gemv:")) return 2;
-  const auto it = std::find(fixed.begin(), fixed.end(), arm);
+  const auto it = std::find_if(fixed.begin(), fixed.end(), [&](const std::string& f) {
+    return f == arm || (f.ends_with(':') && arm.starts_with(f));
+  });
   return int(it - fixed.begin());  // others rank after every fixed name
 }
 

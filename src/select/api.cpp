@@ -116,7 +116,7 @@ std::unique_ptr<Plan> Context::State::build(const Problem& p, select::Choice c, 
     return make(p, c, stream);
   } catch (const Unsupported&) {
     if (c.source == "heuristic") throw;  // cuBLASLt's own heuristic declined: no family runs p
-    if (c.source == "floor") return build(p, {"cublaslt", "", "heuristic", 0}, stream);  // the floor never insists
+    if (c.source == "floor") return build(p, select::vendor_choice(), stream);  // the floor never insists
     throw;
   } catch (const Error& e) {
     if (c.source == "heuristic") throw;

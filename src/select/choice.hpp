@@ -24,16 +24,18 @@ using Choice = tilewise::Choice;  // include/tilewise/context.hpp
 std::optional<Choice> from_database(const Database& db, const Problem& p);
 
 // The entries of p's token bucket (bucket_records) whose configuration is feasible for p as far as the CPU can tell
-// (sm90's and gemv's feasibility rules; cuBLASLt's is asked when built), nearest token count first and within one
-// record the fastest family first; a GEMV's configuration takes p's token count as its m. Source "bucket", `us` the
+// (each family's feasibility; cuBLASLt's own is asked when built), nearest token count first and within one record
+// the fastest family first; each configuration as its family serves p (a GEMV's takes p's token count as its m). Source "bucket", `us` the
 // time at the token count it was tuned at.
 std::vector<Choice> bucket_choices(const Database& db, const Problem& p, int sm_count = 132);
 // Why `c` cannot run p, as far as the CPU can tell; nothing when it may.
 std::optional<std::string> infeasible(const Choice& c, const Problem& p, int sm_count = 132);
 
-// Each family's own rule for p, where it has one: the decode GEMV's default on the problem's own weights in either
-// orientation (families/gemv/view.hpp), and sm90's first shape rule. These are what the floor weighs.
+// Each family's own rule for p, where it has one (families::Family::rule): the decode GEMV's default on the problem's
+// own weights in either orientation, and sm90's first shape rule. These are what the floor weighs.
 std::vector<Choice> rule_choices(const Problem& p, int sm_count = 132);
+// cuBLASLt's own heuristic's choice, source "heuristic": the floor every selection falls back to.
+Choice vendor_choice();
 
 // Where the floor's points come from and whether they hold here: `floor` null is the shipped rule, `running` null
 // is the rule's own GPU (what `tilewise choose` shows without a GPU).

@@ -6,9 +6,7 @@
 #include <cmath>
 
 #include "core/error.hpp"
-#include "families/cublaslt/config.hpp"
-#include "families/gemv/config.hpp"
-#include "families/sm90/config.hpp"
+#include "families/registry.hpp"
 #include "select/merge.hpp"
 
 namespace tilewise::select {
@@ -76,13 +74,14 @@ std::vector<const Record*> bucket_records(const Database& db, const Problem& p) 
 
 const Identity& identity_of(const Database& db, const Entry& e) { return db.identities.at(size_t(e.identity)); }
 
-std::optional<std::string> invalid_config(std::string_view family, std::string_view config) {
+std::optional<std::string> invalid_entry(std::string_view family, std::string_view config, const Problem& p,
+                                         int sm_count) {
   try {
-    if (family == "sm90") sm90::parse_config(config);
-    else if (family == "cublaslt") cublaslt::parse_config(config);
-    else if (family == "gemv") gemv::parse_config(config);
-    else return fmt::format("unknown family '{}' (known: sm90, cublaslt, gemv)", family);
-  } catch (const Error& e) {
+    const families::Family& f = families::family(family);
+    f.canonical(config);
+    if (const std::optional<std::string> why = f.infeasible(config, p, sm_count))
+      return fmt::format("{} '{}' cannot run {}: {}", family, config, signature(p), *why);
+  } catch (const Error& e) {  // an unknown family, or the field and the value that do not parse
     return std::string(e.what());
   }
   return std::nullopt;

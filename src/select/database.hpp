@@ -66,7 +66,10 @@ bool serves(const Problem& tuned, const Problem& p);
 std::vector<const Record*> bucket_records(const Database& db, const Problem& p);
 const Identity& identity_of(const Database& db, const Entry& e);
 
-// Whether `config` parses as `family`'s canonical string; the reason when not (an unknown family included).
-std::optional<std::string> invalid_config(std::string_view family, std::string_view config);
+// Why `config` is no `family` configuration that may run p: an unknown family, text that does not parse (its field
+// and value named), or one the family's feasibility refuses for p (as far as the CPU can tell; sm_count is the
+// measuring GPU's). Nothing when it may.
+std::optional<std::string> invalid_entry(std::string_view family, std::string_view config, const Problem& p,
+                                         int sm_count);
 
 }  // namespace tilewise::select

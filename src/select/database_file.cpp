@@ -55,16 +55,18 @@ Problem parse_problem(const At& at) {
   return p;
 }
 
-Entry parse_entry(const At& at, std::string_view family, size_t identities) {
+// An entry's configuration must be its family's and feasible for the entry's problem on the GPU that measured it.
+Entry parse_entry(const At& at, std::string_view family, const std::vector<Identity>& identities, const Problem& p) {
   Entry e;
   e.config = at["config"].string();
-  if (const auto why = invalid_config(family, e.config)) at["config"].fail(*why);
   e.us = at["us"].number();
   if (e.us <= 0) at["us"].fail(fmt::format("a time of {} us is not positive", e.us));
   const int64_t id = at["identity"].integer();
-  if (id < 0 || size_t(id) >= identities)
-    at["identity"].fail(fmt::format("identity {} is not in the table of {}", id, identities));
+  if (id < 0 || size_t(id) >= identities.size())
+    at["identity"].fail(fmt::format("identity {} is not in the table of {}", id, identities.size()));
   e.identity = int(id);
+  const int sm_count = identities[size_t(id)].sm_count;
+  if (const auto why = invalid_entry(family, e.config, p, sm_count > 0 ? sm_count : 132)) at["config"].fail(*why);
   if (at.has("source")) e.source = at["source"].string();
   return e;
 }
@@ -93,7 +95,7 @@ Database parse_database(const json& j, const std::string& origin) {
       at["key"].fail(fmt::format("'{}' repeats /entries/{}", key, it->second));
     const At families = at["families"];
     for (const auto& [family, value] : families.object().items())
-      r.families[family] = parse_entry(families[family], family, db.identities.size());
+      r.families[family] = parse_entry(families[family], family, db.identities, r.problem);
     db.records[key] = std::move(r);
   }
   return db;

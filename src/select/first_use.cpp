@@ -7,7 +7,7 @@
 #include "device/operands.hpp"
 #include "device/reference.hpp"
 #include "device/timing.hpp"
-#include "families/sm90/heuristic.hpp"
+#include "families/registry.hpp"
 #include "receipt/derive.hpp"
 
 namespace tilewise::select {
@@ -53,7 +53,7 @@ struct Bench {
 };
 
 std::string label(const Choice& c, size_t i) {
-  if (i == 0) return "cublaslt default";
+  if (i == 0) return c.family + " default";
   return fmt::format("{} {}", c.family, c.source == "floor" ? "rule" : c.source == "bucket" ? "bucket" : "#" + std::to_string(i));
 }
 
@@ -75,7 +75,7 @@ std::string FirstUse::summary() const {
 
 std::vector<Choice> first_use_candidates(const Problem& p, const std::vector<Choice>& bucket,
                                          const std::vector<std::string>& vendor_configs, int sm_count) {
-  std::vector<Choice> out{{"cublaslt", "", "heuristic", 0}};
+  std::vector<Choice> out{vendor_choice()};
   const auto add = [&](Choice c) {
     for (const Choice& have : out)
       if (have.family == c.family && have.config == c.config) return;
@@ -83,13 +83,9 @@ std::vector<Choice> first_use_candidates(const Problem& p, const std::vector<Cho
   };
   for (const Choice& c : rule_choices(p, sm_count)) add(c);
   for (const Choice& c : bucket) add(c);
-  for (size_t i = 1; i < vendor_configs.size(); ++i) add({"cublaslt", vendor_configs[i], "heuristic", 0});
-  try {
-    sm90::Limits limits;
-    limits.sm_count = sm_count;
-    for (const sm90::Config& c : sm90::rule_candidates(p, limits)) add({"sm90", sm90::to_string(c), "heuristic", 0});
-  } catch (const Unsupported&) {
-  }
+  for (size_t i = 1; i < vendor_configs.size(); ++i) add({out[0].family, vendor_configs[i], "heuristic", 0});
+  for (const families::Family* f : families::all_families())
+    for (std::string& c : f->rule_candidates(p, sm_count)) add({std::string(f->name()), std::move(c), "heuristic", 0});
   return out;
 }
 

@@ -40,8 +40,8 @@ struct FirstUse {
 using PlanMaker = std::function<std::unique_ptr<Plan>(const Choice&)>;
 
 // The short list for p, cuBLASLt's default first (the incumbent, an empty configuration): each family's rule choice,
-// the entries of p's bucket that may serve it, cuBLASLt's other heuristic candidates (up to `vendor_extra`), then
-// sm90's other rule candidates. Each configuration once.
+// the entries of p's bucket that may serve it, cuBLASLt's other heuristic candidates (`vendor_configs` after its
+// first), then each family's other rule candidates (sm90's). Each configuration once.
 std::vector<Choice> first_use_candidates(const Problem& p, const std::vector<Choice>& bucket,
                                          const std::vector<std::string>& vendor_configs, int sm_count);
 

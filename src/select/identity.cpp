@@ -61,7 +61,7 @@ Compatibility compatibility(const Identity& recorded, const Identity& running) {
   Compatibility out;
   for (const Difference& d : differences(recorded, running, "recorded", "running")) {
     const bool hard = d.field == "gpu" || d.field == "sm_count" || d.field == "cc" ||
-                      (d.field == "cublaslt" && major(*d.a) != major(*d.b));
+                      (d.a == &recorded.cublaslt && major(*d.a) != major(*d.b));  // the library's major version
     (hard ? out.refuse : out.warn).push_back(d.text);
   }
   return out;

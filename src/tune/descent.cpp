@@ -99,11 +99,11 @@ void descend(CaseResult& state, const Tunable& t, Measure& measure, const AfterR
     if (after_round) after_round(state);
   }
   // Each adoption was a strict win beside the incumbent of its round, but a kernel's time can move with what runs
-  // around it (sn_64_pf's swapped 32x64 ping-pong kernel: 12.6 us in some rounds, 16 in others, results/logs/
-  // issue7-sn64-cold-tune/NOTES.md). So a descent that moved ends with its result timed beside the warm start, and
-  // goes back to the warm start where that is strictly faster: a case never ends slower than where it began, as
-  // measured side by side. Its latency is then the warm start's own, where the trajectory began: the gains the
-  // rounds before recorded did not hold, and the trajectory says so rather than chaining one more ratio onto them.
+  // around it (docs/notes/2026-12-03-family-rules.md, "The tuner"). So a descent that moved ends with its result
+  // timed beside the warm start, and goes back to the warm start where that is strictly faster: a case never ends
+  // slower than where it began, as measured side by side. Its latency is then the warm start's own, where the
+  // trajectory began: the gains the rounds before recorded did not hold, and the trajectory says so rather than
+  // chaining one more ratio onto them.
   if (state.rounds.size() == groups && state.best != state.warm_start) {
     Candidates both;
     both.configs = {parse(state.best), t.warm_start};

@@ -12,7 +12,7 @@ namespace tilewise::tune {
 // One tuning case: a problem for one family.
 struct Case {
   std::string id;      // unique in a campaign, e.g. "d4k_qkv_pf bf16 TN sm90"
-  std::string family;  // "sm90", "cublaslt", "gemv"
+  std::string family;  // a family of the registry (families/registry.hpp)
   Problem problem;
   bool operator==(const Case&) const = default;
 };

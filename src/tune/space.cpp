@@ -1,6 +1,7 @@
 #include "tune/space.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <limits>
@@ -8,15 +9,6 @@
 #include "core/error.hpp"
 
 namespace tilewise::tune {
-
-Group with_alternatives(Group g, const std::vector<Config>& feasible) {
-  for (const Config& c : feasible) {
-    Config alt = project(c, g.fields);
-    if (std::find(g.alternatives.begin(), g.alternatives.end(), alt) == g.alternatives.end())
-      g.alternatives.push_back(std::move(alt));
-  }
-  return g;
-}
 
 Candidates candidates(const Group& g, const Config& incumbent, const Feasibility& infeasible, const Fit& fit) {
   Candidates out;
@@ -42,15 +34,15 @@ Candidates candidates(const Group& g, const Config& incumbent, const Feasibility
   return out;
 }
 
-void check_held(const Config& warm_start, const std::vector<std::string>& fields) {
+void check_held(const std::vector<std::string>& known, const std::vector<std::string>& fields) {
   for (const std::string& f : fields)
-    if (!find(warm_start, f))
-      throw Error(fmt::format("cannot hold '{}': the warm start '{}' has no such field", f, to_string(warm_start)));
+    if (std::find(known.begin(), known.end(), f) == known.end())
+      throw Error(fmt::format("cannot hold '{}': the configuration's fields are {}", f, fmt::join(known, ", ")));
 }
 
 Tunable hold(Tunable t, const std::vector<std::string>& fields) {
   if (fields.empty()) return t;
-  check_held(t.warm_start, fields);
+  check_held(keys(t.warm_start), fields);
   t.space.held.insert(t.space.held.end(), fields.begin(), fields.end());
   const Config held = project(t.warm_start, fields);
   const auto keeps = [held](const Config& c) {

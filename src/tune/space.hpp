@@ -1,51 +1,32 @@
 #pragma once
-// A search space as the tuner takes it from a family, for one problem: ordered groups of parameters, one round each,
-// in order of impact; each group a list of alternative values for the fields it opens. Plus the feasibility rule,
-// which filters whole candidates (a tile that fits with four stages may not fit with the incumbent's eight).
+// What the tuner does with a family's search space (families/space.hpp): a round's candidates, fields held at the
+// warm start, the space checked, fingerprinted and sized.
 #include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "families/space.hpp"
 #include "tune/config.hpp"
 
 namespace tilewise::tune {
 
-struct Group {
-  std::string name;                  // "tile", "pipeline", "mapping"
-  std::vector<std::string> fields;   // the fields this group opens
-  std::vector<Config> alternatives;  // each sets exactly `fields`
-};
-
-// Why a candidate cannot run this problem, or nothing when it can.
-using Feasibility = std::function<std::optional<std::string>(const Config&)>;
-// A feasible configuration close to an infeasible candidate that keeps its values of `opened` (the fields of the round
-// that asked), or nothing. Fields that trade against each other for one resource sit in different groups (a tile and
-// the ring depth share shared memory): without this, a larger tile is judged beside the incumbent's deep ring, does
-// not fit, and the tile round never sees it.
-using Fit = std::function<std::optional<Config>(const Config& candidate, const std::vector<std::string>& opened)>;
-
-struct Space {
-  std::vector<Group> groups;        // in order of impact
-  Feasibility infeasible;           // empty: every candidate is legal
-  Fit fit;                          // empty: an infeasible candidate is dropped
-  std::vector<std::string> held;    // fields kept at the warm start's values (hold, below)
-};
-
-// What a family hands the tuner for one problem.
-struct Tunable {
-  Space space;
-  Config warm_start;  // a configuration already trusted (the heuristic's choice, or one given), round 0 of the descent
-};
+using families::Feasibility;
+using families::Fit;
+using families::Group;
+using families::Space;
+using families::Tunable;
+using families::with_alternatives;
 
 // `t` with `fields` held at its warm start's values: alternatives that would set one of them to another value are
-// dropped, and a fit that would move one is refused, so the descent moves along the other fields only. For a start
-// whose neighbours the timing cannot judge: sn_64_pf's swapped 32-column tiles ran 12.6 us in some rounds and 16 in
-// others (results/logs/issue7-sn64-pingpong/NOTES.md). Throws Error naming a field the start lacks.
+// dropped, and a fit that would move one is refused, so the descent moves along the other fields only: for a start
+// whose neighbours the timing cannot judge (docs/notes/2026-12-03-family-rules.md, "Holding fields"). Throws Error
+// naming a field the start lacks.
 Tunable hold(Tunable t, const std::vector<std::string>& fields);
-// The same check hold makes of the field names, for a command line to refuse them before any GPU work.
-void check_held(const Config& warm_start, const std::vector<std::string>& fields);
+// The check hold makes of the field names against a family's (families::Family::field_names), for a command line to
+// refuse them before any GPU work.
+void check_held(const std::vector<std::string>& known, const std::vector<std::string>& fields);
 
 struct Candidates {
   std::vector<Config> configs;  // the incumbent first, then the legal alternatives, no duplicates
@@ -53,10 +34,6 @@ struct Candidates {
   int infeasible = 0;           // dropped by the feasibility rule
   int refitted = 0;             // infeasible as asked, kept in the form the space's fit gave (counted in configs)
 };
-
-// `g` with the distinct values `feasible` has for its fields as its alternatives, in the order first seen: a family's
-// groups read off its feasible set.
-Group with_alternatives(Group g, const std::vector<Config>& feasible);
 
 // One round's candidate list: the group's alternatives applied to the incumbent, unioned with the incumbent itself.
 // The incumbent is never filtered (it has already run), so the round can always hold where it is. An infeasible

@@ -12,14 +12,14 @@
 #include "bench/tune_measure.hpp"
 #include "families/gemv/config.hpp"
 #include "families/gemv/heuristic.hpp"
+#include "families/gemv/tuning.hpp"
+#include "families/registry.hpp"
 #include "families/sm90/feasibility.hpp"
 #include "families/sm90/heuristic.hpp"
+#include "families/sm90/tuning.hpp"
 #include "gpu.hpp"
 #include "select/api.hpp"
 #include "tune/campaign.hpp"
-#include "tune/cublaslt_space.hpp"
-#include "tune/gemv_space.hpp"
-#include "tune/sm90_space.hpp"
 
 namespace tilewise::bench {
 namespace {
@@ -40,11 +40,11 @@ const Problem kP = make_problem("p", 1024, 1024, 1024, DType::bf16, Layout::TN);
 
 std::vector<tune::Config> sm90_candidates() {
   const std::vector<sm90::Config> feasible = sm90::feasible_set(kP);
-  std::vector<tune::Config> out{tune::to_tune(sm90::first_rule(kP)), tune::to_tune(feasible.front()),
-                                tune::to_tune(feasible[feasible.size() / 2])};
+  std::vector<tune::Config> out{sm90::tuner_fields(sm90::first_rule(kP)), sm90::tuner_fields(feasible.front()),
+                                sm90::tuner_fields(feasible[feasible.size() / 2])};
   sm90::Config too_big = sm90::first_rule(kP);
   too_big.stages = 64;  // never fits in shared memory
-  out.push_back(tune::to_tune(too_big));
+  out.push_back(sm90::tuner_fields(too_big));
   return out;
 }
 
@@ -105,7 +105,7 @@ TEST(TuneMeasure, ACandidateThatARepeatRulesOutIsTimedNoFurther) {
 TEST(TuneMeasure, CublasltCandidatesAreCheckedByCublaslt) {
   TW_REQUIRE_GPU();
   TuneMeasure m(quick());
-  const tune::Tunable t = tune::cublaslt_tunable(m.cublaslt_context(), kP);
+  const tune::Tunable t = families::family("cublaslt").tunable(kP, m.resources(), std::nullopt);
   tune::Config bogus = t.warm_start;
   bogus = tune::apply(bogus, tune::parse("algo=99999"));
   const std::vector<tune::Timing> timings = m.measure({"p cublaslt", "cublaslt", kP}, {t.warm_start, bogus});
@@ -120,12 +120,12 @@ TEST(TuneMeasure, GemvCandidatesAreBuiltGatedAndTimed) {
   TW_REQUIRE_GPU();
   TuneMeasure m(quick());
   const Problem p = make_problem("d16", 16, 4096, 1024, DType::bf16, Layout::TN);
-  const tune::Tunable t = tune::gemv_tunable(p, m.sm_count());
-  const gemv::Config fma = gemv::default_config(p, gemv::Format::bf16, m.sm_count(), gemv::Engine::fma);
-  ASSERT_NE(tune::to_gemv(t.warm_start), fma);
+  const tune::Tunable t = families::family("gemv").tunable(p, m.resources(), std::nullopt);
+  const gemv::Config fma = gemv::default_config(p, gemv::Format::bf16, m.resources().sm_count, gemv::Engine::fma);
+  ASSERT_NE(gemv::from_fields(t.warm_start), fma);
   const tune::Config other_m = tune::apply(t.warm_start, tune::parse("m=8"));
   const std::vector<tune::Timing> timings =
-      m.measure({"d16 gemv", "gemv", p}, {t.warm_start, tune::to_tune(fma), other_m});
+      m.measure({"d16 gemv", "gemv", p}, {t.warm_start, gemv::tuner_fields(fma), other_m});
   ASSERT_EQ(timings.size(), 3u);
   expect_timed(timings[0], 3);
   expect_timed(timings[1], 3);
@@ -149,7 +149,7 @@ TEST(TuneMeasure, ACampaignOverBothFamiliesIsMonotoneAndResumable) {
   const Problem small = make_problem("s", 512, 1024, 512, DType::bf16, Layout::TN);
   const std::vector<tune::Case> cases{{"s sm90", "sm90", small}, {"s cublaslt", "cublaslt", small}};
   const tune::TunableFor tunable_for = [&](const tune::Case& c) {
-    return c.family == "sm90" ? tune::sm90_tunable(c.problem) : tune::cublaslt_tunable(m.cublaslt_context(), c.problem);
+    return families::family(c.family).tunable(c.problem, m.resources(), std::nullopt);
   };
   const tune::Campaign done = tune::run_campaign(path, cases, tunable_for, m, running_identity());
   ASSERT_EQ(done.cases.size(), 2u);

@@ -1,4 +1,5 @@
-"""Nothing cited disappears: every results/ path the README and docs/ name exists in the tree, and results/README.md
+"""Nothing cited disappears: every results/ path the README and docs/ name exists in the tree (a path written as
+`REV:results/...`, for `git show`, names the file at that commit), and results/README.md
 indexes exactly the files tracked under results/. A note whose paths are as of an old commit says so with the marker
 `<!-- results as of commit REV -->` (it cites them for `git show REV:PATH`) and is left out of the first check.
 
@@ -10,7 +11,7 @@ import re
 import subprocess
 import sys
 
-CITED = re.compile(r"(?<![\w./-])results/[\w./{},*-]*[\w*]")
+CITED = re.compile(r"(?<![\w./:-])results/[\w./{},*-]*[\w*]")
 OUTPUT_OPTION = re.compile(r"(?:-o|>)\s*$")  # `-o results/x.json` names a file a command writes, not a citation
 AS_OF = "<!-- results as of commit"
 

@@ -11,7 +11,7 @@
 #include <cstring>
 #include <optional>
 
-#include "bench/gemv_arms.hpp"
+#include "families/gemv/arms.hpp"
 #include "core/numeric.hpp"
 #include "device/cuda.hpp"
 #include "device/launchers.hpp"
@@ -625,10 +625,10 @@ TEST(GemvGpu, ArmsThroughTheHarness) {
     device::Operands ops(p, device::rotation_sets(p, true, l2), device::Reference::bytes(p));
     ops.fill(3, s.get());
     const device::Reference ref(p, ops.set(0), s.get());
-    const bench::Workbench wb{p, ops, ref, s.get(), 0.5, 1, 2, true, l2};
-    for (const std::string& name : bench::gemv_arm_names()) {
+    const families::Workbench wb{p, ops, ref, s.get(), 0.5, 1, 2, true, l2};
+    for (const std::string& name : gemv::arm_names()) {
       SCOPED_TRACE(describe(p) + " " + name);
-      auto arm = bench::make_gemv_arm(name);
+      auto arm = gemv::make_arm(name);
       ASSERT_TRUE(arm);
       arm->prepare(wb);
       std::unique_ptr<device::Reference> own;
@@ -642,9 +642,9 @@ TEST(GemvGpu, ArmsThroughTheHarness) {
         EXPECT_EQ(arm->reference_name(), "problem");
       }
       EXPECT_GT(arm->weight_bytes(), 0);
-      const bench::Workbench judged{p, ops, own ? *own : ref, s.get(), 0.5, 1, 2, true, l2};
+      const families::Workbench judged{p, ops, own ? *own : ref, s.get(), 0.5, 1, 2, true, l2};
       const device::Launch launch = [&](int set, cudaStream_t st) { arm->launch(set, st); };
-      const device::OutputError e = bench::checked_run(judged, launch);
+      const device::OutputError e = families::checked_run(judged, launch);
       EXPECT_TRUE(receipt::is_correct(e.rel_err, receipt::correctness_bound(d)));
       const int sets = arm->rotation_sets() ? arm->rotation_sets() : ops.count();
       for (int i = 0; i < sets; ++i) launch(i, s.get());  // every rotation set launches
@@ -652,13 +652,13 @@ TEST(GemvGpu, ArmsThroughTheHarness) {
       EXPECT_EQ(arm->config().at("spill_bytes"), 0);
     }
     // An engine named after '@' is the engine the default is made for; the other fields lie over that default.
-    auto fma = bench::make_gemv_arm("gemv:fp8@engine=fma;unroll=2");
+    auto fma = gemv::make_arm("gemv:fp8@engine=fma;unroll=2");
     fma->prepare(wb);
     EXPECT_EQ(fma->config().at("engine"), "fma");
     EXPECT_EQ(fma->config().at("unroll"), 2);
     EXPECT_EQ(fma->config().at("cols"), 2);
   }
-  EXPECT_EQ(bench::make_gemv_arm("gemv:int5"), nullptr);
+  EXPECT_EQ(gemv::make_arm("gemv:int5"), nullptr);
 }
 
 }  // namespace

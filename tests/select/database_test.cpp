@@ -100,6 +100,40 @@ TEST_F(DatabaseFile, WrongTypesAreNamedByJsonPointer) {
                                 "/entries/1/families/cublaslt: missing field 'config'"));
 }
 
+// An entry is its family's configuration for its own problem: one the family cannot run there is refused where it
+// is read (check, choose and db merge all read databases here), naming the entry and the field.
+TEST_F(DatabaseFile, AnEntryItsFamilyCannotRunIsRefusedNamingTheEntryAndField) {
+  // /entries/1 is 4096x4096x4096 bf16 TN (entries are in key order).
+  EXPECT_EQ(error_after([](auto& j) { j["entries"][1]["families"]["sm90"]["config"] = "block_m=7,stages=1000,split=0"; }),
+            path + ": /entries/1/families/sm90/config: sm90 'block_m=7,stages=1000,split=0' cannot run "
+                   "4096x4096x4096 bf16->bf16 TN lda=4096 ldb=4096 ldc=4096: block_m=7 is not a wgmma width this build "
+                   "wraps");
+  EXPECT_TRUE(testkit::Contains(
+      error_after([](auto& j) { j["entries"][1]["families"]["sm90"]["config"] = "block_m=128,stages=1000"; }),
+      "/entries/1/families/sm90/config: sm90 'block_m=128,stages=1000' cannot run 4096x4096x4096 bf16->bf16 TN "
+      "lda=4096 ldb=4096 ldc=4096: stages=1000 is outside 2..16"));
+  // A GEMV's configuration for a problem beyond its 16 tokens, and one built for another token count.
+  const auto with_gemv = [](auto& entry, const std::string& config) {
+    entry["families"]["gemv"] = entry["families"]["sm90"];
+    entry["families"]["gemv"]["config"] = config;
+  };
+  EXPECT_TRUE(testkit::Contains(
+      error_after([&](auto& j) {
+        with_gemv(j["entries"][1], "m=4,w=bf16,x=bf16,threads=256,cols=2,ksplit=1,unroll=4,hint=na,persistent=0");
+      }),
+      "/entries/1/families/gemv/config: gemv 'm=4,w=bf16,x=bf16,threads=256,cols=2,ksplit=1,unroll=4,hint=na,"
+      "persistent=0' cannot run 4096x4096x4096 bf16->bf16 TN lda=4096 ldb=4096 ldc=4096: the gemv family takes 1..16 "
+      "tokens"));
+  EXPECT_TRUE(testkit::Contains(
+      error_after([&](auto& j) {
+        with_gemv(j["entries"][0],
+                  "m=4,w=fp16,x=fp16,threads=256,cols=2,ksplit=1,unroll=4,hint=na,persistent=0,layout=NN");
+      }),
+      "/entries/0/families/gemv/config: gemv 'm=4,w=fp16,x=fp16,threads=256,cols=2,ksplit=1,unroll=4,hint=na,"
+      "persistent=0,layout=NN' cannot run 16x16384x4096 fp16->fp16 NN lda=16 ldb=4096 ldc=16: the configuration is "
+      "built for M = 4, the problem has M = 16"));
+}
+
 TEST_F(DatabaseFile, ValuesThatCannotBeRightAreRefused) {
   EXPECT_TRUE(testkit::Contains(error_after([](auto& j) { j["entries"][0]["families"]["sm90"]["us"] = -3; }),
                                 "/entries/0/families/sm90/us: a time of -3 us is not positive"));

@@ -17,7 +17,7 @@ inline Problem problem(int64_t m, int64_t n, int64_t k, DType d = DType::bf16, L
 
 inline const char* kSm90A = "block_m=128,block_n=128,stages=6,consumers=2,raster=m,group=8,store=tma,"
                             "schedule=cooperative,cluster=1x1";
-inline const char* kSm90B = "block_m=128,block_n=256,stages=4,consumers=2,raster=n,group=16,store=tma_ring,"
+inline const char* kSm90B = "block_m=128,block_n=128,stages=4,consumers=2,raster=n,group=16,store=tma_ring,"
                             "schedule=pingpong,cluster=2x1";
 inline const char* kLt = "algo=66,tile=28,stages=18,splitk=1,reduction=0,swizzle=0,custom=0,inner=0,cluster=2";
 

@@ -183,19 +183,45 @@ TEST_F(CampaignTest, DroppedCountsReadBackAndOlderFilesWithoutThemReadAsNone) {
     for (const Round& round : r.rounds) EXPECT_EQ(round.dropped, 0);
 }
 
+// A finished campaign becomes the database selection loads: each finished case's configuration as its family's
+// canonical text (the tuner's form writes out fields the text leaves out), under the campaign's identity. A running
+// case has no result to trust, and a family the registry does not know cannot enter a database.
 TEST_F(CampaignTest, AFinishedCampaignBecomesADatabase) {
   testkit::ScriptedMeasure m = measure();
-  const Campaign c = run_campaign(path, some_cases(), tunable_for, m, kHere);
+  const Campaign synthetic = run_campaign(path, some_cases(), tunable_for, m, kHere);
+  EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { to_database(synthetic, "campaign.json"); }),
+                                "unknown family 'synthetic'"));
+
+  const Problem p = make_problem("p", 4096, 4096, 4096, DType::bf16, Layout::TN);
+  const Problem q = make_problem("q", 4096, 4096, 2048, DType::bf16, Layout::TN);
+  const std::string sm90 = "block_m=128,block_n=128,stages=6,consumers=2,raster=m,group=8,store=tma,"
+                           "schedule=cooperative,cluster=1x1,split=1";
+  const std::string lt = "algo=66,tile=28,stages=18,splitk=1,reduction=0,swizzle=0,custom=0,inner=0,cluster=2";
+  const auto finished = [](Case c, std::string best, double us, Status status = Status::finished) {
+    CaseResult r;
+    r.c = std::move(c);
+    r.best = std::move(best);
+    r.best_us = us;
+    r.status = status;
+    return r;
+  };
+  Campaign c;
+  c.mode = "descent";
+  c.identity = kHere;
+  c.cases = {finished({"p sm90", "sm90", p}, sm90 + ",swap=0,pdl=0", 100),
+             finished({"p cublaslt", "cublaslt", p}, lt, 90),
+             finished({"q sm90", "sm90", q}, sm90, 50, Status::running)};
   const select::Database db = to_database(c, "campaign.json");
-  ASSERT_EQ(db.records.size(), 4u);
+  ASSERT_EQ(db.records.size(), 1u);
   ASSERT_EQ(db.identities, std::vector<select::Identity>{kHere});
-  for (const CaseResult& r : c.cases) {
-    const select::Entry* e = select::lookup(db, r.c.problem, "synthetic");
-    ASSERT_NE(e, nullptr);
-    EXPECT_EQ(e->config, r.best);
-    EXPECT_EQ(e->us, r.best_us);
-    EXPECT_EQ(e->source, "campaign.json");
-  }
+  const select::Entry* e = select::lookup(db, p, "sm90");
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->config, sm90);
+  EXPECT_EQ(e->us, 100);
+  EXPECT_EQ(e->source, "campaign.json");
+  ASSERT_NE(select::lookup(db, p, "cublaslt"), nullptr);
+  EXPECT_EQ(select::lookup(db, p, "cublaslt")->config, lt);
+  EXPECT_EQ(select::lookup(db, q, "sm90"), nullptr);
 }
 
 }  // namespace

@@ -116,7 +116,7 @@ TEST(Space, HeldFieldsKeepTheWarmStartsValues) {
   EXPECT_FALSE(depth_held.space.fit(cfg("tile=2,swap=0,depth=4"), {"tile"}));
   EXPECT_NE(digest(depth_held.space), digest(t.space));
   EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { hold(t, {"stages"}); }),
-                                "cannot hold 'stages': the warm start 'tile=1,swap=0,depth=4' has no such field"));
+                                "cannot hold 'stages': the configuration's fields are tile, swap, depth"));
 }
 
 }  // namespace

@@ -2,11 +2,12 @@
 
 #include <fmt/format.h>
 
-#include <charconv>
+#include <limits>
 #include <nlohmann/json.hpp>
-#include <set>
+#include <type_traits>
 
 #include "core/error.hpp"
+#include "families/fields.hpp"
 
 namespace tilewise::cublaslt {
 
@@ -63,36 +64,15 @@ std::string to_string(const Config& c) {
 }
 
 Config parse_config(std::string_view text) {
+  families::FieldReader r("cublaslt", text);
   Config c;
-  std::set<std::string> seen;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    const size_t end = std::min(text.find(',', pos), text.size());
-    const std::string_view item = text.substr(pos, end - pos);
-    if (item.empty()) throw Error(fmt::format("cuBLASLt config '{}': an empty field", text));
-    const size_t eq = item.find('=');
-    if (eq == std::string_view::npos)
-      throw Error(fmt::format("cuBLASLt config '{}': '{}' is not key=value", text, item));
-    const std::string key(item.substr(0, eq));
-    const std::string_view value = item.substr(eq + 1);
-    bool known = false;
-    for_each_field(c, [&](const char* name, auto& field) {
-      if (key != name) return;
-      known = true;
-      int64_t v = 0;
-      auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
-      using T = std::remove_reference_t<decltype(field)>;
-      if (ec != std::errc() || p != value.data() + value.size() || v < std::numeric_limits<T>::min() ||
-          v > std::numeric_limits<T>::max())
-        throw Error(fmt::format("cuBLASLt config '{}': {} = '{}' is not a valid value", text, key, value));
-      field = T(v);
-    });
-    if (!known) throw Error(fmt::format("cuBLASLt config '{}': unknown field '{}'", text, key));
-    if (!seen.insert(key).second) throw Error(fmt::format("cuBLASLt config '{}': '{}' given twice", text, key));
-    pos = end + 1;
-    if (end + 1 == text.size()) throw Error(fmt::format("cuBLASLt config '{}': an empty field", text));
-  }
-  if (!seen.count("algo")) throw Error(fmt::format("cuBLASLt config '{}': 'algo' is required", text));
+  for_each_field(c, [&](const char* key, auto& field) {
+    using T = std::remove_reference_t<decltype(field)>;
+    const long long lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
+    // The algorithm has no default: a configuration names the kernel it runs.
+    field = T(std::string_view(key) == "algo" ? r.integer_in(key, lo, hi) : r.integer_in(key, lo, hi, field));
+  });
+  r.finish();
   return c;
 }
 

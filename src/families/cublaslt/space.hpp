@@ -1,7 +1,7 @@
 #pragma once
 // What cuBLASLt says each of its algorithms can be configured to for one problem's types: the capability attributes
 // read from an algorithm initialized by id (AlgoGetIds, AlgoInit, AlgoCapGetAttribute). Plain values, so the tuner's
-// space (tune/cublaslt_space.hpp) is built and tested from them without a GPU. Cluster shapes have no capability
+// space (families/cublaslt/tuning.hpp) is built and tested from them without a GPU. Cluster shapes have no capability
 // attribute; every algorithm lists the same candidates and AlgoCheck decides.
 #include <cstdint>
 #include <vector>

@@ -1,24 +1,38 @@
 #include "families/gemv/config.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
-#include <charconv>
 #include <nlohmann/json.hpp>
-#include <set>
 
 #include "core/error.hpp"
+#include "families/fields.hpp"
 
 namespace tilewise::gemv {
 
 namespace {
 
-constexpr std::pair<Format, std::string_view> format_names[] = {
-    {Format::bf16, "bf16"},         {Format::fp16, "fp16"},           {Format::q8_0, "q8_0"},
-    {Format::int4_g32, "int4g32"}, {Format::int4_g128, "int4g128"}, {Format::fp8, "fp8"}};
-constexpr std::pair<Hint, std::string_view> hint_names[] = {
-    {Hint::none, "none"}, {Hint::nc, "nc"}, {Hint::no_allocate, "na"}, {Hint::evict_first, "ef"}, {Hint::prefetch_256, "pf256"}};
-constexpr std::pair<Engine, std::string_view> engine_names[] = {{Engine::fma, "fma"}, {Engine::mma, "mma"}, {Engine::bulk, "bulk"}};
+using families::Named;
+constexpr Named<Format> kFormats[] = {{"bf16", Format::bf16},         {"fp16", Format::fp16},
+                                      {"q8_0", Format::q8_0},         {"int4g32", Format::int4_g32},
+                                      {"int4g128", Format::int4_g128}, {"fp8", Format::fp8}};
+constexpr Named<Hint> kHints[] = {{"none", Hint::none},         {"nc", Hint::nc},
+                                  {"na", Hint::no_allocate},    {"ef", Hint::evict_first},
+                                  {"pf256", Hint::prefetch_256}};
+constexpr Named<Engine> kEngines[] = {{"fma", Engine::fma}, {"mma", Engine::mma}, {"bulk", Engine::bulk}};
+
+// The load instruction a hint makes, for describe().
+std::string_view load_text(Hint h) {
+  switch (h) {
+    case Hint::none: return "ld.global";
+    case Hint::nc: return "ld.global.nc";
+    case Hint::no_allocate: return "ld.global.nc.L1::no_allocate";
+    case Hint::evict_first: return "ld.global.nc.L1::no_allocate.L2::evict_first";
+    case Hint::prefetch_256: return "ld.global.nc.L1::no_allocate.L2::256B";
+  }
+  return "?";
+}
 
 constexpr int max_shared_bytes = 227 * 1024;  // an H100/H200 CTA's dynamic shared memory at most
 
@@ -28,51 +42,30 @@ int piece_bytes(Format f) { return f == Format::q8_0 ? 8 : 16; }
 
 bool power_of_two_in(int v, int lo, int hi) { return v >= lo && v <= hi && (v & (v - 1)) == 0; }
 
-int parse_int(std::string_view text, std::string_view key, std::string_view value) {
-  int v = 0;
-  auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
-  if (ec != std::errc() || p != value.data() + value.size())
-    throw Error(fmt::format("gemv config '{}': {} = '{}' is not an integer", text, key, value));
-  return v;
+}  // namespace
+
+std::string_view to_string(Format f) { return families::name_of(kFormats, f); }
+std::string_view to_string(Hint h) { return families::name_of(kHints, h); }
+std::string_view to_string(Engine e) { return families::name_of(kEngines, e); }
+
+namespace {
+
+// A name of `names`, else an Error naming the text and the names known.
+template <typename E, size_t N>
+E named(const Named<E> (&names)[N], std::string_view s, std::string_view what) {
+  std::vector<std::string_view> known;
+  for (const auto& [name, e] : names) {
+    if (name == s) return e;
+    known.push_back(name);
+  }
+  throw Error(fmt::format("unknown {} '{}' (known: {})", what, s, fmt::join(known, ", ")));
 }
 
 }  // namespace
 
-std::string_view to_string(Format f) {
-  for (auto [v, name] : format_names)
-    if (v == f) return name;
-  return "?";
-}
-
-std::string_view to_string(Hint h) {
-  for (auto [v, name] : hint_names)
-    if (v == h) return name;
-  return "?";
-}
-
-std::string_view to_string(Engine e) {
-  for (auto [v, name] : engine_names)
-    if (v == e) return name;
-  return "?";
-}
-
-Engine parse_engine(std::string_view s) {
-  for (auto [v, name] : engine_names)
-    if (name == s) return v;
-  throw Error(fmt::format("unknown gemv engine '{}' (known: fma, mma, bulk)", s));
-}
-
-Format parse_format(std::string_view s) {
-  for (auto [v, name] : format_names)
-    if (name == s) return v;
-  throw Error(fmt::format("unknown weight format '{}' (known: bf16, fp16, q8_0, int4g32, int4g128, fp8)", s));
-}
-
-Hint parse_hint(std::string_view s) {
-  for (auto [v, name] : hint_names)
-    if (name == s) return v;
-  throw Error(fmt::format("unknown cache hint '{}' (known: none, nc, na, ef, pf256)", s));
-}
+Engine parse_engine(std::string_view s) { return named(kEngines, s, "gemv engine"); }
+Format parse_format(std::string_view s) { return named(kFormats, s, "weight format"); }
+Hint parse_hint(std::string_view s) { return named(kHints, s, "cache hint"); }
 
 int elems_per_chunk(Format f) {
   switch (f) {
@@ -118,52 +111,30 @@ std::string to_string(const Config& c) {
 }
 
 Config parse_config(std::string_view text) {
+  families::FieldReader r("gemv", text);
+  const Config d;
   Config c;
-  std::set<std::string> seen;
-  const std::vector<std::string> keys = {"m",      "w",      "x",    "engine",     "threads", "cols",
-                                         "ksplit", "unroll", "hint", "persistent", "pdl",     "stages", "prefetch",
-                                         "interleave", "layout"};
-  const std::vector<std::string> optional_keys = {"engine", "pdl", "stages", "prefetch", "interleave", "layout"};
-  size_t pos = 0;
-  while (pos <= text.size()) {
-    const size_t end = std::min(text.find(',', pos), text.size());
-    const std::string_view item = text.substr(pos, end - pos);
-    if (item.empty()) throw Error(fmt::format("gemv config '{}': an empty field", text));
-    const size_t eq = item.find('=');
-    if (eq == std::string_view::npos) throw Error(fmt::format("gemv config '{}': '{}' is not key=value", text, item));
-    const std::string key(item.substr(0, eq));
-    const std::string_view value = item.substr(eq + 1);
-    if (std::find(keys.begin(), keys.end(), key) == keys.end()) throw Error(fmt::format("gemv config '{}': unknown field '{}'", text, key));
-    if (!seen.insert(key).second) throw Error(fmt::format("gemv config '{}': '{}' given twice", text, key));
-    try {
-      if (key == "w") c.weights = parse_format(value);
-      else if (key == "x") c.act = parse_dtype(value);
-      else if (key == "hint") c.hint = parse_hint(value);
-      else if (key == "engine") c.engine = parse_engine(value);
-      else if (key == "layout") c.layout = parse_layout(value);
-      else if (key == "persistent" || key == "pdl" || key == "prefetch" || key == "interleave") {
-        if (value != "0" && value != "1") throw Error(fmt::format("{} = '{}' is not 0 or 1", key, value));
-        (key == "pdl" ? c.pdl : key == "prefetch" ? c.prefetch : key == "interleave" ? c.interleave : c.persistent) =
-            value == "1";
-      } else {
-        const int v = parse_int(text, key, value);
-        (key == "m" ? c.m : key == "threads" ? c.threads : key == "cols" ? c.cols : key == "ksplit" ? c.ksplit
-         : key == "stages" ? c.stages : c.unroll) = v;
-      }
-    } catch (const Error& e) {
-      const std::string what = e.what();
-      throw Error(what.rfind("gemv config", 0) == 0 ? what : fmt::format("gemv config '{}': {}", text, what));
-    }
-    pos = end + 1;
-  }
-  for (const std::string& k : keys)
-    if (!seen.count(k) && std::find(optional_keys.begin(), optional_keys.end(), k) == optional_keys.end()) throw Error(fmt::format("gemv config '{}': '{}' is required", text, k));
+  c.m = r.integer("m");
+  c.weights = r.choice("w", kFormats);
+  c.act = r.parsed("x", parse_dtype);
+  // Configurations written before these fields existed lack them: fma, 0, 0, 0, 0 and TN.
+  c.engine = r.choice("engine", kEngines, d.engine);
+  c.threads = r.integer("threads");
+  c.cols = r.integer("cols");
+  c.ksplit = r.integer("ksplit");
+  c.unroll = r.integer("unroll");
+  c.hint = r.choice("hint", kHints);
+  c.persistent = r.flag("persistent");
+  c.pdl = r.flag("pdl", d.pdl);
+  c.stages = r.integer("stages", d.stages);
+  c.prefetch = r.flag("prefetch", d.prefetch);
+  c.interleave = r.flag("interleave", d.interleave);
+  c.layout = r.parsed("layout", parse_layout, d.layout);
+  r.finish();
   return c;
 }
 
 std::string describe(const Config& c) {
-  static const char* hint_text[] = {"ld.global", "ld.global.nc", "ld.global.nc.L1::no_allocate",
-                                    "ld.global.nc.L1::no_allocate.L2::evict_first", "ld.global.nc.L1::no_allocate.L2::256B"};
   const std::string_view x_layout = c.layout == Layout::NN ? " M-major" : "";
   if (c.engine == Engine::bulk)
     return fmt::format("gemv {} weights, {}{} x, M={}, bulk engine, {} consumer threads, {} units a warp, {} stages, "
@@ -174,7 +145,7 @@ std::string describe(const Config& c) {
   return fmt::format("gemv {} weights, {}{} x, M={}, {} engine, {} threads, {} cols/warp, K split {}{}, unroll {}{}, {}{}{}",
                      to_string(c.weights), tilewise::to_string(c.act), x_layout, c.m, to_string(c.engine), c.threads, c.cols,
                      c.ksplit, c.interleave ? " interleaved" : "", c.unroll, c.prefetch ? " a step ahead" : "",
-                     hint_text[int(c.hint)], c.persistent ? ", persistent grid" : "",
+                     load_text(c.hint), c.persistent ? ", persistent grid" : "",
                      c.pdl ? ", programmatic dependent launch" : "");
 }
 
@@ -329,9 +300,8 @@ std::string infeasible(const Config& c, const Problem& p) {
     return fmt::format("threads = {} is not a multiple of 32 in {}..{}", c.threads, c.engine == Engine::bulk ? 32 : 64,
                        c.engine == Engine::bulk ? 992 : 1024);
   if (!power_of_two_in(c.unroll, 1, 8)) return fmt::format("unroll = {} is not 1, 2, 4 or 8", c.unroll);
-  // Any divisor, to time splits such as 3 and 5 warps. In slices they measured slower than the defaults everywhere
-  // they were timed (results/logs/gemv-k-slices-lines/NOTES.md); in turns (interleave) 5 warps are the 16-bit
-  // two-tile default where 4-warp CTAs fit 4 an SM, so feasible_set has CTAs of 5 warps beside 4, 8 and 16.
+  // Any divisor, to time splits such as 3 and 5 warps: in turns (interleave) 5 warps are the 16-bit two-tile default
+  // where 4-warp CTAs fit 4 an SM (docs/notes/2026-12-03-family-rules.md, "The decode GEMV's K split").
   if (c.ksplit < 1 || (c.threads / 32) % c.ksplit != 0)
     return fmt::format("ksplit = {} does not divide the CTA's {} warps", c.ksplit, c.threads / 32);
   if (c.interleave && c.engine != Engine::mma)

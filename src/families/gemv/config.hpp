@@ -10,13 +10,27 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "core/problem.hpp"
+#include "kernels/gemv_codes.h"
 
 namespace tilewise::gemv {
 
-// Weight formats; the values are kernels/gemv.cuh's codes. int4 carries its group size along K.
-enum class Format { bf16 = 0, fp16 = 1, q8_0 = 2, int4_g32 = 3, int4_g128 = 4, fp8 = 5 };
-// Cache policy of the weight stream; the values are gemv.cuh's codes.
-enum class Hint { none = 0, nc = 1, no_allocate = 2, evict_first = 3, prefetch_256 = 4 };
+// Weight formats, valued as the kernels' codes (kernels/gemv_codes.h). int4 carries its group size along K.
+enum class Format : int {
+  bf16 = kernels::gemv::w_bf16,
+  fp16 = kernels::gemv::w_fp16,
+  q8_0 = kernels::gemv::w_q8_0,
+  int4_g32 = kernels::gemv::w_int4_g32,
+  int4_g128 = kernels::gemv::w_int4_g128,
+  fp8 = kernels::gemv::w_fp8,
+};
+// Cache policy of the weight stream, valued as the kernels' codes.
+enum class Hint : int {
+  none = kernels::gemv::hint_none,
+  nc = kernels::gemv::hint_nc,
+  no_allocate = kernels::gemv::hint_no_allocate,
+  evict_first = kernels::gemv::hint_evict_first,
+  prefetch_256 = kernels::gemv::hint_prefetch_256,
+};
 // What does the products, and how the weights arrive: one FMA a weight and token (kernels/gemv.cuh, every format; on
 // M-major x kernels/gemv_nn.cuh, the problem's own 16-bit weights), or
 // mma.sync with the weights as A (kernels/gemv_mma.cuh: 16-bit weights of the activation's type, fp8, and Q8_0 and

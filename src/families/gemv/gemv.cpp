@@ -12,8 +12,15 @@ namespace tilewise::gemv {
 
 namespace {
 
-int act_code(DType d) { return d == DType::bf16 ? 0 : d == DType::fp16 ? 1 : 2; }  // gemv.cuh's x_* codes
-int layout_code(Layout l) { return l == Layout::TN ? 0 : 1; }                      // x_k_major, x_m_major
+int act_code(DType d) {
+  switch (d) {
+    case DType::bf16: return kernels::gemv::x_bf16;
+    case DType::fp16: return kernels::gemv::x_fp16;
+    case DType::fp8_e4m3: return kernels::gemv::x_fp8;
+  }
+  throw Error("unknown activation type");
+}
+int layout_code(Layout l) { return l == Layout::TN ? kernels::gemv::x_k_major : kernels::gemv::x_m_major; }
 
 }  // namespace
 

@@ -1,6 +1,7 @@
 #pragma once
 // The decode GEMV's default configuration: the rules that pick engine, tile and schedule from the shape without
-// measuring (src/families/gemv/heuristic.cpp), each with the receipts that timed it against what it replaced.
+// measuring (src/families/gemv/heuristic.cpp); what each was measured against is in
+// docs/notes/2026-12-03-family-rules.md.
 #include <optional>
 
 #include "core/problem.hpp"
@@ -11,8 +12,7 @@ namespace tilewise::gemv {
 // The configuration taken without measuring, on `engine`. By default: mma where it takes the weights and activations,
 // except at M = 1 for 16-bit, Q8_0 and fp8 weights with 16-bit x and where N gives fewer 16-column tiles than SMs
 // (those take fma); enough CTAs for every SM, enough 16-byte loads in flight per SM to cover HBM latency, and the
-// tiles a warp the waves favour (heuristic.cpp says each rule's measurements). Throws Unsupported when nothing is
-// feasible.
+// tiles a warp the waves favour. Throws Unsupported when nothing is feasible.
 Config default_config(const Problem& p, Format weights, int sm_count = 132, std::optional<Engine> engine = {});
 
 }  // namespace tilewise::gemv

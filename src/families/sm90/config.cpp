@@ -2,47 +2,25 @@
 
 #include <fmt/format.h>
 
-#include <charconv>
 #include <nlohmann/json.hpp>
-#include <set>
 
 #include "core/error.hpp"
+#include "families/fields.hpp"
 
 namespace tilewise::sm90 {
 
 namespace {
 
-int parse_int(std::string_view key, std::string_view value, std::string_view text) {
-  int v = 0;
-  const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
-  if (ec != std::errc() || end != value.data() + value.size())
-    throw Error(fmt::format("sm90 config '{}': {}={} is not an integer", text, key, value));
-  return v;
-}
+using families::Named;
+constexpr Named<Raster> kRasters[] = {{"m", Raster::m}, {"n", Raster::n}};
+constexpr Named<Store> kStores[] = {
+    {"tma", Store::tma}, {"tma_ring", Store::tma_ring}, {"direct", Store::direct}, {"staged", Store::staged}};
+constexpr Named<Schedule> kSchedules[] = {{"cooperative", Schedule::cooperative}, {"pingpong", Schedule::pingpong}};
+constexpr Named<std::pair<int, int>> kClusters[] = {{"1x1", {1, 1}}, {"2x1", {2, 1}}, {"1x2", {1, 2}}};
 
-template <typename E>
-E parse_choice(std::string_view key, std::string_view value, std::string_view text,
-               std::initializer_list<std::pair<std::string_view, E>> choices) {
-  std::string names;
-  for (const auto& [name, e] : choices) {
-    if (value == name) return e;
-    names += fmt::format("{}{}", names.empty() ? "" : ", ", name);
-  }
-  throw Error(fmt::format("sm90 config '{}': {}={} is not one of {}", text, key, value, names));
-}
-
-std::string_view name(Raster r) { return r == Raster::m ? "m" : "n"; }
-std::string_view name(Store s) {
-  return s == Store::tma ? "tma" : s == Store::tma_ring ? "tma_ring" : s == Store::staged ? "staged" : "direct";
-}
-std::string_view name(Schedule s) { return s == Schedule::pingpong ? "pingpong" : "cooperative"; }
-
-void parse_cluster(std::string_view value, std::string_view text, Config& c) {
-  if (value == "1x1") c.cluster_m = 1, c.cluster_n = 1;
-  else if (value == "2x1") c.cluster_m = 2, c.cluster_n = 1;
-  else if (value == "1x2") c.cluster_m = 1, c.cluster_n = 2;
-  else throw Error(fmt::format("sm90 config '{}': cluster={} is not one of 1x1, 2x1, 1x2", text, value));
-}
+std::string_view name(Raster r) { return families::name_of(kRasters, r); }
+std::string_view name(Store s) { return families::name_of(kStores, s); }
+std::string_view name(Schedule s) { return families::name_of(kSchedules, s); }
 
 }  // namespace
 
@@ -54,39 +32,23 @@ std::string to_string(const Config& c) {
 }
 
 Config parse_config(std::string_view text) {
+  families::FieldReader r("sm90", text);
+  const Config d;
   Config c;
-  std::set<std::string, std::less<>> seen;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    const size_t end = std::min(text.find(',', pos), text.size());
-    const std::string_view item = text.substr(pos, end - pos);
-    const size_t eq = item.find('=');
-    if (item.empty() || eq == std::string_view::npos)
-      throw Error(fmt::format("sm90 config '{}': '{}' is not key=value", text, item));
-    const std::string_view key = item.substr(0, eq), value = item.substr(eq + 1);
-    if (!seen.insert(std::string(key)).second)
-      throw Error(fmt::format("sm90 config '{}': {} is given twice", text, key));
-    if (key == "block_m") c.block_m = parse_int(key, value, text);
-    else if (key == "block_n") c.block_n = parse_int(key, value, text);
-    else if (key == "stages") c.stages = parse_int(key, value, text);
-    else if (key == "consumers") c.consumers = parse_int(key, value, text);
-    else if (key == "group") c.group = parse_int(key, value, text);
-    else if (key == "raster") c.raster = parse_choice<Raster>(key, value, text, {{"m", Raster::m}, {"n", Raster::n}});
-    else if (key == "store") c.store = parse_choice<Store>(key, value, text,
-                                    {{"tma", Store::tma}, {"tma_ring", Store::tma_ring}, {"direct", Store::direct},
-                                     {"staged", Store::staged}});
-    else if (key == "schedule")
-      c.schedule = parse_choice<Schedule>(key, value, text,
-                                          {{"cooperative", Schedule::cooperative}, {"pingpong", Schedule::pingpong}});
-    else if (key == "cluster") parse_cluster(value, text, c);
-    else if (key == "split") c.split = parse_int(key, value, text);
-    else if (key == "swap") c.swap = parse_choice<bool>(key, value, text, {{"0", false}, {"1", true}});
-    else if (key == "pdl") c.pdl = parse_choice<bool>(key, value, text, {{"0", false}, {"1", true}});
-    else
-      throw Error(fmt::format("sm90 config '{}': unknown field '{}' (known: block_m, block_n, stages, consumers, "
-                              "raster, group, store, schedule, cluster, split, swap, pdl)", text, key));
-    pos = end + 1;
-  }
+  c.block_m = r.integer("block_m", d.block_m);
+  c.block_n = r.integer("block_n", d.block_n);
+  c.stages = r.integer("stages", d.stages);
+  c.consumers = r.integer("consumers", d.consumers);
+  c.raster = r.choice("raster", kRasters, d.raster);
+  c.group = r.integer("group", d.group);
+  c.store = r.choice("store", kStores, d.store);
+  c.schedule = r.choice("schedule", kSchedules, d.schedule);
+  const std::pair<int, int> cluster = r.choice("cluster", kClusters, std::pair{d.cluster_m, d.cluster_n});
+  c.cluster_m = cluster.first, c.cluster_n = cluster.second;
+  c.split = r.integer("split", d.split);
+  c.swap = r.flag("swap", d.swap);
+  c.pdl = r.flag("pdl", d.pdl);
+  r.finish();
   return c;
 }
 

@@ -7,13 +7,21 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "kernels/sm90/codes.h"
+
 namespace tilewise::sm90 {
 
 enum class Raster { m, n };          // which dimension consecutive tiles walk along, inside a group
 // Epilogue: the output tile staged in shared memory and stored by TMA; the same through a ring of two 64-column
 // atoms per consumer (less shared memory, more barriers); stored straight from registers; or staged in shared memory
 // and copied out by the consumer threads in 16-byte pieces (any width, where TMA takes whole 64-column atoms).
-enum class Store { tma, tma_ring, direct, staged };
+// Valued as the kernel's codes (kernels/sm90/codes.h).
+enum class Store : int {
+  tma = kernels::sm90::epilogue_tma,
+  tma_ring = kernels::sm90::epilogue_tma_ring,
+  direct = kernels::sm90::epilogue_direct,
+  staged = kernels::sm90::epilogue_staged,
+};
 // The stores TMA writes: they need the output's tensor map, whole 64-column atoms and a 16-byte-aligned ldc.
 inline bool stores_by_tma(Store s) { return s == Store::tma || s == Store::tma_ring; }
 // cooperative: the consumers split each tile's rows; pingpong: each consumer takes whole tiles in turn, so one

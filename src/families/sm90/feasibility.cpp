@@ -18,9 +18,8 @@ constexpr int kWidths[] = {8, 16, 32, 48, 64, 80, 96, 128, 160, 192, 224, 256};
 constexpr int kStages[] = {2, 3, 4, 5, 6, 7, 8, 10, 12, 16};
 constexpr int kMaxStages = 16;
 constexpr int kGroups[] = {1, 4, 8, 16};
-// Splits the feasible set (the tuner's space) holds. 8 and 16 paid once the fixup awaited every piece at once:
-// llm24's sn_16_dec, sn_32_dec and sn_128_dec ran fastest at split 8 or 16, 1.10-1.19x cuBLASLt
-// (results/llm24-splitk-dec-parallel.json).
+// Splits the feasible set (the tuner's space) holds: 8 and 16 paid once the fixup awaited every piece at once
+// (docs/notes/2026-12-03-family-rules.md, "sm90's feasible set").
 constexpr int kSplits[] = {1, 2, 3, 4, 8, 16};
 // The persistent grid is at most one CTA an SM, so a split beyond the SMs only evens out the pieces; past 64 a
 // 64-k-tile problem's pieces would be empty.

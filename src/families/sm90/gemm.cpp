@@ -7,12 +7,20 @@
 #include "core/error.hpp"
 #include "families/sm90/feasibility.hpp"
 #include "kernels/sm90/args.h"
+#include "kernels/sm90/codes.h"
 
 namespace tilewise::sm90 {
 
 namespace {
 
-int input_kind(DType d) { return d == DType::bf16 ? 0 : d == DType::fp16 ? 1 : 2; }
+int input_code(DType d) {
+  switch (d) {
+    case DType::bf16: return kernels::sm90::input_bf16;
+    case DType::fp16: return kernels::sm90::input_fp16;
+    case DType::fp8_e4m3: return kernels::sm90::input_fp8;
+  }
+  throw Error("unknown input type");
+}
 
 }  // namespace
 
@@ -22,8 +30,7 @@ jit::KernelBuild kernel_build(const Config& c, const Problem& p) {
   b.name_expression = fmt::format(
       "tilewise::kernels::sm90_gemm<tilewise::kernels::Sm90Gemm<{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}>>", c.block_m,
       c.block_n, c.stages, c.consumers, c.schedule == Schedule::pingpong ? 1 : 0, c.cluster_m, c.cluster_n,
-      c.raster == Raster::m ? 1 : 0, c.group, input_kind(p.dtype), p.layout == Layout::NN ? 1 : 0,
-      c.store == Store::direct ? 0 : c.store == Store::tma ? 1 : c.store == Store::tma_ring ? 2 : 3, c.split,
+      c.raster == Raster::m ? 1 : 0, c.group, input_code(p.dtype), p.layout == Layout::NN ? 1 : 0, int(c.store), c.split,
       c.swap ? 1 : 0, c.pdl ? 1 : 0);
   b.config_text = fmt::format("{} for {} {}", to_string(c), to_string(p.dtype), to_string(p.layout));
   return b;

@@ -15,17 +15,11 @@ struct Rung {
   int block_m, block_n, consumers;
   int rate;  // index into RuleParams::rates; -1: the narrow width, rated 1
 };
-// Largest tiles first. The measured rates (RuleParams' defaults) come from sq3072 (results/logs/sm90-explore/
-// round-12.log), where every tile runs several waves: the two-consumer tiles move about the same FLOP per
-// SM-second; one consumer on 128x64 about 0.88 of that and on 64x64 about half.
+// Largest tiles first, each rated by its throughput per SM at full waves (RuleParams; measured on sq3072, where every
+// tile runs several waves: docs/notes/2026-12-03-family-rules.md, "sm90's first shape rule").
 constexpr Rung kLadder[] = {{256, 128, 2, 0}, {192, 128, 2, 1}, {128, 128, 2, 2}, {128, 64, 1, 3}, {64, 64, 1, 4}};
-// The defaults' evidence before the sweep fit them (results/sm90-sweep-warm.json; the fit moved only stream-K's
-// worth, from 0.88 to 1). Split-K below one wave keeps a full wave's throughput less its fixup (each piece's fp32
-// partial written, flagged and read back, about 3 us) where each piece has 16 k-tiles (results/llm24-streamk-cold.json:
-// sn_16_dec 0.53x -> 0.87x of cuBLASLt at split 4, d4k_down_dec 0.85x -> 0.97x at split 2, sn_16_pf 0.52x -> 0.78x
-// with 128x64 at split 2; sqS with 8 k-tiles only loses), and only where whole tiles leave at least half the grid
-// idle (fatK and sn_256_pf, whose whole tiles fill 0.85, lost 10% at split 2 and 35% at split 4).
 // Whole tiles first, then the smaller splits (up to the largest measured): the cheapest choice within 2% of the best.
+// A split pays only with pieces long enough for its fixup and where whole tiles leave much of the grid idle.
 constexpr int kSplits[] = {1, 2, 3, 4};
 
 // The narrowest wgmma width that covers a small M (decode-like shapes), so no tensor-core work is wasted on rows
@@ -51,8 +45,7 @@ TileChoice choose_tile(const Problem& p, const Limits& limits, const RuleParams&
   require_tma_expressible(p);
   // A persistent grid runs ceil(tiles / SMs) waves whatever the last one holds, so a tile is worth the share of the
   // SM-waves it keeps busy times its rate. Within 2% of the best, the larger tile wins: fewer waves, and a last
-  // partial wave runs at the higher clocks of a GPU under less load (sq2560: 256x128 in two waves beat 128x128 in
-  // four, 60.9 against 64.7 us).
+  // partial wave runs at the higher clocks of a GPU under less load.
   const int64_t sms = limits.sm_count;
   const int64_t k = k_tiles(p);
   // Tiles that overhang the problem (N = 16 on a 64-row tile) multiply zeros: only the covered share counts.
@@ -65,8 +58,8 @@ TileChoice choose_tile(const Problem& p, const Limits& limits, const RuleParams&
     if (k / split < params.min_k_tiles_per_piece) return 0.0;
     // Below one wave, split-K fills the idle SMs.
     if (t < sms) return rate * covered * params.split_k_worth * double(std::min(t * split, sms)) / double(sms);
-    // Above, stream-K cuts the last partial wave's tiles along K over the whole grid (results/logs/sm90-explore/
-    // stream-k.md): that wave takes ceil(tail * split / SMs) / split of a wave, at stream-K's worth.
+    // Above, stream-K cuts the last partial wave's tiles along K over the whole grid: that wave takes
+    // ceil(tail * split / SMs) / split of a wave, at stream-K's worth.
     const int64_t tail = t % sms;
     if (tail == 0) return 0.0;
     const double last_wave = double((tail * split + sms - 1) / sms) / split / params.stream_k_worth;

@@ -11,7 +11,7 @@
 namespace tilewise::sm90 {
 
 // The rule's constants, as `tilewise fit` fits them to a sweep receipt (src/families/sm90/rule_fit.hpp). The defaults
-// are the fit to results/sm90-sweep-warm.json (llm24 and square, bf16 TN: mean 1.9%, worst 22.0% from the fastest).
+// are the fit to results/sm90-sweep-warm.json (how well they fit: docs/notes/2026-12-03-family-rules.md).
 struct RuleParams {
   // Throughput per SM at full waves of the ladder's tiles 256x128, 192x128, 128x128 (two consumers), 128x64 and
   // 64x64 (one), relative to 128x128.

@@ -1,0 +1,84 @@
+// The sm90 GEMM's configuration, all compile-time, and the shared-memory ring it implies (kernels/sm90_gemm.cuh).
+#pragma once
+#include <cuda/std/cstdint>
+
+#include "sm90/codes.h"
+
+namespace tilewise::kernels {
+
+// Input: a code of sm90/codes.h (fp8 e4m3 multiplies into bf16). AMajorM: A stored M-major (NN).
+// RasterM: consecutive tiles walk along M within a group of Group tile-rows along N (else the transpose).
+// Store: a code of sm90/codes.h. The staged store copies out tiles whose width is not whole 64-column atoms, which
+// the direct store's scattered 4-byte stores held back; the TMA ring leaves big tiles room for a deeper stage ring.
+// Split: 1 every tile whole; S > 1 stream-K with at most S pieces per streamed tile (cooperative, no cluster).
+// SwapAB: 1 the operands swapped (sm90_gemm.cuh). Pdl: 1 launched as a programmatic dependent (sm90_gemm.cuh).
+template <int BlockM_, int BlockN_, int Stages_, int Consumers_, int Pingpong_, int ClusterM_, int ClusterN_,
+          int RasterM_, int Group_, int Input_, int AMajorM_, int Store_, int Split_, int SwapAB_, int Pdl_>
+struct Sm90Gemm {
+  static constexpr int BlockM = BlockM_, BlockN = BlockN_, Stages = Stages_, Consumers = Consumers_;
+  static constexpr int Split = Split_;
+  static constexpr bool SwapAB = SwapAB_, Pdl = Pdl_;
+  static constexpr bool Pingpong = Pingpong_, RasterM = RasterM_, AMajorM = AMajorM_;
+  static constexpr bool TmaStore = Store_ == sm90::epilogue_tma || Store_ == sm90::epilogue_tma_ring;
+  static constexpr bool StoreRing = Store_ == sm90::epilogue_tma_ring, StagedStore = Store_ == sm90::epilogue_staged;
+  static constexpr int ClusterM = ClusterM_, ClusterN = ClusterN_, ClusterSize = ClusterM_ * ClusterN_;
+  static constexpr int Group = Group_, Input = Input_;
+  static constexpr bool Fp8 = Input == sm90::input_fp8, Fp16Out = Input == sm90::input_fp16;
+  static constexpr int kElemBytes = Fp8 ? 1 : 2;
+  static constexpr int BlockK = 128 / kElemBytes;          // one swizzle row
+  static constexpr int kStepK = Fp8 ? 32 : 16;             // K of one wgmma
+  static constexpr int RowsPerConsumer = Pingpong ? BlockN : BlockN / Consumers;
+  static constexpr int kConsumersPerStage = Pingpong ? 1 : Consumers;
+  static constexpr int MmasPerConsumer = RowsPerConsumer / 64;
+  static constexpr int kAccPerMma = BlockM / 2;
+  static constexpr int kThreads = 128 * (Consumers + 1);
+  static constexpr int kBTileBytes = BlockN * 128;
+  static constexpr int kATileBytes = BlockM * 128;
+  static constexpr int kStageBytes = kBTileBytes + kATileBytes;
+  // A staged row is padded by 16 bytes, so the eight rows one warp's store writes start in different banks.
+  static constexpr int kStagedRowBytes = BlockM * 2 + 16;
+  static constexpr int kOutTileBytes = StoreRing     ? Consumers * 2 * RowsPerConsumer * 128
+                                       : TmaStore    ? Consumers * RowsPerConsumer * BlockM * 2
+                                       : StagedStore ? Consumers * RowsPerConsumer * kStagedRowBytes
+                                                     : 0;
+  // The share of the multicast operand each CTA of a cluster loads: rows of B (ClusterM) or of A (ClusterN).
+  static constexpr int kBRowsLoaded = BlockN / ClusterM;
+  static constexpr int kARowsLoaded = BlockM / ClusterN;
+  // Dynamic shared memory the launch asks for: the stages, the output tile, and slack to align to 1024 bytes.
+  static constexpr int kSharedBytes = Stages * kStageBytes + kOutTileBytes + 1024;
+  // setmaxnreg moves registers between the warpgroups of the SM's 64K: the producer gives back what the consumers
+  // take (three consumers: 128 * 40 + 384 * 152 <= 65536; a multiple of 8 each). ptxas still compiles every thread
+  // to the launch bound's share (128 of a 512-thread CTA), which is why src/families/sm90/feasibility.cpp gives three
+  // consumers at most 64 accumulators.
+  static constexpr int kProducerRegisters = 40;
+  static constexpr int kConsumerRegisters = Consumers == 1 ? 240 : Consumers == 2 ? 232 : 152;
+  static_assert(Consumers >= 1 && Consumers <= 3 && !(Pingpong && Consumers != 2), "1-3 consumers; ping-pong takes 2");
+  static_assert(RowsPerConsumer % 64 == 0 && MmasPerConsumer >= 1 && MmasPerConsumer <= 2);
+  static_assert(ClusterSize <= 2 && kBRowsLoaded % 8 == 0 && kARowsLoaded % 8 == 0);
+  static_assert(!(AMajorM && ClusterN == 2) || BlockM % 128 == 0, "each CTA multicasts whole 64-column atoms");
+  static_assert(!AMajorM || BlockM % 64 == 0, "an M-major A tile is loaded in 64-column swizzle atoms");
+  static_assert(!TmaStore || BlockM % 64 == 0, "the TMA epilogue stores 64-column swizzle atoms");
+  static_assert(!(AMajorM && Fp8), "fp8 wgmma reads both operands K-major");
+  static_assert(Split == 1 || (!Pingpong && ClusterSize == 1), "stream-K runs cooperative CTAs without clusters");
+  static_assert(!SwapAB || (Store_ == sm90::epilogue_direct && !AMajorM),
+                "swapped operands: both K-major, stored from registers");
+};
+
+namespace sm90 {
+
+// The ring of stages in shared memory (each a B tile, then an A tile, 1024-byte aligned) with its barriers: full[s]
+// completes when stage s holds its tiles, empty[s] when every consumer warp that reads it (in every CTA of the
+// cluster) is done with it.
+template <class Cfg>
+struct Ring {
+  uint8_t* smem;
+  uint64_t* full;
+  uint64_t* empty;
+  __device__ __forceinline__ uint8_t* b_tile(int s) const { return smem + s * Cfg::kStageBytes; }
+  __device__ __forceinline__ uint8_t* a_tile(int s) const { return smem + s * Cfg::kStageBytes + Cfg::kBTileBytes; }
+  // The output tile the staged and TMA stores use, after the stages.
+  __device__ __forceinline__ uint8_t* out_tile() const { return smem + Cfg::Stages * Cfg::kStageBytes; }
+};
+
+}  // namespace sm90
+}  // namespace tilewise::kernels

@@ -1,0 +1,91 @@
+#include "families/sm90/tuning.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/error.hpp"
+#include "families/sm90/heuristic.hpp"
+
+namespace tilewise::sm90 {
+
+using families::Fields;
+using families::Group;
+
+namespace {
+
+const Group kGroups[] = {
+    {"tile", {"block_m", "block_n", "consumers", "schedule", "swap"}},
+    {"pipeline", {"stages", "store"}},
+    {"mapping", {"raster", "group", "cluster"}},
+    {"split", {"split"}},
+    {"launch", {"pdl"}},
+};
+
+// A tile wider than the narrowest feasible width covering M only multiplies rows that do not exist (TMA fills them
+// with zeros): decode-like shapes would spend most of their tile round compiling such waste.
+int covering_block_m(const std::vector<Config>& feasible, int64_t M) {
+  int cover = 0;
+  for (const Config& c : feasible)
+    if (c.block_m >= M && (cover == 0 || c.block_m < cover)) cover = c.block_m;
+  return cover;  // 0: no width covers M, every width is useful
+}
+
+// The tile round's candidates keep the incumbent's ring depth, which a larger tile often cannot fit beside: keep the
+// tile and its mapping, and take the deepest ring that fits, much as the first rule does: the TMA store while it
+// still leaves four stages (or the incumbent's depth, where that is less), then the ring store, then the staged store
+// (which the rule does not take), then the direct store. The pipeline round then tunes the depth. A schedule
+// stream-K cannot run (ping-pong, clusters) gets whole tiles.
+std::optional<Config> fit(Config c, const Problem& p, const Limits& limits) {
+  const int deepest = c.stages;
+  for (int split : {c.split, 1})
+    for (Store store : {c.store, Store::tma_ring, Store::staged, Store::direct})
+      for (int stages = deepest; stages >= 2; --stages) {
+        c.split = split;
+        c.store = store;
+        c.stages = stages;
+        if (!infeasible(c, p, limits) && (store == Store::direct || stages >= std::min(4, deepest)))
+          return c;
+      }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Fields tuner_fields(const Config& c) {
+  Fields t = families::parse_fields(to_string(c));
+  std::erase_if(t.fields, [](const auto& kv) { return kv.first == "swap" || kv.first == "pdl"; });
+  t.fields.emplace_back("swap", c.swap ? "1" : "0");
+  t.fields.emplace_back("pdl", c.pdl ? "1" : "0");
+  return t;
+}
+Config from_fields(const Fields& f) { return parse_config(to_string(f)); }
+
+families::Space space(const Problem& p, const Limits& limits) {
+  const std::vector<Config> feasible = feasible_set(p, limits);
+  if (feasible.empty()) {
+    require_tma_expressible(p);
+    throw Unsupported(fmt::format("sm90: no feasible configuration for {}", describe(p)));
+  }
+  const int cover = covering_block_m(feasible, p.M);
+  std::vector<Fields> all, covering;
+  for (const Config& c : feasible) {
+    all.push_back(tuner_fields(c));
+    if (cover == 0 || c.block_m <= cover) covering.push_back(all.back());
+  }
+  families::Space s;
+  for (const Group& g : kGroups) s.groups.push_back(with_alternatives(g, g.name == "tile" ? covering : all));
+  s.infeasible = [p, limits](const Fields& c) { return infeasible(from_fields(c), p, limits); };
+  s.fit = [p, limits](const Fields& c, const std::vector<std::string>&) -> std::optional<Fields> {
+    const auto fitted = fit(from_fields(c), p, limits);
+    if (!fitted) return std::nullopt;
+    return tuner_fields(*fitted);
+  };
+  return s;
+}
+
+families::Tunable tunable(const Problem& p, const Limits& limits, const std::optional<Config>& start) {
+  return families::Tunable{space(p, limits), tuner_fields(start ? *start : first_rule(p, limits))};
+}
+
+}  // namespace tilewise::sm90
