@@ -5,6 +5,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "core/checked.hpp"
 #include "core/error.hpp"
 
 namespace tilewise {
@@ -63,20 +64,26 @@ namespace {
 // Stored columns of each operand (column-major): A is K x M (TN) or M x K (NN), B is K x N, C is M x N.
 int64_t a_columns(const Problem& p) { return p.layout == Layout::TN ? p.M : p.K; }
 
-int64_t checked_mul(int64_t a, int64_t b, const Problem& p, const char* what) {
-  int64_t r = 0;
-  if (__builtin_mul_overflow(a, b, &r)) throw Error(fmt::format("{}: {} overflows 64 bits", p.name, what));
-  return r;
+std::string size_of(const Problem& p, const char* what) {
+  return fmt::format("{}: {}", p.name.empty() ? std::string("problem") : p.name, what);
 }
 
 }  // namespace
 
-int64_t a_bytes(const Problem& p) { return p.lda * a_columns(p) * element_bytes(p.dtype); }
-int64_t b_bytes(const Problem& p) { return p.ldb * p.N * element_bytes(p.dtype); }
-int64_t c_bytes(const Problem& p) { return p.ldc * p.N * element_bytes(output_dtype(p.dtype)); }
+int64_t a_bytes(const Problem& p) {
+  return checked_product({p.lda, a_columns(p), element_bytes(p.dtype)}, size_of(p, "A's size"));
+}
+int64_t b_bytes(const Problem& p) { return checked_product({p.ldb, p.N, element_bytes(p.dtype)}, size_of(p, "B's size")); }
+int64_t c_bytes(const Problem& p) {
+  return checked_product({p.ldc, p.N, element_bytes(output_dtype(p.dtype))}, size_of(p, "C's size"));
+}
 
 int64_t min_traffic_bytes(const Problem& p) {
-  return (p.M * p.K + p.K * p.N) * element_bytes(p.dtype) + p.M * p.N * element_bytes(output_dtype(p.dtype));
+  const std::string what = size_of(p, "the least traffic");
+  const int64_t in = element_bytes(p.dtype), out = element_bytes(output_dtype(p.dtype));
+  return checked_sum({checked_product({p.M, p.K, in}, what), checked_product({p.K, p.N, in}, what),
+                      checked_product({p.M, p.N, out}, what)},
+                     what);
 }
 
 double flops(const Problem& p) { return 2.0 * double(p.M) * double(p.N) * double(p.K); }
@@ -100,9 +107,8 @@ void validate(const Problem& p) {
       throw Error(fmt::format("{}: {} = {} is under its minimum {} = {}", where(), ld.name, ld.value, ld.rule, ld.minimum));
     if (ld.value > max_dim) throw Error(fmt::format("{}: {} = {} exceeds {}", where(), ld.name, ld.value, max_dim));
   }
-  checked_mul(checked_mul(p.lda, a_columns(p), p, "A's size"), element_bytes(p.dtype), p, "A's size");
-  checked_mul(checked_mul(p.ldb, p.N, p, "B's size"), element_bytes(p.dtype), p, "B's size");
-  checked_mul(checked_mul(p.ldc, p.N, p, "C's size"), 2, p, "C's size");
+  // One set of operands must have a size: three 1.5e9 sizes fit int32 each, but A, B and C together pass 2^63 bytes.
+  checked_sum({a_bytes(p), b_bytes(p), c_bytes(p)}, size_of(p, "the operands' size"));
   if (p.dtype == DType::fp8_e4m3) {
     if (p.layout != Layout::TN)
       throw Error(fmt::format("{}: fp8 e4m3 needs layout TN (both operands K-major); {} is not supported",

@@ -4,11 +4,11 @@
 
 #include <charconv>
 #include <filesystem>
-#include <fstream>
 #include <set>
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/file.hpp"
 
 namespace tilewise {
 
@@ -94,8 +94,7 @@ std::vector<SuiteCase> expand_suites(const std::vector<std::string>& suites, con
 std::string suite_name(const std::string& path) { return std::filesystem::path(path).stem().string(); }
 
 Suite load_suite(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error(fmt::format("{}: cannot open suite file", path));
+  std::istringstream in(files::read(path));
   return parse_suite(in, path);
 }
 
