@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "cli/options.hpp"
 #include "core/error.hpp"
 #include "core/sweep.hpp"
 #include "receipt/check.hpp"
@@ -47,6 +48,7 @@ const std::map<std::string, std::string> family_arms{{"sm90", "sm90"}, {"gemv", 
 FloorCommands::FloorCommands(CLI::App& app) {
   sweep_ = app.add_subcommand("sweep", "write the seeded sweep of GEMM problems the floor is fitted to, as a suite "
                                        "(no GPU needed)");
+  sweep_->group(kNoGpu);
   sweep_->add_option("--seed", seed_, "the generator's seed (recorded in the suite)")->required();
   sweep_->add_option("--count", count_, "problems drawn")->capture_default_str()->check(CLI::Range(1, 1000000));
   sweep_->add_option("--part", part_, "all, fit (even indices) or judge (odd)")->capture_default_str();
@@ -54,6 +56,7 @@ FloorCommands::FloorCommands(CLI::App& app) {
   sweep_->add_flag("--overwrite", overwrite_, "replace an existing file");
 
   auto* floor = app.add_subcommand("floor", "the floor under selection: its rule fitted to sweep receipts");
+  floor->group(kNoGpu);
   fit_ = floor->add_subcommand("fit", "fit the floor on one half of a sweep's receipts, judge it on the other, and "
                                        "write the rule (all points) and a report (no GPU needed)");
   floor->require_subcommand(1);

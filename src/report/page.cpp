@@ -6,11 +6,11 @@
 #include <cctype>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <set>
 
 #include "core/error.hpp"
+#include "core/file.hpp"
 #include "report/compare.hpp"
 #include "report/svg.hpp"
 
@@ -734,16 +734,13 @@ std::string render_page(const std::vector<PageReceipt>& receipts) {
   return html + "</body></html>\n";
 }
 
-void write_page(const std::vector<std::string>& receipt_paths, const std::string& out_dir) {
+void write_page(const std::vector<std::string>& receipt_paths, const std::string& out_dir, files::Existing existing) {
   const std::vector<PageReceipt> receipts = load_receipts(receipt_paths, out_dir);
   const fs::path dir(out_dir);
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw Error(fmt::format("{}: cannot create directory: {}", dir.string(), ec.message()));
-  const fs::path index = dir / "index.html";
-  std::ofstream out(index, std::ios::trunc);
-  out << render_page(receipts);
-  if (!out.flush()) throw Error(fmt::format("{}: cannot write the report page", index.string()));
+  files::write((dir / "index.html").string(), render_page(receipts), existing);
 }
 
 }  // namespace tilewise::report

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "core/file.hpp"
 #include "receipt/check.hpp"
 #include "receipt/receipt.hpp"
 
@@ -26,7 +27,9 @@ std::vector<PageReceipt> load_receipts(const std::vector<std::string>& receipt_p
 std::string render_page(const std::vector<PageReceipt>& receipts);
 
 // Writes out_dir/index.html, which links each receipt where it lies: a page in the repository links the committed
-// receipts, and no copy of them doubles the checkout (the GPU machine takes at most 64 MiB of it).
-void write_page(const std::vector<std::string>& receipt_paths, const std::string& out_dir);
+// receipts, and no copy of them doubles the checkout (the GPU machine takes at most 64 MiB of it). An existing page
+// is replaced only under Existing::replace.
+void write_page(const std::vector<std::string>& receipt_paths, const std::string& out_dir,
+                files::Existing existing = files::Existing::replace);
 
 }  // namespace tilewise::report

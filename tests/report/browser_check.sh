@@ -15,7 +15,7 @@ if [ -z "$browser" ]; then
 fi
 [ -x "$bin" ] || { echo "browser_check: $bin is not built" >&2; exit 1; }
 receipts=("$root"/results/*.json)
-"$bin" report "${receipts[@]}" -o "$out"
+"$bin" report "${receipts[@]}" -o "$out" --overwrite
 
 # A profile of its own, so a run never touches (or waits on) a user's browser.
 chrome=("$browser" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --hide-scrollbars --user-data-dir="$out/chromium-profile")
