@@ -2,23 +2,17 @@
 
 #include <fmt/format.h>
 
-#include <filesystem>
-
 #include "cli/options.hpp"
 #include "core/error.hpp"
+#include "core/file.hpp"
 #include "core/sweep.hpp"
 #include "receipt/check.hpp"
+#include "select/floor.hpp"
 #include "select/floor_fit.hpp"
-#include "select/json_file.hpp"
 
 namespace tilewise::cli {
 
 namespace {
-
-void refuse_existing(const std::string& path, bool overwrite) {
-  if (std::filesystem::exists(path) && !overwrite)
-    throw Error(fmt::format("{} exists; it is replaced only with --overwrite", path));
-}
 
 // Valid receipts only, all from one GPU: the floor holds where it was measured.
 std::vector<receipt::Receipt> read_receipts(const std::vector<std::string>& paths, select::FloorRule& identity) {
@@ -68,17 +62,20 @@ FloorCommands::FloorCommands(CLI::App& app) {
 }
 
 std::optional<int> FloorCommands::run() {
+  const files::Existing existing = overwrite_ ? files::Existing::replace : files::Existing::refuse;
   if (*sweep_) {
-    refuse_existing(output_, overwrite_);
+    files::check_output(output_, existing);
     const SweepPart part = parse_sweep_part(part_);
     const std::vector<SweepProblem> problems = sweep(seed_, count_, part);
-    select::write_text_file_atomically(sweep_suite_text(problems, seed_, count_, part), output_);
+    files::write(output_, sweep_suite_text(problems, seed_, count_, part), existing);
     fmt::print("{}: {} problems of seed {}\n", output_, problems.size(), seed_);
     return 0;
   }
   if (*fit_) {
-    refuse_existing(output_, overwrite_);
-    if (!report_.empty()) refuse_existing(report_, overwrite_);
+    files::refuse_input_as_output(output_, fit_receipts_);
+    files::refuse_input_as_output(output_, judge_receipts_);
+    files::check_output(output_, existing);
+    if (!report_.empty()) files::check_output(report_, existing);
     select::FloorRule base;
     const std::vector<select::FloorPoint> fit_points =
         select::floor_points(read_receipts(fit_receipts_, base), family_arms);
@@ -90,8 +87,8 @@ std::optional<int> FloorCommands::run() {
     const std::string report = select::floor_report(fit, score, int(judged.size()));
     select::FloorRule shipped = fit.rule;  // the constants fitted on one half, the points of both
     shipped.points.insert(shipped.points.end(), judged.begin(), judged.end());
-    select::write_json_file_atomically(select::to_json(shipped), output_);
-    if (!report_.empty()) select::write_text_file_atomically(report, report_);
+    files::write(output_, select::to_json(shipped).dump(1) + "\n", existing);
+    if (!report_.empty()) files::write(report_, report, existing);
     fmt::print("{}\nrule: {} ({} points)\n", report, output_, shipped.points.size());
     return 0;
   }

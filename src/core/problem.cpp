@@ -43,18 +43,19 @@ int64_t min_ldb(const Problem& p) { return p.K; }
 int64_t min_ldc(const Problem& p) { return p.M; }
 
 namespace {
-int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
+int64_t round_up(int64_t v, int64_t m, const std::string& what) { return checked_sum({v, m - 1}, what) / m * m; }
 }  // namespace
 
 Problem make_problem(std::string name, int64_t M, int64_t N, int64_t K, DType dtype, Layout layout, int64_t pad) {
   Problem p{std::move(name), M, N, K, dtype, layout, 0, 0, 0};
-  p.lda = min_lda(p) + pad;
-  p.ldb = min_ldb(p) + pad;
-  p.ldc = min_ldc(p) + pad;
+  const std::string what = fmt::format("{}: a leading dimension", p.name.empty() ? std::string("problem") : p.name);
+  p.lda = checked_sum({min_lda(p), pad}, what);
+  p.ldb = checked_sum({min_ldb(p), pad}, what);
+  p.ldc = checked_sum({min_ldc(p), pad}, what);
   if (dtype == DType::fp8_e4m3) {  // the tightest leading dimensions cuBLASLt's fp8 kernels take (see validate)
-    p.lda = round_up(p.lda, 16);
-    p.ldb = round_up(p.ldb, 16);
-    if (M > 1) p.ldc = round_up(p.ldc, 8);
+    p.lda = round_up(p.lda, 16, what);
+    p.ldb = round_up(p.ldb, 16, what);
+    if (M > 1) p.ldc = round_up(p.ldc, 8, what);
   }
   return p;
 }

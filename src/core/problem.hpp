@@ -33,7 +33,7 @@ struct Problem {
 };
 
 // A problem with the tightest leading dimensions plus `pad` elements on each, rounded up where the dtype needs it
-// (fp8: lda and ldb to 16 elements, ldc to 8 when M > 1).
+// (fp8: lda and ldb to 16 elements, ldc to 8 when M > 1). Throws Error when a leading dimension overflows 64 bits.
 Problem make_problem(std::string name, int64_t M, int64_t N, int64_t K, DType dtype, Layout layout, int64_t pad = 0);
 
 // Throws Error naming the problem and the rule it breaks: non-positive or overflowing sizes, a leading dimension

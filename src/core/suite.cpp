@@ -4,6 +4,7 @@
 
 #include <charconv>
 #include <filesystem>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -67,6 +68,10 @@ Suite parse_suite(std::istream& in, const std::string& path) {
         throw Error(what.starts_with(where) ? what : fmt::format("{}: {}", where, what));
       }
     }
+    // A leading dimension past int32 is refused when the problem is validated; a pad that large would first
+    // overflow the leading dimension it is added to.
+    if (e.pad > std::numeric_limits<int32_t>::max())
+      throw Error(fmt::format("{}: pad = {} exceeds {}", where, e.pad, std::numeric_limits<int32_t>::max()));
     suite.entries.push_back(std::move(e));
   }
   if (in.bad()) throw Error(fmt::format("{}: read error", path));

@@ -115,6 +115,13 @@ TEST(Validate, RejectsOperandsWhoseTotalSizeOverflows) {
   EXPECT_TRUE(Contains(error_of([&] { a_bytes(q); }), "wide: A's size overflows 64 bits"));
 }
 
+TEST(MakeProblem, ALeadingDimensionThatWouldOverflowIsAnError) {
+  EXPECT_TRUE(Contains(error_of([] { make_problem("p", 1, 1, 1, DType::bf16, Layout::TN, INT64_MAX); }),
+                       "p: a leading dimension overflows 64 bits"));
+  EXPECT_TRUE(Contains(error_of([] { make_problem("q", 64, 1, INT64_MAX - 3, DType::fp8_e4m3, Layout::TN); }),
+                       "q: a leading dimension overflows 64 bits"));
+}
+
 TEST(Validate, RejectsLeadingDimensionAboveInt32Max) {
   Problem p = make_problem("wide_ld", 64, 64, 64, DType::bf16, Layout::TN);
   p.ldc = int32_max + 1;

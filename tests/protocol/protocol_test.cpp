@@ -124,6 +124,21 @@ TEST(Protocol, RangeBoundsAreFiniteDoubles) {
   EXPECT_EQ(pf.predictions[0].high, 1.0);
 }
 
+// The fuzzer's: toml++ 3.3 asserted on a table header that starts with a comment character (and under NDEBUG with
+// clang would assume it away); now an error naming the file, whichever build (tests/fuzz/regressions/protocol/).
+TEST(Protocol, ATableHeaderTomlppAssertsOnIsAnError) {
+  const std::string e = error_of(replaced(good(), "[[prediction]]\nid = \"bw\"", "[[#prediction]]\nid = \"bw\""));
+  EXPECT_NE(e.find("protocols/p.toml"), std::string::npos) << e;
+}
+
+// The fuzzer's: toml++ 3.3 reached __builtin_unreachable() on "squestiE \u0150" (U+0150 where it looked for a key).
+TEST(Protocol, APastAsciiCharacterIsAnErrorNamingTheLine) {
+  std::string e = error_of("squestiE \xc5\x90");
+  EXPECT_NE(e.find("protocols/p.toml:1: a protocol file is ASCII; this line has a byte 0xc5"), std::string::npos) << e;
+  e = error_of(replaced(good(), "falsifier = \"under 80%", "falsifier = \"\xc3\xa9 under 80%"));
+  EXPECT_NE(e.find("protocols/p.toml:20: a protocol file is ASCII"), std::string::npos) << e;
+}
+
 TEST(Protocol, RepeatsOutOfRangeAreRefusedNotWrapped) {
   const std::string e = error_of(replaced(good(), "repeats = 7", "repeats = 4294967297"));
   EXPECT_NE(e.find("protocols/p.toml:10: 'repeats' = 4294967297 is out of range"), std::string::npos) << e;

@@ -71,6 +71,9 @@ float fp16_value(uint16_t bits) { return float(fp16_to_double(bits)); }
 
 bool fp16_overflows(float v) { return (float_to_fp16_bits(v) & 0x7FFF) == 0x7C00; }
 
+// The GPU's float-to-integer conversion: saturating, NaN to 0 (a plain cast of either is undefined in C++).
+int8_t to_int8(float v) { return std::isnan(v) ? 0 : int8_t(std::fmin(std::fmax(v, -128.0f), 127.0f)); }
+
 }  // namespace
 
 Hazards find_hazards(const void* src, DType src_type, int64_t N, int64_t K, int64_t ld_src, Format f) {
@@ -130,14 +133,15 @@ HostPacked quantize_cpu(const void* src, DType src_type, int64_t N, int64_t K, i
           const float d = amax / 127.0f;
           const float id = d != 0.0f ? 1.0f / d : 0.0f;
           dh = float_to_fp16_bits(d);
-          for (int j = 0; j < G; ++j) row[k0 + j] = uint8_t(int8_t(std::roundf(x(n, k0 + j) * id)));
+          for (int j = 0; j < G; ++j) row[k0 + j] = uint8_t(to_int8(std::roundf(x(n, k0 + j) * id)));
         } else {
           dh = float_to_fp16_bits(amax / 7.0f);
           const float d = fp16_value(dh);
           const float id = d != 0.0f ? 1.0f / d : 0.0f;
           for (int j = 0; j < G; j += 2) {
-            const float a = std::clamp(std::roundf(x(n, k0 + j) * id), -8.0f, 7.0f);
-            const float b = std::clamp(std::roundf(x(n, k0 + j + 1) * id), -8.0f, 7.0f);
+            // fmin/fmax as the kernel's fminf/fmaxf: a NaN gives way to the bound (std::clamp would keep it).
+            const float a = std::fmin(std::fmax(std::roundf(x(n, k0 + j) * id), -8.0f), 7.0f);
+            const float b = std::fmin(std::fmax(std::roundf(x(n, k0 + j + 1) * id), -8.0f), 7.0f);
             row[(k0 + j) / 2] = uint8_t((int(a) + 8) | ((int(b) + 8) << 4));
           }
         }
