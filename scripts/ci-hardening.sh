@@ -6,9 +6,10 @@
 #      build/hardening/fuzz-artifacts/);
 #   2. the CPU tests of the readers, checkers, writers and the command line run under the sanitizers: core, receipt,
 #      jit (the cache), protocol, tune (campaigns), families (weight files) and the CLI; left out are the tests that
-#      compile every kernel with NVRTC (minutes each, and the code they run is NVRTC's) and the browser check, and, to
+#      compile every kernel with NVRTC (minutes each, and the code they run is NVRTC's), the browser check, and, to
 #      keep the step near ten minutes on two cores, the test binaries of select and report (the database reader is
-#      fuzzed instead).
+#      fuzzed instead) and the arithmetic-heavy searches over the sm90 and gemv spaces and the rule fit (seven
+#      minutes of CPU under the sanitizers, and no input is read in them).
 #   scripts/ci-hardening.sh            FUZZ_SECONDS=20 by default (six harnesses: two minutes)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -72,7 +73,7 @@ for h in "${harnesses[@]}"; do
 done
 
 # The CPU tests of those binaries under the sanitizers (the label and exclusions as above).
-ctest --test-dir "$build" -L cpu -LE browser -E 'CompileWithoutSpills|NvrtcKernels' \
+ctest --test-dir "$build" -L cpu -LE browser -E 'CompileWithoutSpills|NvrtcKernels|Sm90Space|GemvSpace|RuleFit' \
   -j"$(nproc)" --output-on-failure --timeout 600 >"$build/ctest.log" 2>&1 || failed=1
 tail -n 4 "$build/ctest.log"
 ((failed)) && grep -E '^\s+[0-9]+ - ' "$build/ctest.log" | head -n 30 || true
