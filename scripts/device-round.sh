@@ -269,13 +269,13 @@ for step in "$@"; do
       name=${SELECTED_NAME:-llm24-selected}
       db_out=${SELECTED_DB_OUT:-results/tune/llm24-db.json}
       # Merged where it is committed, so the receipt's arm names a file others can read.
-      "$bin" db merge "${databases[@]}" "${decide[@]}" -o "$db_out" >"$work/$name-merge.txt" || continue
+      "$bin" db merge "${databases[@]}" "${decide[@]}" -o "$db_out" --overwrite >"$work/$name-merge.txt" || continue
       cp "$db_out" "$work/"
       arms=selected:$db_out
       if [ -n "${SELECTED_PREFER:-}" ]; then
         preferred=${db_out%.json}-prefer-${SELECTED_PREFER%%:*}.json
         "$bin" db merge "${databases[@]}" "${decide[@]}" --prefer "${SELECTED_PREFER%%:*}" \
-          --margin "${SELECTED_PREFER##*:}" -o "$preferred" >>"$work/$name-merge.txt" || continue
+          --margin "${SELECTED_PREFER##*:}" -o "$preferred" --overwrite >>"$work/$name-merge.txt" || continue
         cp "$preferred" "$work/"
         arms+=,selected:$preferred
       fi
@@ -312,7 +312,8 @@ for step in "$@"; do
           --layouts TN --family sm90 --repeats 5 --cold --campaign "$work/sm90-issue7-cold-campaign.json" \
           >/dev/null 2>"$work/tune-sm90-issue7-cold.log"
         echo "tune cold: exit $? (124: stopped at its deadline, finished cases kept)"
-        "$bin" campaign "$work/sm90-issue7-cold-campaign.json" --database results/tune/sm90-issue7-cold-db.json | tail -n 4
+        "$bin" campaign "$work/sm90-issue7-cold-campaign.json" --database results/tune/sm90-issue7-cold-db.json \
+          --overwrite | tail -n 4
         cp "$work/sm90-issue7-cold-campaign.json" results/tune/sm90-issue7-cold-db.json "$work/"
       elif [ "${ISSUE7_TUNE_S:-300}" != 0 ]; then
         timeout "${ISSUE7_TUNE_S:-300}" "$bin" tune --suite suites/llm24.txt --suite suites/square.txt \
@@ -322,7 +323,9 @@ for step in "$@"; do
         # Merged into the database where it is committed (the faster entry of each problem stays), so the
         # receipts' arm names a file others can read and the earlier campaigns' entries are kept.
         "$bin" campaign "$campaign" --database "$work/campaign-db.json" | tail -n 8
-        "$bin" db merge results/tune/sm90-issue7-db.json "$work/campaign-db.json" -o results/tune/sm90-issue7-db.json
+        # (an output never replaces an input: merged beside, then copied over)
+        "$bin" db merge results/tune/sm90-issue7-db.json "$work/campaign-db.json" -o "$work/merged-db.json" &&
+          cp "$work/merged-db.json" results/tune/sm90-issue7-db.json
         cp results/tune/sm90-issue7-db.json "$work/"
       fi
       # The database for cold runs: the warm one with every entry tuned cold in place of its own (times measured
@@ -330,7 +333,7 @@ for step in "$@"; do
       # tuned cold with swap held (results/logs/issue7-sn64-pingpong/NOTES.md).
       "$bin" db merge results/tune/sm90-issue7-db.json --overlay results/tune/sm90-issue7-cold-db.json \
         --overlay results/tune/sm90-issue7-sn64-cold-hold-db.json --overlay results/tune/sm90-issue7-sq768-cold-db.json \
-        -o results/tune/sm90-issue7-cold-all-db.json
+        -o results/tune/sm90-issue7-cold-all-db.json --overwrite
       cp results/tune/sm90-issue7-cold-all-db.json "$work/"
       warm_arm=selected:results/tune/sm90-issue7-db.json cold_arm=selected:results/tune/sm90-issue7-cold-all-db.json
       timeout 265 "$bin" bench --suite suites/llm24.txt --only "$named" --dtypes bf16,fp16 --layouts TN --cold \

@@ -36,7 +36,7 @@ struct Problem {
 };
 
 // A problem with the tightest leading dimensions plus `pad` elements on each, rounded up where the dtype needs it
-// (fp8: lda and ldb to 16 elements, ldc to 8 when M > 1).
+// (fp8: lda and ldb to 16 elements, ldc to 8 when M > 1). Throws Error when a leading dimension overflows 64 bits.
 TILEWISE_API Problem make_problem(std::string name, int64_t M, int64_t N, int64_t K, DType dtype, Layout layout, int64_t pad = 0);
 // nn.Linear's y[tokens, out_features] = x[tokens, in_features] W^T with every tensor contiguous: TN with
 // M = out_features, N = tokens, K = in_features, lda = ldb = K, ldc = out_features. Run it as

@@ -7,6 +7,7 @@
 #include "select/database_file.hpp"
 #include "select/json_file.hpp"
 #include "tune/campaign.hpp"
+#include "tune/campaign_check.hpp"
 #include "tune/contributions.hpp"
 
 namespace tilewise::cli {
@@ -29,14 +30,15 @@ std::string schema_of(const std::string& path) {
   return "";
 }
 
-Verdict check_campaign(const std::string& path) {
+Verdict campaign_verdict(const std::string& path) {
   const tune::Campaign c = tune::read_campaign(path);
   int finished = 0;
   for (const tune::CaseResult& r : c.cases) finished += r.status == tune::Status::finished;
-  const std::vector<std::string> rose = tune::rises(c.cases);
-  if (!rose.empty()) return {false, "", rose};
-  return {true, fmt::format("campaign, {} mode: {} cases, {} finished; latency never rose", c.mode, c.cases.size(),
-                            finished), {}};
+  std::vector<std::string> problems = tune::check_campaign(c);
+  for (const std::string& rise : tune::rises(c.cases)) problems.push_back("latency rose: " + rise);
+  if (!problems.empty()) return {false, "", problems};
+  return {true, fmt::format("campaign, {} mode: {} cases, {} finished; every figure matches its samples, latency never "
+                            "rose", c.mode, c.cases.size(), finished), {}};
 }
 
 Verdict check_database(const std::string& path) {
@@ -49,32 +51,33 @@ Verdict check_receipt(const std::string& path) {
   return {v.valid, fmt::format("{} results", v.results), v.problems};
 }
 
+// Whatever goes wrong with one file is that file's verdict: the lines already printed for the others stand.
 Verdict check(const std::string& path) {
-  const std::string schema = schema_of(path);
   try {
-    if (schema == tune::kCampaignSchema) return check_campaign(path);
+    const std::string schema = schema_of(path);
+    if (schema == tune::kCampaignSchema) return campaign_verdict(path);
     if (schema == select::kDatabaseSchema) return check_database(path);
-  } catch (const Error& e) {
+    return check_receipt(path);
+  } catch (const std::exception& e) {
     return {false, "", {e.what()}};
   }
-  return check_receipt(path);
 }
 
 }  // namespace
 
-int run_check(const std::vector<std::string>& files) {
+int run_check(const std::vector<std::string>& files, bool quiet) {
   int invalid = 0;
   for (const std::string& f : files) {
     const Verdict v = check(f);
     if (v.valid) {
-      fmt::print("valid    {} ({})\n", f, v.summary);
+      if (!quiet) fmt::print("valid    {} ({})\n", f, v.summary);
       continue;
     }
     ++invalid;
     fmt::print("INVALID  {}\n", f);
     for (const std::string& p : v.problems) fmt::print("         - {}\n", p);
   }
-  if (files.size() > 1) fmt::print("{} of {} files valid\n", files.size() - size_t(invalid), files.size());
+  if (files.size() > 1 || quiet) fmt::print("{} of {} files valid\n", files.size() - size_t(invalid), files.size());
   return invalid ? 1 : 0;
 }
 

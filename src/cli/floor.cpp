@@ -2,23 +2,18 @@
 
 #include <fmt/format.h>
 
-#include <filesystem>
-
+#include "cli/options.hpp"
 #include "core/error.hpp"
+#include "core/file.hpp"
 #include "core/sweep.hpp"
 #include "families/registry.hpp"
 #include "receipt/check.hpp"
+#include "select/floor.hpp"
 #include "select/floor_fit.hpp"
-#include "select/json_file.hpp"
 
 namespace tilewise::cli {
 
 namespace {
-
-void refuse_existing(const std::string& path, bool overwrite) {
-  if (std::filesystem::exists(path) && !overwrite)
-    throw Error(fmt::format("{} exists; it is replaced only with --overwrite", path));
-}
 
 // Valid receipts only, all from one GPU: the floor holds where it was measured.
 std::vector<receipt::Receipt> read_receipts(const std::vector<std::string>& paths, select::FloorRule& identity) {
@@ -48,6 +43,7 @@ const std::map<std::string, std::string> family_arms = families::rule_arms();
 FloorCommands::FloorCommands(CLI::App& app) {
   sweep_ = app.add_subcommand("sweep", "write the seeded sweep of GEMM problems the floor is fitted to, as a suite "
                                        "(no GPU needed)");
+  sweep_->group(kNoGpu);
   sweep_->add_option("--seed", seed_, "the generator's seed (recorded in the suite)")->required();
   sweep_->add_option("--count", count_, "problems drawn")->capture_default_str()->check(CLI::Range(1, 1000000));
   sweep_->add_option("--part", part_, "all, fit (even indices) or judge (odd)")->capture_default_str();
@@ -55,6 +51,7 @@ FloorCommands::FloorCommands(CLI::App& app) {
   sweep_->add_flag("--overwrite", overwrite_, "replace an existing file");
 
   auto* floor = app.add_subcommand("floor", "the floor under selection: its rule fitted to sweep receipts");
+  floor->group(kNoGpu);
   fit_ = floor->add_subcommand("fit", "fit the floor on one half of a sweep's receipts, judge it on the other, and "
                                        "write the rule (all points) and a report (no GPU needed)");
   floor->require_subcommand(1);
@@ -66,17 +63,20 @@ FloorCommands::FloorCommands(CLI::App& app) {
 }
 
 std::optional<int> FloorCommands::run() {
+  const files::Existing existing = overwrite_ ? files::Existing::replace : files::Existing::refuse;
   if (*sweep_) {
-    refuse_existing(output_, overwrite_);
+    files::check_output(output_, existing);
     const SweepPart part = parse_sweep_part(part_);
     const std::vector<SweepProblem> problems = sweep(seed_, count_, part);
-    select::write_text_file_atomically(sweep_suite_text(problems, seed_, count_, part), output_);
+    files::write(output_, sweep_suite_text(problems, seed_, count_, part), existing);
     fmt::print("{}: {} problems of seed {}\n", output_, problems.size(), seed_);
     return 0;
   }
   if (*fit_) {
-    refuse_existing(output_, overwrite_);
-    if (!report_.empty()) refuse_existing(report_, overwrite_);
+    files::refuse_input_as_output(output_, fit_receipts_);
+    files::refuse_input_as_output(output_, judge_receipts_);
+    files::check_output(output_, existing);
+    if (!report_.empty()) files::check_output(report_, existing);
     select::FloorRule base;
     const std::vector<select::FloorPoint> fit_points =
         select::floor_points(read_receipts(fit_receipts_, base), family_arms);
@@ -88,8 +88,8 @@ std::optional<int> FloorCommands::run() {
     const std::string report = select::floor_report(fit, score, int(judged.size()));
     select::FloorRule shipped = fit.rule;  // the constants fitted on one half, the points of both
     shipped.points.insert(shipped.points.end(), judged.begin(), judged.end());
-    select::write_json_file_atomically(select::to_json(shipped), output_);
-    if (!report_.empty()) select::write_text_file_atomically(report, report_);
+    files::write(output_, select::to_json(shipped).dump(1) + "\n", existing);
+    if (!report_.empty()) files::write(report_, report, existing);
     fmt::print("{}\nrule: {} ({} points)\n", report, output_, shipped.points.size());
     return 0;
   }

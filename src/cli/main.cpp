@@ -14,8 +14,10 @@
 #include "cli/fit.hpp"
 #include "cli/floor.hpp"
 #include "cli/lists.hpp"
+#include "cli/options.hpp"
 #include "cli/tune.hpp"
 #include "core/error.hpp"
+#include "core/file.hpp"
 #include "core/suite.hpp"
 #include "device/clocks.hpp"
 #include "device/cuda.hpp"
@@ -38,11 +40,17 @@ using tilewise::cli::split_list;
 namespace {
 
 
-int cmd_info() {
+int cmd_info(const CLI::App& app) {
   const tw::receipt::Machine libs = tw::device::library_versions();
   fmt::print("tilewise {} ({}{})\n", tw::build::version, tw::build::commit, tw::build::dirty ? ", dirty tree" : "");
   fmt::print("CUDA runtime {}, cuBLASLt {}, NVRTC {}\n", libs.cuda_runtime, libs.cublaslt, libs.nvrtc);
-  tw::device::require_gpu();
+  try {
+    tw::device::require_gpu();
+  } catch (const tw::Error& e) {
+    fmt::print("{}\ncommands that work without a GPU: {}\n", e.what(),
+               fmt::join(tw::cli::commands_in(app, tw::cli::kNoGpu), ", "));
+    return 0;
+  }
   tw::device::Nvml nvml(tw::device::pci_bus_id(0));
   const tw::receipt::Machine m = tw::device::describe_machine(nvml);
   fmt::print("GPU {}: compute capability {}, {} SMs, {:.0f} MB L2, {} KB shared memory per block (opt-in), {:.1f} GiB\n",
@@ -69,14 +77,15 @@ int cmd_suite(const std::vector<std::string>& files, const std::vector<tw::DType
       for (tw::DType d : dtypes)
         for (tw::Layout l : layouts) {
           const tw::Problem p = tw::make_problem(e.name, e.M, e.N, e.K, d, l);
-          std::string status = "ok";
+          std::string status = "ok", megabytes = "-";
           try {
             tw::validate(p);
+            megabytes = fmt::format("{:.1f}", tw::receipt::rotation_set_bytes(p) / 1e6);
           } catch (const tw::Error& err) {
             status = err.what();
           }
-          fmt::print("  {:<14} {:<5} {} {:>6} {:>6} {:>6}  {:>9.1f} MB  {}\n", e.name, tw::to_string(d), tw::to_string(l),
-                     e.M, e.N, e.K, tw::receipt::rotation_set_bytes(p) / 1e6, status);
+          fmt::print("  {:<14} {:<5} {} {:>6} {:>6} {:>6}  {:>9} MB  {}\n", e.name, tw::to_string(d), tw::to_string(l),
+                     e.M, e.N, e.K, megabytes, status);
         }
   }
   return 0;
@@ -87,9 +96,18 @@ int cmd_suite(const std::vector<std::string>& files, const std::vector<tw::DType
 int cmd_choose(const std::vector<std::string>& suites, const std::vector<std::string>& only,
                const std::vector<tw::DType>& dtypes, const std::vector<tw::Layout>& layouts,
                const std::string& database, int sm_count, bool use_shipped) {
+  // What the library refuses (fp8 NN, a size past int32) it runs nothing for: no choice is shown for it.
   std::vector<tw::Problem> problems;
-  for (const tw::SuiteCase& c : tw::expand_suites(suites, only, dtypes, layouts))
-    problems.push_back(tw::make_problem(c));
+  std::vector<std::string> refused;
+  for (const tw::SuiteCase& c : tw::expand_suites(suites, only, dtypes, layouts)) {
+    const tw::Problem p = tw::make_problem(c);
+    try {
+      tw::validate(p);
+      problems.push_back(p);
+    } catch (const tw::Error& e) {
+      refused.push_back(fmt::format("  {} {} {}: {}", p.name, tw::to_string(p.dtype), tw::to_string(p.layout), e.what()));
+    }
+  }
   std::optional<tw::select::Database> db;
   if (!database.empty()) {
     db = tw::select::read_database(database);
@@ -107,6 +125,8 @@ int cmd_choose(const std::vector<std::string>& suites, const std::vector<std::st
                shipped->records.size());
   fmt::print("rules for {} SMs\n{}", sm_count,
              tw::select::choice_table(problems, {db ? &*db : nullptr, shipped}, tw::select::Rules{sm_count}));
+  if (!refused.empty())
+    fmt::print("{} refused, as the library refuses them:\n{}\n", refused.size(), fmt::join(refused, "\n"));
   return 0;
 }
 
@@ -118,14 +138,19 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string(tw::build::version));
 
   auto* info = app.add_subcommand("info", "the device, its clocks and the library versions");
+  info->group(tw::cli::kNoGpu);
 
   auto* check = app.add_subcommand("check", "validate receipts, tuning campaigns and databases; exits non-zero if any is "
                                            "invalid");
+  check->group(tw::cli::kNoGpu);
   std::vector<std::string> check_files;
+  bool check_quiet = false;
   check->add_option("files", check_files, "receipt, campaign or database JSON files")->required();
+  check->add_flag("-q,--quiet", check_quiet, "print only the invalid files and the count");
 
   std::string dtypes_text = "bf16", layouts_text = "TN";
   auto* suite = app.add_subcommand("suite", "parse suites and show each problem's validation (no GPU needed)");
+  suite->group(tw::cli::kNoGpu);
   std::vector<std::string> suite_files;
   suite->add_option("suites", suite_files, "suite files")->required();
   suite->add_option("--dtypes", dtypes_text, "comma-separated: bf16, fp16, fp8");
@@ -133,6 +158,7 @@ int main(int argc, char** argv) {
 
   auto* choose = app.add_subcommand("choose", "what selection runs for each suite problem and where that comes from: a "
                                                "database's entry, else the floor's pick or cuBLASLt (no GPU needed)");
+  choose->group(tw::cli::kNoGpu);
   std::vector<std::string> choose_suites;
   std::string choose_only, choose_database;
   int choose_sms = 0;
@@ -150,11 +176,13 @@ int main(int argc, char** argv) {
 
   auto* fit = app.add_subcommand("fit", "fit the sm90 first rule's constants to the sm90:sweep results of receipts "
                                        "(no GPU needed)");
+  fit->group(tw::cli::kNoGpu);
   std::vector<std::string> fit_files;
   fit->add_option("receipts", fit_files, "receipt files with sm90:sweep results")->required();
 
   auto* compile = app.add_subcommand("compile", "build sm90 configurations for suites (no GPU) and report registers, "
                                                  "spills and shared memory; exits non-zero on any spill");
+  compile->group(tw::cli::kNoGpu);
   tw::cli::CompileOptions co;
   std::string compile_only;
   compile->add_option("--suite", co.suites, "suite file (repeatable)")->required();
@@ -171,6 +199,7 @@ int main(int argc, char** argv) {
   compile->add_option("--cubin-dir", co.cubin_dir, "also write each cubin there (for cuobjdump -sass)");
 
   auto* bench = app.add_subcommand("bench", "measure arms on suites under the protocol and write a receipt");
+  bench->group(tw::cli::kGpu);
   tw::bench::Options o;
   std::string arms_text = "cublaslt,cublaslt-default", only_text;
   bool warm = false, overwrite = false;
@@ -185,24 +214,35 @@ int main(int argc, char** argv) {
   bench->add_option("--only", only_text, "comma-separated problem names to keep");
   auto* cold = bench->add_flag("--cold", o.cold, "rotate buffer sets so the working set is at least 4x the L2");
   bench->add_flag("--warm", warm, "one buffer set (the default)")->excludes(cold);
-  bench->add_option("--repeats", o.repeats, "whole-measurement repeats, arms interleaved")->capture_default_str();
+  bench->add_option("--repeats", o.repeats, "whole-measurement repeats, arms interleaved")
+      ->capture_default_str()
+      ->check(tw::cli::at_least_one());
   bench->add_option("--replays", o.replays, "timed graph replays per repeat (their median is the repeat's figure)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(tw::cli::at_least_one());
   bench->add_option("--selection-rounds", o.selection_rounds, "interleaved rounds for timing an arm's candidates")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(tw::cli::at_least_one());
   bench->add_option("--warmup-s", o.warmup_s, "clock warm-up before the first timed region (receipts need >= 10)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(tw::cli::finite_number(0));
   bench->add_option("--rewarm-ms", o.rewarm_ms,
                     "how long the baseline arm's own graph is replayed to re-warm before each problem's timed region")
-      ->capture_default_str();
-  bench->add_option("--graph-ms", o.graph_target_ms, "about how long one graph replay runs")->capture_default_str();
-  bench->add_option("--pad", o.pad, "extra elements on every leading dimension")->capture_default_str();
+      ->capture_default_str()
+      ->check(tw::cli::finite_number(0));
+  bench->add_option("--graph-ms", o.graph_target_ms, "about how long one graph replay runs")
+      ->capture_default_str()
+      ->check(tw::cli::finite_number(0, true));
+  bench->add_option("--pad", o.pad, "extra elements on every leading dimension")
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t(0), int64_t(1) << 30));
   bench->add_option("--seed", o.seed, "random seed (default: from the clock; recorded in the receipt)");
   bench->add_option("-o,--output", o.output, "receipt path")->required();
   bench->add_flag("--overwrite", overwrite, "replace an existing receipt at the output path");
 
   auto* headline = app.add_subcommand("headline", "per suite, orientation and dtype: an arm against cuBLASLt's default "
                                                    "and best, from valid receipts, as a markdown table (no GPU)");
+  headline->group(tw::cli::kNoGpu);
   std::vector<std::string> headline_files;
   std::string headline_arm = "selected", headline_baseline = "cublaslt-default", headline_best = "cublaslt";
   headline->add_option("receipts", headline_files, "receipt JSON files (an invalid one is refused)")->required();
@@ -219,6 +259,7 @@ int main(int argc, char** argv) {
       ->excludes(by_orientation);
 
   auto* report = app.add_subcommand("report", "write a static page (HTML, inline SVG) from receipts");
+  report->group(tw::cli::kNoGpu);
   std::vector<std::string> report_files;
   std::string report_dir;
   report->add_option("receipts", report_files, "receipt JSON files")->required();
@@ -229,7 +270,9 @@ int main(int argc, char** argv) {
   report->add_flag("--overwrite", report_overwrite, "replace an existing page and its tables");
 
   auto* quantize = app.add_subcommand(
-      "quantize", "quantize a raw weight file (N rows of K bf16/fp16) into a decode GEMV format, or --dequantize back");
+      "quantize", "quantize a raw weight file (N rows of K bf16/fp16) into a decode GEMV format, or --dequantize back; "
+                  "exits 1 when a weight does not come back as it went in (NaN, Inf, a scale past fp16)");
+  quantize->group(tw::cli::kNoGpu);
   tw::gemv::QuantizeRequest qr;
   std::string q_format = "q8_0", q_dtype = "bf16", q_to = "f32";
   bool dequantize = false;
@@ -243,6 +286,7 @@ int main(int argc, char** argv) {
   quantize->add_flag("--cpu", qr.cpu, "the CPU reference even where a GPU is present (the two agree bit for bit)");
   quantize->add_flag("--dequantize", dequantize, "turn a packed file back into raw weights");
   quantize->add_option("--to", q_to, "with --dequantize: f32, bf16 or fp16")->capture_default_str();
+  quantize->add_flag("--overwrite", qr.overwrite, "replace an existing output file (never the input)");
 
   tw::cli::TuneCommands tune_commands(app);    // `tune` and `db merge`
   tw::cli::FloorCommands floor_commands(app);  // `sweep` and `floor fit`
@@ -266,8 +310,8 @@ int main(int argc, char** argv) {
     };
     if (const auto status = tune_commands.run()) return *status;
     if (const auto status = floor_commands.run()) return *status;
-    if (*info) return cmd_info();
-    if (*check) return tw::cli::run_check(check_files);
+    if (*info) return cmd_info(app);
+    if (*check) return tw::cli::run_check(check_files, check_quiet);
     if (*suite) return cmd_suite(suite_files, dtypes(), layouts());
     if (*choose)
       return cmd_choose(choose_suites, split_list(choose_only), dtypes(), layouts(), choose_database, choose_sms,
@@ -280,16 +324,16 @@ int main(int argc, char** argv) {
       return tw::cli::run_compile(co);
     }
     if (*quantize) {
-      if (dequantize) {
-        fmt::print("{}\n", tw::gemv::dequantize_file(qr.input, qr.output, q_to));
-        return 0;
-      }
+      const auto report = [](const tw::gemv::FileSummary& s) {
+        fmt::print("{}\n", s.text);
+        return s.faithful ? 0 : 1;
+      };
+      if (dequantize) return report(tw::gemv::dequantize_file(qr.input, qr.output, q_to, qr.overwrite));
       if (!quantize->count("--rows") || !quantize->count("--cols"))
         throw tw::Error("give the weights' shape: --rows N --cols K");
       qr.format = tw::gemv::parse_format(q_format == "int8" ? "q8_0" : q_format == "int4" ? "int4g128" : q_format);
       qr.dtype = tw::parse_dtype(q_dtype);
-      fmt::print("{}\n", tw::gemv::quantize_file(qr));
-      return 0;
+      return report(tw::gemv::quantize_file(qr));
     }
     if (*headline) {
       std::vector<std::pair<std::string, tw::receipt::Receipt>> receipts;
@@ -309,7 +353,8 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (*report) {
-      tw::report::write_page(report_files, report_dir, report_overwrite);
+      tw::report::write_page(report_files, report_dir,
+                             report_overwrite ? tw::files::Existing::replace : tw::files::Existing::refuse);
       fmt::print("report: {}/index.html\n", report_dir);
       return 0;
     }
@@ -324,7 +369,7 @@ int main(int argc, char** argv) {
           if (bench->count(flag))
             throw tw::Error(fmt::format("--protocol sets the instrument; {} cannot be given with it", flag));
         const tw::protocol::ProtocolFile pf = tw::protocol::load_protocol(protocol_path);
-        const std::string commit = tw::protocol::frozen_commit(protocol_path);
+        const std::string commit = tw::protocol::frozen_commit(pf);
         const tw::bench::Options& in = pf.instrument;
         o.suites = in.suites, o.only = in.only, o.dtypes = in.dtypes, o.layouts = in.layouts;
         o.arms = in.arms, o.baseline = in.baseline, o.cold = in.cold, o.repeats = in.repeats;
@@ -333,8 +378,8 @@ int main(int argc, char** argv) {
       if (bench->count("--seed") == 0)
         o.seed = uint64_t(std::chrono::system_clock::now().time_since_epoch().count());
       for (int i = 0; i < argc; ++i) o.command += (i ? " " : "") + std::string(argv[i]);
-      if (std::filesystem::exists(o.output) && !overwrite)
-        throw tw::Error(fmt::format("{} exists; a receipt is never overwritten without --overwrite", o.output));
+      // Before the GPU is taken: the receipt is first written after a 10 s warm-up and the first problem.
+      tw::files::check_output(o.output, overwrite ? tw::files::Existing::replace : tw::files::Existing::refuse);
       const auto t0 = std::chrono::steady_clock::now();
       const tw::bench::ProgressFn progress = [&](size_t done, size_t total, const tw::receipt::Result* r,
                                                  const std::string& note) {
@@ -349,6 +394,13 @@ int main(int argc, char** argv) {
     }
   } catch (const tw::Error& e) {
     fmt::print(stderr, "tilewise: {}\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    // Nothing the code foresaw (a library's own exception, memory running out): still a message and a status.
+    fmt::print(stderr, "tilewise: unexpected error: {}\n", e.what());
+    return 2;
+  } catch (...) {
+    fmt::print(stderr, "tilewise: unexpected error of an unknown kind\n");
     return 2;
   }
   return 0;

@@ -5,12 +5,15 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <iterator>
 #include <map>
 #include <set>
 
 #include "cli/lists.hpp"
+#include "cli/options.hpp"
 #include "core/error.hpp"
+#include "core/file.hpp"
 #include "core/suite.hpp"
 #include "select/api.hpp"
 #include "select/database_file.hpp"
@@ -19,6 +22,7 @@
 #include "select/merge.hpp"
 #include "tune/campaign.hpp"
 #include "families/registry.hpp"
+#include "tune/campaign_check.hpp"
 #include "tune/contributions.hpp"
 #include "tune/mode_compare.hpp"
 #include "tune/to_database.hpp"
@@ -53,6 +57,11 @@ std::string case_line(const tune::CaseResult& r) {
     return fmt::format("{}: grid best {:.2f} us: {}{}", r.c.id, r.best_us, r.best, rounds);
   return fmt::format("{}: {:.2f} us -> {:.2f} us ({:.3f}x): {}{}", r.c.id, t.front(), t.back(), t.front() / t.back(),
                      r.best, rounds);
+}
+
+// The database as select::write_database writes it, through a writer that may refuse an existing file.
+void write_database(const select::Database& db, const std::string& path, files::Existing existing) {
+  files::write(path, select::to_json(db).dump(1) + "\n", existing);
 }
 
 }  // namespace
@@ -99,6 +108,12 @@ int run_tune(const TuneOptions& o) {
   const std::optional<std::string> start = o.start.empty() ? std::nullopt : std::optional(tuned.canonical(o.start));
   // A misspelt field fails here, not after the harness has warmed the GPU up.
   tune::check_held(tuned.field_names(), o.hold);
+  // So does a campaign file that cannot be continued, or a database that cannot be written.
+  if (std::filesystem::exists(o.campaign)) tune::require_sound(tune::read_campaign(o.campaign), o.campaign);
+  if (!o.database.empty()) {
+    files::refuse_input_as_output(o.database, {o.campaign});
+    files::check_output(o.database, files::Existing::replace);
+  }
   bench::TuneMeasureOptions mo = o.measure;
   mo.progress = [](const std::string& line) { fmt::print(stderr, "           {}\n", line); };
   bench::TuneMeasure harness(mo);
@@ -146,18 +161,33 @@ int run_tune(const TuneOptions& o) {
   return failed ? 1 : 0;
 }
 
-int run_campaign_report(const std::vector<std::string>& files, const std::string& database) {
+int run_campaign_report(const std::vector<std::string>& files, const std::string& database, bool overwrite) {
+  if (!database.empty()) {
+    files::refuse_input_as_output(database, files);
+    files::check_output(database, overwrite ? files::Existing::replace : files::Existing::refuse);
+  }
+  // A case re-tuned in a later file replaces the earlier result: the files are taken in the order given, the latest
+  // last, and every replacement is named.
+  std::vector<tune::Campaign> campaigns;
+  std::map<std::string, size_t> latest;  // case id -> the file whose result is taken
+  std::vector<std::string> problems;
+  for (size_t i = 0; i < files.size(); ++i) {
+    campaigns.push_back(tune::read_campaign(files[i]));
+    for (const std::string& p : tune::check_campaign(campaigns.back())) problems.push_back(files[i] + ": " + p);
+    for (const tune::CaseResult& r : campaigns.back().cases) {
+      const auto [at, fresh] = latest.emplace(r.c.id, i);
+      if (fresh) continue;
+      fmt::print("case '{}': re-tuned in {}, which replaces {}\n", r.c.id, files[i], files[at->second]);
+      at->second = i;
+    }
+  }
   std::vector<tune::CaseResult> cases;
   std::vector<select::Named> databases;
-  std::map<std::string, std::string> file_of;  // case id -> the file it came from
-  for (const std::string& path : files) {
-    const tune::Campaign campaign = tune::read_campaign(path);
-    databases.push_back({path, tune::to_database(campaign, path)});
-    for (const tune::CaseResult& r : campaign.cases) {
-      if (const auto [at, fresh] = file_of.emplace(r.c.id, path); !fresh)
-        throw Error(fmt::format("case '{}' is in both {} and {}: one case, one campaign", r.c.id, at->second, path));
-      cases.push_back(r);
-    }
+  for (size_t i = 0; i < files.size(); ++i) {
+    tune::Campaign taken = campaigns[i];
+    std::erase_if(taken.cases, [&](const tune::CaseResult& r) { return latest.at(r.c.id) != i; });
+    cases.insert(cases.end(), taken.cases.begin(), taken.cases.end());
+    databases.push_back({files[i], tune::to_database(taken, files[i])});
   }
   std::vector<std::string> families;
   for (const tune::CaseResult& r : cases)
@@ -187,14 +217,17 @@ int run_campaign_report(const std::vector<std::string>& files, const std::string
                  again.adoptions, again.median, again.slower_5pct);
     fmt::print("\n");
   }
-  if (!database.empty()) {
+  if (!problems.empty()) {
+    fmt::print("the campaigns do not hold their figures; no database is written from them:\n");
+    for (const std::string& p : problems) fmt::print("  {}\n", p);
+  } else if (!database.empty()) {
     const select::Database db = select::merge(databases);
-    select::write_database(db, database);
+    write_database(db, database, overwrite ? files::Existing::replace : files::Existing::refuse);
     fmt::print("database: {} ({} problems, finished cases only)\n", database, db.records.size());
   }
   if (up.empty()) {
     fmt::print("latency non-increasing through every round of every finished descent case\n");
-    return 0;
+    return problems.empty() ? 0 : 1;
   }
   fmt::print("latency ROSE in {} round(s):\n", up.size());
   for (const std::string& line : up) fmt::print("  {}\n", line);
@@ -202,19 +235,30 @@ int run_campaign_report(const std::vector<std::string>& files, const std::string
 }
 
 int run_mode_comparison(const std::vector<std::string>& descent_files, const std::string& grid_file) {
+  const auto sound = [](const std::string& path) {
+    tune::Campaign c = tune::read_campaign(path);
+    tune::require_sound(c, path);
+    return c;
+  };
   std::vector<tune::CaseResult> descent;
   for (const std::string& path : descent_files) {
-    const tune::Campaign c = tune::read_campaign(path);
+    const tune::Campaign c = sound(path);
     descent.insert(descent.end(), c.cases.begin(), c.cases.end());
   }
-  fmt::print("{}", tune::format_mode_comparison(tune::compare_modes(descent, tune::read_campaign(grid_file).cases)));
+  fmt::print("{}", tune::format_mode_comparison(tune::compare_modes(descent, sound(grid_file).cases)));
   return 0;
 }
 
 int run_db_merge(const std::vector<std::string>& inputs, const std::vector<std::string>& overlays,
                  const std::string& output, const std::vector<std::string>& deciding_receipts,
                  const select::Preference& prefer, const std::vector<std::string>& confirming_receipts,
-                 const std::vector<std::string>& rechecking_receipts) {
+                 const std::vector<std::string>& rechecking_receipts, bool overwrite) {
+  std::vector<std::string> all = inputs;
+  for (const auto* more : {&overlays, &deciding_receipts, &confirming_receipts, &rechecking_receipts})
+    all.insert(all.end(), more->begin(), more->end());
+  files::refuse_input_as_output(output, all);
+  const files::Existing existing = overwrite ? files::Existing::replace : files::Existing::refuse;
+  files::check_output(output, existing);
   const auto read = [](const std::vector<std::string>& paths) {
     std::vector<select::Named> named;
     for (const std::string& path : paths) named.push_back({path, select::read_database(path)});
@@ -247,7 +291,7 @@ int run_db_merge(const std::vector<std::string>& inputs, const std::vector<std::
   };
   judge(confirming_receipts, select::Keep::faster);
   judge(rechecking_receipts, select::Keep::not_slower);
-  select::write_database(db, output);
+  write_database(db, output, existing);
   fmt::print("database: {} ({} problems from {} files)\n", output, db.records.size(), inputs.size());
   return 0;
 }
@@ -255,6 +299,7 @@ int run_db_merge(const std::vector<std::string>& inputs, const std::vector<std::
 TuneCommands::TuneCommands(CLI::App& app) {
   tune_ = app.add_subcommand("tune", "tune sm90, gemv and cuBLASLt configurations per problem (resumable campaign) "
                                      "and write the database selection loads");
+  tune_->group(kGpu);
   tune_->add_option("--suite", o_.suites, "suite file (repeatable)")->required();
   tune_->add_option("--dtypes", dtypes_, "comma-separated: bf16, fp16, fp8")->capture_default_str();
   tune_->add_option("--layouts", layouts_, "comma-separated: TN, NN")->capture_default_str();
@@ -265,17 +310,29 @@ TuneCommands::TuneCommands(CLI::App& app) {
       ->delimiter(',');
   tune_->add_option("--mode", o_.mode, "descent (monotone, one group a round) or grid (one-shot, capped)")
       ->capture_default_str();
-  tune_->add_option("--grid-cap", o_.grid_cap, "grid mode: at most this many legal candidates")->capture_default_str();
-  tune_->add_option("--repeats", o_.measure.repeats, "interleaved repeats per round")->capture_default_str();
-  tune_->add_option("--replays", o_.measure.replays, "timed graph replays per repeat")->capture_default_str();
+  tune_->add_option("--grid-cap", o_.grid_cap, "grid mode: at most this many legal candidates")
+      ->capture_default_str()
+      ->check(at_least_one());
+  tune_->add_option("--repeats", o_.measure.repeats, "interleaved repeats per round")
+      ->capture_default_str()
+      ->check(at_least_one());
+  tune_->add_option("--replays", o_.measure.replays, "timed graph replays per repeat")
+      ->capture_default_str()
+      ->check(at_least_one());
   tune_->add_option("--graph-ms", o_.measure.graph_target_ms, "about how long one graph replay runs")
-      ->capture_default_str();
-  tune_->add_option("--warmup-s", o_.measure.warmup_s, "clock warm-up before the first round")->capture_default_str();
-  tune_->add_option("--chunk", o_.measure.chunk, "candidates built and timed together")->capture_default_str();
+      ->capture_default_str()
+      ->check(finite_number(0, true));
+  tune_->add_option("--warmup-s", o_.measure.warmup_s, "clock warm-up before the first round")
+      ->capture_default_str()
+      ->check(finite_number(0));
+  tune_->add_option("--chunk", o_.measure.chunk, "candidates built and timed together")
+      ->capture_default_str()
+      ->check(at_least_one());
   tune_->add_option("--drop-margin", o_.measure.drop_margin,
                     "time a candidate no further once a repeat has it this fraction over the incumbent (negative: "
                     "never)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(finite_number());
   tune_->add_flag("--cold", o_.measure.cold, "rotate buffer sets so the working set is at least 4x the L2");
   tune_->add_option("--seed", o_.measure.seed, "operand fills")->capture_default_str();
   tune_->add_option("--campaign", o_.campaign, "campaign file: created, or continued where it stopped")->required();
@@ -291,16 +348,24 @@ TuneCommands::TuneCommands(CLI::App& app) {
 
   report_ = app.add_subcommand("campaign", "what finished campaigns measured: cases, per-round contributions, and "
                                            "whether latency ever rose (no GPU needed)");
-  report_->add_option("campaigns", report_files_, "campaign files (a case may be in one only)")->required();
-  report_->add_option("--database", report_database_, "also write their finished cases as one database");
+  report_->group(kNoGpu);
+  report_->add_option("campaigns", report_files_,
+                      "campaign files, oldest first: a case re-tuned in a later file is taken from it, and the report "
+                      "says so")
+      ->required();
+  report_->add_option("--database", report_database_,
+                      "also write their finished cases as one database (a case in several files: the last file's)");
+  report_->add_flag("--overwrite", report_overwrite_, "replace an existing database at that path");
   report_->add_option("--grid", report_grid_, "a grid campaign to set beside the descent campaigns, case by case");
 
   auto* db = app.add_subcommand("db", "tuned databases");
+  db->group(kNoGpu);
   db->require_subcommand(1);
   merge_ = db->add_subcommand("merge", "merge databases; the same problem and family measured on one machine keeps "
                                        "the faster, across machines it is a conflict");
   merge_->add_option("inputs", merge_inputs_, "database files")->required();
-  merge_->add_option("-o,--output", merge_output_, "merged database")->required();
+  merge_->add_option("-o,--output", merge_output_, "merged database (never one of the inputs)")->required();
+  merge_->add_flag("--overwrite", merge_overwrite_, "replace an existing file at the output path");
   merge_->add_option("--overlay", merge_overlays_,
                      "a database whose entries replace the inputs' for the same problem and family whatever the "
                      "times: one tuned under another protocol (cold over warm), whose times do not compare (repeatable)");
@@ -325,10 +390,10 @@ std::optional<int> TuneCommands::run() {
   if (*merge_) {
     if (!merge_prefer_.family.empty() && merge_receipts_.empty()) throw Error("--prefer decides nothing without --decide");
     return run_db_merge(merge_inputs_, merge_overlays_, merge_output_, merge_receipts_, merge_prefer_,
-                        merge_confirming_, merge_rechecking_);
+                        merge_confirming_, merge_rechecking_, merge_overwrite_);
   }
   if (*report_ && !report_grid_.empty()) return run_mode_comparison(report_files_, report_grid_);
-  if (*report_) return run_campaign_report(report_files_, report_database_);
+  if (*report_) return run_campaign_report(report_files_, report_database_, report_overwrite_);
   if (!*tune_) return std::nullopt;
   o_.dtypes.clear();
   for (const std::string& d : split_list(dtypes_)) o_.dtypes.push_back(parse_dtype(d));

@@ -43,10 +43,13 @@ int run_tune(const TuneOptions& o);  // 0 when every case finished, 1 when some 
 // where one timed it slower) (select/confirm.hpp).
 int run_db_merge(const std::vector<std::string>& inputs, const std::vector<std::string>& overlays, const std::string& output,
                  const std::vector<std::string>& deciding_receipts, const select::Preference& prefer,
-                 const std::vector<std::string>& confirming_receipts, const std::vector<std::string>& rechecking_receipts);
-// `tilewise campaign FILE... [--database DB]`: each family's cases and per-round contributions, and the finished cases
-// as one database (a campaign stopped at its deadline still yields one); 1 where a finished case's latency rose.
-int run_campaign_report(const std::vector<std::string>& files, const std::string& database);
+                 const std::vector<std::string>& confirming_receipts, const std::vector<std::string>& rechecking_receipts,
+                 bool overwrite);
+// `tilewise campaign FILE... [--database DB [--overwrite]]`: each family's cases and per-round contributions, and the
+// finished cases as one database (a campaign stopped at its deadline still yields one). A case in several files is
+// taken from the last of them (a re-tune), and each such replacement is printed. 1, and no database, where a campaign
+// does not hold its figures (tune/campaign_check.hpp) or a finished case's latency rose.
+int run_campaign_report(const std::vector<std::string>& files, const std::string& database, bool overwrite);
 // `tilewise campaign DESCENT... --grid GRID`: the grid beside the descent, case by case (final latency, wall time).
 int run_mode_comparison(const std::vector<std::string>& descent_files, const std::string& grid_file);
 
@@ -62,6 +65,7 @@ class TuneCommands {
   CLI::App* report_ = nullptr;
   std::vector<std::string> report_files_;
   std::string report_database_, report_grid_;
+  bool report_overwrite_ = false, merge_overwrite_ = false;
   TuneOptions o_;
   std::string dtypes_ = "bf16", layouts_ = "TN", only_;
   std::vector<std::string> merge_inputs_, merge_overlays_, merge_receipts_, merge_confirming_,

@@ -5,6 +5,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "core/checked.hpp"
 #include "core/error.hpp"
 
 namespace tilewise {
@@ -42,18 +43,19 @@ int64_t min_ldb(const Problem& p) { return p.K; }
 int64_t min_ldc(const Problem& p) { return p.M; }
 
 namespace {
-int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
+int64_t round_up(int64_t v, int64_t m, const std::string& what) { return checked_sum({v, m - 1}, what) / m * m; }
 }  // namespace
 
 Problem make_problem(std::string name, int64_t M, int64_t N, int64_t K, DType dtype, Layout layout, int64_t pad) {
   Problem p{std::move(name), M, N, K, dtype, layout, 0, 0, 0};
-  p.lda = min_lda(p) + pad;
-  p.ldb = min_ldb(p) + pad;
-  p.ldc = min_ldc(p) + pad;
+  const std::string what = fmt::format("{}: a leading dimension", p.name.empty() ? std::string("problem") : p.name);
+  p.lda = checked_sum({min_lda(p), pad}, what);
+  p.ldb = checked_sum({min_ldb(p), pad}, what);
+  p.ldc = checked_sum({min_ldc(p), pad}, what);
   if (dtype == DType::fp8_e4m3) {  // the tightest leading dimensions cuBLASLt's fp8 kernels take (see validate)
-    p.lda = round_up(p.lda, 16);
-    p.ldb = round_up(p.ldb, 16);
-    if (M > 1) p.ldc = round_up(p.ldc, 8);
+    p.lda = round_up(p.lda, 16, what);
+    p.ldb = round_up(p.ldb, 16, what);
+    if (M > 1) p.ldc = round_up(p.ldc, 8, what);
   }
   return p;
 }
@@ -67,20 +69,26 @@ namespace {
 // Stored columns of each operand (column-major): A is K x M (TN) or M x K (NN), B is K x N, C is M x N.
 int64_t a_columns(const Problem& p) { return p.layout == Layout::TN ? p.M : p.K; }
 
-int64_t checked_mul(int64_t a, int64_t b, const Problem& p, const char* what) {
-  int64_t r = 0;
-  if (__builtin_mul_overflow(a, b, &r)) throw Error(fmt::format("{}: {} overflows 64 bits", p.name, what));
-  return r;
+std::string size_of(const Problem& p, const char* what) {
+  return fmt::format("{}: {}", p.name.empty() ? std::string("problem") : p.name, what);
 }
 
 }  // namespace
 
-int64_t a_bytes(const Problem& p) { return p.lda * a_columns(p) * element_bytes(p.dtype); }
-int64_t b_bytes(const Problem& p) { return p.ldb * p.N * element_bytes(p.dtype); }
-int64_t c_bytes(const Problem& p) { return p.ldc * p.N * element_bytes(output_dtype(p.dtype)); }
+int64_t a_bytes(const Problem& p) {
+  return checked_product({p.lda, a_columns(p), element_bytes(p.dtype)}, size_of(p, "A's size"));
+}
+int64_t b_bytes(const Problem& p) { return checked_product({p.ldb, p.N, element_bytes(p.dtype)}, size_of(p, "B's size")); }
+int64_t c_bytes(const Problem& p) {
+  return checked_product({p.ldc, p.N, element_bytes(output_dtype(p.dtype))}, size_of(p, "C's size"));
+}
 
 int64_t min_traffic_bytes(const Problem& p) {
-  return (p.M * p.K + p.K * p.N) * element_bytes(p.dtype) + p.M * p.N * element_bytes(output_dtype(p.dtype));
+  const std::string what = size_of(p, "the least traffic");
+  const int64_t in = element_bytes(p.dtype), out = element_bytes(output_dtype(p.dtype));
+  return checked_sum({checked_product({p.M, p.K, in}, what), checked_product({p.K, p.N, in}, what),
+                      checked_product({p.M, p.N, out}, what)},
+                     what);
 }
 
 double flops(const Problem& p) { return 2.0 * double(p.M) * double(p.N) * double(p.K); }
@@ -104,9 +112,8 @@ void validate(const Problem& p) {
       throw Error(fmt::format("{}: {} = {} is under its minimum {} = {}", where(), ld.name, ld.value, ld.rule, ld.minimum));
     if (ld.value > max_dim) throw Error(fmt::format("{}: {} = {} exceeds {}", where(), ld.name, ld.value, max_dim));
   }
-  checked_mul(checked_mul(p.lda, a_columns(p), p, "A's size"), element_bytes(p.dtype), p, "A's size");
-  checked_mul(checked_mul(p.ldb, p.N, p, "B's size"), element_bytes(p.dtype), p, "B's size");
-  checked_mul(checked_mul(p.ldc, p.N, p, "C's size"), 2, p, "C's size");
+  // One set of operands must have a size: three 1.5e9 sizes fit int32 each, but A, B and C together pass 2^63 bytes.
+  checked_sum({a_bytes(p), b_bytes(p), c_bytes(p)}, size_of(p, "the operands' size"));
   if (p.dtype == DType::fp8_e4m3) {
     if (p.layout != Layout::TN)
       throw Error(fmt::format("{}: fp8 e4m3 needs layout TN (both operands K-major); {} is not supported",

@@ -4,11 +4,12 @@
 
 #include <charconv>
 #include <filesystem>
-#include <fstream>
+#include <limits>
 #include <set>
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/file.hpp"
 
 namespace tilewise {
 
@@ -67,6 +68,10 @@ Suite parse_suite(std::istream& in, const std::string& path) {
         throw Error(what.starts_with(where) ? what : fmt::format("{}: {}", where, what));
       }
     }
+    // A leading dimension past int32 is refused when the problem is validated; a pad that large would first
+    // overflow the leading dimension it is added to.
+    if (e.pad > std::numeric_limits<int32_t>::max())
+      throw Error(fmt::format("{}: pad = {} exceeds {}", where, e.pad, std::numeric_limits<int32_t>::max()));
     suite.entries.push_back(std::move(e));
   }
   if (in.bad()) throw Error(fmt::format("{}: read error", path));
@@ -94,8 +99,7 @@ std::vector<SuiteCase> expand_suites(const std::vector<std::string>& suites, con
 std::string suite_name(const std::string& path) { return std::filesystem::path(path).stem().string(); }
 
 Suite load_suite(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error(fmt::format("{}: cannot open suite file", path));
+  std::istringstream in(files::read(path));
   return parse_suite(in, path);
 }
 

@@ -20,10 +20,8 @@ int require_gpu() {
   int count = 0;
   const cudaError_t err = cudaGetDeviceCount(&count);
   if (err != cudaSuccess || count == 0)
-    throw Error(fmt::format(
-        "no CUDA GPU is usable here ({}). Commands that work without a GPU: 'tilewise check', 'tilewise suite', "
-        "'tilewise info' (library versions only); 'tilewise bench' needs an sm_90a GPU.",
-        err != cudaSuccess ? cudaGetErrorString(err) : "no devices"));
+    throw Error(fmt::format("no CUDA GPU is usable here ({}); 'tilewise info' names the commands that work without one",
+                            err != cudaSuccess ? cudaGetErrorString(err) : "no devices"));
   return count;
 }
 

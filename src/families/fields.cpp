@@ -48,11 +48,12 @@ std::vector<std::string> keys(const Fields& f) {
 }
 
 Fields apply(Fields base, const Fields& change) {
-  for (const auto& [key, value] : change.fields) {
+  for (const auto& field : change.fields) {  // not a structured binding: clang before 16 cannot capture one
+    const std::string& key = field.first;
     const auto it = std::find_if(base.fields.begin(), base.fields.end(), [&](const auto& kv) { return kv.first == key; });
     if (it == base.fields.end())
       throw Error(fmt::format("configuration '{}' has no field '{}' to set", to_string(base), key));
-    it->second = value;
+    it->second = field.second;
   }
   return base;
 }

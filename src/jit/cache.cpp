@@ -4,15 +4,15 @@
 #include <nvrtc.h>
 #include <sched.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
-#include <cstdlib>
+#include <csignal>
 #include <exception>
-#include <fstream>
 #include <new>
 #include <optional>
 #include <regex>
@@ -21,35 +21,29 @@
 #include <thread>
 
 #include "core/error.hpp"
+#include "core/file.hpp"
+#include "jit/cache_folder.hpp"
 #include "jit/nvrtc.hpp"
 
 namespace tilewise::jit {
 
 namespace {
 
-constexpr std::string_view kMagic = "tilewise.jit/1";
+constexpr std::string_view kMagic = "tilewise.jit/2";
 
-uint64_t fnv1a(std::string_view bytes, uint64_t h) {
-  for (unsigned char c : bytes) h = (h ^ c) * 0x100000001b3ull;
-  return h;
-}
-
+// Names entries: SipHash under a fixed, public key is a hash like any other here. What guards an entry is the keyed
+// digest the folder checks (jit/cache_folder.hpp), under its secret key.
 std::string digest(std::string_view bytes) {
-  return fmt::format("{:016x}{:016x}", fnv1a(bytes, 0xcbf29ce484222325ull), fnv1a(bytes, 0x84222325cbf29ce4ull));
+  constexpr std::string_view naming_key("tilewise.jit.naming.key.00000000", 32);
+  return fmt::format("{:016x}{:016x}", siphash24(naming_key.substr(0, 16), bytes),
+                     siphash24(naming_key.substr(16, 16), bytes));
 }
 
 // Every kernel source, so that editing any header a kernel includes makes a new key.
 const std::string& kernel_sources_digest() {
   static const std::string d = [] {
-    std::vector<std::filesystem::path> files;
-    for (const auto& e : std::filesystem::recursive_directory_iterator(kernels_dir()))
-      if (e.is_regular_file()) files.push_back(e.path());
-    std::sort(files.begin(), files.end());
     std::string all;
-    for (const auto& f : files) {
-      std::ifstream in(f, std::ios::binary);
-      all += f.filename().string() + '\0' + std::string(std::istreambuf_iterator<char>(in), {}) + '\0';
-    }
+    for (const KernelSource& k : kernel_sources()) all += k.name + '\0' + k.text + '\0';
     return digest(all);
   }();
   return d;
@@ -67,59 +61,35 @@ std::vector<std::string> compile_options(const KernelBuild& b) {
   return opts;
 }
 
-std::filesystem::path entry_path(const std::string& key) { return cache_dir() / (key + ".cubin"); }
+std::string entry_name(const std::string& key) { return key + ".cubin"; }
 
 std::string serialize(const std::string& key, const Built& b) {
-  const std::string payload = b.log + std::string(b.cubin.begin(), b.cubin.end());
-  return fmt::format("{}\nkey {}\nlowered {}\nlog_bytes {}\ncubin_bytes {}\nchecksum {}\n\n", kMagic, key, b.lowered_name,
-                     b.log.size(), b.cubin.size(), digest(payload)) +
-         payload;
+  return fmt::format("key {}\nlowered {}\nlog_bytes {}\ncubin_bytes {}\n\n", key, b.lowered_name, b.log.size(),
+                     b.cubin.size()) +
+         b.log + std::string(b.cubin.begin(), b.cubin.end());
 }
 
-// The entry for `key`, or nothing when it is missing or does not read back whole.
-std::optional<Built> read_entry(const std::string& key) {
-  std::ifstream in(entry_path(key), std::ios::binary);
-  if (!in) return std::nullopt;
-  const std::string text(std::istreambuf_iterator<char>(in), {});
-  const size_t end = text.find("\n\n");
+// The entry for `key`, or nothing when the folder has no verified entry by that name or it does not parse.
+std::optional<Built> read_entry(const CacheFolder& folder, const std::string& key) {
+  const std::optional<std::string> text = folder.read(entry_name(key));
+  if (!text) return std::nullopt;
+  const size_t end = text->find("\n\n");
   if (end == std::string::npos) return std::nullopt;
-  std::istringstream header(text.substr(0, end));
-  std::string magic, field, stored_key, checksum;
+  std::istringstream header(text->substr(0, end));
+  std::string field, stored_key;
   Built b;
   size_t log_bytes = 0, cubin_bytes = 0;
-  if (!std::getline(header, magic) || magic != kMagic) return std::nullopt;
   if (!(header >> field >> stored_key) || field != "key" || stored_key != key) return std::nullopt;
   if (!(header >> field >> b.lowered_name) || field != "lowered") return std::nullopt;
   if (!(header >> field >> log_bytes) || field != "log_bytes") return std::nullopt;
   if (!(header >> field >> cubin_bytes) || field != "cubin_bytes") return std::nullopt;
-  if (!(header >> field >> checksum) || field != "checksum") return std::nullopt;
-  const std::string payload = text.substr(end + 2);
-  if (payload.size() != log_bytes + cubin_bytes || digest(payload) != checksum) return std::nullopt;
+  const std::string_view payload = std::string_view(*text).substr(end + 2);
+  if (log_bytes > payload.size() || payload.size() - log_bytes != cubin_bytes) return std::nullopt;
   b.log = payload.substr(0, log_bytes);
   b.cubin.assign(payload.begin() + std::ptrdiff_t(log_bytes), payload.end());
   b.usage = parse_ptxas_usage(b.log);
   b.from_cache = true;
   return b;
-}
-
-// Written beside the entry and renamed over it, so a reader sees either no entry or a whole one.
-void write_entry(const std::string& key, const Built& b) {
-  std::error_code ec;
-  std::filesystem::create_directories(cache_dir(), ec);
-  static std::atomic<unsigned> counter{0};
-  const std::filesystem::path final_path = entry_path(key);
-  const std::filesystem::path tmp = final_path.string() + fmt::format(".tmp.{}.{}", getpid(), counter++);
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    const std::string bytes = serialize(key, b);
-    out.write(bytes.data(), std::streamsize(bytes.size()));
-    if (!out) {
-      std::filesystem::remove(tmp, ec);
-      return;  // a cache that cannot be written only costs a compile next time
-    }
-  }
-  std::filesystem::rename(tmp, final_path, ec);
-  if (ec) std::filesystem::remove(tmp, ec);
 }
 
 int match_int(const std::string& log, const std::regex& re) {
@@ -146,9 +116,14 @@ void compile_in_workers(const std::vector<KernelBuild>& builds, const std::vecto
   static_assert(std::atomic<size_t>::is_always_lock_free, "the workers share the counter through memory alone");
   auto* next = new (shared) std::atomic<size_t>(0);
   std::vector<pid_t> pids;
+  const pid_t parent = getpid();
   for (size_t w = 0; w < workers; ++w) {
     const pid_t pid = fork();
     if (pid == 0) {
+      // A worker dies with the process that forked it (killed by a signal, or gone for any reason), so stopping
+      // `tilewise compile` never leaves compiles running; the check after catches a parent gone before the call.
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (getppid() != parent) _exit(1);
       for (size_t k = (*next)++; k < missing.size(); k = (*next)++) try {
           build(builds[missing[k]]);
         } catch (...) {  // the parent compiles it again and reports the error
@@ -164,12 +139,6 @@ void compile_in_workers(const std::vector<KernelBuild>& builds, const std::vecto
 }
 
 }  // namespace
-
-std::filesystem::path cache_dir() {
-  if (const char* dir = std::getenv("TILEWISE_CACHE_DIR"); dir && *dir) return dir;
-  if (const char* home = std::getenv("HOME"); home && *home) return std::filesystem::path(home) / ".cache" / "tilewise";
-  return std::filesystem::temp_directory_path() / "tilewise-cache";
-}
 
 std::string cache_key(const KernelBuild& b) {
   std::string text = fmt::format("{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}", kMagic, kernel_sources_digest(), b.kernel_file,
@@ -191,7 +160,8 @@ ResourceUsage parse_ptxas_usage(const std::string& log) {
 
 Built build(const KernelBuild& b) {
   const std::string key = cache_key(b);
-  if (std::optional<Built> cached = read_entry(key)) return *std::move(cached);
+  const CacheFolder folder;
+  if (std::optional<Built> cached = read_entry(folder, key)) return *std::move(cached);
   CompileRequest req;
   req.name = fmt::format("{} [{}]", b.kernel_file, b.config_text);
   req.source = fmt::format("#include \"{}\"\n", b.kernel_file);
@@ -201,7 +171,7 @@ Built build(const KernelBuild& b) {
   Compiled c = compile(req);
   Built out{std::move(c.cubin), c.lowered_names.at(0), std::move(c.log), {}, false};
   out.usage = parse_ptxas_usage(out.log);
-  write_entry(key, out);
+  folder.write(entry_name(key), serialize(key, out));
   return out;
 }
 
@@ -209,9 +179,10 @@ std::vector<Built> build_all(const std::vector<KernelBuild>& builds) {
   std::vector<std::optional<Built>> found(builds.size());
   std::vector<size_t> missing;  // one index per key the cache lacks: a build asked for twice is compiled once
   std::set<std::string> missing_keys;
+  const CacheFolder folder;
   for (size_t i = 0; i < builds.size(); ++i) {
     const std::string key = cache_key(builds[i]);
-    if (!(found[i] = read_entry(key)) && missing_keys.insert(key).second) missing.push_back(i);
+    if (!(found[i] = read_entry(folder, key)) && missing_keys.insert(key).second) missing.push_back(i);
   }
   compile_in_workers(builds, missing);
 

@@ -1,8 +1,9 @@
 #pragma once
 // The compile cache: a kernel instantiation is compiled once per (kernel sources, configuration, architecture, NVRTC
 // version, options) and kept on disk at $TILEWISE_CACHE_DIR (default ~/.cache/tilewise). Several processes may share
-// the directory: entries are written to a temporary file and renamed into place, and an entry that does not read back
-// whole (truncated, foreign, bit-flipped) is compiled again and replaced.
+// the directory: entries are written to a temporary file and renamed into place. The folder runs only what it built
+// (jit/cache_folder.hpp): an entry that does not verify under its secret key (truncated, foreign, forged, edited) or
+// is not a plain file of the user's is compiled again and replaced, never loaded.
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -40,9 +41,10 @@ struct Built {
 // The one helper that derives the cache key: a hex digest over every input that changes the cubin.
 std::string cache_key(const KernelBuild& b);
 
-std::filesystem::path cache_dir();  // $TILEWISE_CACHE_DIR, else $HOME/.cache/tilewise
+std::filesystem::path cache_dir();  // $TILEWISE_CACHE_DIR, else ~/.cache/tilewise (jit/cache_folder.hpp)
 
-// From the cache, or compiled and stored. Throws Error naming the kernel file and configuration on a compile error.
+// From the cache, or compiled and stored. Throws Error naming the kernel file and configuration on a compile error,
+// and naming the folder when the cache folder cannot be trusted (jit/cache_folder.hpp).
 Built build(const KernelBuild& b);
 // Several at once: the ones the cache lacks compiled in parallel by worker processes, one per usable core; results in
 // the order asked. The first error is rethrown after all builds finished, so the cache keeps every success.

@@ -6,11 +6,10 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <memory>
 
 #include "core/error.hpp"
+#include "core/file.hpp"
 
 namespace tilewise::jit {
 
@@ -32,9 +31,7 @@ std::vector<KernelSource> read_kernel_sources(const std::string& folder) {
        it.increment(ec)) {
     const std::filesystem::path& f = it->path();
     if (!it->is_regular_file(ec) || (f.extension() != ".cuh" && f.extension() != ".h")) continue;
-    std::ifstream in(f, std::ios::binary);
-    if (!in) throw Error(fmt::format("cannot read kernel source {}", f.string()));
-    out.push_back({f.lexically_relative(dir).generic_string(), std::string(std::istreambuf_iterator<char>(in), {})});
+    out.push_back({f.lexically_relative(dir).generic_string(), files::read(f.string())});
   }
   if (ec) throw Error(fmt::format("cannot list kernel sources under {}: {}", dir.string(), ec.message()));
   std::sort(out.begin(), out.end(), [](const KernelSource& a, const KernelSource& b) { return a.name < b.name; });
@@ -47,11 +44,6 @@ const std::vector<KernelSource>& kernel_sources() {
     return env && *env ? read_kernel_sources(env) : embedded_kernel_sources();
   }();
   return sources;
-}
-
-std::string kernels_dir() {
-  if (const char* env = std::getenv("TILEWISE_KERNELS_DIR")) return env;
-  return TILEWISE_BUILD_KERNELS_DIR;
 }
 
 std::string cuda_include_dir() {

@@ -37,9 +37,6 @@ const std::vector<KernelSource>& embedded_kernel_sources();  // generated: kerne
 // Every .cuh and .h under `dir`, named by their path under it, sorted; Error when `dir` is not a readable folder.
 std::vector<KernelSource> read_kernel_sources(const std::string& dir);
 
-// $TILEWISE_KERNELS_DIR, else the source tree's kernels/ the library was built from (which an installed program may
-// not have: compile() reads kernel_sources(), not this folder).
-std::string kernels_dir();
 // Where the CUDA headers the kernels include are found: the build's toolkit, or $CUDA_HOME/include.
 std::string cuda_include_dir();
 

@@ -23,8 +23,8 @@ struct ProtocolFile {
 ProtocolFile parse_protocol(std::string_view text, const std::string& path);
 ProtocolFile load_protocol(const std::string& path);
 
-// The commit that froze the file: throws Error naming the file when it is not committed or has uncommitted
-// changes, or when git cannot say.
-std::string frozen_commit(const std::string& path);
+// The commit that froze the protocol and the suites it reads (the newest commit that touched any of them): throws Error
+// naming the file when one is not committed or has uncommitted changes, or when git cannot say.
+std::string frozen_commit(const ProtocolFile& pf);
 
 }  // namespace tilewise::protocol

@@ -4,11 +4,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <map>
 #include <set>
 
+#include "core/checked.hpp"
 #include "core/error.hpp"
+#include "core/json.hpp"
 #include "receipt/derive.hpp"
 #include "receipt/receipt.hpp"
 #include "receipt/verdict.hpp"
@@ -74,7 +75,12 @@ class Checker {
       add(fmt::format("{}: invalid problem: {}", where, e.what()));
       return;
     }
-    const int64_t expect_ws = int64_t(res.rotation_sets) * rotation_set_bytes(pb);
+    int64_t expect_ws = 0;
+    try {
+      expect_ws = checked_product({res.rotation_sets, rotation_set_bytes(pb)}, where + ": the working set");
+    } catch (const Error& e) {
+      add(e.what());
+    }
     if (res.rotation_sets < 1 || res.working_set_bytes != expect_ws)
       add(fmt::format("{}: working_set_bytes {} is not rotation_sets x set bytes ({})", where, res.working_set_bytes, expect_ws));
     if (r_.protocol.cold && res.working_set_bytes < r_.protocol.working_set_bytes)
@@ -239,16 +245,11 @@ std::vector<std::string> check(const nlohmann::json& j) {
 
 FileVerdict check_file(const std::string& path) {
   FileVerdict v{path, false, {}, 0};
-  std::ifstream in(path);
-  if (!in) {
-    v.problems.push_back("cannot open file");
-    return v;
-  }
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    v.problems.push_back(fmt::format("not JSON: {}", e.what()));
+    j = read_json(path);
+  } catch (const Error& e) {
+    v.problems.push_back(e.what());
     return v;
   }
   std::vector<std::string> found = check(j);

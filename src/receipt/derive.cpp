@@ -6,6 +6,8 @@
 #include <cmath>
 #include <set>
 
+#include "core/checked.hpp"
+
 namespace tilewise::receipt {
 
 double median(std::vector<double> v) {
@@ -86,7 +88,9 @@ double read_bw_gbps(const ReadBandwidth& bw) {
   return double(bw.bytes) / median(bw.us) / 1e3;
 }
 
-int64_t rotation_set_bytes(const Problem& p) { return a_bytes(p) + b_bytes(p) + c_bytes(p); }
+int64_t rotation_set_bytes(const Problem& p) {
+  return checked_sum({a_bytes(p), b_bytes(p), c_bytes(p)}, fmt::format("{}: the operands' size", p.name));
+}
 
 ClockSummary summarize(const std::vector<ClockSample>& samples) {
   ClockSummary s;

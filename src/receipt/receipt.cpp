@@ -2,10 +2,9 @@
 
 #include <fmt/format.h>
 
-#include <cstdio>
-#include <fstream>
-
 #include "core/error.hpp"
+#include "core/file.hpp"
+#include "core/json.hpp"
 
 // std::optional<T> <-> JSON null or value. nlohmann/json ships this itself from 3.12 on.
 #if NLOHMANN_JSON_VERSION_MAJOR == 3 && NLOHMANN_JSON_VERSION_MINOR < 12
@@ -140,27 +139,12 @@ void from_json(const json& j, Receipt& r) {
 }
 
 void write_file(const Receipt& r, const std::string& path) {
-  const std::string tmp = path + ".tmp";
-  bool written = false;
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    if (out) {
-      out << json(r).dump(1) << '\n';
-      written = bool(out.flush());
-    }
-  }
-  if (!written || std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());  // the previous receipt at `path`, if any, is left as it was
-    throw Error(fmt::format("{}: cannot write the receipt", path));
-  }
+  files::write(path, json(r).dump(1) + '\n', files::Existing::replace);
 }
 
 Receipt read_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error(fmt::format("{}: cannot open receipt", path));
-  json j;
+  const json j = read_json(path);
   try {
-    j = json::parse(in);
     return j.get<Receipt>();
   } catch (const json::exception& e) {
     throw Error(fmt::format("{}: not a tilewise receipt: {}", path, e.what()));

@@ -4,10 +4,10 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <set>
 
 #include "core/error.hpp"
+#include "core/file.hpp"
 #include "report/current.hpp"
 #include "report/first_screen.hpp"
 #include "report/format.hpp"
@@ -85,12 +85,6 @@ std::string page_name(const std::string& path, std::set<std::string>& taken) {
   return name;
 }
 
-void write_file(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::trunc);
-  out << text;
-  if (!out.flush()) throw Error(fmt::format("{}: cannot write it", path.string()));
-}
-
 }  // namespace
 
 std::vector<PageReceipt> load_receipts(const std::vector<std::string>& receipt_paths, const std::string& page_dir) {
@@ -147,7 +141,7 @@ Page render_page(const std::vector<PageReceipt>& all) {
   return page;
 }
 
-void write_page(const std::vector<std::string>& receipt_paths, const std::string& out_dir, bool overwrite) {
+void write_page(const std::vector<std::string>& receipt_paths, const std::string& out_dir, files::Existing existing) {
   const fs::path dir(out_dir), index = dir / "index.html", tables = dir / "tables";
   for (const std::string& path : receipt_paths) {
     const fs::path p = fs::weakly_canonical(path);
@@ -155,7 +149,7 @@ void write_page(const std::vector<std::string>& receipt_paths, const std::string
       throw Error(fmt::format("{}: the page would replace this receipt; write it into another folder", path));
   }
   for (const fs::path& output : {index, tables})
-    if (fs::exists(output) && !overwrite)
+    if (fs::exists(output) && existing == files::Existing::refuse)
       throw Error(fmt::format("{} exists; give --overwrite to replace the page", output.string()));
   const std::vector<PageReceipt> receipts = load_receipts(receipt_paths, out_dir);
   const Page page = render_page(receipts);
@@ -166,10 +160,10 @@ void write_page(const std::vector<std::string>& receipt_paths, const std::string
   std::set<std::string> names;
   for (const Table& t : page.tables) {
     if (!names.insert(t.name).second) throw Error(fmt::format("the page has two tables named {}", t.name));
-    write_file(dir / table_file(t, "csv"), table_csv(t));
-    write_file(dir / table_file(t, "md"), table_markdown(t));
+    files::write((dir / table_file(t, "csv")).string(), table_csv(t), files::Existing::replace);
+    files::write((dir / table_file(t, "md")).string(), table_markdown(t), files::Existing::replace);
   }
-  write_file(index, page.html);
+  files::write(index.string(), page.html, files::Existing::replace);
 }
 
 }  // namespace tilewise::report

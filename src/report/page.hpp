@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/file.hpp"
 #include "receipt/check.hpp"
 #include "receipt/receipt.hpp"
 #include "report/tabular.hpp"
@@ -34,8 +35,9 @@ Page render_page(const std::vector<PageReceipt>& receipts);
 
 // Writes out_dir/index.html and out_dir/tables/, linking each receipt where it lies: a page in the repository links
 // the committed receipts, and no copy of them doubles the checkout (the GPU machine takes at most 64 MiB of it).
-// Refuses an existing page unless `overwrite` (which replaces the page and its tables), and any receipt that an
-// output would replace.
-void write_page(const std::vector<std::string>& receipt_paths, const std::string& out_dir, bool overwrite = false);
+// Refuses an existing page unless Existing::replace (which replaces the page and its tables), and any receipt that
+// an output would replace.
+void write_page(const std::vector<std::string>& receipt_paths, const std::string& out_dir,
+                files::Existing existing = files::Existing::refuse);
 
 }  // namespace tilewise::report

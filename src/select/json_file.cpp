@@ -2,30 +2,17 @@
 
 #include <fmt/format.h>
 
-#include <atomic>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
-#include <unistd.h>
 
 #include "core/error.hpp"
+#include "core/file.hpp"
+#include "core/json.hpp"
 
 namespace tilewise::select {
 
 using nlohmann::json;
 
 namespace {
-
-// nlohmann reports a byte offset; a person editing the file wants a line and a column.
-std::string line_column(const std::string& text, size_t byte) {
-  size_t line = 1, column = 1;
-  for (size_t i = 0; i < byte && i < text.size(); ++i) {
-    if (text[i] == '\n') line += 1, column = 1;
-    else column += 1;
-  }
-  return fmt::format("{}:{}", line, column);
-}
 
 std::string escape(std::string_view key) {  // RFC 6901: '~' -> "~0", '/' -> "~1"
   std::string out;
@@ -37,43 +24,14 @@ std::string_view type_name(const json& j) { return j.type_name(); }
 
 }  // namespace
 
-json read_json_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(fmt::format("{}: cannot open", path));
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
-  try {
-    return json::parse(text);
-  } catch (const json::parse_error& e) {
-    // The byte is where parsing stopped: the end of a truncated file, or the first bad character.
-    const size_t byte = e.byte > 0 ? e.byte - 1 : 0;
-    throw Error(fmt::format("{}:{}: not valid JSON ({})", path, line_column(text, byte), e.what()));
-  }
-}
+json read_json_file(const std::string& path) { return read_json(path); }
 
 void write_json_file_atomically(const json& j, const std::string& path) {
   write_text_file_atomically(j.dump(1) + '\n', path);
 }
 
 void write_text_file_atomically(const std::string& text, const std::string& path) {
-  // Unique per process and call, so two writers never share a temporary file.
-  static std::atomic<unsigned> counter{0};
-  const std::string tmp = fmt::format("{}.tmp.{}.{}", path, ::getpid(), counter++);
-  bool written = false;
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    if (out) {
-      out << text;
-      written = bool(out.flush());
-    }
-  }
-  std::error_code ec;
-  if (written) std::filesystem::rename(tmp, path, ec);
-  if (!written || ec) {
-    std::filesystem::remove(tmp, ec);  // what was at `path` stays as it was
-    throw Error(fmt::format("{}: cannot write", path));
-  }
+  files::write(path, text, files::Existing::replace);
 }
 
 At At::operator[](std::string_view key) const {

@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "select/json_file.hpp"
+#include "tune/campaign_check.hpp"
 #include "tune/descent.hpp"
 
 namespace tilewise::tune {
@@ -18,9 +19,10 @@ json to_json(const Campaign& c) {
   return {{"schema", kCampaignSchema}, {"mode", c.mode}, {"identity", select::to_json(c.identity)}, {"cases", cases}};
 }
 
-Campaign read_campaign(const std::string& path) {
-  const json j = select::read_json_file(path);
-  const select::At doc{j, path, ""};
+Campaign read_campaign(const std::string& path) { return parse_campaign(select::read_json_file(path), path); }
+
+Campaign parse_campaign(const json& j, const std::string& origin) {
+  const select::At doc{j, origin, ""};
   if (const std::string schema = doc["schema"].string(); schema != kCampaignSchema)
     doc["schema"].fail(fmt::format("'{}' is not {}", schema, kCampaignSchema));
   Campaign c;
@@ -28,7 +30,7 @@ Campaign read_campaign(const std::string& path) {
   c.identity = select::parse_identity(doc["identity"]);
   const select::At cases = doc["cases"];
   for (size_t i = 0; i < cases.array().size(); ++i)
-    c.cases.push_back(parse_case_result(cases[i].value, path, fmt::format("/cases/{}", i)));
+    c.cases.push_back(parse_case_result(cases[i].value, origin, fmt::format("/cases/{}", i)));
   return c;
 }
 
@@ -55,6 +57,7 @@ Campaign run_campaign(const std::string& path, const std::vector<Case>& cases, c
   Campaign campaign{options.mode, identity, {}};
   if (std::filesystem::exists(path)) {
     campaign = read_campaign(path);
+    require_sound(campaign, path);
     if (campaign.mode != options.mode)
       throw Error(fmt::format("{}: a {} campaign cannot be continued in {} mode", path, campaign.mode, options.mode));
     if (const auto why = select::mismatch(campaign.identity, identity))

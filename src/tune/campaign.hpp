@@ -39,5 +39,6 @@ Campaign run_campaign(const std::string& path, const std::vector<Case>& cases, c
 
 nlohmann::json to_json(const Campaign& c);
 Campaign read_campaign(const std::string& path);  // Error naming path:line:column or the JSON pointer
+Campaign parse_campaign(const nlohmann::json& j, const std::string& origin);  // Error naming origin and the pointer
 
 }  // namespace tilewise::tune

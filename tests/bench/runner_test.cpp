@@ -68,7 +68,7 @@ TEST(BenchWithoutGpu, SaysWhichCommandsWorkOffline) {
   if (testkit::has_gpu()) GTEST_SKIP() << "a GPU is present";
   const Options o = valid_options();
   expect_error(o, "no CUDA GPU");
-  expect_error(o, "tilewise check");
+  expect_error(o, "'tilewise info' names the commands that work without one");
   EXPECT_FALSE(std::filesystem::exists(o.output)) << "a receipt was written without a GPU";
 }
 

@@ -104,6 +104,24 @@ TEST(Validate, RejectsDimensionAboveInt32Max) {
   EXPECT_TRUE(Contains(error_of([&] { validate(k); }), "K = 2147483648 exceeds"));
 }
 
+// Each size fits int32 and each operand fits int64, but A, B and C together do not: `tilewise suite` once printed
+// such a line "ok" with a negative set size.
+TEST(Validate, RejectsOperandsWhoseTotalSizeOverflows) {
+  const Problem p = make_problem("cube", 1500000000, 1500000000, 1500000000, DType::bf16, Layout::TN);
+  EXPECT_TRUE(Contains(error_of([&] { validate(p); }), "cube: the operands' size overflows 64 bits"));
+  EXPECT_TRUE(Contains(error_of([&] { min_traffic_bytes(p); }), "cube: the least traffic overflows 64 bits"));
+  Problem q = make_problem("wide", 2147483647, 1, 1, DType::bf16, Layout::TN);
+  q.lda = int64_t(1) << 40;  // as a receipt or campaign file may claim
+  EXPECT_TRUE(Contains(error_of([&] { a_bytes(q); }), "wide: A's size overflows 64 bits"));
+}
+
+TEST(MakeProblem, ALeadingDimensionThatWouldOverflowIsAnError) {
+  EXPECT_TRUE(Contains(error_of([] { make_problem("p", 1, 1, 1, DType::bf16, Layout::TN, INT64_MAX); }),
+                       "p: a leading dimension overflows 64 bits"));
+  EXPECT_TRUE(Contains(error_of([] { make_problem("q", 64, 1, INT64_MAX - 3, DType::fp8_e4m3, Layout::TN); }),
+                       "q: a leading dimension overflows 64 bits"));
+}
+
 TEST(Validate, RejectsLeadingDimensionAboveInt32Max) {
   Problem p = make_problem("wide_ld", 64, 64, 64, DType::bf16, Layout::TN);
   p.ldc = int32_max + 1;

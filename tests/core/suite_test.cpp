@@ -93,6 +93,9 @@ TEST(ParseSuite, BadLineSettingsNameTheLineAndTheSetting) {
   EXPECT_TRUE(Contains(parse_error(on_line_4("sq 1 2 3 pad=x")), "pad 'x' is not an integer"));
   EXPECT_TRUE(Contains(parse_error(on_line_4("sq 1 2 3 dtype=")), "'dtype=' is not dtype=, layout= or pad= with a value"));
   EXPECT_TRUE(Contains(parse_error(on_line_4("sq 1 2 3 pad=8 pad=8")), "my/suite.txt:4: pad is given twice"));
+  // The fuzzer's: a pad that overflowed the leading dimension it was added to (tests/fuzz/regressions/suite/).
+  EXPECT_TRUE(Contains(parse_error(on_line_4("sq 1 2 3 pad=9223372036854775807")),
+                       "my/suite.txt:4: pad = 9223372036854775807 exceeds 2147483647"));
   EXPECT_TRUE(Contains(parse_error(on_line_4("sq 1 2 3 seed=4")), "unknown field 'seed'"));
 }
 

@@ -62,6 +62,33 @@ TEST(GemvGpu, QuantizerMatchesTheCpuReferenceBitForBit) {
   }
 }
 
+// Weights that do not come back (NaN, Inf, finite ones whose fp16 scale overflows, zero groups): the CPU reference
+// handles them as the kernel does (a NaN gives way to a bound, a float-to-integer conversion saturates), so the two
+// still agree bit for bit, and `tilewise quantize` on either says the same.
+TEST(GemvGpu, QuantizerMatchesTheCpuReferenceOnWeightsThatDoNotComeBack) {
+  TW_REQUIRE_GPU();
+  device::Stream s;
+  const int64_t N = 4, K = 128;
+  std::vector<uint16_t> host(size_t(N * K));
+  for (size_t i = 0; i < host.size(); ++i) host[i] = float_to_bf16_bits(float(int(i % 13) - 6) / 4.0f);
+  host[3] = 0x7FC0;                                    // NaN
+  host[40] = 0x7F80, host[41] = 0xFF80;                // +Inf, -Inf
+  host[K + 5] = float_to_bf16_bits(3e38f);             // a scale past fp16
+  host[K + 70] = float_to_bf16_bits(-2e7f);
+  for (int64_t k = 2 * K; k < 2 * K + 32; ++k) host[size_t(k)] = 0;  // a group of zeros
+  for (int64_t k = 3 * K; k < 4 * K; ++k) host[size_t(k)] = 0x7FC0;  // a row of NaN
+  device::Buffer d_src(host.size() * 2);
+  TW_CUDA(cudaMemcpy(d_src.get(), host.data(), host.size() * 2, cudaMemcpyHostToDevice));
+  for (Format f : all_formats) {
+    SCOPED_TRACE(std::string(to_string(f)));
+    const PackedWeights d = quantize(d_src.get(), DType::bf16, N, K, K, f, s.get());
+    const HostPacked h = quantize_cpu(host.data(), DType::bf16, N, K, K, f);
+    s.sync();
+    EXPECT_EQ(download<uint8_t>(d.q.get(), h.q.size()), h.q);
+    EXPECT_EQ(download<uint8_t>(d.scales.get(), h.scales.size()), h.scales);
+  }
+}
+
 // The weights a run computes with: B as the problem stores it (a native format), or B quantized into the
 // configuration's format. fp8 weights of an fp8 problem are run both ways: as stored, without a channel scale (what
 // tilewise::gemm runs), and quantized with one.

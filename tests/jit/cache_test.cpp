@@ -84,7 +84,7 @@ TEST_F(CacheDir, ParallelBuildsOfTheSameKernelAgreeAndLeaveNoTemporaries) {
   const std::vector<Built> all = build_all(std::vector<KernelBuild>(6, stream_read()));
   for (const Built& b : all) EXPECT_EQ(b.cubin, all[0].cubin);
   for (const auto& e : std::filesystem::directory_iterator(dir_))
-    EXPECT_EQ(e.path().extension(), ".cubin") << e.path();
+    EXPECT_TRUE(e.path().extension() == ".cubin" || e.path().filename() == "key") << e.path();
 }
 
 TEST_F(CacheDir, ABatchIsBuiltOnceInOrderAndThenServedFromTheCache) {

@@ -110,6 +110,40 @@ TEST(Protocol, InvertedRangeNamesTheLine) {
             std::string::npos);
 }
 
+// A range that is not finite always holds and was written to the receipt as null, which `check` could not read; a
+// bound TOML holds as an integer a double cannot hold exactly aborted the parse.
+TEST(Protocol, RangeBoundsAreFiniteDoubles) {
+  std::string e = error_of(replaced(good(), "range = [0.8, 0.92]", "range = [-inf, inf]"));
+  EXPECT_NE(e.find("protocols/p.toml:19: range bound -inf is not finite"), std::string::npos) << e;
+  e = error_of(replaced(good(), "range = [0.8, 0.92]", "range = [0.8, nan]"));
+  EXPECT_NE(e.find("range bound nan is not finite"), std::string::npos) << e;
+  e = error_of(replaced(good(), "range = [0.8, 0.92]", "range = [0, 9007199254740993]"));
+  EXPECT_NE(e.find("range bound 9007199254740993 is not exactly a double"), std::string::npos) << e;
+  const ProtocolFile pf = parse_protocol(replaced(good(), "range = [0.8, 0.92]", "range = [0, 1]"), "p.toml");
+  EXPECT_EQ(pf.predictions[0].low, 0.0);
+  EXPECT_EQ(pf.predictions[0].high, 1.0);
+}
+
+// The fuzzer's: toml++ 3.3 asserted on a table header that starts with a comment character (and under NDEBUG with
+// clang would assume it away); now an error naming the file, whichever build (tests/fuzz/regressions/protocol/).
+TEST(Protocol, ATableHeaderTomlppAssertsOnIsAnError) {
+  const std::string e = error_of(replaced(good(), "[[prediction]]\nid = \"bw\"", "[[#prediction]]\nid = \"bw\""));
+  EXPECT_NE(e.find("protocols/p.toml"), std::string::npos) << e;
+}
+
+// The fuzzer's: toml++ 3.3 reached __builtin_unreachable() on "squestiE \u0150" (U+0150 where it looked for a key).
+TEST(Protocol, APastAsciiCharacterIsAnErrorNamingTheLine) {
+  std::string e = error_of("squestiE \xc5\x90");
+  EXPECT_NE(e.find("protocols/p.toml:1: a protocol file is ASCII; this line has a byte 0xc5"), std::string::npos) << e;
+  e = error_of(replaced(good(), "falsifier = \"under 80%", "falsifier = \"\xc3\xa9 under 80%"));
+  EXPECT_NE(e.find("protocols/p.toml:20: a protocol file is ASCII"), std::string::npos) << e;
+}
+
+TEST(Protocol, RepeatsOutOfRangeAreRefusedNotWrapped) {
+  const std::string e = error_of(replaced(good(), "repeats = 7", "repeats = 4294967297"));
+  EXPECT_NE(e.find("protocols/p.toml:10: 'repeats' = 4294967297 is out of range"), std::string::npos) << e;
+}
+
 TEST(Protocol, BaselineRules) {
   EXPECT_NE(error_of(replaced(good(), "baseline = \"cublaslt-default\"\n", "")).find("needs 'baseline'"),
             std::string::npos);
@@ -176,9 +210,15 @@ class Frozen : public ::testing::Test {
     std::filesystem::remove_all(dir_);
   }
   static void write(const char* name, const char* text) { std::ofstream(name) << text; }
-  static std::string error_of_freeze(const char* path) {
+  static ProtocolFile reading(const char* path, std::vector<std::string> suites = {}) {
+    ProtocolFile pf;
+    pf.path = path;
+    pf.instrument.suites = std::move(suites);
+    return pf;
+  }
+  static std::string error_of_freeze(const ProtocolFile& pf) {
     try {
-      frozen_commit(path);
+      frozen_commit(pf);
     } catch (const Error& e) {
       return e.what();
     }
@@ -188,15 +228,33 @@ class Frozen : public ::testing::Test {
 };
 
 TEST_F(Frozen, RefusesAnUncommittedFile) {
-  EXPECT_NE(error_of_freeze("p.toml").find("p.toml: the protocol file is not committed"), std::string::npos);
+  EXPECT_NE(error_of_freeze(reading("p.toml")).find("p.toml: the protocol file is not committed"), std::string::npos);
 }
 
 TEST_F(Frozen, RecordsTheCommitAndRefusesLaterChanges) {
   ASSERT_EQ(std::system("git add p.toml && git -c user.name=t -c user.email=t commit -q -m freeze"), 0);
-  const std::string commit = frozen_commit("p.toml");
+  const std::string commit = frozen_commit(reading("p.toml"));
   EXPECT_EQ(commit.size(), 40u);
   write("p.toml", "question = \"changed after the freeze\"\n");
-  EXPECT_NE(error_of_freeze("p.toml").find("p.toml: the protocol file has uncommitted changes"), std::string::npos);
+  EXPECT_NE(error_of_freeze(reading("p.toml")).find("p.toml: the protocol file has uncommitted changes"),
+            std::string::npos);
+}
+
+// The suites decide what is measured as much as the protocol does: a suite edited after the freeze once went unseen.
+TEST_F(Frozen, CoversTheSuitesTheProtocolReads) {
+  write("s.txt", "a 64 64 64\n");
+  ASSERT_EQ(std::system("git add p.toml s.txt && git -c user.name=t -c user.email=t commit -q -m freeze"), 0);
+  const std::string frozen = frozen_commit(reading("p.toml", {"s.txt"}));
+  write("s.txt", "a 64 64 128\n");
+  EXPECT_NE(error_of_freeze(reading("p.toml", {"s.txt"}))
+                .find("s.txt: a suite the protocol reads has uncommitted changes"),
+            std::string::npos);
+  ASSERT_EQ(std::system("git -c user.name=t -c user.email=t commit -q -am retune"), 0);
+  const std::string later = frozen_commit(reading("p.toml", {"s.txt"}));
+  EXPECT_NE(later, frozen) << "the commit recorded is the one that last changed any of the files";
+  write("t.txt", "b 64 64 64\n");
+  EXPECT_NE(error_of_freeze(reading("p.toml", {"s.txt", "t.txt"})).find("t.txt: a suite the protocol reads is not committed"),
+            std::string::npos);
 }
 
 }  // namespace

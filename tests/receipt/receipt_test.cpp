@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -10,30 +12,14 @@
 #include "core/error.hpp"
 #include "expect_error.hpp"
 #include "receipt/sample_receipt.hpp"
+#include "temp_dir.hpp"
 
 namespace tilewise::receipt {
 namespace {
 
 namespace fs = std::filesystem;
 
-// A fresh directory under the system temp dir, removed with everything in it at the end of the test.
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "tilewise_receipt_XXXXXX").string();
-    if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+using testkit::TempDir;
 
 void write_text(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 
@@ -144,9 +130,20 @@ TEST(ReceiptFile, FailedWriteKeepsThePreviousReceiptAndNoTemporary) {
   const std::string path = dir.file("run.json");
   write_file(sample_receipt(), path);
   const auto before = read_file(path);
-  fs::create_directory(path + ".tmp");  // the temporary cannot be written
-  EXPECT_TRUE(Contains(error_of([&] { write_file(Receipt{}, path); }), path));
+  // The temporary cannot be written whole: files may grow to 100 bytes (past that, write() fails with EFBIG).
+  rlimit old{};
+  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &old), 0);
+  const auto handler = std::signal(SIGXFSZ, SIG_IGN);
+  rlimit small = old;
+  small.rlim_cur = 100;
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
+  const std::string msg = error_of([&] { write_file(sample_receipt(), path); });
+  setrlimit(RLIMIT_FSIZE, &old);
+  std::signal(SIGXFSZ, handler);
+  EXPECT_TRUE(Contains(msg, path));
   EXPECT_EQ(read_file(path), before);
+  EXPECT_EQ(std::distance(fs::directory_iterator(fs::path(path).parent_path()), fs::directory_iterator()), 1)
+      << "a temporary file was left behind";
 }
 
 TEST(ReceiptFile, ReadMissingFileThrowsNamingPath) {
@@ -163,7 +160,7 @@ TEST(ReceiptFile, ReadNonJsonThrowsNamingPath) {
   write_text(path, "this is { not json");
   const std::string msg = error_of([&] { read_file(path); });
   EXPECT_TRUE(Contains(msg, path));
-  EXPECT_TRUE(Contains(msg, "not a tilewise receipt"));
+  EXPECT_TRUE(Contains(msg, "not valid JSON"));
 }
 
 TEST(ReceiptFile, ReadJsonThatIsNotAReceiptThrowsNamingPath) {

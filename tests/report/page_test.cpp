@@ -321,7 +321,7 @@ TEST_F(report_page, WritesThePageLinkingEachReceiptWhereItLies) {
 
   EXPECT_TRUE(HtmlContains(error_of([&] { write_page({one}, out.string()); }), "give --overwrite"));
   EXPECT_TRUE(HtmlContains(slurp(out / "index.html"), "run-2.json"));  // refused: the page is as it was
-  write_page({one}, out.string(), true);  // rebuilding over an existing page replaces it
+  write_page({one}, out.string(), files::Existing::replace);  // rebuilding over an existing page replaces it
   EXPECT_EQ(slurp(out / "index.html").find("run-2.json"), std::string::npos);
 }
 

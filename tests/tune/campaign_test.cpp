@@ -20,13 +20,7 @@ namespace fs = std::filesystem;
 
 const select::Identity kHere{"NVIDIA H200", 132, "9.0", "580.1", "13.0", "13.1.0", "13.0", "0.1.0"};
 
-std::vector<Case> some_cases() {
-  std::vector<Case> out;
-  for (int i = 0; i < 4; ++i)
-    out.push_back({fmt::format("case{}", i), "synthetic",
-                   make_problem(fmt::format("p{}", i), 256 << i, 512, 1024, DType::bf16, Layout::TN)});
-  return out;
-}
+std::vector<Case> some_cases() { return testkit::synthetic_cases(4); }
 
 // Each case gets the synthetic space; its truth depends on the case through the measure's seed and case id.
 Tunable tunable_for(const Case&) { return testkit::synthetic_tunable(); }

@@ -42,4 +42,13 @@ inline std::function<double(const tune::Config&)> synthetic_truth(uint64_t seed)
   };
 }
 
+// `n` cases of the synthetic family, "case0", "case1", ..., on problems of growing M.
+inline std::vector<tune::Case> synthetic_cases(int n) {
+  std::vector<tune::Case> out;
+  for (int i = 0; i < n; ++i)
+    out.push_back({fmt::format("case{}", i), "synthetic",
+                   make_problem(fmt::format("p{}", i), 256 << i, 512, 1024, DType::bf16, Layout::TN)});
+  return out;
+}
+
 }  // namespace tilewise::testkit

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "core/checked.hpp"
 #include "core/error.hpp"
 #include "core/numeric.hpp"
 #include "families/gemv/quantize.hpp"
@@ -21,9 +22,11 @@ PackedLayout packed_layout(Format f, int64_t N, int64_t K) {
                             per_chunk, K));
   if (group && K % group != 0)
     throw Error(fmt::format("{} weights need K to be a multiple of the group of {}; K = {}", to_string(f), group, K));
-  PackedLayout l{f, N, K, K * 16 / per_chunk, 0};
-  if (group) l.scale_bytes = N * (K / group) * 2;
-  if (f == Format::fp8) l.scale_bytes = N * 4;
+  const std::string what = fmt::format("{} weights of {} x {}", to_string(f), N, K);
+  PackedLayout l{f, N, K, checked_product({K / per_chunk, 16}, what), 0};
+  if (group) l.scale_bytes = checked_product({N, K / group, 2}, what);
+  if (f == Format::fp8) l.scale_bytes = checked_product({N, 4}, what);
+  checked_sum({checked_product({N, l.row_bytes}, what), l.scale_bytes}, what);
   return l;
 }
 
@@ -66,7 +69,38 @@ namespace {
 
 float fp16_value(uint16_t bits) { return float(fp16_to_double(bits)); }
 
+bool fp16_overflows(float v) { return (float_to_fp16_bits(v) & 0x7FFF) == 0x7C00; }
+
+// The GPU's float-to-integer conversion: saturating, NaN to 0 (a plain cast of either is undefined in C++).
+int8_t to_int8(float v) { return std::isnan(v) ? 0 : int8_t(std::fmin(std::fmax(v, -128.0f), 127.0f)); }
+
 }  // namespace
+
+Hazards find_hazards(const void* src, DType src_type, int64_t N, int64_t K, int64_t ld_src, Format f) {
+  Hazards h;
+  const int G = group_size(f);
+  const auto note = [&](int64_t n, int64_t k) {
+    if (h.first.empty()) h.first = fmt::format("row {}, column {}", n, k);
+  };
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t k0 = 0; k0 < K; k0 += G ? G : K) {
+      float amax = 0.0f;
+      bool finite = true;
+      for (int64_t k = k0; k < (G ? k0 + G : K); ++k) {
+        const float x = float(element_to_double(src_type, src, n * ld_src + k));
+        if (!std::isfinite(x)) {
+          ++h.nonfinite, finite = false;
+          note(n, k);
+          continue;
+        }
+        amax = std::max(amax, std::fabs(x));
+        if (f == Format::fp16 && fp16_overflows(x)) ++h.overflowed, note(n, k);
+      }
+      // The scale as quantize_cpu computes it: Q8_0's amax / 127, int4's amax / 7, each stored as fp16.
+      if (finite && G && fp16_overflows(amax / (f == Format::q8_0 ? 127.0f : 7.0f))) ++h.overflowed, note(n, k0);
+    }
+  return h;
+}
 
 HostPacked quantize_cpu(const void* src, DType src_type, int64_t N, int64_t K, int64_t ld_src, Format f) {
   HostPacked out{packed_layout(f, N, K), {}, {}};
@@ -99,14 +133,15 @@ HostPacked quantize_cpu(const void* src, DType src_type, int64_t N, int64_t K, i
           const float d = amax / 127.0f;
           const float id = d != 0.0f ? 1.0f / d : 0.0f;
           dh = float_to_fp16_bits(d);
-          for (int j = 0; j < G; ++j) row[k0 + j] = uint8_t(int8_t(std::roundf(x(n, k0 + j) * id)));
+          for (int j = 0; j < G; ++j) row[k0 + j] = uint8_t(to_int8(std::roundf(x(n, k0 + j) * id)));
         } else {
           dh = float_to_fp16_bits(amax / 7.0f);
           const float d = fp16_value(dh);
           const float id = d != 0.0f ? 1.0f / d : 0.0f;
           for (int j = 0; j < G; j += 2) {
-            const float a = std::clamp(std::roundf(x(n, k0 + j) * id), -8.0f, 7.0f);
-            const float b = std::clamp(std::roundf(x(n, k0 + j + 1) * id), -8.0f, 7.0f);
+            // fmin/fmax as the kernel's fminf/fmaxf: a NaN gives way to the bound (std::clamp would keep it).
+            const float a = std::fmin(std::fmax(std::roundf(x(n, k0 + j) * id), -8.0f), 7.0f);
+            const float b = std::fmin(std::fmax(std::roundf(x(n, k0 + j + 1) * id), -8.0f), 7.0f);
             row[(k0 + j) / 2] = uint8_t((int(a) + 8) | ((int(b) + 8) << 4));
           }
         }

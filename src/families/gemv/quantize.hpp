@@ -5,6 +5,7 @@
 // definitions (Q8_0 exactly as ggml, int4 symmetric with a zero point of 8, fp8 with a per-channel scale) are
 // documented in kernels/quantize.cuh.
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "core/problem.hpp"
@@ -23,7 +24,8 @@ struct PackedLayout {
   bool operator==(const PackedLayout&) const = default;
 };
 
-// Throws Error naming the rule when N or K is not positive or K does not fill whole 16-byte chunks and groups.
+// Throws Error naming the rule when N or K is not positive, K does not fill whole 16-byte chunks and groups, or the
+// packed size overflows 64 bits (q_bytes() and bytes() are then safe to compute).
 PackedLayout packed_layout(Format f, int64_t N, int64_t K);
 
 struct PackedWeights {
@@ -46,6 +48,17 @@ struct HostPacked {
 // The CPU reference of quantize() (src in host memory, same arguments) and dequantize().
 HostPacked quantize_cpu(const void* src, DType src_type, int64_t N, int64_t K, int64_t ld_src, Format f);
 std::vector<float> dequantize_cpu(const HostPacked& w);
+
+// What quantizing would not keep, counted on the host before it runs: weights that are not finite (a NaN comes back
+// as 0 in Q8_0 and int4, an Inf turns its whole group or fp8 row into NaN) and finite weights too large for the format:
+// a Q8_0 or int4 group whose fp16 scale overflows (|w| past about 8.3e6 or 4.6e5), an fp16 weight past 65504.
+struct Hazards {
+  int64_t nonfinite = 0;
+  int64_t overflowed = 0;  // groups, or fp16 weights
+  std::string first;       // where the first hazard is: "row 3, column 17"
+  bool none() const { return nonfinite == 0 && overflowed == 0; }
+};
+Hazards find_hazards(const void* src, DType src_type, int64_t N, int64_t K, int64_t ld_src, Format f);
 
 // Host conversions, round to nearest even (e4m3 saturates to +-448, as the GPU's satfinite conversion does).
 uint16_t float_to_fp16_bits(float v);

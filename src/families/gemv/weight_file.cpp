@@ -1,12 +1,13 @@
 #include "families/gemv/weight_file.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "core/checked.hpp"
 #include "core/error.hpp"
 #include "core/numeric.hpp"
 
@@ -14,21 +15,9 @@ namespace tilewise::gemv {
 
 namespace {
 
-constexpr char magic[] = "TWGEMV1";
-
-std::vector<uint8_t> read_all(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(fmt::format("{}: cannot open", path));
-  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
-}
-
-void write_all(const std::string& path, const std::vector<const std::vector<uint8_t>*>& parts, const std::string& head) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw Error(fmt::format("{}: cannot write", path));
-  out << head;
-  for (const auto* p : parts) out.write(reinterpret_cast<const char*>(p->data()), std::streamsize(p->size()));
-  if (!out.flush()) throw Error(fmt::format("{}: cannot write", path));
-}
+constexpr std::string_view magic = "TWGEMV1";
+// A weight file is read whole; past this it is refused rather than read (the largest nn.Linear weight is a few GB).
+constexpr int64_t kMaxWeightBytes = int64_t(1) << 40;
 
 std::string scale_type(Format f) { return group_size(f) ? "fp16" : f == Format::fp8 ? "fp32" : "none"; }
 
@@ -37,53 +26,74 @@ bool gpu_present() {
   return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
 }
 
+files::Existing existing(bool overwrite) { return overwrite ? files::Existing::replace : files::Existing::refuse; }
+
+// An integer header field; a float (1e300), a string or a missing field is refused rather than converted.
+int64_t integer_field(const nlohmann::json& head, const char* key) {
+  const auto it = head.find(key);
+  if (it == head.end() || !it->is_number_integer()) throw Error(fmt::format("'{}' is missing or not an integer", key));
+  return it->get<int64_t>();
+}
+
 }  // namespace
 
-void write_packed(const std::string& path, const HostPacked& w, DType source) {
+void write_packed(const std::string& path, const HostPacked& w, DType source, files::Existing existing) {
   const PackedLayout& l = w.layout;
   const nlohmann::json head = {{"format", to_string(l.format)}, {"n", l.n},
                                {"k", l.k},                      {"row_bytes", l.row_bytes},
                                {"scale_bytes", l.scale_bytes},  {"scale_type", scale_type(l.format)},
                                {"source", tilewise::to_string(source)}};
-  write_all(path, {&w.q, &w.scales}, std::string(magic) + "\n" + head.dump() + "\n");
+  std::string bytes = std::string(magic) + "\n" + head.dump() + "\n";
+  bytes.append(w.q.begin(), w.q.end());
+  bytes.append(w.scales.begin(), w.scales.end());
+  files::write(path, bytes, existing);
 }
 
-HostPacked read_packed(const std::string& path) {
-  const std::vector<uint8_t> bytes = read_all(path);
-  const std::string text(bytes.begin(), bytes.begin() + std::min<size_t>(bytes.size(), 4096));
-  const size_t line1 = text.find('\n'), line2 = line1 == std::string::npos ? line1 : text.find('\n', line1 + 1);
-  if (text.substr(0, line1) != magic || line2 == std::string::npos)
-    throw Error(fmt::format("{}: not a packed weight file (no '{}' header)", path, magic));
+HostPacked parse_packed(std::string_view bytes, const std::string& origin) {
+  const size_t line1 = bytes.find('\n'), line2 = line1 == bytes.npos ? line1 : bytes.find('\n', line1 + 1);
+  if (bytes.substr(0, line1) != magic || line2 == bytes.npos || line2 > 4096)
+    throw Error(fmt::format("{}: not a packed weight file (no '{}' header)", origin, magic));
   HostPacked w;
   try {
-    const nlohmann::json head = nlohmann::json::parse(text.substr(line1 + 1, line2 - line1 - 1));
-    w.layout = packed_layout(parse_format(head.at("format").get<std::string>()), head.at("n").get<int64_t>(),
-                             head.at("k").get<int64_t>());
-    if (head.at("row_bytes").get<int64_t>() != w.layout.row_bytes ||
-        head.at("scale_bytes").get<int64_t>() != w.layout.scale_bytes)
+    const nlohmann::json head = nlohmann::json::parse(bytes.substr(line1 + 1, line2 - line1 - 1));
+    if (!head.is_object() || !head.contains("format") || !head["format"].is_string())
+      throw Error("no format named");
+    w.layout = packed_layout(parse_format(head["format"].get<std::string>()), integer_field(head, "n"),
+                             integer_field(head, "k"));
+    if (integer_field(head, "row_bytes") != w.layout.row_bytes ||
+        integer_field(head, "scale_bytes") != w.layout.scale_bytes)
       throw Error("its sizes do not match its format and shape");
   } catch (const nlohmann::json::exception& e) {
-    throw Error(fmt::format("{}: bad header: {}", path, e.what()));
+    throw Error(fmt::format("{}: bad header: {}", origin, e.what()));
   } catch (const Error& e) {
-    throw Error(fmt::format("{}: bad header: {}", path, e.what()));
+    throw Error(fmt::format("{}: bad header: {}", origin, e.what()));
   }
-  const size_t body = line2 + 1, need = size_t(w.layout.q_bytes() + w.layout.scale_bytes);
-  if (bytes.size() - body != need)
-    throw Error(fmt::format("{}: holds {} bytes of weights and scales; its header says {}", path, bytes.size() - body, need));
-  w.q.assign(bytes.begin() + long(body), bytes.begin() + long(body + size_t(w.layout.q_bytes())));
-  w.scales.assign(bytes.begin() + long(body + size_t(w.layout.q_bytes())), bytes.end());
+  const std::string_view body = bytes.substr(line2 + 1);
+  if (int64_t(body.size()) != w.layout.bytes())
+    throw Error(fmt::format("{}: holds {} bytes of weights and scales; its header says {}", origin, body.size(),
+                            w.layout.bytes()));
+  const size_t q = size_t(w.layout.q_bytes());
+  w.q.assign(body.begin(), body.begin() + std::ptrdiff_t(q));
+  w.scales.assign(body.begin() + std::ptrdiff_t(q), body.end());
   return w;
 }
 
-std::string quantize_file(const QuantizeRequest& r) {
+HostPacked read_packed(const std::string& path) { return parse_packed(files::read(path, kMaxWeightBytes), path); }
+
+FileSummary quantize_file(const QuantizeRequest& r) {
   if (r.dtype == DType::fp8_e4m3) throw Error("quantize takes bf16 or fp16 weights, not fp8");
   if (r.rows < 1 || r.cols < 1) throw Error(fmt::format("--rows {} and --cols {} must be positive", r.rows, r.cols));
   const PackedLayout layout = packed_layout(r.format, r.rows, r.cols);  // the shape errors before any reading
-  const std::vector<uint8_t> src = read_all(r.input);
-  const int64_t need = r.rows * r.cols * element_bytes(r.dtype);
-  if (int64_t(src.size()) != need)
-    throw Error(fmt::format("{}: holds {} bytes; {} x {} {} weights take {}", r.input, src.size(), r.rows, r.cols,
-                            tilewise::to_string(r.dtype), need));
+  const int64_t need = checked_product({r.rows, r.cols, element_bytes(r.dtype)},
+                                       fmt::format("{} x {} weights", r.rows, r.cols));
+  files::refuse_input_as_output(r.output, {r.input});
+  files::check_output(r.output, existing(r.overwrite));
+  const files::Opened in = files::open_regular(AT_FDCWD, r.input, r.input, files::Links::follow);
+  if (int64_t(in.st.st_size) != need)
+    throw Error(fmt::format("{}: holds {} bytes; {} x {} {} weights take {}", r.input, int64_t(in.st.st_size), r.rows,
+                            r.cols, tilewise::to_string(r.dtype), need));
+  const std::string src = files::read_opened(in, r.input, need);
+  const Hazards h = find_hazards(src.data(), r.dtype, r.rows, r.cols, r.cols, r.format);
   HostPacked w;
   const bool gpu = !r.cpu && gpu_present();
   if (gpu) {
@@ -99,28 +109,44 @@ std::string quantize_file(const QuantizeRequest& r) {
   } else {
     w = quantize_cpu(src.data(), r.dtype, r.rows, r.cols, r.cols, r.format);
   }
-  write_packed(r.output, w, r.dtype);
-  return fmt::format("{}: {} x {} {} -> {} ({:.4g} MB of weights and scales, {:.3f}x the source) on the {}", r.output,
-                     r.rows, r.cols, tilewise::to_string(r.dtype), to_string(r.format), layout.bytes() / 1e6,
-                     double(layout.bytes()) / double(need), gpu ? "GPU" : "CPU");
+  write_packed(r.output, w, r.dtype, existing(r.overwrite));
+  FileSummary out{fmt::format("{}: {} x {} {} -> {} ({:.4g} MB of weights and scales, {:.3f}x the source) on the {}",
+                              r.output, r.rows, r.cols, tilewise::to_string(r.dtype), to_string(r.format),
+                              layout.bytes() / 1e6, double(layout.bytes()) / double(need), gpu ? "GPU" : "CPU"),
+                  h.none()};
+  if (!h.none())
+    out.text += fmt::format("; NOT FAITHFUL: {} weights not finite (NaN or Inf), {} {} past the range of {} (first at "
+                            "{}): they do not come back as they went in",
+                            h.nonfinite, h.overflowed, r.format == Format::fp16 ? "weights" : "groups whose fp16 scale is",
+                            to_string(r.format), h.first);
+  return out;
 }
 
-std::string dequantize_file(const std::string& input, const std::string& output, const std::string& to) {
+FileSummary dequantize_file(const std::string& input, const std::string& output, const std::string& to,
+                            bool overwrite) {
   if (to != "f32" && to != "bf16" && to != "fp16")
     throw Error(fmt::format("--to '{}': dequantize writes f32, bf16 or fp16", to));
+  files::refuse_input_as_output(output, {input});
+  files::check_output(output, existing(overwrite));
   const HostPacked w = read_packed(input);
   const std::vector<float> values = dequantize_cpu(w);
-  std::vector<uint8_t> out(values.size() * (to == "f32" ? 4 : 2));
+  std::string out(values.size() * (to == "f32" ? 4 : 2), '\0');
+  int64_t nonfinite = 0;
   for (size_t i = 0; i < values.size(); ++i) {
     if (to == "f32") {
       std::memcpy(out.data() + 4 * i, &values[i], 4);
+      nonfinite += !std::isfinite(values[i]);
     } else {
       const uint16_t b = to == "bf16" ? float_to_bf16_bits(values[i]) : float_to_fp16_bits(values[i]);
       std::memcpy(out.data() + 2 * i, &b, 2);
+      nonfinite += !std::isfinite(to == "bf16" ? bf16_to_double(b) : fp16_to_double(b));
     }
   }
-  write_all(output, {&out}, "");
-  return fmt::format("{}: {} x {} {} -> {}", output, w.layout.n, w.layout.k, to_string(w.layout.format), to);
+  files::write(output, out, existing(overwrite));
+  FileSummary s{fmt::format("{}: {} x {} {} -> {}", output, w.layout.n, w.layout.k, to_string(w.layout.format), to),
+                nonfinite == 0};
+  if (nonfinite) s.text += fmt::format("; {} values not finite (NaN, Inf, or past the range of {})", nonfinite, to);
+  return s;
 }
 
 }  // namespace tilewise::gemv

@@ -6,13 +6,19 @@
 // scale_bytes, scale_type, source), then the quantized rows (n x row_bytes) and the scales (scale_bytes), as
 // kernels/quantize.cuh lays them out.
 #include <string>
+#include <string_view>
 
+#include "core/file.hpp"
 #include "families/gemv/quantize.hpp"
 
 namespace tilewise::gemv {
 
-void write_packed(const std::string& path, const HostPacked& w, DType source);
-HostPacked read_packed(const std::string& path);  // throws Error naming the file and what is wrong with it
+// Refuses an existing file at `path` under Existing::refuse.
+void write_packed(const std::string& path, const HostPacked& w, DType source, files::Existing existing);
+// Throws Error naming `origin` and what is wrong: no magic line, a header that is not JSON or whose sizes do not follow
+// from its format and shape (checked in 64 bits: a forged n * k cannot wrap), a body of another size.
+HostPacked parse_packed(std::string_view bytes, const std::string& origin);
+HostPacked read_packed(const std::string& path);
 
 struct QuantizeRequest {
   std::string input, output;
@@ -20,12 +26,24 @@ struct QuantizeRequest {
   int64_t rows = 0, cols = 0;  // N and K
   Format format = Format::q8_0;
   bool cpu = false;  // the CPU reference even where a GPU is present
+  bool overwrite = false;  // replace an existing output (never the input)
 };
-// Quantizes a raw weight file into a packed one; returns a one-line summary. Throws Error for a missing or wrongly
-// sized input, a shape the format cannot take, an unwritable output.
-std::string quantize_file(const QuantizeRequest& r);
 
-// Dequantizes a packed file into a raw one of `to` (f32, bf16 or fp16); returns a one-line summary.
-std::string dequantize_file(const std::string& input, const std::string& output, const std::string& to);
+// A command's one-line summary, and whether everything it read came out as it went in.
+struct FileSummary {
+  std::string text;
+  bool faithful = true;
+};
+
+// Quantizes a raw weight file into a packed one. The summary counts the weights that are not finite and the groups
+// (fp16: weights) too large for the format (gemv::Hazards); those make it unfaithful, though the file is written.
+// Throws Error for a missing or wrongly sized input, a shape the format cannot take, an output that is the input, an
+// existing output without `overwrite`, an unwritable output.
+FileSummary quantize_file(const QuantizeRequest& r);
+
+// Dequantizes a packed file into a raw one of `to` (f32, bf16 or fp16). The summary counts the values that come out
+// not finite (a packed file can hold an Inf or NaN scale) or past the range of `to`.
+FileSummary dequantize_file(const std::string& input, const std::string& output, const std::string& to,
+                            bool overwrite = false);
 
 }  // namespace tilewise::gemv

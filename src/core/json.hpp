@@ -1,0 +1,17 @@
+#pragma once
+// JSON documents read from files (receipts, databases, campaigns, floors), with errors a person can act on: malformed
+// text as file:line:column, a number beyond the range of a double (1e400) named as such, never an exception of the
+// parser's own escaping a command.
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace tilewise {
+
+// Throws Error "origin:line:column: not valid JSON (...)" or "origin: not valid JSON (...)".
+nlohmann::json parse_json(std::string_view text, const std::string& origin);
+// files::read (a regular file of bounded size), then parse_json.
+nlohmann::json read_json(const std::string& path);
+
+}  // namespace tilewise

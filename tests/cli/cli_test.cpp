@@ -1,0 +1,386 @@
+// The command line against bad input (docs/reliability.md has the table): every case ends with a message naming the
+// problem and a non-zero status, never an abort, a hang, or an output written over an input. No GPU is needed; where
+// the machine has none, the GPU commands must fail on their options or inputs before they look for one.
+#include <gtest/gtest.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+#include <tuple>
+
+#include "cli/run_tool.hpp"
+#include "receipt/receipt.hpp"
+#include "receipt/sample_receipt.hpp"
+#include "select/database_file.hpp"
+#include "select/sample_database.hpp"
+#include "temp_dir.hpp"
+#include "tune/campaign.hpp"
+
+namespace tilewise::testkit {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kSource = TILEWISE_SOURCE_DIR;
+
+class Cli : public ::testing::Test {
+ protected:
+  Ran run(const std::vector<std::string>& args, const std::map<std::string, std::string>& env = {}) const {
+    std::map<std::string, std::string> e = env;
+    e.emplace("TILEWISE_CACHE_DIR", (dir_ / "jit-cache").string());
+    return run_tool(args, dir_, e);
+  }
+  std::string put(const std::string& name, const std::string& text) const {
+    std::ofstream(dir_ / name, std::ios::binary) << text;
+    return name;
+  }
+  std::string receipt() const {
+    receipt::write_file(receipt::sample_receipt(), (dir_ / "receipt.json").string());
+    return "receipt.json";
+  }
+  std::string database() const {
+    select::write_database(sample_database(), (dir_ / "db.json").string());
+    return "db.json";
+  }
+  // One sm90 case tuned in one round: the warm start timed beside a winner that won strictly.
+  static tune::CaseResult tuned_case(const std::string& id, double start_us, int64_t m = 4096) {
+    tune::CaseResult r;
+    r.c = {id, "sm90", make_problem("sq", m, 4096, 4096, DType::bf16, Layout::TN)};
+    r.mode = "descent";
+    r.warm_start = kSm90A;
+    r.space_digest = "d";
+    tune::Round round;
+    round.group = "tile";
+    round.legal = round.timed = 2;
+    round.incumbent = kSm90A;
+    round.incumbent_us = {start_us, start_us * 1.01, start_us * 1.02};
+    round.winner = kSm90B;
+    round.winner_us = {start_us * 0.8, start_us * 0.81, start_us * 0.82};
+    round.adopted = true;
+    r.start_us = receipt::median(round.incumbent_us);
+    r.best_us = receipt::median(round.winner_us);
+    round.latency_us = r.start_us * r.best_us / r.start_us;  // as the descent chains it
+    r.rounds = {round};
+    r.best = kSm90B;
+    r.status = tune::Status::finished;
+    return r;
+  }
+  std::string campaign(const std::string& name, const std::vector<tune::CaseResult>& cases) const {
+    const tune::Campaign c{"descent", kH200, cases};
+    std::ofstream(dir_ / name) << tune::to_json(c).dump(1);
+    return name;
+  }
+  bool exists(const std::string& name) const { return fs::exists(dir_ / name); }
+  TempDir temp_;
+  const fs::path& dir_ = temp_.path();
+};
+
+// ---- main(): one message, one status, whatever goes wrong -----------------------------------------------------
+
+// 1e400 is past double range: nlohmann throws out_of_range, which once escaped main() and aborted every command
+// that reads JSON (and lost the lines `check` had printed for the files before it).
+TEST_F(Cli, ANumberPastDoubleRangeIsAnErrorInEveryReader) {
+  const std::string huge = put("huge.json", R"({"schema": "tilewise.database/1", "x": 1e400})");
+  const Ran check = run({"check", receipt(), huge});
+  EXPECT_TRUE(Ends(check, 1, "valid    receipt.json"));
+  EXPECT_TRUE(Ends(check, 1, "INVALID  huge.json"));
+  EXPECT_TRUE(Ends(check, 1, "huge.json: not valid JSON"));
+  EXPECT_TRUE(Ends(run({"choose", "--suite", kSource + "/suites/square.txt", "--database", huge}), 2,
+                   "tilewise: huge.json: not valid JSON"));
+  EXPECT_TRUE(Ends(run({"db", "merge", huge, "-o", "out.json"}), 2, "huge.json: not valid JSON"));
+  EXPECT_TRUE(Ends(run({"campaign", huge}), 2, "huge.json: not valid JSON"));
+  EXPECT_TRUE(Ends(run({"headline", huge}), 2, "huge.json: not valid JSON"));
+}
+
+TEST_F(Cli, AFolderGivenAsAFileIsNamed) {
+  fs::create_directory(dir_ / "folder");
+  EXPECT_TRUE(Ends(run({"check", "folder"}), 1, "folder: is a folder, not a file"));
+  EXPECT_TRUE(Ends(run({"quantize", "folder", "-o", "w.tww", "--rows", "4", "--cols", "32"}), 2,
+                   "folder: is a folder, not a file"));
+  EXPECT_TRUE(Ends(run({"suite", "folder"}), 2, "folder: is a folder, not a file"));
+}
+
+TEST_F(Cli, AMissingKernelsFolderIsNamed) {
+  EXPECT_TRUE(Ends(run({"compile", "--suite", kSource + "/suites/square.txt", "--only", "sq256", "--first-rule"},
+                       {{"TILEWISE_KERNELS_DIR", "/nonexistent/kernels"}}),
+                   2, "TILEWISE_KERNELS_DIR=/nonexistent/kernels is not a folder of kernel sources"));
+}
+
+// ---- sizes ------------------------------------------------------------------------------------------------------
+
+TEST_F(Cli, SizesThatOverflowAreRefused) {
+  const Ran suite = run({"suite", put("s.txt", "cube 1500000000 1500000000 1500000000\n")});
+  EXPECT_TRUE(Ends(suite, 0, "cube: the operands' size overflows 64 bits"));
+  EXPECT_EQ(suite.out.find("-4946744"), std::string::npos) << "no negative set size";
+  EXPECT_TRUE(Ends(run({"quantize", put("w.bin", std::string(128, '\0')), "-o", "w.tww", "--rows", "1", "--cols",
+                        "4611686018427387904"}),
+                   2, "overflows 64 bits"));
+  // A 116-byte file whose header's n x k x 2 wraps to 0.
+  put("forged.tww",
+      "TWGEMV1\n"
+      R"({"format":"bf16","k":2147483648,"n":4294967296,"row_bytes":4294967296,"scale_bytes": 0,"scale_type":"none"})"
+      "\n");
+  EXPECT_TRUE(Ends(run({"quantize", "forged.tww", "-o", "back.f32", "--dequantize"}), 2, "forged.tww: bad header"));
+  EXPECT_FALSE(exists("back.f32"));
+}
+
+// ---- choose refuses what the library refuses ------------------------------------------------------------------
+
+TEST_F(Cli, ChooseShowsNoChoiceForAProblemTheLibraryRefuses) {
+  const std::string suite = put("s.txt", "ok 256 256 256\nhuge 2147483648 64 64\n");
+  const Ran r = run({"choose", "--suite", suite, "--dtypes", "bf16,fp8", "--layouts", "NN"});
+  EXPECT_TRUE(Ends(r, 0, "3 refused, as the library refuses them"));
+  EXPECT_TRUE(Ends(r, 0, "huge bf16 NN: huge: M = 2147483648 exceeds 2147483647"));
+  EXPECT_TRUE(Ends(r, 0, "ok fp8 NN: ok: fp8 e4m3 needs layout TN"));
+  const std::string table = r.out.substr(0, r.out.find("refused"));
+  EXPECT_NE(table.find("\nok "), std::string::npos) << r.out;
+  EXPECT_EQ(table.find("huge "), std::string::npos) << "a choice shown for a refused problem:\n" << r.out;
+  EXPECT_EQ(table.find(" fp8 "), std::string::npos) << "a choice shown for fp8 NN:\n" << r.out;
+}
+
+// ---- campaigns ------------------------------------------------------------------------------------------------
+
+TEST_F(Cli, CampaignsThatDoNotHoldTheirFiguresAreNeitherValidNorExported) {
+  tune::CaseResult twice = tuned_case("sq4096 bf16 TN sm90", 10);
+  twice.best_us = 2 * twice.start_us;
+  tune::CaseResult negative = tuned_case("a", 10);
+  negative.rounds[0].incumbent_us[1] = -10;
+  tune::CaseResult m5 = tuned_case("b", 10);
+  m5.c.problem.M = -5;
+  tune::CaseResult tampered = tuned_case("c", 10);
+  tampered.rounds[0].winner_us[0] = 9.9;
+  for (const auto& [name, c, says] :
+       {std::tuple{"twice.json", twice, "best_us"}, std::tuple{"negative.json", negative, "sample -10 is not a time"},
+        std::tuple{"m5.json", m5, "M = -5 must be positive"}, std::tuple{"tampered.json", tampered, "latency_us"}}) {
+    SCOPED_TRACE(name);
+    campaign(name, {c});
+    EXPECT_TRUE(Ends(run({"check", name}), 1, says));
+    EXPECT_TRUE(Ends(run({"campaign", name, "--database", "db.json"}), 1, "no database is written from them"));
+    EXPECT_FALSE(exists("db.json"));
+  }
+  campaign("good.json", {tuned_case("sq4096 bf16 TN sm90", 10)});
+  EXPECT_TRUE(Ends(run({"check", "good.json"}), 0, "every figure matches its samples"));
+  EXPECT_TRUE(Ends(run({"campaign", "good.json", "--database", "db.json"}), 0, "database: db.json (1 problems"));
+}
+
+TEST_F(Cli, AReTunedCaseIsTakenFromTheLatestFileWhichIsNamed) {
+  campaign("old.json", {tuned_case("sq4096 bf16 TN sm90", 10), tuned_case("other", 12, 2048)});
+  campaign("new.json", {tuned_case("sq4096 bf16 TN sm90", 20)});
+  const Ran r = run({"campaign", "old.json", "new.json", "--database", "db.json"});
+  EXPECT_TRUE(Ends(r, 0, "case 'sq4096 bf16 TN sm90': re-tuned in new.json, which replaces old.json"));
+  const select::Database db = select::read_database((dir_ / "db.json").string());
+  EXPECT_EQ(db.records.size(), 2u);
+  const select::Entry* retuned = select::lookup(db, tuned_case("x", 1).c.problem, "sm90");
+  ASSERT_NE(retuned, nullptr);
+  EXPECT_EQ(retuned->source, "new.json") << "the latest file's result, though the earlier one was faster";
+  const select::Entry* kept = select::lookup(db, tuned_case("x", 1, 2048).c.problem, "sm90");
+  ASSERT_NE(kept, nullptr);
+  EXPECT_EQ(kept->source, "old.json");
+}
+
+// ---- protocols ------------------------------------------------------------------------------------------------
+
+std::string protocol(const std::string& range, const std::string& repeats) {
+  return "question = \"q\"\n[instrument]\nsuites = [\"" + kSource + "/suites/square.txt\"]\nonly = [\"sq256\"]\n"
+         "dtypes = [\"bf16\"]\nlayouts = [\"TN\"]\narms = [\"cublaslt\", \"cublaslt-default\"]\nrepeats = " + repeats +
+         "\n[[prediction]]\nid = \"p\"\nproblem = \"sq256\"\ndtype = \"bf16\"\nlayout = \"TN\"\nmetric = \"tflops\"\n"
+         "arm = \"cublaslt\"\nrange = " + range + "\nfalsifier = \"f\"\n";
+}
+
+TEST_F(Cli, ProtocolsWithBoundsOrRepeatsOutOfRangeAreRefusedBeforeTheGpu) {
+  EXPECT_TRUE(Ends(run({"bench", "--protocol", put("inf.toml", protocol("[-inf, inf]", "3")), "-o", "r.json"}), 2,
+                   "inf.toml:16: range bound -inf is not finite"));
+  EXPECT_TRUE(Ends(run({"bench", "--protocol", put("int.toml", protocol("[0, 9007199254740993]", "3")), "-o", "r.json"}),
+                   2, "range bound 9007199254740993 is not exactly a double"));
+  EXPECT_TRUE(Ends(run({"bench", "--protocol", put("rep.toml", protocol("[1, 2]", "4294967297")), "-o", "r.json"}), 2,
+                   "'repeats' = 4294967297 is out of range"));
+}
+
+// ---- outputs --------------------------------------------------------------------------------------------------
+
+TEST_F(Cli, QuantizeNeverWritesOverItsInput) {
+  const std::string w = put("w.bin", std::string(4 * 64 * 2, '\0'));
+  EXPECT_TRUE(Ends(run({"quantize", w, "-o", w, "--rows", "4", "--cols", "64", "--overwrite"}), 2,
+                   "an output never replaces what it is made from"));
+  EXPECT_TRUE(Ends(run({"quantize", w, "-o", "./w.bin", "--rows", "4", "--cols", "64"}), 2,
+                   "an output never replaces what it is made from"));
+  EXPECT_EQ(fs::file_size(dir_ / w), 4u * 64 * 2);
+}
+
+TEST_F(Cli, WritersRefuseAnExistingFileWithoutOverwrite) {
+  const std::string db = database(), r = receipt();
+  put("taken.json", "mine");
+  fs::create_directory(dir_ / "page");
+  put("page/index.html", "mine");
+  campaign("c.json", {tuned_case("sq4096 bf16 TN sm90", 10)});
+  EXPECT_TRUE(Ends(run({"db", "merge", db, "-o", "taken.json"}), 2, "taken.json exists; it is replaced only with --overwrite"));
+  EXPECT_TRUE(Ends(run({"campaign", "c.json", "--database", "taken.json"}), 2, "taken.json exists"));
+  EXPECT_TRUE(Ends(run({"report", r, "-o", "page"}), 2, "page/index.html exists"));
+  EXPECT_EQ(slurp(dir_ / "taken.json"), "mine");
+  EXPECT_EQ(slurp(dir_ / "page/index.html"), "mine");
+  EXPECT_TRUE(Ends(run({"db", "merge", db, "-o", db, "--overwrite"}), 2, "an output never replaces what it is made from"));
+  EXPECT_TRUE(Ends(run({"db", "merge", db, "-o", "taken.json", "--overwrite"}), 0, "database: taken.json"));
+  EXPECT_TRUE(Ends(run({"report", r, "-o", "page", "--overwrite"}), 0, "report: page/index.html"));
+}
+
+TEST_F(Cli, WeightsThatDoNotComeBackAreCountedAndFailTheCommand) {
+  std::string raw(2 * 64 * 2, '\0');
+  raw[7] = char(0x7F), raw[6] = char(0xC0);                 // weight 3: bf16 NaN (little-endian)
+  raw[2 * 70 + 1] = char(0x7F), raw[2 * 70] = char(0x80);   // weight 70: +Inf
+  raw[2 * 100 + 1] = char(0x7F), raw[2 * 100] = char(0x61); // weight 100: about 3e38, finite
+  put("w.bin", raw);
+  EXPECT_TRUE(Ends(run({"quantize", "w.bin", "-o", "w.tww", "--rows", "2", "--cols", "64"}), 1,
+                   "NOT FAITHFUL: 2 weights not finite (NaN or Inf), 1 groups whose fp16 scale is past the range"));
+}
+
+// ---- bench and tune check everything before they look for a GPU ------------------------------------------------
+
+TEST_F(Cli, BenchAndTuneRefuseBadOptionsBeforeTheGpu) {
+  const std::string suite = kSource + "/suites/square.txt";
+  for (const std::string& bad : {"-5", "nan", "inf"}) {
+    const Ran r = run({"bench", "--suite", suite, "--warmup-s", bad, "-o", "r.json"});
+    EXPECT_NE(r.status, 0);
+    EXPECT_NE(r.all().find("--warmup-s"), std::string::npos) << r.all();
+    EXPECT_EQ(r.all().find("GPU"), std::string::npos) << r.all();
+  }
+  for (const std::vector<std::string> args :
+       {std::vector<std::string>{"bench", "--suite", suite, "--graph-ms", "0", "-o", "r.json"},
+        {"tune", "--suite", suite, "--graph-ms", "0", "--campaign", "c.json"},
+        {"tune", "--suite", suite, "--warmup-s", "nan", "--campaign", "c.json"}}) {
+    const Ran r = run(args);
+    EXPECT_NE(r.status, 0);
+    EXPECT_TRUE(r.all().find("--graph-ms") != std::string::npos || r.all().find("--warmup-s") != std::string::npos)
+        << r.all();
+    EXPECT_EQ(r.all().find("GPU"), std::string::npos) << r.all();
+  }
+  EXPECT_TRUE(Ends(run({"bench", "--suite", suite, "-o", "no/such/folder/r.json"}), 2, "its folder no/such/folder does not exist"));
+  put("corrupt.json", "{\"schema\": \"tilewise.campaign/1\", ");
+  EXPECT_TRUE(Ends(run({"tune", "--suite", suite, "--only", "sq256", "--campaign", "corrupt.json"}), 2,
+                   "corrupt.json:1:"));
+  tune::CaseResult twice = tuned_case("sq256 bf16 TN sm90", 10);
+  twice.best_us *= 2;
+  campaign("twice.json", {twice});
+  EXPECT_TRUE(Ends(run({"tune", "--suite", suite, "--only", "sq256", "--campaign", "twice.json"}), 2,
+                   "twice.json: the campaign does not hold its figures"));
+}
+
+// ---- small things --------------------------------------------------------------------------------------------
+
+TEST_F(Cli, CheckQuietPrintsOnlyTheInvalidFilesAndTheCount) {
+  const Ran r = run({"check", "--quiet", receipt(), put("bad.json", "{")});
+  EXPECT_TRUE(Ends(r, 1, "INVALID  bad.json"));
+  EXPECT_TRUE(Ends(r, 1, "1 of 2 files valid"));
+  EXPECT_EQ(r.out.find("receipt.json"), std::string::npos) << r.out;
+}
+
+// `info` names the commands that work without a GPU; each of them runs here, and the others stop for want of one.
+TEST_F(Cli, InfoNamesExactlyTheCommandsThatWorkWithoutAGpu) {
+  const Ran info = run({"info"});
+  const std::string marker = "commands that work without a GPU: ";
+  const size_t at = info.out.find(marker);
+  if (at == std::string::npos) GTEST_SKIP() << "a GPU is usable here: " << info.out;
+  std::vector<std::string> named;
+  const std::string list = info.out.substr(at + marker.size(), info.out.find('\n', at) - at - marker.size());
+  for (size_t from = 0; from <= list.size();) {
+    const size_t comma = std::min(list.find(", ", from), list.size());
+    named.push_back(list.substr(from, comma - from));
+    from = comma + 2;
+  }
+  const std::string suite = kSource + "/suites/square.txt", r = receipt(), db = database();
+  campaign("c.json", {tuned_case("sq4096 bf16 TN sm90", 10)});
+  put("w.bin", std::string(4 * 64 * 2, '\0'));
+  // Each command with inputs it takes, and how it ends on them (fit finds no sm90:sweep results in the sample
+  // receipt, which is all it refuses here).
+  const std::map<std::string, std::pair<std::vector<std::string>, int>> runs = {
+      {"info", {{"info"}, 0}},
+      {"check", {{"check", r}, 0}},
+      {"suite", {{"suite", suite}, 0}},
+      {"choose", {{"choose", "--suite", suite}, 0}},
+      {"fit", {{"fit", r}, 2}},
+      {"compile", {{"compile", "--suite", kSource + "/suites/decode.txt", "--only", "dec_m1_4096", "--first-rule"}, 0}},
+      {"headline", {{"headline", r, "--arm", "cublaslt"}, 0}},
+      {"report", {{"report", r, "-o", "page"}, 0}},
+      {"quantize", {{"quantize", "w.bin", "-o", "w.tww", "--rows", "4", "--cols", "64"}, 0}},
+      {"campaign", {{"campaign", "c.json"}, 0}},
+      {"db merge", {{"db", "merge", db, "-o", "merged.json"}, 0}},
+      {"sweep", {{"sweep", "--seed", "1", "--count", "4", "-o", "sweep.txt"}, 0}},
+      {"floor fit", {{"floor", "fit", "--fit", r, "--judge", r, "-o", "floor.json"}, 0}},
+  };
+  std::vector<std::string> known;
+  for (const auto& [name, _] : runs) known.push_back(name);
+  std::sort(named.begin(), named.end());
+  EXPECT_EQ(named, known) << "info names: " << list;
+  for (const auto& [name, how] : runs) {
+    SCOPED_TRACE(name);
+    const Ran ran = run(how.first);
+    EXPECT_EQ(ran.status, how.second) << ran.all();
+    if (name != "info") EXPECT_EQ(ran.all().find("no CUDA GPU"), std::string::npos) << ran.all();
+  }
+  EXPECT_TRUE(Ends(run({"bench", "--suite", suite, "--only", "sq256", "-o", "r.json"}), 2, "no CUDA GPU is usable here"));
+  EXPECT_TRUE(Ends(run({"tune", "--suite", suite, "--only", "sq256", "--campaign", "t.json"}), 2,
+                   "no CUDA GPU is usable here"));
+}
+
+// The processes whose parent is `pid`, from /proc.
+std::vector<pid_t> children_of(pid_t pid) {
+  std::vector<pid_t> out;
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    const std::string name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const std::string stat = slurp(e.path() / "stat");
+    const size_t close = stat.rfind(')');
+    if (close == std::string::npos) continue;
+    char state = 0;
+    int ppid = 0;
+    if (std::sscanf(stat.c_str() + close + 1, " %c %d", &state, &ppid) == 2 && ppid == pid && state != 'Z')
+      out.push_back(std::stoi(name));
+  }
+  return out;
+}
+
+// `compile` builds in forked workers; killing it once left them compiling on. They now die with it.
+TEST_F(Cli, KillingCompileLeavesNoWorkers) {
+  ASSERT_EQ(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);  // orphaned workers become ours, so they can be found and reaped
+  const pid_t tool = fork();
+  if (tool == 0) {
+    setenv("TILEWISE_CACHE_DIR", (dir_ / "jit-cache").c_str(), 1);
+    const int devnull = open("/dev/null", O_WRONLY);
+    dup2(devnull, 1), dup2(devnull, 2);
+    const std::string suite = kSource + "/suites/square.txt";
+    execl(TILEWISE_BIN, TILEWISE_BIN, "compile", "--suite", suite.c_str(), "--dtypes", "bf16,fp16", "--first-use",
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  ASSERT_GT(tool, 0);
+  std::vector<pid_t> workers;
+  for (int i = 0; i < 600 && workers.empty(); ++i) {  // the workers start once the jobs are planned
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    workers = children_of(tool);
+  }
+  if (workers.empty()) {
+    kill(tool, SIGKILL);
+    waitpid(tool, nullptr, 0);
+    GTEST_SKIP() << "compile forked no workers here (one usable core?)";
+  }
+  ASSERT_EQ(kill(tool, SIGTERM), 0);
+  ASSERT_EQ(waitpid(tool, nullptr, 0), tool);
+  // Every worker must be gone within seconds; reap each as it goes (they are our children now).
+  std::vector<pid_t> left = workers;
+  for (int i = 0; i < 100 && !left.empty(); ++i) {
+    while (waitpid(-1, nullptr, WNOHANG) > 0) {
+    }
+    std::erase_if(left, [](pid_t w) { return kill(w, 0) != 0; });
+    if (!left.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  for (pid_t w : left) kill(w, SIGKILL);
+  while (waitpid(-1, nullptr, WNOHANG) > 0) {
+  }
+  EXPECT_TRUE(left.empty()) << left.size() << " of " << workers.size() << " workers outlived the killed compile";
+}
+
+}  // namespace
+}  // namespace tilewise::testkit

@@ -1,0 +1,146 @@
+// The one way files are read and written: inputs regular and bounded, outputs exclusive, atomic and never over an
+// input or an existing file unless asked.
+#include "core/file.hpp"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <future>
+
+#include "core/json.hpp"
+#include "expect_error.hpp"
+#include "temp_dir.hpp"
+
+namespace tilewise::files {
+namespace {
+
+namespace fs = std::filesystem;
+using testkit::Contains;
+using testkit::error_of;
+
+class Files : public ::testing::Test {
+ protected:
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  std::string put(const std::string& name, const std::string& text) const {
+    std::ofstream(path(name), std::ios::binary) << text;
+    return path(name);
+  }
+  static std::string slurp(const std::string& p) {
+    std::ifstream in(p, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), {}};
+  }
+  testkit::TempDir temp_;
+  const fs::path& dir_ = temp_.path();
+};
+
+TEST_F(Files, ReadsARegularFileWhole) {
+  EXPECT_EQ(read(put("a.txt", std::string("x\0y", 3))), std::string("x\0y", 3));
+  EXPECT_EQ(read(put("empty.txt", "")), "");
+}
+
+TEST_F(Files, RefusesWhatIsNotARegularFileByName) {
+  fs::create_directory(dir_ / "folder");
+  EXPECT_TRUE(Contains(error_of([&] { read(path("folder")); }), "folder: is a folder, not a file"));
+  EXPECT_TRUE(Contains(error_of([&] { read(path("absent")); }), "absent: cannot open (No such file or directory)"));
+  EXPECT_TRUE(Contains(error_of([&] { read("/dev/zero"); }), "/dev/zero: is a device, not a file"));
+}
+
+TEST_F(Files, AFifoIsRefusedWithoutWaitingForAWriter) {
+  ASSERT_EQ(mkfifo(path("fifo").c_str(), 0600), 0);
+  auto result = std::async(std::launch::async, [&] { return error_of([&] { read(path("fifo")); }); });
+  ASSERT_EQ(result.wait_for(std::chrono::seconds(10)), std::future_status::ready) << "the read blocked on the FIFO";
+  EXPECT_TRUE(Contains(result.get(), "is a FIFO, not a file"));
+}
+
+TEST_F(Files, AFileOverTheLimitIsRefusedBeforeItIsRead) {
+  const std::string big = put("big.json", "");
+  ASSERT_EQ(truncate(big.c_str(), int64_t(8) << 30), 0);  // sparse: 8 GiB on paper, nothing on disk
+  EXPECT_TRUE(Contains(error_of([&] { read(big); }), "holds 8589934592 bytes, over the limit of 1073741824"));
+  EXPECT_TRUE(Contains(error_of([&] { read(put("ten.txt", "0123456789"), 9); }), "over the limit of 9"));
+}
+
+TEST_F(Files, LinksAreFollowedOnlyWhereAllowed) {
+  put("target.txt", "t");
+  fs::create_symlink(dir_ / "target.txt", dir_ / "link.txt");
+  EXPECT_EQ(read(path("link.txt")), "t");
+  EXPECT_TRUE(Contains(error_of([&] { open_regular(AT_FDCWD, path("link.txt"), "link", Links::refuse); }),
+                       "link: is a symbolic link"));
+}
+
+TEST_F(Files, WriteRefusesAnExistingFileUnlessAskedToReplaceIt) {
+  const std::string out = put("out.json", "old");
+  EXPECT_TRUE(Contains(error_of([&] { write(out, "new", Existing::refuse); }),
+                       "out.json exists; it is replaced only with --overwrite"));
+  EXPECT_EQ(slurp(out), "old");
+  write(out, "new", Existing::replace);
+  EXPECT_EQ(slurp(out), "new");
+  write(path("fresh.json"), "fresh", Existing::refuse);
+  EXPECT_EQ(slurp(path("fresh.json")), "fresh");
+  // Nothing but the outputs is left behind.
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 2);
+}
+
+TEST_F(Files, WriteRefusesADanglingLinkAtTheOutputAndDoesNotWriteThroughIt) {
+  fs::create_symlink(dir_ / "elsewhere.txt", dir_ / "out.json");
+  EXPECT_TRUE(Contains(error_of([&] { write(path("out.json"), "x", Existing::refuse); }), "exists"));
+  EXPECT_FALSE(fs::exists(dir_ / "elsewhere.txt"));
+  // Replacing replaces the link itself, never the file it points at.
+  put("victim.txt", "precious");
+  fs::remove(dir_ / "out.json");
+  fs::create_symlink(dir_ / "victim.txt", dir_ / "out.json");
+  write(path("out.json"), "x", Existing::replace);
+  EXPECT_EQ(slurp(path("victim.txt")), "precious");
+  EXPECT_FALSE(fs::is_symlink(dir_ / "out.json"));
+}
+
+// The old writers used "<path>.tmp" and "<path>.tmp.<pid>.<n>", opened with truncation: a link planted there made a
+// write land on the link's target. The temporary file is now created exclusively under a random name.
+TEST_F(Files, PlantedLinksAtPredictableTemporaryNamesAreNeverWrittenThrough) {
+  put("victim.txt", "precious");
+  const std::string out = path("out.json");
+  for (const std::string& planted : {out + ".tmp", out + ".tmp." + std::to_string(getpid()) + ".0"})
+    fs::create_symlink(dir_ / "victim.txt", planted);
+  for (int i = 0; i < 20; ++i) write(out, "x", Existing::replace);
+  EXPECT_EQ(slurp(path("victim.txt")), "precious");
+  EXPECT_EQ(slurp(out), "x");
+}
+
+TEST_F(Files, WriteNeedsAnExistingFolder) {
+  EXPECT_TRUE(Contains(error_of([&] { write(path("no/such/out.json"), "x", Existing::replace); }),
+                       "its folder " + path("no/such") + " cannot be opened"));
+  EXPECT_TRUE(Contains(error_of([&] { check_output(path("no/such/out.json"), Existing::replace); }),
+                       "its folder " + path("no/such") + " does not exist"));
+  fs::create_directory(dir_ / "folder");
+  EXPECT_TRUE(Contains(error_of([&] { check_output(path("folder"), Existing::replace); }), "is a folder"));
+  put("there.json", "");
+  EXPECT_TRUE(Contains(error_of([&] { check_output(path("there.json"), Existing::refuse); }), "--overwrite"));
+  check_output(path("there.json"), Existing::replace);
+  check_output(path("new.json"), Existing::refuse);
+}
+
+TEST_F(Files, AnOutputThatIsAnInputIsRefusedWhateverItsSpelling) {
+  const std::string in = put("w.bin", "weights");
+  fs::create_symlink(dir_ / "w.bin", dir_ / "alias.bin");
+  for (const std::string& out : {in, path("./w.bin"), path("alias.bin")})
+    EXPECT_TRUE(Contains(error_of([&] { refuse_input_as_output(out, {path("other.bin"), in}); }),
+                         "an output never replaces what it is made from"))
+        << out;
+  refuse_input_as_output(path("new.bin"), {in});
+  refuse_input_as_output(put("other.bin", ""), {in});
+}
+
+TEST_F(Files, RandomNamesDiffer) { EXPECT_NE(random_hex(), random_hex()); }
+
+TEST_F(Files, JsonErrorsNameTheFileAndWhere) {
+  EXPECT_TRUE(Contains(error_of([&] { read_json(put("bad.json", "{\n  \"a\": ]")); }), "bad.json:2:8: not valid JSON"));
+  EXPECT_TRUE(Contains(error_of([&] { read_json(put("huge.json", "[1e400]")); }), "huge.json: not valid JSON"));
+  EXPECT_EQ(read_json(put("ok.json", "{\"a\": 1}"))["a"], 1);
+}
+
+}  // namespace
+}  // namespace tilewise::files
