@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The GPU tests on a GPU machine, from built test binaries (build/release/tests, or a stripped copy carried to the
+# machine), without the build tree ctest needs: every GPU test binary, compute-sanitizer (memcheck, racecheck,
+# synccheck) over the kernels' sanitizer sets, and the Python package's tests. A table last; logs in $OUT (or out/).
+#   scripts/gpu-tests.sh [BINARIES_DIR] [LIBTILEWISE_C]      e.g. scripts/gpu-tests.sh build/carry build/carry/libtilewise_c.so
+# ONLY= the test binaries (default: families select bench device), TESTS_S bounds each (default 200 s);
+# SANITIZERS= the compute-sanitizer tools (default: memcheck racecheck synccheck; empty: none), SANITIZE_S each.
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 1
+bins=${1:-build/release/tests}
+lib=${2:-build/release/libtilewise_c.so}
+out=${OUT:-$PWD/out}
+mkdir -p "$out" "${TILEWISE_CACHE_DIR:=$PWD/.jitcache}"
+export TILEWISE_SOURCE_DIR=$PWD TILEWISE_CACHE_DIR PYTHONUNBUFFERED=1
+rows=()
+run() {  # NAME SECONDS COMMAND...: one row of the table
+  local name=$1 seconds=$2 started=$SECONDS
+  shift 2
+  timeout "$seconds" "$@" >"$out/$name.log" 2>&1
+  local rc=$? passed failed
+  passed=$(grep -oE '^\[  PASSED  \] [0-9]+' "$out/$name.log" | grep -oE '[0-9]+$')
+  failed=$(grep -cE '^\[  FAILED  \] [A-Za-z]' "$out/$name.log")
+  rows+=("$(printf '%-28s exit %-3s passed %-4s failed %-3s %4ss' "$name" "$rc" "${passed:--}" "$failed" $((SECONDS - started)))")
+  echo "${rows[-1]}"
+}
+for t in ${ONLY:-families select bench device}; do
+  [ -x "$bins/${t}_gpu_test" ] && run "$t" "${TESTS_S:-200}" "$bins/${t}_gpu_test"
+done
+if [ -x "$bins/families_gpu_test" ]; then
+  sm90='Sm90Sanitized.*:Sm90StreamK.*'
+  gemv='GemvGpu.EveryFormat*:GemvGpu.BulkSanitizedSet:GemvGpu.MmaWideTilesSanitizedSet'
+  for tool in ${SANITIZERS:-memcheck racecheck synccheck}; do
+    run "sanitize-$tool" "${SANITIZE_S:-150}" compute-sanitizer --tool "$tool" --error-exitcode 3 "$bins/families_gpu_test" \
+      --gtest_filter="$sm90:$gemv"
+  done
+fi
+if [ -f "$lib" ]; then
+  (cd tests/python && PYTHONPATH=$PWD/../../python TILEWISE_LIBRARY=$(realpath "../../$lib") \
+     timeout 150 python3 -m unittest test_gpu test_cpu) >"$out/python.log" 2>&1
+  rows+=("$(printf '%-28s exit %-3s %s' python $? "$(tail -n 1 "$out/python.log")")")
+fi
+echo "=== GPU tests"
+printf '%s\n' "${rows[@]}"
+grep -h "^\[  FAILED  \] [A-Za-z]\|ERROR SUMMARY: [1-9]" "$out"/*.log | sort -u | head -20
