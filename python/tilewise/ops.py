@@ -9,7 +9,7 @@ from typing import Optional
 import torch
 
 from . import _capi
-from .packed import PackedWeight, _dtype_code, dequantize
+from .packed import PackedWeight, _dequantized, _dtype_code, dequantize
 
 MAX_PACKED_TOKENS = 16  # the gemv family's token range; more tokens take the dequantized 16-bit path
 _FORMAT_NAMES = {code: name for name, code in _capi.FORMATS.items()}
@@ -65,11 +65,13 @@ def _run_dense(x, w, dtype_code, out_dtype):
     return y
 
 
-@torch.library.custom_op("tilewise::linear", mutates_args=())
-def _linear(x: torch.Tensor, w: torch.Tensor, bias: Optional[torch.Tensor]) -> torch.Tensor:
+def _dense(x: torch.Tensor, w: torch.Tensor, bias: Optional[torch.Tensor]) -> torch.Tensor:
     _check_linear(x, w, bias, (torch.bfloat16, torch.float16), x.dtype, True)
     y = _run_dense(x, w, _dtype_code(x.dtype, "x"), x.dtype)
     return y.add_(bias) if bias is not None else y
+
+
+_linear = torch.library.custom_op("tilewise::linear", _dense, mutates_args=())
 
 
 @_linear.register_fake
@@ -78,8 +80,7 @@ def _(x, w, bias):
     return x.new_empty((*x.shape[:-1], w.shape[0]))
 
 
-@torch.library.custom_op("tilewise::linear_fp8", mutates_args=())
-def _linear_fp8(x: torch.Tensor, w: torch.Tensor, x_scale: torch.Tensor, w_scale: torch.Tensor,
+def _fp8(x: torch.Tensor, w: torch.Tensor, x_scale: torch.Tensor, w_scale: torch.Tensor,
                 bias: Optional[torch.Tensor]) -> torch.Tensor:
     _check_linear(x, w, bias, (torch.float8_e4m3fn,), torch.bfloat16, True)
     _check_scales(x_scale, w_scale, x.device)
@@ -93,6 +94,9 @@ def _check_scales(x_scale, w_scale, device):
         _require(isinstance(s, torch.Tensor) and s.numel() == 1 and s.dtype == torch.float32,
                  f"{name} must be a float32 tensor of one element")
         _require(device is None or s.device == device, f"{name} must be on {device}, not {s.device}")
+
+
+_linear_fp8 = torch.library.custom_op("tilewise::linear_fp8", _fp8, mutates_args=())
 
 
 @_linear_fp8.register_fake
@@ -116,8 +120,7 @@ def _packed_of(x, q, scales, format, on_device):
     return pw
 
 
-@torch.library.custom_op("tilewise::linear_packed", mutates_args=())
-def _linear_packed(x: torch.Tensor, q: torch.Tensor, scales: torch.Tensor, format: int,
+def _packed(x: torch.Tensor, q: torch.Tensor, scales: torch.Tensor, format: int,
                    bias: Optional[torch.Tensor]) -> torch.Tensor:
     pw = _packed_of(x, q, scales, format, True)
     if bias is not None:
@@ -126,7 +129,7 @@ def _linear_packed(x: torch.Tensor, q: torch.Tensor, scales: torch.Tensor, forma
     K, F = pw.in_features, pw.out_features
     tokens = x.numel() // K
     if tokens > MAX_PACKED_TOKENS:  # no quantized tensor-core kernel yet (issue 31): the 16-bit path on a scratch copy
-        return _linear(x, dequantize(pw, x.dtype), bias)
+        return _dense(x, dequantize(pw, x.dtype), bias)
     y = torch.empty((*x.shape[:-1], F), dtype=x.dtype, device=x.device)
     if tokens:
         x = _aligned(x)
@@ -136,10 +139,17 @@ def _linear_packed(x: torch.Tensor, q: torch.Tensor, scales: torch.Tensor, forma
     return y.add_(bias) if bias is not None else y
 
 
+_linear_packed = torch.library.custom_op("tilewise::linear_packed", _packed, mutates_args=())
+
+
 @_linear_packed.register_fake
 def _(x, q, scales, format, bias):
-    pw = _packed_of(x, q, scales, format, False)
-    return x.new_empty((*x.shape[:-1], pw.out_features))
+    _require(format in _FORMAT_NAMES, f"unknown format code {format}; known: {sorted(_FORMAT_NAMES)}")
+    _require(q.dim() == 2, f"q must be 2-D [F, row_bytes], not shape {tuple(q.shape)}")
+    F, K = q.shape[0], x.shape[-1]
+    if isinstance(F, int) and isinstance(K, int):  # symbolic sizes (dynamic tracing): the real call checks them
+        _packed_of(x, q, scales, format, False)
+    return x.new_empty((*x.shape[:-1], F))
 
 
 def _dense_backward(ctx, grad):
@@ -159,8 +169,8 @@ def _dense_setup(ctx, inputs, output):
 
 def _packed_backward(ctx, grad):
     x, q, scales = ctx.saved_tensors
-    pw = PackedWeight(q, scales, _FORMAT_NAMES[ctx.format], q.shape[0], x.shape[-1])
-    grad_x = grad @ dequantize(pw, grad.dtype) if ctx.needs_input_grad[0] else None
+    w = _dequantized(q, scales, _FORMAT_NAMES[ctx.format], q.shape[0], x.shape[-1], grad.dtype)
+    grad_x = grad @ w if ctx.needs_input_grad[0] else None
     grad_bias = grad.reshape(-1, grad.shape[-1]).sum(0) if ctx.has_bias and ctx.needs_input_grad[4] else None
     return grad_x, None, None, None, grad_bias
 
@@ -192,9 +202,20 @@ def linear(x, w, bias=None, *, x_scale=None, w_scale=None):
     refuses (its message says why)."""
     if isinstance(w, PackedWeight):
         _require(x_scale is None and w_scale is None, "x_scale and w_scale are for fp8 x and w, not packed weights")
-        return torch.ops.tilewise.linear_packed(x, w.q, w.scales, _capi.FORMATS[w.format], bias)
+        args = (x, w.q, w.scales, _capi.FORMATS[w.format], bias)
+        return (_packed if _direct(*args) else torch.ops.tilewise.linear_packed)(*args)
     if isinstance(w, torch.Tensor) and w.dtype == torch.float8_e4m3fn:
         _require(x_scale is not None and w_scale is not None, "fp8 x and w need x_scale and w_scale")
-        return torch.ops.tilewise.linear_fp8(x, w, x_scale, w_scale, bias)
+        args = (x, w, x_scale, w_scale, bias)
+        return (_fp8 if _direct(*args) else torch.ops.tilewise.linear_fp8)(*args)
     _require(x_scale is None and w_scale is None, "x_scale and w_scale are for fp8 x and w")
-    return torch.ops.tilewise.linear(x, w, bias)
+    return (_dense if _direct(x, w, bias) else torch.ops.tilewise.linear)(x, w, bias)
+
+
+def _direct(*args):
+    """Whether a call can run the op's implementation itself: eager (not traced by torch.compile), plain CUDA tensors
+    (meta and fake ones take the op's fake implementation), no gradient to record. Through the dispatcher a call costs tens of microseconds more on the host, which a decode step
+    of small GEMMs launched eagerly would wait on (docs/notes/2026-12-03-linear-host-path.md)."""
+    tensors = [a for a in args if isinstance(a, torch.Tensor)]
+    return (not torch.compiler.is_compiling() and all(type(t) is torch.Tensor and t.is_cuda for t in tensors)
+            and not (torch.is_grad_enabled() and any(t.requires_grad for t in tensors)))

@@ -89,17 +89,21 @@ def quantize(w, format):
 def dequantize(pw, dtype=torch.float32):
     """The weights pw's kernels compute with, as a dense tensor [F, K] of `dtype` on pw's device: each value times its
     scale in fp32 (as the library's reference computes them), then rounded to `dtype`."""
-    F, K = pw.out_features, pw.in_features
-    if pw.format == "fp8":
-        values = pw.q.view(torch.float8_e4m3fn).float() * pw.scales.float()[:, None]
+    return _dequantized(pw.q, pw.scales, pw.format, pw.out_features, pw.in_features, dtype)
+
+
+def _dequantized(q, scales, format, F, K, dtype):
+    """dequantize on the tensors of packed weights already checked (as a traced backward holds them)."""
+    if format == "fp8":
+        values = q.view(torch.float8_e4m3fn).float() * scales.float()[:, None]
         return values.to(dtype)
-    group = _GROUP[pw.format]
-    if pw.format == "q8_0":
-        values = pw.q.view(torch.int8).float()
+    group = _GROUP[format]
+    if format == "q8_0":
+        values = q.view(torch.int8).float()
     else:  # int4: element 2j in the low nibble of byte j, stored as q + 8
-        nibbles = torch.stack((pw.q & 0xF, pw.q >> 4), dim=-1).reshape(F, K)
+        nibbles = torch.stack((q & 0xF, q >> 4), dim=-1).reshape(F, K)
         values = nibbles.float() - 8
-    values = values.view(F, K // group, group) * pw.scales.float()[:, :, None]
+    values = values.view(F, K // group, group) * scales.float()[:, :, None]
     return values.view(F, K).to(dtype)
 
 

@@ -115,7 +115,14 @@ std::unique_ptr<Plan> Context::State::build(const Problem& p, select::Choice c, 
   try {
     return make(p, c, stream);
   } catch (const Unsupported&) {
-    if (c.source == "heuristic") throw;  // cuBLASLt's own heuristic declined: no family runs p
+    if (c.source == "heuristic") {  // cuBLASLt declines p (fp8 at M = 4, say): a family of ours whose rule takes it
+      for (const select::Choice& ours : select::rule_choices(p, sm_count))
+        if (ours.family != c.family) try {
+            return make(p, ours, stream);
+          } catch (const Unsupported&) {
+          }
+      throw;
+    }
     if (c.source == "floor") return build(p, select::vendor_choice(), stream);  // the floor never insists
     throw;
   } catch (const Error& e) {

@@ -44,26 +44,33 @@ TEST(SelectedArm, CorrectOnEverySuiteProblem) {
   jit::build_all(unique);
 
   device::Stream s;
-  std::map<std::string, int> families;
+  std::map<std::string, int> families;  // of the floor's choices
+  int from_database = 0;                // of the library's defaults on an H200
   for (const Problem& p : problems) {
-    SCOPED_TRACE(describe(p));
-    const testkit::ArmBench bench(p, 1, 5, s.get(), 1);
-    const Workbench& wb = bench.wb;
-    auto arm = make_arm("selected");
-    arm->prepare(wb);
-    const nlohmann::json config = arm->config();
-    SCOPED_TRACE(config.dump());
-    EXPECT_NE(config["source"], "database");
-    EXPECT_FALSE(config["config"].get<std::string>().empty());
-    ++families[config["family"].get<std::string>()];
-    const device::Launch launch = [&](int set, cudaStream_t st) { arm->launch(set, st); };
-    const device::OutputError e = checked_run(wb, launch);
-    EXPECT_TRUE(receipt::is_correct(e.rel_err, receipt::correctness_bound(p.dtype)))
-        << (e.rel_err ? std::to_string(*e.rel_err) : "non-finite output");
+    for (const char* name : {"selected:floor", "selected"}) {  // the rule under the floor; the shipped database over it
+      SCOPED_TRACE(describe(p) + " | " + name);
+      const testkit::ArmBench bench(p, 1, 5, s.get(), 1);
+      const Workbench& wb = bench.wb;
+      auto arm = make_arm(name);
+      arm->prepare(wb);
+      const nlohmann::json config = arm->config();
+      SCOPED_TRACE(config.dump());
+      const bool floor = std::string_view(name) == "selected:floor";
+      if (floor) EXPECT_NE(config["source"], "database");
+      EXPECT_FALSE(config["config"].get<std::string>().empty());
+      if (floor) ++families[config["family"].get<std::string>()];
+      if (!floor && config["source"] == "database") ++from_database;
+      const device::Launch launch = [&](int set, cudaStream_t st) { arm->launch(set, st); };
+      const device::OutputError e = checked_run(wb, launch);
+      EXPECT_TRUE(receipt::is_correct(e.rel_err, receipt::correctness_bound(p.dtype)))
+          << (e.rel_err ? std::to_string(*e.rel_err) : "non-finite output");
+    }
   }
   // cuBLASLt ran somewhere (decode NN: lda = M is under TMA's 16 bytes); which problems the shipped floor gives our
   // families depends on its sweep (select/api_gpu_test.cpp runs every family through a floor of its own).
   EXPECT_GT(families["cublaslt"], 0);
+  // The shipped database was tuned on these suites (data/database-h200.json); its identity policy admits an H200.
+  EXPECT_GT(from_database, 0);
 }
 
 TEST(SelectedArm, ANamedDatabaseThatIsMissingIsRefusedUpFront) {

@@ -67,6 +67,19 @@ class Fake(unittest.TestCase):
         self.assertEqual(tuple(compiled(x).shape), (4, 64))
 
 
+class Direct(unittest.TestCase):
+    def test_only_plain_eager_cuda_calls_skip_the_dispatcher(self):
+        from tilewise.ops import _direct
+        self.assertFalse(_direct(meta(4, 256), meta(64, 256), None))  # the fake implementation answers
+        self.assertFalse(_direct(torch.zeros(4, 256), torch.zeros(64, 256), None))  # the op's check names the device
+        if torch.cuda.is_available():
+            x, w = torch.zeros(4, 256, device="cuda"), torch.zeros(64, 256, device="cuda")
+            self.assertTrue(_direct(x, w, None))
+            self.assertFalse(_direct(x, w.requires_grad_(), None))  # autograd records through the op
+            with torch.no_grad():
+                self.assertTrue(_direct(x, w, None))
+
+
 class Patch(unittest.TestCase):
     def model(self):
         torch.manual_seed(0)

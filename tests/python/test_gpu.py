@@ -38,6 +38,16 @@ class Gpu(unittest.TestCase):
                         self.assertEqual((y.shape, y.dtype), (ref.shape, dtype))
                         self.assertLess(relative_error(y, ref), BOUND[dtype], tilewise.last_choice())
 
+    def test_an_eager_call_and_the_op_give_the_same_bits(self):
+        w = self.weights(1024, 2048, torch.bfloat16)
+        pw = tilewise.quantize(w, "int4-g32")
+        for tokens in (1, 8, 64):
+            x = torch.randn(tokens, 2048, device=self.dev, dtype=torch.bfloat16)
+            with self.subTest(tokens=tokens):
+                self.assertTrue(torch.equal(tilewise.linear(x, w), torch.ops.tilewise.linear(x, w, None)))
+                self.assertTrue(torch.equal(tilewise.linear(x, pw),
+                                            torch.ops.tilewise.linear_packed(x, pw.q, pw.scales, 3, None)))
+
     def test_leading_dimensions_and_an_offset_slice(self):
         w = self.weights(1024, 2048, torch.bfloat16)
         x = torch.randn(2, 3, 2048, device=self.dev, dtype=torch.bfloat16)

@@ -32,14 +32,14 @@ PackedLayout packed_layout(Format f, int64_t N, int64_t K) {
 
 uint16_t float_to_bf16_bits(float v) {
   const uint32_t x = std::bit_cast<uint32_t>(v);
-  if (std::isnan(v)) return uint16_t((x >> 16) | 0x40);
+  if (std::isnan(v)) return 0x7FFF;  // the canonical NaN the GPU's cvt.rn.bf16.f32 writes, so the two agree bit for bit
   return uint16_t((x + 0x7FFF + ((x >> 16) & 1)) >> 16);
 }
 
 uint16_t float_to_fp16_bits(float v) {
   const uint16_t sign = std::signbit(v) ? 0x8000 : 0;
   const double a = std::fabs(double(v));
-  if (std::isnan(v)) return sign | 0x7E00;
+  if (std::isnan(v)) return 0x7FFF;  // the canonical NaN of cvt.rn.f16.f32
   if (a >= 65520.0) return sign | 0x7C00;  // rounds past the largest finite 65504
   if (a < std::ldexp(1.0, -14)) return sign | uint16_t(std::nearbyint(std::ldexp(a, 24)));  // subnormal (1024 = min normal)
   int e = 0;

@@ -66,11 +66,10 @@ Gemm::Gemm(const Problem& p, const Config& c, int sm_count) : p_(p), c_(c) {
   }
 }
 
-const TensorMap& Gemm::map(const TensorMapSpec& spec) {
-  const std::string key = tensor_map_key(spec);
-  auto it = maps_.find(key);
-  if (it == maps_.end()) it = maps_.emplace(key, encode_tensor_map(spec)).first;
-  return it->second;
+void Gemm::OperandMap::bind(const TensorMapSpec& spec) {
+  if (spec.base == base) return;
+  map = encode_tensor_map(spec);
+  base = spec.base;
 }
 
 void Gemm::bind(const void* A, const void* B, void* C) {
@@ -91,24 +90,21 @@ void Gemm::bind(const void* A, const void* B, void* C) {
   // In a cluster each CTA loads its half of the shared operand tile, so that operand's box is half as tall.
   const uint32_t a_rows = uint32_t(c_.block_m / c_.cluster_n), b_rows = uint32_t(c_.block_n / c_.cluster_m);
   if (c_.swap) {  // the kernel's A is the problem's B and its B the problem's A, both K-major
-    bound_.a = &map({B, es, f16, K, N, uint64_t(p_.ldb) * es, bk, a_rows});
-    bound_.b = &map({A, es, f16, K, M, uint64_t(p_.lda) * es, bk, b_rows});
+    a_map_.bind({B, es, f16, K, N, uint64_t(p_.ldb) * es, bk, a_rows});
+    b_map_.bind({A, es, f16, K, M, uint64_t(p_.lda) * es, bk, b_rows});
   } else {
-    bound_.a = &(p_.layout == Layout::TN ? map({A, es, f16, K, M, uint64_t(p_.lda) * es, bk, a_rows})
-                                         : map({A, es, f16, M, K, uint64_t(p_.lda) * es, 64, bk}));
-    bound_.b = &map({B, es, f16, K, N, uint64_t(p_.ldb) * es, bk, b_rows});
+    a_map_.bind(p_.layout == Layout::TN ? TensorMapSpec{A, es, f16, K, M, uint64_t(p_.lda) * es, bk, a_rows}
+                                        : TensorMapSpec{A, es, f16, M, K, uint64_t(p_.lda) * es, 64, bk});
+    b_map_.bind({B, es, f16, K, N, uint64_t(p_.ldb) * es, bk, b_rows});
   }
-  // The configurations that store without TMA never read the output map; they get the B map in its place.
-  bound_.c = stores_by_tma(c_.store)
-                 ? &map({C, 2, f16, M, N, uint64_t(p_.ldc) * 2, 64, uint32_t(rows_per_consumer(c_))})
-                 : bound_.b;
-  bound_.A = A, bound_.B = B, bound_.C = C;
+  // The configurations that store without TMA never read the output map (the kernel gets the B map in its place).
+  if (stores_by_tma(c_.store)) c_map_.bind({C, 2, f16, M, N, uint64_t(p_.ldc) * 2, 64, uint32_t(rows_per_consumer(c_))});
+  bound_A_ = A, bound_B_ = B, bound_C_ = C;
 }
 
 void Gemm::run(const void* A, const void* B, void* C, cudaStream_t stream) {
-  // Rotation sets alternate operands between launches; the maps of the last set used are kept at hand so that a
-  // launch from the host loop costs no key formatting or lookup when the buffers repeat.
-  if (!bound_.a || A != bound_.A || B != bound_.B || C != bound_.C) bind(A, B, C);  // nothing bound yet: bind checks
+  // A launch on the buffers of the one before binds nothing; one on new buffers encodes the maps that changed.
+  if (!bound_A_ || A != bound_A_ || B != bound_B_ || C != bound_C_) bind(A, B, C);  // bind checks the pointers
   kernels::Sm90GemmArgs args{C,
                   kernel_m_,
                   kernel_n_,
@@ -122,8 +118,8 @@ void Gemm::run(const void* A, const void* B, void* C, cudaStream_t stream) {
                   k_tiles_divisor_.shift,
                   partials_.as<float>(),
                   flags_.as<int>()};
-  void* params[] = {const_cast<TensorMap*>(bound_.a), const_cast<TensorMap*>(bound_.b),
-                    const_cast<TensorMap*>(bound_.c), &args};
+  TensorMap* c_map = stores_by_tma(c_.store) ? &c_map_.map : &b_map_.map;
+  void* params[] = {&a_map_.map, &b_map_.map, c_map, &args};
   kernel_->launch(dim3(unsigned(grid_)), dim3(unsigned(128 * (c_.consumers + 1))), shared_bytes(c_), stream, params,
                   dim3(unsigned(c_.cluster_m * c_.cluster_n)), c_.pdl);
 }

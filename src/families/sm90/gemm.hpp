@@ -1,11 +1,10 @@
 #pragma once
 // One problem on the sm90 kernel with one configuration: the instantiation built by the JIT (disk cache), the
-// tensor maps of each operand buffer (cached by key), and the launch on a persistent grid.
+// tensor map of each operand (re-encoded when its buffer changes), and the launch on a persistent grid.
 #include <cuda_runtime.h>
 
 #include <memory>
 #include <string>
-#include <unordered_map>
 
 #include "core/problem.hpp"
 #include "device/cuda.hpp"
@@ -31,7 +30,6 @@ class Gemm {
   int grid() const { return grid_; }
 
  private:
-  const TensorMap& map(const TensorMapSpec& spec);
   void bind(const void* A, const void* B, void* C);
 
   Problem p_;
@@ -43,11 +41,15 @@ class Gemm {
   WorkPlan plan_;
   FastDivisor k_tiles_divisor_;
   device::Buffer partials_, flags_;  // stream-K only
-  std::unordered_map<std::string, TensorMap> maps_;  // node-based: the pointers in bound_ stay valid
-  struct Bound {
-    const void *A = nullptr, *B = nullptr, *C = nullptr;
-    const TensorMap *a = nullptr, *b = nullptr, *c = nullptr;
-  } bound_;
+  // The kernel's three maps and the buffers they were encoded for: only the spec's base changes between runs, so a
+  // caller whose buffers move (a fresh output tensor each call) re-encodes that one map and keeps nothing more.
+  struct OperandMap {
+    const void* base = nullptr;
+    TensorMap map;
+    void bind(const TensorMapSpec& spec);
+  };
+  OperandMap a_map_, b_map_, c_map_;
+  const void *bound_A_ = nullptr, *bound_B_ = nullptr, *bound_C_ = nullptr;
 };
 
 }  // namespace tilewise::sm90

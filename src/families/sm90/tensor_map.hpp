@@ -21,7 +21,7 @@ struct alignas(128) TensorMap {  // CUtensorMap's alignment
   unsigned long long opaque[16];
 };
 
-// The one helper that keys cached tensor maps: every field that changes the encoded map.
+// A spec in words, every field that changes the encoded map (what an error names).
 std::string tensor_map_key(const TensorMapSpec& s);
 // Throws Error naming the spec when the driver refuses it (misaligned base or stride, a box over 256, ...).
 TensorMap encode_tensor_map(const TensorMapSpec& s);
