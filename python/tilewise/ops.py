@@ -17,17 +17,20 @@ _ALIGNMENT = 16  # what every kernel family reads its operands at (TMA, vector l
 
 
 def _require(cond, message):
+    """Raises ValueError(message) where cond is false; message may be a function that makes it, so a call that passes
+    formats nothing (these checks run on every call)."""
     if not cond:
-        raise ValueError(message)
+        raise ValueError(message() if callable(message) else message)
 
 
 def _check_tensor(t, name, dims, dtypes, on_device):
-    _require(isinstance(t, torch.Tensor), f"{name} must be a tensor, not {type(t).__name__}")
-    _require(t.dim() in dims, f"{name} must have {' or '.join(map(str, dims))} dimensions, not shape {tuple(t.shape)}")
-    _require(t.dtype in dtypes, f"{name} must be {' or '.join(map(str, dtypes))}, not {t.dtype}")
+    _require(isinstance(t, torch.Tensor), lambda: f"{name} must be a tensor, not {type(t).__name__}")
+    _require(t.dim() in dims,
+             lambda: f"{name} must have {' or '.join(map(str, dims))} dimensions, not shape {tuple(t.shape)}")
+    _require(t.dtype in dtypes, lambda: f"{name} must be {' or '.join(map(str, dtypes))}, not {t.dtype}")
     if on_device:
-        _require(t.is_contiguous(), f"{name} must be contiguous (strides {t.stride()}); call .contiguous()")
-        _require(t.is_cuda, f"{name} must be a CUDA tensor, not on {t.device}: tilewise runs on the GPU")
+        _require(t.is_contiguous(), lambda: f"{name} must be contiguous (strides {t.stride()}); call .contiguous()")
+        _require(t.is_cuda, lambda: f"{name} must be a CUDA tensor, not on {t.device}: tilewise runs on the GPU")
 
 
 def _check_linear(x, w, bias, x_dtypes, out_dtype, on_device):
@@ -35,13 +38,13 @@ def _check_linear(x, w, bias, x_dtypes, out_dtype, on_device):
     _check_tensor(x, "x", range(1, 64), x_dtypes, on_device)
     _check_tensor(w, "w", (2,), (x.dtype,), on_device)
     _require(x.shape[-1] == w.shape[1] and w.shape[1] > 0 and w.shape[0] > 0,
-             f"x[..., K] and w[F, K] must share K > 0 and have F > 0: x {tuple(x.shape)}, w {tuple(w.shape)}")
+             lambda: f"x[..., K] and w[F, K] must share K > 0 and have F > 0: x {tuple(x.shape)}, w {tuple(w.shape)}")
     if bias is not None:
         _check_tensor(bias, "bias", (1,), (out_dtype,), on_device)
-        _require(bias.shape[0] == w.shape[0], f"bias must have F = {w.shape[0]} elements, not {bias.shape[0]}")
+        _require(bias.shape[0] == w.shape[0], lambda: f"bias must have F = {w.shape[0]} elements, not {bias.shape[0]}")
     if on_device:
         devices = {t.device for t in (x, w, bias) if t is not None}
-        _require(len(devices) == 1, f"x, w and bias must be on one device, not {sorted(map(str, devices))}")
+        _require(len(devices) == 1, lambda: f"x, w and bias must be on one device, not {sorted(map(str, devices))}")
 
 
 def _stream(device):
@@ -92,8 +95,8 @@ def _fp8(x: torch.Tensor, w: torch.Tensor, x_scale: torch.Tensor, w_scale: torch
 def _check_scales(x_scale, w_scale, device):
     for name, s in (("x_scale", x_scale), ("w_scale", w_scale)):
         _require(isinstance(s, torch.Tensor) and s.numel() == 1 and s.dtype == torch.float32,
-                 f"{name} must be a float32 tensor of one element")
-        _require(device is None or s.device == device, f"{name} must be on {device}, not {s.device}")
+                 lambda: f"{name} must be a float32 tensor of one element")
+        _require(device is None or s.device == device, lambda: f"{name} must be on {device}, not {s.device}")
 
 
 _linear_fp8 = torch.library.custom_op("tilewise::linear_fp8", _fp8, mutates_args=())
@@ -107,16 +110,16 @@ def _(x, w, x_scale, w_scale, bias):
 
 
 def _packed_of(x, q, scales, format, on_device):
-    _require(format in _FORMAT_NAMES, f"unknown format code {format}; known: {sorted(_FORMAT_NAMES)}")
+    _require(format in _FORMAT_NAMES, lambda: f"unknown format code {format}; known: {sorted(_FORMAT_NAMES)}")
     _check_tensor(x, "x", range(1, 64), (torch.bfloat16, torch.float16), on_device)
-    _require(q.dim() == 2, f"q must be 2-D [F, row_bytes], not shape {tuple(q.shape)}")
+    _require(q.dim() == 2, lambda: f"q must be 2-D [F, row_bytes], not shape {tuple(q.shape)}")
     try:
         pw = PackedWeight(q, scales, _FORMAT_NAMES[format], q.shape[0], x.shape[-1])
     except (_capi.Error, ValueError) as e:
         raise ValueError(f"x[..., K] with K = {x.shape[-1]} does not fit packed {_FORMAT_NAMES[format]} weights: "
                          f"{e}") from None
     if on_device:
-        _require(q.device == x.device, f"the packed weights must be on x's device {x.device}, not {q.device}")
+        _require(q.device == x.device, lambda: f"the packed weights must be on x's device {x.device}, not {q.device}")
     return pw
 
 
@@ -125,7 +128,7 @@ def _packed(x: torch.Tensor, q: torch.Tensor, scales: torch.Tensor, format: int,
     pw = _packed_of(x, q, scales, format, True)
     if bias is not None:
         _check_tensor(bias, "bias", (1,), (x.dtype,), True)
-        _require(bias.shape[0] == pw.out_features, f"bias must have F = {pw.out_features} elements")
+        _require(bias.shape[0] == pw.out_features, lambda: f"bias must have F = {pw.out_features} elements")
     K, F = pw.in_features, pw.out_features
     tokens = x.numel() // K
     if tokens > MAX_PACKED_TOKENS:  # no quantized tensor-core kernel yet (issue 31): the 16-bit path on a scratch copy
@@ -144,8 +147,8 @@ _linear_packed = torch.library.custom_op("tilewise::linear_packed", _packed, mut
 
 @_linear_packed.register_fake
 def _(x, q, scales, format, bias):
-    _require(format in _FORMAT_NAMES, f"unknown format code {format}; known: {sorted(_FORMAT_NAMES)}")
-    _require(q.dim() == 2, f"q must be 2-D [F, row_bytes], not shape {tuple(q.shape)}")
+    _require(format in _FORMAT_NAMES, lambda: f"unknown format code {format}; known: {sorted(_FORMAT_NAMES)}")
+    _require(q.dim() == 2, lambda: f"q must be 2-D [F, row_bytes], not shape {tuple(q.shape)}")
     F, K = q.shape[0], x.shape[-1]
     if isinstance(F, int) and isinstance(K, int):  # symbolic sizes (dynamic tracing): the real call checks them
         _packed_of(x, q, scales, format, False)
@@ -214,8 +217,8 @@ def linear(x, w, bias=None, *, x_scale=None, w_scale=None):
 
 def _direct(*args):
     """Whether a call can run the op's implementation itself: eager (not traced by torch.compile), plain CUDA tensors
-    (meta and fake ones take the op's fake implementation), no gradient to record. Through the dispatcher a call costs tens of microseconds more on the host, which a decode step
-    of small GEMMs launched eagerly would wait on (docs/notes/2026-12-03-linear-host-path.md)."""
+    (meta and fake ones take the op's fake implementation), no gradient to record. The dispatcher's round trip is
+    host time an eagerly launched decode step of small GEMMs waits on (docs/notes/2026-12-03-linear-host-path.md)."""
     tensors = [a for a in args if isinstance(a, torch.Tensor)]
     return (not torch.compiler.is_compiling() and all(type(t) is torch.Tensor and t.is_cuda for t in tensors)
             and not (torch.is_grad_enabled() and any(t.requires_grad for t in tensors)))
