@@ -75,7 +75,7 @@ done
 # The CPU tests of those binaries under the sanitizers (the label and exclusions as above).
 ctest --test-dir "$build" -L cpu -LE browser -E 'CompileWithoutSpills|NvrtcKernels|Sm90Space|GemvSpace|RuleFit' \
   -j"$(nproc)" --output-on-failure --timeout 600 >"$build/ctest.log" 2>&1 || failed=1
-tail -n 4 "$build/ctest.log"
+echo "under ASan and UBSan: $(grep -E 'tests passed|tests failed' "$build/ctest.log" || tail -n 1 "$build/ctest.log")"
 ((failed)) && grep -E '^\s+[0-9]+ - ' "$build/ctest.log" | head -n 30 || true
 echo "hardening: $((SECONDS - start)) s in all"
 exit "$failed"
