@@ -84,7 +84,7 @@ def _(x, w, bias):
 
 
 def _fp8(x: torch.Tensor, w: torch.Tensor, x_scale: torch.Tensor, w_scale: torch.Tensor,
-                bias: Optional[torch.Tensor]) -> torch.Tensor:
+         bias: Optional[torch.Tensor]) -> torch.Tensor:
     _check_linear(x, w, bias, (torch.float8_e4m3fn,), torch.bfloat16, True)
     _check_scales(x_scale, w_scale, x.device)
     y = _run_dense(x, w, _capi.FP8_E4M3, torch.bfloat16)
@@ -109,27 +109,40 @@ def _(x, w, x_scale, w_scale, bias):
     return x.new_empty((*x.shape[:-1], w.shape[0]), dtype=torch.bfloat16)
 
 
-def _packed_of(x, q, scales, format, on_device):
-    _require(format in _FORMAT_NAMES, lambda: f"unknown format code {format}; known: {sorted(_FORMAT_NAMES)}")
+def _check_packed_x(x, q, on_device):
     _check_tensor(x, "x", range(1, 64), (torch.bfloat16, torch.float16), on_device)
+    if on_device:
+        _require(q.device == x.device, lambda: f"the packed weights must be on x's device {x.device}, not {q.device}")
+
+
+def _packed_of(x, q, scales, format, on_device):
+    """The PackedWeight the op's arguments describe, checked against x; None where the sizes are symbolic (dynamic
+    tracing), for the real call to check."""
+    _require(format in _FORMAT_NAMES, lambda: f"unknown format code {format}; known: {sorted(_FORMAT_NAMES)}")
     _require(q.dim() == 2, lambda: f"q must be 2-D [F, row_bytes], not shape {tuple(q.shape)}")
+    _check_packed_x(x, q, on_device)
+    if not (isinstance(q.shape[0], int) and isinstance(x.shape[-1], int)):
+        return None
     try:
-        pw = PackedWeight(q, scales, _FORMAT_NAMES[format], q.shape[0], x.shape[-1])
+        return PackedWeight(q, scales, _FORMAT_NAMES[format], q.shape[0], x.shape[-1])
     except (_capi.Error, ValueError) as e:
         raise ValueError(f"x[..., K] with K = {x.shape[-1]} does not fit packed {_FORMAT_NAMES[format]} weights: "
                          f"{e}") from None
-    if on_device:
-        _require(q.device == x.device, lambda: f"the packed weights must be on x's device {x.device}, not {q.device}")
-    return pw
 
 
 def _packed(x: torch.Tensor, q: torch.Tensor, scales: torch.Tensor, format: int,
-                   bias: Optional[torch.Tensor]) -> torch.Tensor:
-    pw = _packed_of(x, q, scales, format, True)
+            bias: Optional[torch.Tensor]) -> torch.Tensor:
+    return _run_packed(x, _packed_of(x, q, scales, format, True), bias)
+
+
+def _run_packed(x, pw, bias):
+    """linear on packed weights already checked, x checked against them."""
     if bias is not None:
         _check_tensor(bias, "bias", (1,), (x.dtype,), True)
         _require(bias.shape[0] == pw.out_features, lambda: f"bias must have F = {pw.out_features} elements")
     K, F = pw.in_features, pw.out_features
+    _require(x.shape[-1] == K,
+             lambda: f"x[..., K] with K = {x.shape[-1]} does not fit packed {pw.format} weights of K = {K}")
     tokens = x.numel() // K
     if tokens > MAX_PACKED_TOKENS:  # no quantized tensor-core kernel yet (issue 31): the 16-bit path on a scratch copy
         return _dense(x, dequantize(pw, x.dtype), bias)
@@ -137,8 +150,8 @@ def _packed(x: torch.Tensor, q: torch.Tensor, scales: torch.Tensor, format: int,
     if tokens:
         x = _aligned(x)
         _capi.check(_capi.lib().tw_linear_packed(_capi.context(x.device.index), _dtype_code(x.dtype, "x"), tokens,
-                                                 format, F, K, x.data_ptr(), q.data_ptr(), scales.data_ptr(),
-                                                 y.data_ptr(), _stream(x.device)))
+                                                 _capi.FORMATS[pw.format], F, K, x.data_ptr(), pw.q.data_ptr(),
+                                                 pw.scales.data_ptr(), y.data_ptr(), _stream(x.device)))
     return y.add_(bias) if bias is not None else y
 
 
@@ -147,12 +160,8 @@ _linear_packed = torch.library.custom_op("tilewise::linear_packed", _packed, mut
 
 @_linear_packed.register_fake
 def _(x, q, scales, format, bias):
-    _require(format in _FORMAT_NAMES, lambda: f"unknown format code {format}; known: {sorted(_FORMAT_NAMES)}")
-    _require(q.dim() == 2, lambda: f"q must be 2-D [F, row_bytes], not shape {tuple(q.shape)}")
-    F, K = q.shape[0], x.shape[-1]
-    if isinstance(F, int) and isinstance(K, int):  # symbolic sizes (dynamic tracing): the real call checks them
-        _packed_of(x, q, scales, format, False)
-    return x.new_empty((*x.shape[:-1], F))
+    _packed_of(x, q, scales, format, False)
+    return x.new_empty((*x.shape[:-1], q.shape[0]))
 
 
 def _dense_backward(ctx, grad):
@@ -205,8 +214,10 @@ def linear(x, w, bias=None, *, x_scale=None, w_scale=None):
     refuses (its message says why)."""
     if isinstance(w, PackedWeight):
         _require(x_scale is None and w_scale is None, "x_scale and w_scale are for fp8 x and w, not packed weights")
-        args = (x, w.q, w.scales, _capi.FORMATS[w.format], bias)
-        return (_packed if _direct(*args) else torch.ops.tilewise.linear_packed)(*args)
+        if _direct(x, w.q, w.scales, bias):  # w was checked when it was made; x against it here
+            _check_packed_x(x, w.q, True)
+            return _run_packed(x, w, bias)
+        return torch.ops.tilewise.linear_packed(x, w.q, w.scales, _capi.FORMATS[w.format], bias)
     if isinstance(w, torch.Tensor) and w.dtype == torch.float8_e4m3fn:
         _require(x_scale is not None and w_scale is not None, "fp8 x and w need x_scale and w_scale")
         args = (x, w, x_scale, w_scale, bias)

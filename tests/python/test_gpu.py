@@ -47,6 +47,11 @@ class Gpu(unittest.TestCase):
                 self.assertTrue(torch.equal(tilewise.linear(x, w), torch.ops.tilewise.linear(x, w, None)))
                 self.assertTrue(torch.equal(tilewise.linear(x, pw),
                                             torch.ops.tilewise.linear_packed(x, pw.q, pw.scales, 3, None)))
+        short = torch.randn(2, 1024, device=self.dev, dtype=torch.bfloat16)  # K = 1024 against weights of 2048
+        for call in (lambda: tilewise.linear(short, pw),
+                     lambda: torch.ops.tilewise.linear_packed(short, pw.q, pw.scales, 3, None)):
+            with self.assertRaisesRegex(ValueError, "does not fit packed int4-g32"):
+                call()
 
     def test_leading_dimensions_and_an_offset_slice(self):
         w = self.weights(1024, 2048, torch.bfloat16)
