@@ -95,17 +95,6 @@ __device__ __forceinline__ unsigned int8_pair(unsigned w, int e) {
   }
 }
 
-// int4 as the mma reads it: magic | u (u = q + 8, the stored nibble) is the integer base + u in the activation's type
-// (base 128 in bf16, 1024 in fp16), so the weights feed the mma as q + bias with no subtraction a pair; an mma of the
-// constant bias on the same x gives bias * sum(x) for each token, the same for every row, which each group's sums
-// give back before the scale (mma_piece). The products are exact; the fp32 sums carry bias * x terms, so the
-// subtraction cancels about 5 (bf16) or 8 (fp16) of fp32's 24 bits, far under the output type's 8 or 11.
-template <int XT>
-struct Int4Bias {
-  static constexpr unsigned magic = XT == x_bf16 ? 0x43004300u : 0x64006400u;
-  static constexpr unsigned pair = magic | 0x00080008u;  // base + 8: 136 in bf16, 1032 in fp16
-};
-
 // The A registers of step s for one row's piece: the pair for k = 2q (lo) and for k = 2q + 8 (hi) in the mma's own
 // numbering; the caller interleaves the two rows.
 template <int WF, int XT>
@@ -116,9 +105,10 @@ __device__ __forceinline__ void row_pairs(const uint4& v, int s, unsigned& lo, u
   } else if constexpr (WF == w_q8_0) {  // 8 elements, two steps: word s, bytes 0-1 and 2-3
     lo = int8_pair<XT>(word(v, s), 0), hi = int8_pair<XT>(word(v, s), 2);
   } else if constexpr (WF == w_int4_g128) {  // 32 elements, eight steps: word s / 2, nibbles 2h, 2h + 4 and 2h + 1, 2h + 5
-    // Left biased: base + u with u = q + 8 stored (Int4Bias), whose bias the piece's sums take off afterwards.
     const unsigned w = word(v, s / 2) >> (8 * (s % 2));
-    lo = and_or(w, 0x000F000Fu, Int4Bias<XT>::magic), hi = and_or(w >> 4, 0x000F000Fu, Int4Bias<XT>::magic);
+    const unsigned magic = XT == x_bf16 ? 0x43004300u : 0x64006400u;  // 128 + u in bf16, 1024 + u in fp16
+    const float bias = XT == x_bf16 ? 136.0f : 1032.0f;               // stored u is q + 8
+    lo = magic_pair<XT>(and_or(w, 0x000F000Fu, magic), bias), hi = magic_pair<XT>(and_or(w >> 4, 0x000F000Fu, magic), bias);
   } else {  // 16-bit weights (two steps of two pairs) or e4m3 with e4m3 x (two steps of two quads): as they are
     lo = word(v, 2 * s), hi = word(v, 2 * s + 1);
   }
@@ -227,13 +217,12 @@ template <int WF, int XT, int TILES>
 __device__ __forceinline__ void mma_piece(const uint4 (&wv)[2], const uint4 (&xv)[TILES][MmaPiece<WF, XT>::x_vecs],
                                           const float (&scale)[2], float (&acc)[TILES][4]) {
   using P = MmaPiece<WF, XT>;
-  constexpr bool biased = WF == w_int4_g128;  // A is q + bias (Int4Bias)
-  float part[TILES][4], offset[TILES][4];
+  float part[TILES][4];
   float(&sum)[TILES][4] = P::grouped ? part : acc;
 #pragma unroll
   for (int t = 0; t < TILES; ++t)
 #pragma unroll
-    for (int i = 0; i < 4; ++i) part[t][i] = 0.0f, offset[t][i] = 0.0f;
+    for (int i = 0; i < 4; ++i) part[t][i] = 0.0f;
 #pragma unroll
   for (int s = 0; s < P::steps; ++s) {
     unsigned a[4];
@@ -244,17 +233,13 @@ __device__ __forceinline__ void mma_piece(const uint4 (&wv)[2], const uint4 (&xv
       unsigned b0, b1;
       x_pairs<WF>(xv[t], s, b0, b1);
       mma<XT>(sum[t], a, b0, b1);
-      if constexpr (biased) {
-        const unsigned bias[4] = {Int4Bias<XT>::pair, Int4Bias<XT>::pair, Int4Bias<XT>::pair, Int4Bias<XT>::pair};
-        mma<XT>(offset[t], bias, b0, b1);
-      }
     }
   }
   if constexpr (P::grouped)
 #pragma unroll
     for (int t = 0; t < TILES; ++t)
 #pragma unroll
-      for (int i = 0; i < 4; ++i) acc[t][i] = fmaf(scale[i / 2], part[t][i] - offset[t][i], acc[t][i]);
+      for (int i = 0; i < 4; ++i) acc[t][i] = fmaf(scale[i / 2], part[t][i], acc[t][i]);
 }
 
 // A warp's accumulators, acc[t]: [0] row g, token 8t + 2q; [1] row g, token 8t + 2q + 1; [2] and [3] the same for

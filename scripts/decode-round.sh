@@ -3,7 +3,8 @@
 #   scripts/decode-round.sh [tests] [decode] [linear]        (no step named: all three, in that order)
 #   tests    the host-loop GPU tests (tests/device/timing_gpu_test.cpp) where the test binary is there
 #   decode   bench/peers/decode_step.py: the Llama-3-8B-shaped 8-layer step and one 70B-class layer, T = 1..16 and
-#            a 512-token prefill chunk, every arm (ARMS= overrides), into decode-step.json
+#            a 512-token prefill chunk, every arm (ARMS= overrides; DECODE_ARGS= adds options, e.g. --models), into
+#            decode-step.json
 #   linear   bench/peers/run.py over llm24 in nn.Linear's orientation: tilewise.linear against F.linear (and
 #            torch.mm), bf16, interleaved, into linear-llm24.json
 # Uses the carried tilewise binary (build/carry/ or build/release/, TILEWISE_BIN= overrides) and the Python package
@@ -71,7 +72,7 @@ for step in "${steps[@]}"; do
       budget=$(($(left) - ${LINEAR_S:-150}))
       ((budget > 120)) || { echo "decode step: no time left"; continue; }
       timeout "$budget" python3 bench/peers/decode_step.py ${arms:+--arms "$arms"} --deadline-s $((budget - 90)) \
-        --tilewise "$bin" -o "$work/decode-step.json" 2>"$work/decode-step.log" | tail -n 3
+        ${DECODE_ARGS:-} --tilewise "$bin" -o "$work/decode-step.json" 2>"$work/decode-step.log" | tail -n 3
       echo "decode step: exit ${PIPESTATUS[0]}"; tail -n 15 "$work/decode-step.log"
       ;;
     linear)

@@ -3,7 +3,7 @@
 # machine), without the build tree ctest needs: every GPU test binary, compute-sanitizer (memcheck, racecheck,
 # synccheck) over the kernels' sanitizer sets, and the Python package's tests. A table last; logs in $OUT (or out/).
 #   scripts/gpu-tests.sh [BINARIES_DIR] [LIBTILEWISE_C]      e.g. scripts/gpu-tests.sh build/carry build/carry/libtilewise_c.so
-# ONLY= the test binaries (default: families select bench device), TESTS_S bounds each (default 200 s);
+# ONLY= the test binaries (unset: families select bench device; empty: none), TESTS_S bounds each (default 200 s);
 # SANITIZERS= the compute-sanitizer tools (default: memcheck racecheck synccheck; empty: none), SANITIZE_S each.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -23,13 +23,13 @@ run() {  # NAME SECONDS COMMAND...: one row of the table
   rows+=("$(printf '%-28s exit %-3s passed %-4s failed %-3s %4ss' "$name" "$rc" "${passed:--}" "$failed" $((SECONDS - started)))")
   echo "${rows[-1]}"
 }
-for t in ${ONLY:-families select bench device}; do
+for t in ${ONLY-families select bench device}; do
   [ -x "$bins/${t}_gpu_test" ] && run "$t" "${TESTS_S:-200}" "$bins/${t}_gpu_test"
 done
 if [ -x "$bins/families_gpu_test" ]; then
   sm90='Sm90Sanitized.*:Sm90StreamK.*'
   gemv='GemvGpu.EveryFormat*:GemvGpu.BulkSanitizedSet:GemvGpu.MmaWideTilesSanitizedSet'
-  for tool in ${SANITIZERS:-memcheck racecheck synccheck}; do
+  for tool in ${SANITIZERS-memcheck racecheck synccheck}; do
     run "sanitize-$tool" "${SANITIZE_S:-150}" compute-sanitizer --tool "$tool" --error-exitcode 3 "$bins/families_gpu_test" \
       --gtest_filter="$sm90:$gemv"
   done
