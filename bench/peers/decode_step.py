@@ -130,7 +130,7 @@ class GraphTimers:
         self.graph, self.measure = harness.time_graph(step_fn, self.launches, 1, a.replays)
         self.linears = None
         if linears_fn:
-            _, probe = harness.time_graph(linears_fn, 1, 1, 1)
+            self.probe_graph, probe = harness.time_graph(linears_fn, 1, 1, 1)  # kept: harness.capture_stream() says why
             _, self.linears = harness.time_graph(linears_fn, rc.launches_for(probe(1), a.graph_ms, 1), 1, a.replays)
         self.replays = a.replays
 

@@ -20,7 +20,9 @@ _capture = None
 def capture_stream():
     """The one side stream every graph is captured on. A library that sets up per-stream state on its first call
     (tilewise's per-stream workspace) must have made that call on this stream before a capture: run each arm's
-    first launch under `with torch.cuda.stream(capture_stream())`."""
+    first launch under `with torch.cuda.stream(capture_stream())`. Keep every graph captured here until the graphs
+    captured with it are done: destroying one clears torch's cuBLAS workspace for this stream, which the others
+    still replay into (pytorch/pytorch#193402)."""
     global _capture
     if _capture is None:
         _capture = torch.cuda.Stream()
@@ -46,6 +48,9 @@ def time_graph(fn, launches, sets, replays):
             stop.synchronize()
             us.append(start.elapsed_time(stop) * 1000.0 / launches)
         return statistics.median(us)
+    # The graph reads the tensors fn's closure holds, and a graph does not keep them alive: without this a caller
+    # that kept only `measure` replayed into freed memory (the 70B decode step's illegal address, 2026-12-03).
+    measure.graph_inputs = fn
     return graph, measure
 
 
