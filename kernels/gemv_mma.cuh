@@ -31,6 +31,8 @@
 // stream's cache policy; PDL as in gemv.cuh; INTERLEAVE: the KSPLIT warps take K's steps in turns instead (warp s
 // steps s, s + KSPLIT, ...), so that at any time they read one contiguous run of each row, not KSPLIT runs far apart.
 // That was faster for bf16 at M = 16 and fp8 x at M = 1 and slower elsewhere (src/families/gemv/heuristic.cpp).
+// PREFETCH (int4 g128 and fp8 weights): each piece's slot is loaded for the next step once the piece has been
+// computed, so loads and arithmetic overlap within a warp (the kernel's steps loop says more).
 #include "gemv.cuh"
 
 namespace tilewise::kernels::gemv {
@@ -255,7 +257,8 @@ __device__ __forceinline__ void store_fragment(const float (&acc)[TILES][4], int
     }
 }
 
-template <int M, int WF, int XT, int XL, int THREADS, int COLS, int KSPLIT, int UNROLL, int HINT, int PDL, int INTERLEAVE, int YROWS = 0>
+template <int M, int WF, int XT, int XL, int THREADS, int COLS, int KSPLIT, int UNROLL, int HINT, int PDL, int INTERLEAVE,
+          int PREFETCH, int YROWS = 0>
 __global__ void __maxnreg__(register_limit<THREADS>)
     gemv_mma(const unsigned char* __restrict__ x, long long ldx, const unsigned char* __restrict__ w, long long w_row_bytes,
              const void* __restrict__ scales, void* __restrict__ out, long long ldc, int N, int K) {
@@ -319,33 +322,57 @@ __global__ void __maxnreg__(register_limit<THREADS>)
     // NOTES.md). 16-bit and Q8_0 weights keep them: without, their two-tile kernels at M = 16 fit a fourth CTA an SM,
     // whose 384-block grid then leaves SMs idle (bf16 29.8 against 27.1 us, results/logs/mma-tail-checks/NOTES.md).
     constexpr bool check_free = WF == w_int4_g128 || WF == w_fp8;
-    auto step = [&](int base, bool tail) {  // inlined at each call, so `tail` is a constant in each
-      uint4 wv[UNROLL][col_tiles][2], xv[UNROLL][tiles][P::x_vecs];
-      float scale[UNROLL][col_tiles][2];
+    static_assert(!PREFETCH || check_free, "prefetch = 1 streams the check-free steps: int4 g128 and fp8 weights");
+    uint4 wv[UNROLL][col_tiles][2], xv[UNROLL][tiles][P::x_vecs];
+    float scale[UNROLL][col_tiles][2];
+    auto load = [&](int base, int u, bool tail) {  // piece u of the step at `base` into slot u
+      const int ci = base + 4 * u + q, inside = tail ? c_end - (base + 4 * u) : 4;  // lanes q < inside have a piece
+      const bool in = q < inside;
 #pragma unroll
-      for (int u = 0; u < UNROLL; ++u) {
-        const int ci = base + 4 * u + q, inside = tail ? c_end - (base + 4 * u) : 4;  // lanes q < inside have a piece
-        const bool in = q < inside;
-#pragma unroll
-        for (int r = 0; r < 2 * col_tiles; ++r) {
-          wv[u][r / 2][r % 2] =
-              in ? load_weights<HINT, P::bytes>(row[r] + (long long)ci * P::bytes, policy) : make_uint4(0, 0, 0, 0);
-          scale[u][r / 2][r % 2] = 0.0f;
-          if constexpr (P::grouped)  // the four lanes' pieces are one group (base and c_begin are whole groups)
-            scale[u][r / 2][r % 2] = in ? group_scale<WF>(static_cast<const unsigned short*>(scales), rows[r], groups,
-                                                          ci * P::bytes / 16)  // group_scale counts 16-byte chunks
-                                        : 0.0f;
-        }
-        tokens.load(ci, inside, xv[u]);
+      for (int r = 0; r < 2 * col_tiles; ++r) {
+        wv[u][r / 2][r % 2] =
+            in ? load_weights<HINT, P::bytes>(row[r] + (long long)ci * P::bytes, policy) : make_uint4(0, 0, 0, 0);
+        scale[u][r / 2][r % 2] = 0.0f;
+        if constexpr (P::grouped)  // the four lanes' pieces are one group (base and c_begin are whole groups)
+          scale[u][r / 2][r % 2] = in ? group_scale<WF>(static_cast<const unsigned short*>(scales), rows[r], groups,
+                                                        ci * P::bytes / 16)  // group_scale counts 16-byte chunks
+                                      : 0.0f;
       }
+      tokens.load(ci, inside, xv[u]);
+    };
+    auto compute = [&](int u) {
 #pragma unroll
-      for (int u = 0; u < UNROLL; ++u)
+      for (int ct = 0; ct < col_tiles; ++ct) mma_piece<WF, XT, tiles>(wv[u][ct], xv[u], scale[u][ct], acc[ct]);
+    };
+    auto step = [&](int base, bool tail) {  // inlined at each call, so `tail` is a constant in each
 #pragma unroll
-        for (int ct = 0; ct < col_tiles; ++ct) mma_piece<WF, XT, tiles>(wv[u][ct], xv[u], scale[u][ct], acc[ct]);
+      for (int u = 0; u < UNROLL; ++u) load(base, u, tail);
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u) compute(u);
     };
     int base = c_begin;  // warp-uniform: every lane runs every mma
-    if constexpr (check_free)
+    if constexpr (PREFETCH) {
+      // Each slot is loaded again for the next step as soon as its piece has fed its mmas, so the next step's bytes
+      // are in flight while this step's later pieces compute, in the same registers. Without it a warp's loads and
+      // its arithmetic take turns, and a warp streams only a few steps (dec_m1_12288's int4: four).
+      if (base + 4 * UNROLL <= c_end) {
+#pragma unroll
+        for (int u = 0; u < UNROLL; ++u) load(base, u, false);
+        for (;;) {
+          const int next = base + stride;
+          const bool more = next + 4 * UNROLL <= c_end;
+#pragma unroll
+          for (int u = 0; u < UNROLL; ++u) {
+            compute(u);
+            if (more) load(next, u, false);
+          }
+          base = next;
+          if (!more) break;
+        }
+      }
+    } else if constexpr (check_free) {
       for (; base + 4 * UNROLL <= c_end; base += stride) step(base, false);
+    }
     for (; base < c_end; base += stride) step(base, true);
 
 #pragma unroll

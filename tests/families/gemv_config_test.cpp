@@ -205,9 +205,15 @@ TEST(GemvConfig, TheMmaEngineNamesWhatItDoesNotTake) {
   EXPECT_FALSE(Contains(infeasible(big, decode(16, 12288, 4096)), "static shared memory"));
   cols.engine = Engine::bulk, cols.persistent = true, cols.stages = 4;
   EXPECT_TRUE(Contains(infeasible(cols, decode(1, 12288, 4096)), "bulk engine computes 16 columns a warp"));
-  Config ahead = c;
+  Config ahead = c;  // bf16 weights: their steps keep the tail checks
   ahead.prefetch = true;
-  EXPECT_TRUE(Contains(infeasible(ahead, decode(1, 64, 64)), "prefetch = 1 is for the fma engine"));
+  EXPECT_TRUE(Contains(infeasible(ahead, decode(1, 64, 64)), "int4g128 and fp8 weights, not bf16"));
+  for (Format f : {Format::int4_g128, Format::fp8}) {
+    ahead.weights = f;
+    EXPECT_EQ(infeasible(ahead, decode(1, 12288, 4096)), "") << to_string(f);
+  }
+  ahead.engine = Engine::bulk, ahead.persistent = true, ahead.stages = 4, ahead.ksplit = ahead.threads / 32;
+  EXPECT_TRUE(Contains(infeasible(ahead, decode(1, 12288, 4096)), "the bulk engine's producer warp streams ahead"));
   // K's steps in turns: the mma engine's, with a K split to take them.
   Config turns = c;
   turns.ksplit = 8, turns.interleave = true;
@@ -461,12 +467,14 @@ TEST(GemvConfig, KernelBuildNamesTheInstantiation) {
   Config mma = default_config(decode(16, 8192, 4096, DType::fp16), Format::fp16);
   mma.ksplit = 8, mma.pdl = false;
   EXPECT_EQ(kernel_build(mma).kernel_file, "gemv_mma.cuh");
-  EXPECT_EQ(kernel_build(mma).name_expression, "tilewise::kernels::gemv::gemv_mma<16, 1, 1, 0, 256, 16, 8, 4, 2, 0, 0>");
+  EXPECT_EQ(kernel_build(mma).name_expression, "tilewise::kernels::gemv::gemv_mma<16, 1, 1, 0, 256, 16, 8, 4, 2, 0, 0, 0>");
   // nn.Linear's y rows: one more template argument, another cache key.
-  EXPECT_EQ(kernel_build(mma, true).name_expression, "tilewise::kernels::gemv::gemv_mma<16, 1, 1, 0, 256, 16, 8, 4, 2, 0, 0, 1>");
+  EXPECT_EQ(kernel_build(mma, true).name_expression, "tilewise::kernels::gemv::gemv_mma<16, 1, 1, 0, 256, 16, 8, 4, 2, 0, 0, 0, 1>");
   EXPECT_NE(jit::cache_key(kernel_build(mma, true)), jit::cache_key(kernel_build(mma)));
   mma.pdl = true, mma.layout = Layout::NN, mma.interleave = true;
-  EXPECT_EQ(kernel_build(mma).name_expression, "tilewise::kernels::gemv::gemv_mma<16, 1, 1, 1, 256, 16, 8, 4, 2, 1, 1>");
+  EXPECT_EQ(kernel_build(mma).name_expression, "tilewise::kernels::gemv::gemv_mma<16, 1, 1, 1, 256, 16, 8, 4, 2, 1, 1, 0>");
+  mma.weights = Format::int4_g128, mma.prefetch = true;
+  EXPECT_EQ(kernel_build(mma).name_expression, "tilewise::kernels::gemv::gemv_mma<16, 4, 1, 1, 256, 16, 8, 4, 2, 1, 1, 1>");
   Config nn = sample();  // the fma engine on M-major x is its own kernel
   nn.layout = Layout::NN, nn.weights = Format::fp16;
   EXPECT_EQ(kernel_build(nn).kernel_file, "gemv_nn.cuh");

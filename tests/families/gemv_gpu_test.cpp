@@ -216,6 +216,35 @@ TEST(GemvGpu, EveryFormatActivationAndMMatchesTheDequantizedReference) {
   expect_all_correct(runs, s.get());
 }
 
+// The mma engine's next-step loads (prefetch = 1: int4 g128 and fp8 weights) over slices of several whole steps and a
+// tail: K = 2944 is 23 groups of 128, so 4 slices of int4 take 6, 6, 6 and 5 units (24 pieces a row: three steps of
+// 8, or two and a tail of 4), fp8's 184 pieces split unevenly too; with K's steps in turns the last turn is short.
+// One and two 8-token halves, both x layouts, one to four tiles a warp, y rows; N = 200 leaves the last CTA short.
+TEST(GemvGpu, TheMmaEnginesNextStepLoadsKeepEveryPieceOnce) {
+  TW_REQUIRE_GPU();
+  device::Stream s;
+  Runs runs;
+  for (Format f : {Format::int4_g128, Format::fp8})
+    for (DType act : {DType::bf16, DType::fp16, DType::fp8_e4m3})
+      for (int m : {1, 5, 16})
+        for (Layout l : {Layout::TN, Layout::NN}) {
+          // M-major x is 16-bit, read 8 tokens of one k at a time: M = 16 fills both halves' columns (lda 16).
+          if (!mma_infeasible(f, act).empty() || (l == Layout::NN && (act == DType::fp8_e4m3 || m != 16))) continue;
+          const Problem p = make_problem("ahead", m, 200, 2944, act, l);
+          Config c = default_config(p, f, 132, Engine::mma);
+          c.prefetch = true;
+          runs.emplace_back(c, p);
+          for (int cols : {16, 32, 64}) {
+            Config split = c;
+            split.cols = cols, split.threads = 128, split.ksplit = 4, split.unroll = cols == 64 ? 1 : 2;
+            runs.emplace_back(split, p);
+            split.interleave = true;
+            runs.emplace_back(split, p);
+          }
+        }
+  expect_all_correct(runs, s.get());
+}
+
 // x M-major (the NN layout) on every engine and format that takes it (the mma and bulk engines every format with
 // 16-bit x, the fma engine's own kernel the problem's 16-bit weights), M in one and both token halves (M = 8 and 16
 // tight, and M = 5 with a padded column of 24, which loads past token M read), N short of a CTA's columns, with the

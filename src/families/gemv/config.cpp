@@ -264,8 +264,11 @@ std::string infeasible(const Config& c, const Problem& p) {
       return fmt::format("the bulk engine computes 16 columns a warp (one m16 tile): cols = 16, not {}", c.cols);
     if (c.cols != 16 && c.cols != 32 && c.cols != 64)
       return fmt::format("the mma engine computes one, two or four m16 tiles a warp: cols = 16, 32 or 64, not {}", c.cols);
-    if (c.prefetch)
-      return fmt::format("prefetch = 1 is for the fma engine; the {} engine loads its own way", to_string(c.engine));
+    if (c.prefetch && c.engine == Engine::bulk)
+      return "prefetch = 1 is for the fma and mma engines; the bulk engine's producer warp streams ahead already";
+    if (c.prefetch && c.weights != Format::int4_g128 && c.weights != Format::fp8)
+      return fmt::format("prefetch = 1 on the mma engine streams the steps that need no tail checks, int4g128 and fp8 "
+                         "weights, not {}", to_string(c.weights));
   } else if (!power_of_two_in(c.cols, 1, 8)) {
     return fmt::format("cols = {} is not 1, 2, 4 or 8", c.cols);
   } else if (p.layout == Layout::NN && !is_native(c.weights, p.dtype)) {
@@ -337,6 +340,8 @@ std::vector<Config> feasible_set(const Problem& p, Format weights) {
   c.layout = p.layout;
   for (Engine engine : {Engine::fma, Engine::mma, Engine::bulk}) {
     const bool bulk = engine == Engine::bulk;
+    const bool streams_ahead = engine == Engine::fma ||
+                               (engine == Engine::mma && (weights == Format::int4_g128 || weights == Format::fp8));
     for (int threads : {128, 160, 256, 512})
       for (int cols : engine == Engine::fma ? std::vector<int>{1, 2, 4} : bulk ? std::vector<int>{16} : std::vector<int>{16, 32, 64})
         for (int ksplit : bulk ? std::vector<int>{threads / 32} : std::vector<int>{1, 2, 4, 5, 8})
@@ -345,7 +350,7 @@ std::vector<Config> feasible_set(const Problem& p, Format weights) {
               for (bool persistent : {false, true})
                 for (bool pdl : {false, true})
                   for (int stages : bulk ? std::vector<int>{2, 3, 4, 6, 8} : std::vector<int>{0})
-                    for (bool prefetch : engine == Engine::fma ? std::vector<bool>{false, true} : std::vector<bool>{false})
+                    for (bool prefetch : streams_ahead ? std::vector<bool>{false, true} : std::vector<bool>{false})
                       for (bool interleave : engine == Engine::mma ? std::vector<bool>{false, true} : std::vector<bool>{false}) {
                         c.engine = engine, c.threads = threads, c.cols = cols, c.ksplit = ksplit, c.unroll = unroll;
                         c.hint = hint, c.persistent = persistent, c.pdl = pdl, c.stages = stages, c.prefetch = prefetch;

@@ -74,7 +74,8 @@ struct Config {
   // prefetching its first weights before it waits for that kernel (kernels/gemv.cuh, launch_dependents).
   bool pdl = false;
   // The FMA engine issues each step's loads before the step ahead of it computes (two register buffers), so a lane's
-  // bytes stay in flight while it dequantizes; printed only when set, like stages.
+  // bytes stay in flight while it dequantizes; the mma engine (int4 g128 and fp8 weights) loads each piece's slot for
+  // the next step once the piece has been computed (the same registers). Printed only when set, like stages.
   bool prefetch = false;
   // The mma engine's K split taken in turns: warp s of a column group reads steps s, s + ksplit, ... of each row, so
   // the group reads one contiguous run of each row at a time, not one slice a warp (kernels/gemv_mma.cuh,

@@ -33,8 +33,9 @@ jit::KernelBuild kernel_build(const Config& c, bool y_rows) {
                                     xl, c.threads / 32, c.unroll, c.stages, hint, pdl);
   } else if (c.engine == Engine::mma) {
     b.kernel_file = "gemv_mma.cuh";
-    b.name_expression = fmt::format("tilewise::kernels::gemv::gemv_mma<{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}>", c.m, w,
-                                    x, xl, c.threads, c.cols, c.ksplit, c.unroll, hint, pdl, int(c.interleave));
+    b.name_expression = fmt::format("tilewise::kernels::gemv::gemv_mma<{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}>", c.m,
+                                    w, x, xl, c.threads, c.cols, c.ksplit, c.unroll, hint, pdl, int(c.interleave),
+                                    int(c.prefetch));
   } else if (c.layout == Layout::NN) {  // the fma engine's form for M-major x
     b.kernel_file = "gemv_nn.cuh";
     b.name_expression = fmt::format("tilewise::kernels::gemv::gemv_nn<{}, {}, {}, {}, {}, {}, {}, {}, {}>", c.m, w, x,
