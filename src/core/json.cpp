@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+#include <cstdint>
+
 #include "core/error.hpp"
 #include "core/file.hpp"
 
@@ -19,11 +22,44 @@ std::string line_column(std::string_view text, size_t byte) {
   return fmt::format("{}:{}", line, column);
 }
 
+// A document's numbers as its readers can take them. nlohmann keeps a number that is not a 64-bit integer as a double,
+// and reading a double into an integer field is undefined where the value is out of the field's range: so a whole
+// number held as a double (1e10, or an integer literal past 64 bits) becomes the integer it is, or is refused past
+// 64 bits; a number with a fraction must be under 2^31, which every integer field holds (no figure tilewise writes
+// comes near it).
+void require_readable_numbers(nlohmann::json& j, const std::string& origin, std::string& path) {
+  if (j.is_object() || j.is_array()) {
+    size_t i = 0;
+    for (auto it = j.begin(); it != j.end(); ++it, ++i) {
+      const size_t length = path.size();
+      path += j.is_object() ? "." + it.key() : fmt::format("[{}]", i);
+      require_readable_numbers(*it, origin, path);
+      path.resize(length);
+    }
+    return;
+  }
+  if (!j.is_number_float()) return;
+  const double v = j.get<double>();
+  const char* where = path.empty() ? "the document" : path.c_str() + (path[0] == '.' ? 1 : 0);
+  if (v == std::floor(v)) {
+    if (v >= -0x1p63 && v < 0x1p63) j = int64_t(v);
+    else if (v >= 0 && v < 0x1p64) j = uint64_t(v);
+    else throw Error(fmt::format("{}: the number {} at {} is a whole number past 64 bits: no field holds one", origin,
+                                 v, where));
+  } else if (std::fabs(v) >= 0x1p31) {
+    throw Error(fmt::format("{}: the number {} at {} has a fraction and is past 2^31: no field of a tilewise document "
+                            "holds one", origin, v, where));
+  }
+}
+
 }  // namespace
 
 nlohmann::json parse_json(std::string_view text, const std::string& origin) {
   try {
-    return nlohmann::json::parse(text);
+    nlohmann::json j = nlohmann::json::parse(text);
+    std::string path;
+    require_readable_numbers(j, origin, path);
+    return j;
   } catch (const nlohmann::json::parse_error& e) {
     // The byte is where parsing stopped: the end of a truncated file, or the first bad character.
     const size_t byte = e.byte > 0 ? e.byte - 1 : 0;

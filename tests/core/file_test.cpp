@@ -142,5 +142,22 @@ TEST_F(Files, JsonErrorsNameTheFileAndWhere) {
   EXPECT_EQ(read_json(put("ok.json", "{\"a\": 1}"))["a"], 1);
 }
 
+// Numbers an integer field could not hold are refused with their place; whole numbers written as doubles come back
+// as integers (reading a double past an integer field's range is undefined; an integer's conversion is not).
+TEST_F(Files, JsonNumbersAreOnesTheReadersCanHold) {
+  EXPECT_TRUE(Contains(error_of([&] { read_json(put("seed.json", "{\"r\": [{\"seed\": 30357113557647470224}]}")); }),
+                       "seed.json: the number 3.035711355764747e+19 at r[0].seed is a whole number past 64 bits"));
+  EXPECT_TRUE(Contains(error_of([&] { read_json(put("frac.json", "{\"n\": 2147483648.5}")); }),
+                       "frac.json: the number 2147483648.5 at n has a fraction and is past 2^31"));
+  const nlohmann::json j = read_json(put("whole.json", "{\"a\": 1e10, \"b\": -3.0, \"c\": 1.5, \"d\": 1.8e19}"));
+  EXPECT_TRUE(j["a"].is_number_integer());
+  EXPECT_EQ(j["a"].get<int64_t>(), 10000000000);
+  EXPECT_EQ(j["b"].get<int>(), -3);
+  EXPECT_TRUE(j["c"].is_number_float());
+  EXPECT_EQ(j["d"].get<uint64_t>(), 18000000000000000000u);
+  EXPECT_EQ(read_json(put("seed-ok.json", "{\"seed\": 18446744073709551615}"))["seed"].get<uint64_t>(),
+            18446744073709551615u);
+}
+
 }  // namespace
 }  // namespace tilewise::files
