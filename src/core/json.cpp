@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 #include "core/error.hpp"
 #include "core/file.hpp"
@@ -27,28 +29,46 @@ std::string line_column(std::string_view text, size_t byte) {
 // number held as a double (1e10, or an integer literal past 64 bits) becomes the integer it is, or is refused past
 // 64 bits; a number with a fraction must be under 2^31, which every integer field holds (no figure tilewise writes
 // comes near it).
-void require_readable_numbers(nlohmann::json& j, const std::string& origin, std::string& path) {
-  if (j.is_object() || j.is_array()) {
-    size_t i = 0;
-    for (auto it = j.begin(); it != j.end(); ++it, ++i) {
-      const size_t length = path.size();
-      path += j.is_object() ? "." + it.key() : fmt::format("[{}]", i);
-      require_readable_numbers(*it, origin, path);
-      path.resize(length);
+// Iterative: a document may nest deeper than a stack of calls can go (a megabyte of '['). A node's place is kept as
+// its parent and its key or index, and spelled out only for the error.
+void require_readable_numbers(nlohmann::json& document, const std::string& origin) {
+  struct Node {
+    nlohmann::json* value;
+    size_t parent;      // index in `nodes`; the root's is itself
+    std::string label;  // ".key" or "[i]"
+  };
+  std::vector<Node> nodes{{&document, 0, ""}};
+  std::vector<size_t> todo{0};
+  const auto place = [&](size_t n) {
+    std::vector<const std::string*> labels;
+    for (; n != 0; n = nodes[n].parent) labels.push_back(&nodes[n].label);
+    std::string out;
+    for (auto it = labels.rbegin(); it != labels.rend(); ++it) out += **it;
+    return out.empty() ? std::string("the document") : out.substr(out[0] == '.' ? 1 : 0);
+  };
+  while (!todo.empty()) {
+    const size_t n = todo.back();
+    todo.pop_back();
+    nlohmann::json& j = *nodes[n].value;
+    if (j.is_object() || j.is_array()) {
+      size_t i = 0;
+      for (auto it = j.begin(); it != j.end(); ++it, ++i) {
+        todo.push_back(nodes.size());
+        nodes.push_back({&*it, n, j.is_object() ? "." + it.key() : fmt::format("[{}]", i)});
+      }
+      continue;
     }
-    return;
-  }
-  if (!j.is_number_float()) return;
-  const double v = j.get<double>();
-  const char* where = path.empty() ? "the document" : path.c_str() + (path[0] == '.' ? 1 : 0);
-  if (v == std::floor(v)) {
-    if (v >= -0x1p63 && v < 0x1p63) j = int64_t(v);
-    else if (v >= 0 && v < 0x1p64) j = uint64_t(v);
-    else throw Error(fmt::format("{}: the number {} at {} is a whole number past 64 bits: no field holds one", origin,
-                                 v, where));
-  } else if (std::fabs(v) >= 0x1p31) {
-    throw Error(fmt::format("{}: the number {} at {} has a fraction and is past 2^31: no field of a tilewise document "
-                            "holds one", origin, v, where));
+    if (!j.is_number_float()) continue;
+    const double v = j.get<double>();
+    if (v == std::floor(v)) {
+      if (v >= -0x1p63 && v < 0x1p63) j = int64_t(v);
+      else if (v >= 0 && v < 0x1p64) j = uint64_t(v);
+      else throw Error(fmt::format("{}: the number {} at {} is a whole number past 64 bits: no field holds one", origin,
+                                   v, place(n)));
+    } else if (std::fabs(v) >= 0x1p31) {
+      throw Error(fmt::format("{}: the number {} at {} has a fraction and is past 2^31: no field of a tilewise "
+                              "document holds one", origin, v, place(n)));
+    }
   }
 }
 
@@ -57,8 +77,7 @@ void require_readable_numbers(nlohmann::json& j, const std::string& origin, std:
 nlohmann::json parse_json(std::string_view text, const std::string& origin) {
   try {
     nlohmann::json j = nlohmann::json::parse(text);
-    std::string path;
-    require_readable_numbers(j, origin, path);
+    require_readable_numbers(j, origin);
     return j;
   } catch (const nlohmann::json::parse_error& e) {
     // The byte is where parsing stopped: the end of a truncated file, or the first bad character.

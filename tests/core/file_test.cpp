@@ -157,6 +157,9 @@ TEST_F(Files, JsonNumbersAreOnesTheReadersCanHold) {
   EXPECT_EQ(j["d"].get<uint64_t>(), 18000000000000000000u);
   EXPECT_EQ(read_json(put("seed-ok.json", "{\"seed\": 18446744073709551615}"))["seed"].get<uint64_t>(),
             18446744073709551615u);
+  // Nesting deeper than a stack of calls could follow is walked, not a crash.
+  const std::string deep = std::string(200000, '[') + "1e10" + std::string(200000, ']');
+  EXPECT_NO_THROW(read_json(put("deep.json", deep)));
 }
 
 }  // namespace
