@@ -323,32 +323,38 @@ __global__ void __maxnreg__(register_limit<THREADS>)
     // whose 384-block grid then leaves SMs idle (bf16 29.8 against 27.1 us, results/logs/mma-tail-checks/NOTES.md).
     constexpr bool check_free = WF == w_int4_g128 || WF == w_fp8;
     static_assert(!PREFETCH || check_free, "prefetch = 1 streams the check-free steps: int4 g128 and fp8 weights");
-    uint4 wv[UNROLL][col_tiles][2], xv[UNROLL][tiles][P::x_vecs];
-    float scale[UNROLL][col_tiles][2];
-    auto load = [&](int base, int u, bool tail) {  // piece u of the step at `base` into slot u
+    // The registers one step's pieces are loaded into. A plain step holds its own (so the compiler sees them die at
+    // the step's end, and the 16-bit and Q8_0 kernels compile as they did before prefetch existed); prefetch keeps one
+    // set across steps.
+    struct Slots {
+      uint4 wv[UNROLL][col_tiles][2], xv[UNROLL][tiles][P::x_vecs];
+      float scale[UNROLL][col_tiles][2];
+    };
+    auto load = [&](Slots& s, int base, int u, bool tail) {  // piece u of the step at `base` into slot u
       const int ci = base + 4 * u + q, inside = tail ? c_end - (base + 4 * u) : 4;  // lanes q < inside have a piece
       const bool in = q < inside;
 #pragma unroll
       for (int r = 0; r < 2 * col_tiles; ++r) {
-        wv[u][r / 2][r % 2] =
+        s.wv[u][r / 2][r % 2] =
             in ? load_weights<HINT, P::bytes>(row[r] + (long long)ci * P::bytes, policy) : make_uint4(0, 0, 0, 0);
-        scale[u][r / 2][r % 2] = 0.0f;
+        s.scale[u][r / 2][r % 2] = 0.0f;
         if constexpr (P::grouped)  // the four lanes' pieces are one group (base and c_begin are whole groups)
-          scale[u][r / 2][r % 2] = in ? group_scale<WF>(static_cast<const unsigned short*>(scales), rows[r], groups,
-                                                        ci * P::bytes / 16)  // group_scale counts 16-byte chunks
-                                      : 0.0f;
+          s.scale[u][r / 2][r % 2] = in ? group_scale<WF>(static_cast<const unsigned short*>(scales), rows[r], groups,
+                                                          ci * P::bytes / 16)  // group_scale counts 16-byte chunks
+                                        : 0.0f;
       }
-      tokens.load(ci, inside, xv[u]);
+      tokens.load(ci, inside, s.xv[u]);
     };
-    auto compute = [&](int u) {
+    auto compute = [&](Slots& s, int u) {
 #pragma unroll
-      for (int ct = 0; ct < col_tiles; ++ct) mma_piece<WF, XT, tiles>(wv[u][ct], xv[u], scale[u][ct], acc[ct]);
+      for (int ct = 0; ct < col_tiles; ++ct) mma_piece<WF, XT, tiles>(s.wv[u][ct], s.xv[u], s.scale[u][ct], acc[ct]);
     };
     auto step = [&](int base, bool tail) {  // inlined at each call, so `tail` is a constant in each
+      Slots s;
 #pragma unroll
-      for (int u = 0; u < UNROLL; ++u) load(base, u, tail);
+      for (int u = 0; u < UNROLL; ++u) load(s, base, u, tail);
 #pragma unroll
-      for (int u = 0; u < UNROLL; ++u) compute(u);
+      for (int u = 0; u < UNROLL; ++u) compute(s, u);
     };
     int base = c_begin;  // warp-uniform: every lane runs every mma
     if constexpr (PREFETCH) {
@@ -356,15 +362,16 @@ __global__ void __maxnreg__(register_limit<THREADS>)
       // are in flight while this step's later pieces compute, in the same registers. Without it a warp's loads and
       // its arithmetic take turns, and a warp streams only a few steps (dec_m1_12288's int4: four).
       if (base + 4 * UNROLL <= c_end) {
+        Slots s;
 #pragma unroll
-        for (int u = 0; u < UNROLL; ++u) load(base, u, false);
+        for (int u = 0; u < UNROLL; ++u) load(s, base, u, false);
         for (;;) {
           const int next = base + stride;
           const bool more = next + 4 * UNROLL <= c_end;
 #pragma unroll
           for (int u = 0; u < UNROLL; ++u) {
-            compute(u);
-            if (more) load(next, u, false);
+            compute(s, u);
+            if (more) load(s, next, u, false);
           }
           base = next;
           if (!more) break;
