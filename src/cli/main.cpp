@@ -71,22 +71,21 @@ int cmd_info(const CLI::App& app) {
 int cmd_suite(const std::vector<std::string>& files, const std::vector<tw::DType>& dtypes,
               const std::vector<tw::Layout>& layouts) {
   for (const std::string& f : files) {
-    const tw::Suite suite = tw::load_suite(f);
-    fmt::print("{}: {} problems\n", f, suite.entries.size());
-    for (const tw::SuiteEntry& e : suite.entries)
-      for (tw::DType d : dtypes)
-        for (tw::Layout l : layouts) {
-          const tw::Problem p = tw::make_problem(e.name, e.M, e.N, e.K, d, l);
-          std::string status = "ok", megabytes = "-";
-          try {
-            tw::validate(p);
-            megabytes = fmt::format("{:.1f}", tw::receipt::rotation_set_bytes(p) / 1e6);
-          } catch (const tw::Error& err) {
-            status = err.what();
-          }
-          fmt::print("  {:<14} {:<5} {} {:>6} {:>6} {:>6}  {:>9} MB  {}\n", e.name, tw::to_string(d), tw::to_string(l),
-                     e.M, e.N, e.K, megabytes, status);
-        }
+    fmt::print("{}: {} problems\n", f, tw::load_suite(f).entries.size());
+    // As every command takes the suite: a line's own dtype, layout and pad (the sweeps') over the command line's.
+    for (const tw::SuiteCase& c : tw::expand_suites({f}, {}, dtypes, layouts)) {
+      const tw::Problem p = tw::make_problem(c);
+      std::string status = "ok", megabytes = "-";
+      try {
+        tw::validate(p);
+        megabytes = fmt::format("{:.1f}", tw::receipt::rotation_set_bytes(p) / 1e6);
+      } catch (const tw::Error& err) {
+        status = err.what();
+      }
+      fmt::print("  {:<14} {:<5} {} {:>6} {:>6} {:>6}{}  {:>9} MB  {}\n", p.name, tw::to_string(p.dtype),
+                 tw::to_string(p.layout), p.M, p.N, p.K, c.entry.pad ? fmt::format(" pad={}", c.entry.pad) : "",
+                 megabytes, status);
+    }
   }
   return 0;
 }
@@ -249,7 +248,7 @@ int main(int argc, char** argv) {
   headline->add_option("--arm", headline_arm, "the arm: this name, or it with options (selected:...)")->capture_default_str();
   headline->add_option("--baseline", headline_baseline, "cuBLASLt's default arm")->capture_default_str();
   headline->add_option("--best", headline_best, "cuBLASLt's best-candidate arm")->capture_default_str();
-  bool headline_pooled = false, headline_by_dtype = false;
+  bool headline_pooled = false, headline_by_dtype = false, headline_by_class = false;
   auto* by_orientation = headline->add_flag("--by-orientation", headline_pooled,
                                             "one row per orientation and ldc class, pooled over the receipts, dtypes "
                                             "and layouts");
@@ -257,6 +256,11 @@ int main(int argc, char** argv) {
                      "one row per suite, orientation, dtype and ldc class, pooled over the receipts and layouts "
                      "(the report page's headline)")
       ->excludes(by_orientation);
+  headline->add_flag("--by-class", headline_by_class,
+                     "sweep problems only (tilewise sweep): one row per orientation, alignment class, token band and "
+                     "ldc class, pooled over the receipts, dtypes and layouts")
+      ->excludes(by_orientation)
+      ->excludes("--by-dtype");
 
   auto* report = app.add_subcommand("report", "write a static page (HTML, inline SVG) from receipts");
   report->group(tw::cli::kNoGpu);
@@ -348,6 +352,7 @@ int main(int argc, char** argv) {
                            tw::report::headline(receipts, headline_arm, headline_baseline, headline_best,
                                                 headline_pooled     ? tw::report::Grouping::by_orientation
                                                 : headline_by_dtype ? tw::report::Grouping::by_dtype
+                                                : headline_by_class ? tw::report::Grouping::by_sweep_class
                                                                     : tw::report::Grouping::by_suite),
                            headline_arm));
       return 0;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
 #include <cmath>
 
 #include "core/error.hpp"
@@ -76,6 +77,27 @@ std::vector<SweepProblem> sweep(uint64_t seed, int count, SweepPart part) {
     if (part == SweepPart::all || (part == SweepPart::fit) == (i % 2 == 0)) out.push_back(std::move(s));
   }
   return out;
+}
+
+std::optional<SweepProblem> sweep_problem_named(std::string_view name) {
+  uint64_t seed = 0;
+  int index = 0;
+  const char* end = name.data() + name.size();
+  if (name.size() < 2 || name[0] != 's') return std::nullopt;
+  auto [after_seed, e1] = std::from_chars(name.data() + 1, end, seed);
+  if (e1 != std::errc() || after_seed == end || *after_seed != '_') return std::nullopt;
+  auto [after_index, e2] = std::from_chars(after_seed + 1, end, index);
+  if (e2 != std::errc() || index < 0 || index >= 1000000) return std::nullopt;
+  const std::string_view tail(after_index, size_t(end - after_index));
+  if (tail != "_lin" && tail != "_col") return std::nullopt;
+  std::vector<SweepProblem> drawn = sweep(seed, index + 1);
+  if (drawn.back().name != name) return std::nullopt;  // "s7_1_col" is problem 0001's name spelled another way
+  return std::move(drawn.back());
+}
+
+std::string token_band(const SweepProblem& s) {
+  const int64_t tokens = s.linear ? s.N : s.M;
+  return tokens <= 16 ? "1-16" : tokens <= 256 ? "17-256" : "257-16384";
 }
 
 std::string sweep_suite_text(const std::vector<SweepProblem>& problems, uint64_t seed, int count, SweepPart part) {

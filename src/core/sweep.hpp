@@ -13,7 +13,9 @@
 //   work    T halved until 2 T F K <= 2^39 (about a millisecond at the sustained rate), so a sweep has a known cost
 // The fit takes the even indices and is judged on the odd ones (SweepPart).
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/problem.hpp"
@@ -35,6 +37,14 @@ SweepPart parse_sweep_part(const std::string& s);  // "all", "fit", "judge"
 
 // Problems 0 .. count-1 of the seed (those of the part).
 std::vector<SweepProblem> sweep(uint64_t seed, int count, SweepPart part = SweepPart::all);
+
+// The sweep problem a name stands for ("s<seed>_<index>_<lin|col>", as draw() names them), drawn again: what a
+// receipt does not record (the alignment class, the token count) read back from the generator. Empty for a name that
+// is not a sweep problem's.
+std::optional<SweepProblem> sweep_problem_named(std::string_view name);
+
+// The token band a sweep problem falls in, for reports: "1-16" (decode), "17-256", "257-16384" (prefill).
+std::string token_band(const SweepProblem& s);
 
 // The problems as a suite file (core/suite.hpp: each line fixes its dtype, layout and pad), the generator's
 // arguments in its header.

@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <tuple>
 
+#include "core/sweep.hpp"
 #include "receipt/derive.hpp"
 
 namespace tilewise::report {
@@ -35,8 +37,15 @@ struct Sums {
 // Whether an arm carries the whole of its range, as a ratio needs (a tampered receipt may lack part of it).
 bool ranged(const receipt::ArmResult* a) { return a && a->us_min && a->us_max; }
 
-// receipt, suite, orientation, dtype, layout, unaligned (so aligned rows come first)
-using Key = std::tuple<std::string, std::string, std::string, std::string, std::string, bool>;
+// receipt, suite, orientation, dtype, layout, sweep class, token band, unaligned (so aligned rows come first)
+using Key = std::tuple<std::string, std::string, std::string, std::string, std::string, std::string, std::string, bool>;
+
+// The sweep problem a result ran, drawn again from its name; empty where the name or the sizes say it is not one.
+std::optional<SweepProblem> sweep_problem_of(const receipt::Result& res) {
+  std::optional<SweepProblem> s = sweep_problem_named(res.problem.name);
+  if (s && (s->M != res.problem.M || s->N != res.problem.N || s->K != res.problem.K)) return std::nullopt;
+  return s;
+}
 
 }  // namespace
 
@@ -61,9 +70,14 @@ std::vector<HeadlineRow> headline(const std::vector<std::pair<std::string, recei
       const bool unaligned = !aligned_ldc(res.problem);
       const std::string dtype(to_string(res.problem.dtype)), layout(to_string(res.problem.layout));
       const std::string orientation = orientation_of(res);
-      const Key key = grouping == Grouping::by_orientation ? Key{"", "all", orientation, "all", "all", unaligned}
-                      : grouping == Grouping::by_dtype     ? Key{"", res.suite, orientation, dtype, "all", unaligned}
-                                                           : Key{path, res.suite, orientation, dtype, layout, unaligned};
+      Key key{path, res.suite, orientation, dtype, layout, "", "", unaligned};
+      if (grouping == Grouping::by_orientation) key = Key{"", "all", orientation, "all", "all", "", "", unaligned};
+      if (grouping == Grouping::by_dtype) key = Key{"", res.suite, orientation, dtype, "all", "", "", unaligned};
+      if (grouping == Grouping::by_sweep_class) {
+        const std::optional<SweepProblem> s = sweep_problem_of(res);
+        if (!s) continue;
+        key = Key{"", "all", orientation, "all", "all", s->alignment, token_band(*s), unaligned};
+      }
       Sums& s = groups[key];
       if (std::find(s.receipts.begin(), s.receipts.end(), path) == s.receipts.end()) s.receipts.push_back(path);
       s.vs_default.add(*a, *d);
@@ -78,8 +92,9 @@ std::vector<HeadlineRow> headline(const std::vector<std::pair<std::string, recei
   for (const auto& [key, s] : groups) {
     HeadlineRow row;
     for (const std::string& path : s.receipts) row.receipt += (row.receipt.empty() ? "" : ", ") + path;
-    std::tie(std::ignore, row.suite, row.orientation, row.dtype, row.layout, std::ignore) = key;
-    row.aligned = !std::get<5>(key);
+    std::tie(std::ignore, row.suite, row.orientation, row.dtype, row.layout, row.sweep_class, row.tokens, std::ignore) =
+        key;
+    row.aligned = !std::get<7>(key);
     row.cases = s.vs_default.n;
     const auto mean = [](double log_sum, int n) { return n ? std::exp(log_sum / n) : 0.0; };
     row.vs_default = mean(s.vs_default.mid, s.vs_default.n);
@@ -101,13 +116,17 @@ std::vector<HeadlineRow> headline(const std::vector<std::pair<std::string, recei
 
 std::string headline_markdown(const std::vector<HeadlineRow>& rows, const std::string& arm) {
   const bool tuned = std::any_of(rows.begin(), rows.end(), [](const HeadlineRow& r) { return r.tuning_max_s > 0; });
+  const bool by_class = std::any_of(rows.begin(), rows.end(), [](const HeadlineRow& r) { return !r.sweep_class.empty(); });
   std::string out = fmt::format(
-      "| suite | orientation | dtype | layout | ldc | cases | {0} vs cuBLASLt default | {0} vs cuBLASLt best | faster | "
+      "| {3} | orientation | {4} | ldc | cases | {0} vs cuBLASLt default | {0} vs cuBLASLt best | faster | "
       "slower |{1} receipt |\n|---|---|---|---|---|---|---|---|---|---|{2}---|\n",
-      arm, tuned ? " first-use tuning s (median, max) |" : "", tuned ? "---|" : "");
+      arm, tuned ? " first-use tuning s (median, max) |" : "", tuned ? "---|" : "", by_class ? "tokens" : "suite",
+      by_class ? "alignment class | dtype, layout" : "dtype | layout");
   for (const HeadlineRow& r : rows) {
-    out += fmt::format("| {} | {} | {} | {} | {} | {} | {:.3f}x | {} | {} | {} |", r.suite.empty() ? "-" : r.suite,
-                       r.orientation, r.dtype, r.layout,
+    const std::string first = by_class ? r.tokens : r.suite.empty() ? "-" : r.suite;
+    const std::string kind = by_class ? fmt::format("{} | {}", r.sweep_class, r.dtype)
+                                      : fmt::format("{} | {}", r.dtype, r.layout);
+    out += fmt::format("| {} | {} | {} | {} | {} | {:.3f}x | {} | {} | {} |", first, r.orientation, kind,
                        r.aligned ? "aligned" : "not a multiple of 8 (cuBLASLt's alignment cliff)", r.cases, r.vs_default,
                        r.vs_best > 0 ? fmt::format("{:.3f}x", r.vs_best) : "-", r.faster, r.slower);
     if (tuned) out += r.tuning_max_s > 0 ? fmt::format(" {:.2f}, {:.2f} |", r.tuning_median_s, r.tuning_max_s) : " - |";

@@ -23,11 +23,14 @@ enum class Grouping {
   by_suite,        // one row per receipt, suite, orientation, dtype, layout and ldc class
   by_orientation,  // one row per orientation and ldc class, pooled over every receipt and dtype
   by_dtype,        // one row per suite, orientation, dtype and ldc class, pooled over every receipt and layout
+  by_sweep_class,  // sweep problems only (core/sweep.hpp): one row per orientation, alignment class, token band and
+                   // ldc class, pooled over every receipt, dtype and layout
 };
 
 struct HeadlineRow {
   std::string receipt;  // the receipts the row pools, comma-separated
   std::string suite, orientation, dtype, layout;  // "all" where pooled
+  std::string sweep_class, tokens;  // by_sweep_class: the generator's alignment class and token band; else empty
   bool aligned = true;     // ldc a multiple of 8
   int cases = 0;           // problems where the arm and the default both ran correctly
   double vs_default = 0;   // geomean of default / arm
@@ -40,7 +43,7 @@ struct HeadlineRow {
   double tuning_median_s = 0, tuning_max_s = 0;
 };
 
-// Rows in key order (receipt, suite, orientation, dtype, layout, aligned before unaligned).
+// Rows in key order (receipt, suite, orientation, dtype, layout, class, tokens, aligned before unaligned).
 std::vector<HeadlineRow> headline(const std::vector<std::pair<std::string, receipt::Receipt>>& receipts,
                                   const std::string& arm, const std::string& baseline = "cublaslt-default",
                                   const std::string& best = "cublaslt", Grouping grouping = Grouping::by_suite);

@@ -110,6 +110,17 @@ TEST_F(Cli, AMissingKernelsFolderIsNamed) {
                    2, "TILEWISE_KERNELS_DIR=/nonexistent/kernels is not a folder of kernel sources"));
 }
 
+TEST_F(Cli, SuiteShowsALinesOwnDtypeLayoutAndPadAsEveryCommandRunsIt) {
+  const Ran shown = run({"suite", put("s.txt", "fixed 64 32 128 dtype=fp16 layout=NN pad=8\nfree 64 32 128\n"),
+                         "--dtypes", "bf16,fp8", "--layouts", "TN,NN"});
+  ASSERT_EQ(shown.status, 0) << shown.all();
+  EXPECT_NE(shown.out.find("fixed          fp16  NN     64     32    128 pad=8"), std::string::npos) << shown.out;
+  EXPECT_EQ(shown.out.find("fixed          bf16"), std::string::npos) << shown.out;  // taken in its own dtype alone
+  EXPECT_NE(shown.out.find("free           bf16  NN"), std::string::npos) << shown.out;
+  EXPECT_NE(shown.out.find("free           fp8   NN"), std::string::npos) << shown.out;  // refused, and said why
+  EXPECT_NE(shown.out.find("fp8 e4m3 needs layout TN"), std::string::npos) << shown.out;
+}
+
 // ---- sizes ------------------------------------------------------------------------------------------------------
 
 TEST_F(Cli, SizesThatOverflowAreRefused) {

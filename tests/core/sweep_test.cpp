@@ -97,5 +97,39 @@ TEST(Sweep, BadArgumentsAreRefused) {
   EXPECT_TRUE(testkit::Contains(testkit::error_of([] { parse_sweep_part("half"); }), "'half' is not all, fit or judge"));
 }
 
+TEST(Sweep, ANameReadsBackAsTheProblemItNamesAndNothingElseDoes) {
+  const std::vector<SweepProblem> drawn = sweep(20261203, 120);
+  for (int i : {0, 1, 57, 119}) {
+    const std::optional<SweepProblem> back = sweep_problem_named(drawn[size_t(i)].name);
+    ASSERT_TRUE(back) << drawn[size_t(i)].name;
+    EXPECT_EQ(back->M, drawn[size_t(i)].M);
+    EXPECT_EQ(back->N, drawn[size_t(i)].N);
+    EXPECT_EQ(back->K, drawn[size_t(i)].K);
+    EXPECT_EQ(back->alignment, drawn[size_t(i)].alignment);
+    EXPECT_EQ(back->pad, drawn[size_t(i)].pad);
+  }
+  const std::string first = drawn[0].name;  // "s20261203_0000_lin" or "_col"
+  const std::string other_side = first.substr(0, first.size() - 3) + (drawn[0].linear ? "col" : "lin");
+  for (const std::string& name : {std::string("sq2048"), std::string("s20261203_0000"), std::string("s_0000_lin"),
+                                  std::string("s20261203_x_lin"), std::string("s20261203_0000_linx"),
+                                  std::string("s20261203_0_") + (drawn[0].linear ? "lin" : "col"), other_side,
+                                  std::string("s20261203_-1_lin"), std::string("s20261203_99999999_lin"),
+                                  std::string("s99999999999999999999999_0000_lin"), std::string()})
+    EXPECT_FALSE(sweep_problem_named(name)) << name;
+}
+
+TEST(Sweep, TokenBandsSplitDecodeSmallBatchAndPrefill) {
+  SweepProblem s;
+  s.linear = true;
+  const std::vector<std::pair<int, std::string>> bands = {
+      {1, "1-16"}, {16, "1-16"}, {17, "17-256"}, {256, "17-256"}, {257, "257-16384"}};
+  for (const auto& [tokens, band] : bands) {
+    s.N = tokens, s.M = 4096;
+    EXPECT_EQ(token_band(s), band) << tokens;
+  }
+  s.linear = false, s.M = 3, s.N = 100000;
+  EXPECT_EQ(token_band(s), "1-16");  // the seeds' orientation: tokens are M
+}
+
 }  // namespace
 }  // namespace tilewise

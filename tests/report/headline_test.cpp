@@ -2,11 +2,13 @@
 // faster and slower counts by the claim rule, each row naming its receipt.
 #include "report/headline.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 
+#include "core/sweep.hpp"
 #include "receipt/derive.hpp"
 #include "receipt/sample_receipt.hpp"
 
@@ -114,6 +116,40 @@ TEST(Headline, ByDtypePoolsTheReceiptsAndLayoutsOfASuiteAndOrientation) {
     for (const HeadlineRow& one : per_receipt)
       if (one.dtype == row.dtype) EXPECT_NEAR(row.vs_default, one.vs_default, 1e-12);  // the same samples twice
   }
+}
+
+TEST(Headline, BySweepClassReadsTheClassAndTokensBackFromTheGeneratorAndLeavesOtherProblemsOut) {
+  // Two problems of one sweep, given the names and sizes the generator drew: the row says their alignment class and
+  // token band, which the receipt does not record.
+  const std::vector<SweepProblem> drawn = sweep(20261202, 40);
+  const SweepProblem *lin = nullptr, *col = nullptr;
+  for (const SweepProblem& s : drawn) (s.linear ? lin : col) = &s;
+  ASSERT_TRUE(lin && col);
+  Receipt r = receipt::sample_receipt();
+  receipt::Receipt other = receipt::sample_receipt();  // sq2048, dec_m16_12288: not sweep problems
+  for (auto [res, s] : {std::pair{&r.results[0], lin}, std::pair{&r.results[1], col}}) {
+    res->problem.name = s->name;
+    res->problem.M = s->M, res->problem.N = s->N, res->problem.K = s->K;
+  }
+  const std::vector<HeadlineRow> rows = headline({{"a.json", r}, {"b.json", other}}, "cublaslt", "cublaslt-default",
+                                                 "none", Grouping::by_sweep_class);
+  ASSERT_EQ(rows.size(), 2u);
+  int cases = 0;
+  for (const HeadlineRow& row : rows) {
+    const SweepProblem& s = row.orientation == "nn.Linear" ? *lin : *col;
+    EXPECT_EQ(row.sweep_class, s.alignment);
+    EXPECT_EQ(row.tokens, token_band(s));
+    EXPECT_EQ(row.receipt, "a.json");  // b.json's problems are no sweep's
+    cases += row.cases;
+  }
+  EXPECT_EQ(cases, 2);
+  const std::string md = headline_markdown(rows, "cublaslt");
+  EXPECT_NE(md.find("| tokens | orientation | alignment class |"), std::string::npos) << md;
+  EXPECT_NE(md.find(fmt::format("| {} | nn.Linear | {} |", token_band(*lin), lin->alignment)), std::string::npos) << md;
+
+  // A sweep name whose sizes are not the generator's (a receipt edited, or another generator) is left out too.
+  r.results[0].problem.K += 1;
+  EXPECT_EQ(headline({{"a.json", r}}, "cublaslt", "cublaslt-default", "none", Grouping::by_sweep_class).size(), 1u);
 }
 
 }  // namespace

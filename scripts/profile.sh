@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Nsight Compute counters, one kernel launch an arm and problem, on the GPU machine over a copy of the tree: what a
+# note must say limits a kernel (throughput against the read, issue rate, eligible warps, the stall reasons, registers
+# and occupancy), as one table.
+#   scripts/profile.sh [ARM...]        default: gemv:int4 gemv:int8 gemv:fp8 gemv:bf16
+# SUITE= (default suites/decode.txt), ONLY= its problems, comma-separated (default dec_m1_12288), DTYPE= (bf16),
+# LAYOUT= (TN). The kernel profiled is the arm's family's (gemv*, sm90_gemm, cuBLASLt's nvjet/xmma/cutlass kernels);
+# KERNELS= an ncu -k filter overrides it. Runs the carried tilewise binary (build/carry/, else build/release/). The
+# counters are from ncu's own replay of the arm's first launch (caches flushed: cold), not from the harness's
+# timing; the harness's figures stay in its receipts. Raw CSV and the table go to $OUT (or out/).
+#   SUITE=suites/sm90-gaps.txt ONLY=$(grep -o '^s[0-9_a-z]*' suites/sm90-gaps.txt | paste -sd,) scripts/profile.sh sm90 cublaslt-default
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 1
+out=${OUT:-$PWD/out}
+mkdir -p "$out" "${TILEWISE_CACHE_DIR:=$PWD/.jitcache}"
+export TILEWISE_SOURCE_DIR=$PWD TILEWISE_KERNELS_DIR=$PWD/kernels TILEWISE_CACHE_DIR
+bin=build/carry/tilewise
+[ -x "$bin" ] || bin=build/release/tilewise
+arms=("$@")
+((${#arms[@]})) || arms=(gemv:int4 gemv:int8 gemv:fp8 gemv:bf16)
+IFS=, read -ra problems <<<"${ONLY:-dec_m1_12288}"
+stalls='regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio'
+# The harness's own kernels (fill_uniform, reference_gemm, compare_to_reference, stream_read) never match these.
+kernels_of() {
+  case $1 in
+    gemv*) echo 'regex:^gemv' ;;
+    sm90*) echo 'regex:^sm90_gemm' ;;
+    cublaslt*) echo 'regex:^(nvjet|sm90_xmma|cutlass)' ;;
+    *) echo "no kernel filter for arm $1: set KERNELS" >&2; return 1 ;;
+  esac
+}
+runs=()
+for problem in "${problems[@]}"; do
+  for arm in "${arms[@]}"; do
+    filter=${KERNELS:-$(kernels_of "$arm")} || continue
+    name=$problem-${arm//[^A-Za-z0-9]/-}
+    # The receipt of this run is not one (no warm-up): its only use is to launch the kernel under ncu.
+    timeout 240 ncu -k "$filter" -c 1 --csv --page details \
+      --section SpeedOfLight --section SchedulerStats --section WarpStateStats --section LaunchStats \
+      --section Occupancy --metrics "$stalls" \
+      "$bin" bench --suite "${SUITE:-suites/decode.txt}" --only "$problem" --dtypes "${DTYPE:-bf16}" \
+      --layouts "${LAYOUT:-TN}" --arms "$arm" --baseline "$arm" --repeats 1 --warmup-s 0 -o "$(mktemp -u)" \
+      >"$out/ncu-$name.csv" 2>"$out/ncu-$name.log"
+    echo "$problem $arm: ncu exit $?"
+    runs+=("$problem" "$arm")
+  done
+done
+python3 - "$out" "${runs[@]}" <<'EOF' | tee "$out/profile.txt"
+import csv, io, re, sys
+out, runs = sys.argv[1], sys.argv[2:]
+wanted = [("Duration", "duration"), ("DRAM Throughput", "% DRAM"), ("Issued Warp Per Scheduler", "issued/cycle"),
+          ("Eligible Warps Per Scheduler", "eligible"), ("Active Warps Per Scheduler", "active"),
+          ("Warp Cycles Per Issued Instruction", "cycles/issue"), ("Registers Per Thread", "registers"),
+          ("Achieved Occupancy", "% occupancy")]
+rows = []
+for problem, arm in zip(runs[0::2], runs[1::2]):
+    text = open(f"{out}/ncu-{problem}-{re.sub(r'[^A-Za-z0-9]', '-', arm)}.csv").read()
+    lines = [l for l in text.splitlines() if l.startswith('"')]
+    values, stalls = {}, {}
+    for r in csv.DictReader(io.StringIO("\n".join(lines))):
+        metric, value = r.get("Metric Name", ""), r.get("Metric Value", "").replace(",", "")
+        values[metric] = f"{value} {r.get('Metric Unit', '')}".strip() if metric == "Duration" else value
+        m = re.match(r"smsp__average_warps_issue_stalled_(.*)_per_issue_active\.ratio", metric)
+        if m:
+            try:
+                stalls[m.group(1)] = float(value)
+            except ValueError:
+                pass
+    top = ", ".join(f"{k} {v:.1f}" for k, v in sorted(stalls.items(), key=lambda kv: -kv[1])[:3])
+    rows.append([problem, arm] + [values.get(w, "-") for w, _ in wanted] + [top or "-"])
+head = ["problem", "arm"] + [h for _, h in wanted] + ["top stalls (cycles a warp waits per issued instruction)"]
+print("| " + " | ".join(head) + " |")
+print("|" + "---|" * len(head))
+for r in rows:
+    print("| " + " | ".join(r) + " |")
+EOF
