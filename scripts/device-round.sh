@@ -6,6 +6,7 @@
 #                          [sm90-tests] [sass] [sm90-explore] [sm90-sanitize] [square-sm90] [decode-gemv] [family-tests]
 #                          [peers-gpus] [gemv-engines] [sm90-sweep] [tune-llm24] [selected-llm24] [grid-vs-descent]
 #                          [host-gpu-tests] [decide-llm24] [gemv-bulk] [gemv-bulk-sanitize] [issue7] [kscan-stride]
+#                          [sm90-gaps]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export TILEWISE_SOURCE_DIR=$PWD  # the GPU tests read suites from this copy, not from where they were built
@@ -201,6 +202,17 @@ for step in "$@"; do
         --layouts TN --arms sm90:sweep,sm90,cublaslt --baseline cublaslt -o "$work/sm90-sweep-warm.json" \
         2>"$work/sm90-sweep-warm.log" | tee "$work/sm90-sweep-warm-table.txt" | tail -n 6
       "$bin" fit "$work/sm90-sweep-warm.json" | tee "$work/sm90-fit.txt" | tail -n 4
+      ;;
+    sm90-gaps)
+      # Issue 30's gap cases (suites/sm90-gaps.txt; docs/notes/2026-12-03-sm90-sweep-classes.md): every configuration
+      # the first rule chooses among and the swapped rungs it has not rated yet, timed cold beside both cuBLASLt arms,
+      # built first in parallel; then the rule refitted to them and the warm llm24/square sweep together.
+      "$bin" compile --suite suites/sm90-gaps.txt --sweep >"$work/sm90-gaps-compile.txt" 2>&1
+      tail -n 1 "$work/sm90-gaps-compile.txt"
+      timeout "${BENCH_TIMEOUT:-560}" "$bin" bench --suite suites/sm90-gaps.txt --cold \
+        --arms sm90:sweep,sm90,cublaslt-default,cublaslt --baseline cublaslt-default -o "$work/sm90-gaps-cold.json" \
+        2>"$work/sm90-gaps-cold.log" | tee "$work/sm90-gaps-cold-table.txt" | tail -n 16
+      "$bin" fit "$work/sm90-gaps-cold.json" results/sm90-sweep-warm.json | tee "$work/sm90-gaps-fit.txt" | tail -n 6
       ;;
     tune-llm24)
       # Issue 5's campaign for TUNE_FAMILY (cublaslt, sm90 or gemv) over llm24's cases (gemv: the 16 TN bf16 and fp16

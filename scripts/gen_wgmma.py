@@ -6,7 +6,7 @@ generically, so the wrappers are generated. Run from the repository root: script
 """
 import pathlib
 
-WIDTHS = [8, 16, 32, 48, 64, 80, 96, 128, 160, 192, 224, 256]
+WIDTHS = list(range(8, 257, 8))  # every width wgmma takes for 16-bit and e4m3 inputs
 # input kind -> (PTX shape suffix and types, whether the instruction takes transpose immediates)
 KINDS = {
     0: ("k16.f32.bf16.bf16", True),

@@ -13,6 +13,7 @@
 #include "families/registry.hpp"
 #include "families/sm90/feasibility.hpp"
 #include "families/sm90/gemm.hpp"
+#include "families/sm90/heuristic.hpp"
 #include "jit/cache.hpp"
 #include "select/choice.hpp"
 
@@ -62,6 +63,10 @@ std::vector<Job> jobs_for(const CompileOptions& o) {
             never_feasible.erase(text);
           }
         }
+      } else if (o.sweep) {
+        sm90::Limits limits;
+        limits.sm_count = kSmCount;
+        configs = sm90::sweep_candidates(p, limits);
       } else {
         configs = sm90::feasible_set(p);
       }

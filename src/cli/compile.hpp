@@ -16,6 +16,7 @@ struct CompileOptions {
   std::vector<std::string> only;
   bool first_rule_only = false;  // only each family's rule for each problem (sm90's first rule, gemv's default)
   bool first_use = false;        // the kernels first-use tuning builds: the rules and sm90's other rule candidates
+  bool sweep = false;            // what `sm90:sweep` times: sm90's rule candidates and the rungs not rated yet
   std::vector<std::string> configs;  // only these configurations (where feasible), e.g. a tuner's candidates
   int every = 1;                 // keep every n-th configuration of the feasible set (a spread-out subset)
   std::string cubin_dir;         // when set, each cubin is written there (for cuobjdump -sass / nvdisasm)

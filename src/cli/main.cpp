@@ -188,11 +188,16 @@ int main(int argc, char** argv) {
   compile->add_option("--dtypes", dtypes_text, "comma-separated: bf16, fp16, fp8")->capture_default_str();
   compile->add_option("--layouts", layouts_text, "comma-separated: TN, NN")->capture_default_str();
   compile->add_option("--only", compile_only, "comma-separated problem names to keep");
-  compile->add_flag("--first-rule", co.first_rule_only,
+  auto* first_rule_flag = compile->add_flag("--first-rule", co.first_rule_only,
                     "only each family's own rule: sm90's first shape rule and the decode GEMV's default");
-  compile->add_flag("--first-use", co.first_use,
+  auto* first_use_flag = compile->add_flag("--first-use", co.first_use,
                     "only the kernels first-use tuning builds (each family's rule and sm90's rule candidates), so "
                     "tuning in an application finds them in the JIT cache");
+  compile->add_flag("--sweep", co.sweep,
+                    "only what sm90:sweep times (sm90's rule candidates and the rungs the rule has not rated yet), so "
+                    "a sweep on the GPU finds them in the JIT cache")
+      ->excludes(first_rule_flag)
+      ->excludes(first_use_flag);
   compile->add_option("--config", co.configs, "only this configuration where feasible (repeatable)");
   compile->add_option("--every", co.every, "keep every n-th feasible configuration")->capture_default_str();
   compile->add_option("--cubin-dir", co.cubin_dir, "also write each cubin there (for cuobjdump -sass)");

@@ -19,7 +19,9 @@ TEST(Sm90SweepArm, TimesEveryRuleCandidateAndRunsTheFastest) {
   // A decode-like shape (narrow width, split-K), a small square and one with waves to stream.
   for (const Problem& p : {make_problem("sn_32_dec", 16, 32, 8192, DType::bf16, Layout::TN),
                            make_problem("sqS", 512, 512, 512, DType::bf16, Layout::TN),
-                           make_problem("sq2560", 2560, 2560, 2560, DType::fp16, Layout::NN)}) {
+                           make_problem("sq2560", 2560, 2560, 2560, DType::fp16, Layout::NN),
+                           // nn.Linear's 142 tokens: the swapped rungs (widths 144 and 72) beside the ladder
+                           make_problem("lin142", 2048, 142, 4096, DType::bf16, Layout::TN)}) {
     SCOPED_TRACE(describe(p));
     const testkit::ArmBench bench(p, 1, 11, s.get(), 2);
     const Workbench& wb = bench.wb;
@@ -28,7 +30,7 @@ TEST(Sm90SweepArm, TimesEveryRuleCandidateAndRunsTheFastest) {
     const std::vector<receipt::Candidate> tried = arm->candidates();
     sm90::Limits limits;
     TW_CUDA(cudaDeviceGetAttribute(&limits.sm_count, cudaDevAttrMultiProcessorCount, 0));
-    ASSERT_EQ(tried.size(), sm90::rule_candidates(p, limits).size());
+    ASSERT_EQ(tried.size(), sm90::sweep_candidates(p, limits).size());
     std::optional<double> fastest;
     for (const receipt::Candidate& c : tried) {
       EXPECT_TRUE(c.correct) << c.config.dump() << " " << c.error;

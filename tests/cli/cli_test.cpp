@@ -110,6 +110,21 @@ TEST_F(Cli, AMissingKernelsFolderIsNamed) {
                    2, "TILEWISE_KERNELS_DIR=/nonexistent/kernels is not a folder of kernel sources"));
 }
 
+TEST_F(Cli, CompileSweepBuildsWhatSm90SweepTimesAndStandsAlone) {
+  const std::string suite = put("lin.txt", "lin142 2048 142 4096\n");
+  // What first use builds for 142 tokens: the ladder's five tiles at four splits. The sweep adds the swapped rungs
+  // (144 and 72 wide, on 64 and 128 feature rows, at four splits). The build then names the missing kernels folder.
+  const std::map<std::string, std::string> no_kernels = {{"TILEWISE_KERNELS_DIR", "/nonexistent/kernels"}};
+  const Ran first_use = run({"compile", "--suite", suite, "--first-use"}, no_kernels);
+  EXPECT_NE(first_use.err.find("compiling 20 instantiations"), std::string::npos) << first_use.all();
+  const Ran sweep = run({"compile", "--suite", suite, "--sweep"}, no_kernels);
+  EXPECT_NE(sweep.err.find("compiling 36 instantiations"), std::string::npos) << sweep.all();
+  EXPECT_TRUE(Ends(sweep, 2, "TILEWISE_KERNELS_DIR=/nonexistent/kernels is not a folder of kernel sources"));
+  const Ran both = run({"compile", "--suite", suite, "--sweep", "--first-rule"});
+  EXPECT_NE(both.status, 0);
+  EXPECT_NE(both.all().find("excludes"), std::string::npos) << both.all();
+}
+
 TEST_F(Cli, SuiteShowsALinesOwnDtypeLayoutAndPadAsEveryCommandRunsIt) {
   const Ran shown = run({"suite", put("s.txt", "fixed 64 32 128 dtype=fp16 layout=NN pad=8\nfree 64 32 128\n"),
                          "--dtypes", "bf16,fp8", "--layouts", "TN,NN"});

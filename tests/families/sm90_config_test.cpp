@@ -110,6 +110,15 @@ TEST(Sm90Feasibility, EachRuleNamesWhyAConfigurationCannotRun) {
             "stream-K with the direct store beside 128 accumulators spills registers");
   EXPECT_EQ(why(Config{256, 128, 4, 2, Raster::m, 8, Store::direct, Schedule::cooperative, 1, 1, 2}, p), "feasible");
   EXPECT_EQ(why(Config{128, 128, 4, 2, Raster::m, 8, Store::tma, Schedule::cooperative, 1, 1, 4}, p), "feasible");
+  // Swapped operands beside stream-K in one consumer: 232 and 248 wide spilled, 224 did not (nor two consumers).
+  EXPECT_EQ(why(Config{232, 64, 4, 1, Raster::m, 8, Store::direct, Schedule::cooperative, 1, 1, 3, true}, p),
+            "stream-K with swapped operands beside 116 accumulators in one consumer spills registers");
+  EXPECT_EQ(why(Config{224, 64, 4, 1, Raster::m, 8, Store::direct, Schedule::cooperative, 1, 1, 3, true}, p), "feasible");
+  EXPECT_EQ(why(Config{232, 128, 4, 2, Raster::m, 8, Store::direct, Schedule::cooperative, 1, 1, 3, true}, p),
+            "feasible");
+  // Every multiple of 8 up to 256 is a width (scripts/gen_wgmma.py), so a swapped tile fits a token count.
+  EXPECT_EQ(why(Config{136, 64, 4, 1, Raster::m, 8, Store::direct, Schedule::cooperative, 1, 1, 1, true}, p), "feasible");
+  EXPECT_NE(why(Config{260, 64, 4, 1}, p).find("not a wgmma width"), std::string::npos);
   EXPECT_NE(why(Config{64, 64, 4, 1, Raster::m, 8, Store::tma, Schedule::cooperative, 1, 1, 2},
                 make_problem("huge", 65536, 65536, 131072, DType::bf16, Layout::TN)).find("2^31"),
             std::string::npos);

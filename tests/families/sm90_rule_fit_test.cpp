@@ -3,10 +3,15 @@
 // the constants a sweep favours and keeps the defaults where they already pick the fastest.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <array>
+#include <set>
 
 #include "core/error.hpp"
 #include "core/suite.hpp"
+#include "core/sweep.hpp"
 #include "expect_error.hpp"
 #include "families/sm90/heuristic.hpp"
 #include "families/sm90/rule_fit.hpp"
@@ -39,23 +44,89 @@ std::vector<SweepCase> sweep_favouring(const RuleParams& params, const std::vect
   for (const Problem& p : problems) {
     SweepCase c{p, {}};
     const std::string chosen = to_string(first_rule(p, {}, params));
-    for (const Config& cand : rule_candidates(p)) c.us[to_string(cand)] = to_string(cand) == chosen ? 1.0 : 1.2;
+    for (const Config& cand : sweep_candidates(p)) c.us[to_string(cand)] = to_string(cand) == chosen ? 1.0 : 1.2;
     out.push_back(std::move(c));
   }
   return out;
 }
 
+RuleParams swapping() {
+  RuleParams p;
+  p.swapped_rate = 1.1;
+  return p;
+}
+
+// nn.Linear's orientation at few tokens (N), as the sweep's gap cases (suites/sm90-gaps.txt) have them.
+std::vector<Problem> few_token_problems() {
+  std::vector<Problem> out;
+  for (auto [M, N, K] : {std::array<int64_t, 3>{20480, 142, 6144}, {2944, 528, 7680}, {12672, 257, 13568},
+                         {640, 461, 14208}, {14208, 133, 2816}, {4096, 17, 4096}, {4096, 1024, 4096}})
+    out.push_back(make_problem(fmt::format("lin{}", N), M, N, K, DType::bf16, Layout::TN));
+  return out;
+}
+
 TEST(RuleCandidates, HoldEveryChoiceTheRuleMakes) {
-  const std::vector<Problem> problems = suite_problems();
+  std::vector<Problem> problems = suite_problems();
   EXPECT_EQ(problems.size(), 36u * 3);  // 24 + 12 shapes in bf16 TN and NN and fp8 TN
+  for (const Problem& p : few_token_problems()) problems.push_back(p);
   for (const Problem& p : problems) {
     SCOPED_TRACE(describe(p));
-    const std::vector<Config> cands = rule_candidates(p);
-    EXPECT_LE(cands.size(), is_narrow_shape(p) ? 4u : 20u);  // one rung (narrow) or five, at four splits each
-    for (const RuleParams& params : {RuleParams{}, leaning_to_split_k()})
-      EXPECT_NE(std::find(cands.begin(), cands.end(), first_rule(p, {}, params)), cands.end());
-    for (const Config& c : cands) EXPECT_FALSE(infeasible(c, p, {})) << to_string(c);
+    const std::vector<Config> in_use = rule_candidates(p), swept = sweep_candidates(p);
+    // One rung (narrow) or five, and up to four swapped ones, at four splits each.
+    EXPECT_LE(swept.size(), is_narrow_shape(p) ? 4u : 36u);
+    for (const RuleParams& params : {RuleParams{}, leaning_to_split_k(), swapping()}) {
+      const Config chosen = first_rule(p, {}, params);
+      const std::vector<Config> cands = rule_candidates(p, {}, params);
+      EXPECT_NE(std::find(cands.begin(), cands.end(), chosen), cands.end());
+      EXPECT_NE(std::find(swept.begin(), swept.end(), chosen), swept.end());
+    }
+    for (const Config& c : in_use) {  // the shipped constants' candidates never swap: their rate is 0
+      EXPECT_FALSE(c.swap) << to_string(c);
+      EXPECT_NE(std::find(swept.begin(), swept.end(), c), swept.end()) << to_string(c);
+    }
+    for (const Config& c : swept) EXPECT_FALSE(infeasible(c, p, {})) << to_string(c);
   }
+}
+
+TEST(RuleCandidates, SwappedTilesFitTheirWidthToTheTokensAndWaitForARate) {
+  const Problem p = make_problem("lin142", 20480, 142, 6144, DType::bf16, Layout::TN);
+  EXPECT_FALSE(first_rule(p).swap);  // the shipped constants rate swapped tiles 0
+  const Config c = first_rule(p, {}, swapping());
+  EXPECT_TRUE(c.swap);
+  EXPECT_EQ(c.block_m, 144);  // 142 tokens in one tile of the width, not three tiles of 64 rows
+  EXPECT_EQ(c.store, Store::direct);
+  std::set<int> widths;
+  for (const Config& s : sweep_candidates(p))
+    if (s.swap) widths.insert(s.block_m);
+  EXPECT_EQ(widths, (std::set<int>{72, 144}));  // the fewest tiles and one more
+  const Problem wide = make_problem("lin461", 640, 461, 14208, DType::bf16, Layout::TN);
+  widths.clear();
+  for (const Config& s : sweep_candidates(wide))
+    if (s.swap) widths.insert(s.block_m);
+  // Two tiles of 231 tokens or three of 154 on 128 rows; three or four (of 116) on 64 rows, 224 wide at most there.
+  EXPECT_EQ(widths, (std::set<int>{120, 160, 232}));
+  // No swapped rung where the operands cannot swap (an M-major A), past 1024 tokens, or for decode's narrow M.
+  for (const Problem& q : {make_problem("nn", 20480, 142, 6144, DType::bf16, Layout::NN),
+                           make_problem("many", 4096, 1025, 4096, DType::bf16, Layout::TN),
+                           make_problem("dec", 16, 142, 4096, DType::bf16, Layout::TN)})
+    for (const Config& s : sweep_candidates(q)) EXPECT_FALSE(s.swap) << describe(q) << " " << to_string(s);
+}
+
+TEST(RuleCandidates, EveryChoiceCompletesOnTheBroadSweepWhateverTheRates) {
+  // choose_tile weighs rungs and splits without asking feasibility, so each must complete: on the 600 problems of
+  // the sweep the floor was fitted to, every constant set's choice is a feasible configuration.
+  int swapped = 0;
+  for (const SweepProblem& s : sweep(20261202, 600)) {
+    const Problem p = make_problem(s.name, s.M, s.N, s.K, s.dtype, s.layout, s.pad);
+    for (const RuleParams& params : {RuleParams{}, leaning_to_split_k(), swapping()}) try {
+        const Config c = first_rule(p, {}, params);
+        EXPECT_FALSE(infeasible(c, p, {})) << describe(p) << " " << to_string(c);
+        swapped += c.swap;
+      } catch (const Unsupported& e) {  // only a stride TMA cannot load
+        EXPECT_TRUE(testkit::Contains(e.what(), "TMA cannot load")) << e.what();
+      }
+  }
+  EXPECT_GT(swapped, 0);
 }
 
 TEST(RuleFit, FindsConstantsThatPickTheFastestAndKeepsTheDefaultsWhereTheyDo) {
@@ -69,6 +140,10 @@ TEST(RuleFit, FindsConstantsThatPickTheFastestAndKeepsTheDefaultsWhereTheyDo) {
   const Fit fit = fit_rule(other, {});
   EXPECT_EQ(fit.errors.mean, 0.0);
   for (const FitRow& row : fit.rows) EXPECT_EQ(row.chosen, row.fastest) << row.problem;
+  // A sweep favouring swapped tiles at few tokens: the fit finds their rate.
+  const Fit swapped = fit_rule(sweep_favouring(swapping(), few_token_problems()), {});
+  EXPECT_GT(swapped.params.swapped_rate, 0.0);
+  EXPECT_EQ(swapped.errors.mean, 0.0);
   // A sweep the defaults already win: the fit keeps them.
   const Fit same = fit_rule(sweep_favouring(RuleParams{}, problems), {});
   EXPECT_EQ(same.errors.mean, 0.0);

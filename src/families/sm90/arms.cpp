@@ -1,6 +1,7 @@
 // The arm `sm90`: our Hopper GEMM with the configuration given in its name ("sm90:block_m=128;stages=5", fields
 // separated by ';' because ',' separates arms) or, for a plain "sm90", the first shape rule. And `sm90:sweep`:
-// every configuration the first rule chooses among (rule_candidates), checked and timed as the cublaslt arm
+// every configuration the first rule chooses among (sweep_candidates: with the rungs it has no rate for yet), checked
+// and timed as the cublaslt arm
 // times its candidates (families/choose.hpp); the fastest runs, and the receipt keeps every candidate's time, the
 // sweep `tilewise fit` fits the rule's constants to.
 #include <fmt/format.h>
@@ -68,7 +69,7 @@ class Sm90SweepArm : public Arm {
     const int sm_count = device::sm_count();
     Limits limits;
     limits.sm_count = sm_count;
-    configs_ = rule_candidates(wb.problem, limits);
+    configs_ = sweep_candidates(wb.problem, limits);
     std::vector<jit::KernelBuild> builds;
     for (const Config& c : configs_) builds.push_back(kernel_build(c, wb.problem));
     try {

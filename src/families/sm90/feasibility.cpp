@@ -11,8 +11,10 @@ namespace tilewise::sm90 {
 
 namespace {
 
-// The wgmma widths kernels/sm90/wgmma.h wraps (scripts/gen_wgmma.py).
-constexpr int kWidths[] = {8, 16, 32, 48, 64, 80, 96, 128, 160, 192, 224, 256};
+// The wgmma widths kernels/sm90/wgmma.h wraps (scripts/gen_wgmma.py): every multiple of 8 up to 256, so a tile's
+// width can fit a token count (tokens on the width with swapped operands).
+constexpr int kWidthStep = 8, kMaxWidth = 256;
+bool wrapped_width(int w) { return w >= kWidthStep && w <= kMaxWidth && w % kWidthStep == 0; }
 // Capped by shared memory. Past 8 only small tiles fit: a 16x64 tile's stage is 10 KB, so 8 stages hold 80 KB of a
 // bandwidth-bound decode GEMM's 227 KB in flight.
 constexpr int kStages[] = {2, 3, 4, 5, 6, 7, 8, 10, 12, 16};
@@ -79,7 +81,7 @@ void require_tma_expressible(const Problem& p) {
 
 std::optional<std::string> infeasible(const Config& c, const Problem& p, const Limits& limits) {
   const bool m_major_a = p.layout == Layout::NN;
-  if (std::find(std::begin(kWidths), std::end(kWidths), c.block_m) == std::end(kWidths))
+  if (!wrapped_width(c.block_m))
     return fmt::format("block_m={} is not a wgmma width this build wraps", c.block_m);
   const bool tma_store = stores_by_tma(c.store);
   if (c.swap && (m_major_a || c.store != Store::direct))
@@ -125,6 +127,11 @@ std::optional<std::string> infeasible(const Config& c, const Problem& p, const L
       ((c.store == Store::staged && c.block_m % 64 != 0) || (c.store == Store::direct && rows_per_consumer(c) == 128)))
     return fmt::format("stream-K with the {} store beside {} accumulators spills registers",
                        c.store == Store::staged ? "staged" : "direct", accumulator_registers(c));
+  // And swapped operands' transposed stores beside stream-K in one consumer past 112 (widths 232 and 248 on 64 rows
+  // spilled 8 bytes; 224 and two consumers did not).
+  if (c.split > 1 && c.swap && c.consumers == 1 && accumulator_registers(c) > 112)
+    return fmt::format("stream-K with swapped operands beside {} accumulators in one consumer spills registers",
+                       accumulator_registers(c));
   if (c.split > 1) {  // only here: feasible_set asks this of every configuration
     const Problem kp = kernel_view(p, c);
     if (!fits_work_plan(tile_count(kp, c.block_m, c.block_n), k_tiles(kp)))
@@ -140,7 +147,7 @@ std::optional<std::string> infeasible(const Config& c, const Problem& p, const L
 
 std::vector<Config> feasible_set(const Problem& p, const Limits& limits) {
   std::vector<Config> out;
-  for (int bm : kWidths)
+  for (int bm = kWidthStep; bm <= kMaxWidth; bm += kWidthStep)
     for (int bn : {64, 128, 192, 256})
       for (int consumers : {1, 2, 3})
         for (int stages : kStages)

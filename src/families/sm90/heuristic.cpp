@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <vector>
 
 #include "core/error.hpp"
@@ -13,7 +14,8 @@ namespace {
 
 struct Rung {
   int block_m, block_n, consumers;
-  int rate;  // index into RuleParams::rates; -1: the narrow width, rated 1
+  int rate;  // index into RuleParams::rates; -1: the narrow width, rated 1; -2: a swapped tile (swapped_rate)
+  bool swap = false;
 };
 // Largest tiles first, each rated by its throughput per SM at full waves (RuleParams; measured on sq3072, where every
 // tile runs several waves: docs/notes/2026-12-03-family-rules.md, "sm90's first shape rule").
@@ -31,13 +33,49 @@ int narrow_width(int64_t M) {
 
 bool is_narrow(const Problem& p) { return p.M < 64 && p.layout == Layout::TN; }
 
-// Decode-like shapes take the narrowest wgmma width that covers M; the ladder serves the rest.
-std::vector<Rung> rungs_for(const Problem& p) {
-  if (is_narrow(p)) return {{narrow_width(p.M), 64, 1, -1}};
-  return {std::begin(kLadder), std::end(kLadder)};
+// nn.Linear's orientation puts the tokens on N, which the unswapped tile covers in whole 64-row units (142 tokens:
+// three tiles of 64, a quarter of them empty). Swapped operands put them on the wgmma width instead, in steps of 8:
+// the width that covers N in the fewest tiles and in one more, on a 64-row (one consumer) or 128-row (two) feature
+// side. Past 1024 tokens the ladder's rows waste little.
+constexpr int64_t kMaxSwappedTokens = 1024;
+
+bool takes_swapped(const Problem& p) { return p.layout == Layout::TN && p.M >= 64 && p.N <= kMaxSwappedTokens; }
+
+void add_swapped(const Problem& p, std::vector<Rung>& rungs) {
+  // The widest tile each side takes at every split: one consumer past 224 spilled beside stream-K, two consumers
+  // past 248 (feasibility.cpp).
+  for (auto [rows, consumers, widest] : {std::array{64, 1, 224}, std::array{128, 2, 248}}) {
+    const int64_t fewest = (p.N + widest - 1) / widest;
+    for (int64_t tiles : {fewest, fewest + 1}) {
+      const int width = int((p.N + tiles - 1) / tiles + 7) / 8 * 8;
+      const Rung r{width, rows, consumers, -2, true};
+      const bool seen = std::any_of(rungs.begin(), rungs.end(), [&](const Rung& o) {
+        return o.swap && o.block_m == r.block_m && o.block_n == r.block_n;
+      });
+      if (!seen) rungs.push_back(r);
+    }
+  }
 }
 
-TileChoice choice_of(const Rung& r, int split) { return {r.block_m, r.block_n, r.consumers, split}; }
+// Decode-like shapes take the narrowest wgmma width that covers M; the ladder serves the rest, and few tokens as N
+// also the swapped rungs, after the ladder so that within 2% an unswapped tile wins.
+std::vector<Rung> rungs_for(const Problem& p) {
+  if (is_narrow(p)) return {{narrow_width(p.M), 64, 1, -1}};
+  std::vector<Rung> rungs(std::begin(kLadder), std::end(kLadder));
+  if (takes_swapped(p)) add_swapped(p, rungs);
+  return rungs;
+}
+
+TileChoice choice_of(const Rung& r, int split) { return {r.block_m, r.block_n, r.consumers, split, r.swap}; }
+
+// The output tiles of a rung: a swapped tile's width runs along N, its rows along M.
+int64_t tiles_of(const Problem& p, const Rung& r) {
+  return r.swap ? tile_count(p, r.block_n, r.block_m) : tile_count(p, r.block_m, r.block_n);
+}
+
+double rate_of(const Rung& r, const RuleParams& params) {
+  return r.rate == -1 ? 1.0 : r.rate == -2 ? params.swapped_rate : params.rates[r.rate];
+}
 
 }  // namespace
 
@@ -50,8 +88,8 @@ TileChoice choose_tile(const Problem& p, const Limits& limits, const RuleParams&
   const int64_t k = k_tiles(p);
   // Tiles that overhang the problem (N = 16 on a 64-row tile) multiply zeros: only the covered share counts.
   auto worth = [&](const Rung& r, int split) {
-    const double rate = r.rate < 0 ? 1.0 : params.rates[r.rate];
-    const int64_t t = tile_count(p, r.block_m, r.block_n);
+    const double rate = rate_of(r, params);
+    const int64_t t = tiles_of(p, r);
     const double covered = double(p.M) * double(p.N) / (double(t) * r.block_m * r.block_n);
     if (split == 1) return rate * covered * double(t) / double((t + sms - 1) / sms * sms);
     // A split only pays with pieces long enough for their fixup.
@@ -70,7 +108,7 @@ TileChoice choose_tile(const Problem& p, const Limits& limits, const RuleParams&
   for (const Rung& r : rungs) whole = std::max(whole, worth(r, 1));
   // Split-K below one wave only where no whole tile keeps enough of the grid busy.
   auto considered = [&](const Rung& r, int split) {
-    return split == 1 || tile_count(p, r.block_m, r.block_n) >= sms || whole < params.split_k_below;
+    return split == 1 || tiles_of(p, r) >= sms || whole < params.split_k_below;
   };
   // The options in order of preference: larger tiles first, then smaller splits.
   struct Option {
@@ -94,6 +132,7 @@ Config complete(const Problem& p, const Limits& limits, const TileChoice& choice
   c.block_n = choice.block_n;
   c.consumers = choice.consumers;
   c.split = choice.split;
+  c.swap = choice.swap;
   c.raster = Raster::m;
   c.group = 8;
   for (Store store : {Store::tma, Store::tma_ring, Store::direct})
@@ -109,16 +148,29 @@ Config first_rule(const Problem& p, const Limits& limits, const RuleParams& para
   return complete(p, limits, choose_tile(p, limits, params));
 }
 
-std::vector<Config> rule_candidates(const Problem& p, const Limits& limits) {
+namespace {
+
+// Each rung `p` has (those in use: rate_of > 0 under `params`, or every one) at each split, completed.
+std::vector<Config> candidates(const Problem& p, const Limits& limits, const RuleParams* params) {
   require_tma_expressible(p);
   std::vector<Config> out;
-  for (const Rung& r : rungs_for(p))
+  for (const Rung& r : rungs_for(p)) {
+    if (params && rate_of(r, *params) <= 0) continue;
     for (int split : kSplits) try {
         const Config c = complete(p, limits, choice_of(r, split));
         if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
       } catch (const Unsupported&) {  // a rung the problem cannot take is no candidate
       }
+  }
   return out;
 }
+
+}  // namespace
+
+std::vector<Config> rule_candidates(const Problem& p, const Limits& limits, const RuleParams& params) {
+  return candidates(p, limits, &params);
+}
+
+std::vector<Config> sweep_candidates(const Problem& p, const Limits& limits) { return candidates(p, limits, nullptr); }
 
 }  // namespace tilewise::sm90

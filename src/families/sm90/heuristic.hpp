@@ -20,6 +20,10 @@ struct RuleParams {
   double split_k_worth = 0.85;    // a full wave's throughput split-K keeps after its fixup
   int min_k_tiles_per_piece = 16; // the fewest k-tiles a split piece needs to pay for its fixup
   double split_k_below = 0.5;     // split-K only where whole tiles keep less than this share of the grid busy
+  // Throughput per SM of a swapped tile (TN with few tokens as N: the tokens on the wgmma width, fitted to their
+  // count, the features on the 64-row side), relative to 128x128. 0 until a sweep that timed swapped tiles is fitted:
+  // the rule does not swap (docs/notes/2026-12-03-sm90-sweep-classes.md says why it may).
+  double swapped_rate = 0.0;
   bool operator==(const RuleParams&) const = default;
 };
 
@@ -27,6 +31,7 @@ struct RuleParams {
 // wave above). The pipeline is then filled in by complete().
 struct TileChoice {
   int block_m = 0, block_n = 0, consumers = 0, split = 1;
+  bool swap = false;  // the operands swapped: block_m runs along the problem's N, block_n along its M
   auto operator<=>(const TileChoice&) const = default;
 };
 
@@ -36,8 +41,12 @@ TileChoice choose_tile(const Problem& p, const Limits& limits = {}, const RulePa
 Config complete(const Problem& p, const Limits& limits, const TileChoice& choice);
 // complete(choose_tile(...)).
 Config first_rule(const Problem& p, const Limits& limits = {}, const RuleParams& params = {});
-// Every configuration first_rule can return for `p` under any RuleParams: each rung of the ladder (or the narrow
-// width) at each split it considers. What a sweep times to fit the rule.
-std::vector<Config> rule_candidates(const Problem& p, const Limits& limits = {});
+// Every configuration first_rule can return for `p` under constants that use the rungs `params` uses (a rung rated 0
+// is out of use: the swapped tiles, until a sweep fits their rate): each rung of the ladder (or the narrow width) at
+// each split it considers. What first-use tuning times.
+std::vector<Config> rule_candidates(const Problem& p, const Limits& limits = {}, const RuleParams& params = {});
+// Those and the rungs out of use (the swapped tiles where the problem has few tokens as N): what a sweep times to
+// fit the rule, `sm90:sweep`.
+std::vector<Config> sweep_candidates(const Problem& p, const Limits& limits = {});
 
 }  // namespace tilewise::sm90

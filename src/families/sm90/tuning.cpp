@@ -31,6 +31,20 @@ int covering_block_m(const std::vector<Config>& feasible, int64_t M) {
   return cover;  // 0: no width covers M, every width is useful
 }
 
+// Every multiple of 8 is a width, but the tile round compiles each candidate: past the widths it always held, a
+// width earns a place there only by fitting the kernel's M (the problem's N when swapped) in one to eight tiles,
+// which is what the first rule's swapped rungs take (heuristic.cpp).
+constexpr int kRoundWidths[] = {8, 16, 32, 48, 64, 80, 96, 128, 160, 192, 224, 256};
+constexpr int64_t kMostFittedTiles = 8;
+
+bool in_tile_round(const Config& c, const Problem& p) {
+  if (std::find(std::begin(kRoundWidths), std::end(kRoundWidths), c.block_m) != std::end(kRoundWidths)) return true;
+  const int64_t m = kernel_view(p, c).M;
+  for (int64_t tiles = 1; tiles <= kMostFittedTiles; ++tiles)
+    if (c.block_m == ((m + tiles - 1) / tiles + 7) / 8 * 8) return true;
+  return false;
+}
+
 // The tile round's candidates keep the incumbent's ring depth, which a larger tile often cannot fit beside: keep the
 // tile and its mapping, and take the deepest ring that fits, much as the first rule does: the TMA store while it
 // still leaves four stages (or the incumbent's depth, where that is less), then the ring store, then the staged store
@@ -71,7 +85,7 @@ families::Space space(const Problem& p, const Limits& limits) {
   std::vector<Fields> all, covering;
   for (const Config& c : feasible) {
     all.push_back(tuner_fields(c));
-    if (cover == 0 || c.block_m <= cover) covering.push_back(all.back());
+    if ((cover == 0 || c.block_m <= cover) && in_tile_round(c, p)) covering.push_back(all.back());
   }
   families::Space s;
   for (const Group& g : kGroups) s.groups.push_back(with_alternatives(g, g.name == "tile" ? covering : all));
