@@ -9,6 +9,7 @@
 #include <map>
 
 #include "core/error.hpp"
+#include "core/file.hpp"
 #include "core/suite.hpp"
 #include "families/registry.hpp"
 #include "families/sm90/feasibility.hpp"
@@ -98,18 +99,26 @@ std::filesystem::path cubin_name(const std::string& what) {
   return name + ".cubin";
 }
 
+// Never over a file already there (an earlier run's cubin, or anything else the folder holds).
 void write_cubin(const std::filesystem::path& dir, const Job& j, const jit::Built& b) {
-  std::filesystem::create_directories(dir);
-  const std::filesystem::path path = dir / cubin_name(j.what);
-  std::ofstream out(path, std::ios::binary);
-  out.write(b.cubin.data(), std::streamsize(b.cubin.size()));
-  if (!out) throw Error(fmt::format("cannot write {}", path.string()));
+  files::write((dir / cubin_name(j.what)).string(), std::string_view(b.cubin.data(), b.cubin.size()),
+               files::Existing::refuse);
 }
 
 }  // namespace
 
 int run_compile(const CompileOptions& o) {
+  if (!o.cubin_dir.empty()) {  // before the build, not after minutes of it
+    std::error_code ec;
+    std::filesystem::create_directories(o.cubin_dir, ec);
+    if (ec || !std::filesystem::is_directory(o.cubin_dir))
+      throw Error(fmt::format("--cubin-dir {}: cannot make that folder ({})", o.cubin_dir,
+                              ec ? ec.message() : "not a folder"));
+  }
   const std::vector<Job> jobs = jobs_for(o);
+  if (jobs.empty())
+    throw Error("nothing to build: the family takes none of these problems in these dtypes and layouts (fp8 runs TN "
+                "only; a stride TMA cannot load has no sm90 configuration)");
   std::vector<jit::KernelBuild> builds;
   for (const Job& j : jobs) builds.push_back(j.build);
   fmt::print(stderr, "compiling {} instantiations into {} ...\n", builds.size(), jit::cache_dir().string());

@@ -26,12 +26,7 @@ std::string params_text(const sm90::RuleParams& p) {
 int run_fit(const std::vector<std::string>& receipts) {
   std::vector<sm90::SweepCase> cases;
   int sm_count = 0;
-  for (const std::string& path : receipts) {
-    const receipt::FileVerdict verdict = receipt::check_file(path);
-    if (!verdict.valid)
-      throw Error(fmt::format("{}: not a valid receipt ({}); a fit takes valid receipts only", path,
-                              verdict.problems.empty() ? "unreadable" : verdict.problems.front()));
-    const receipt::Receipt r = receipt::read_file(path);
+  for (const auto& [path, r] : receipt::read_valid_receipts(receipts, "a fit takes valid receipts only")) {
     if (sm_count && r.machine.sm_count != sm_count)
       throw Error(fmt::format("{}: measured on {} SMs, the other receipts on {}: one fit is for one machine", path,
                               r.machine.sm_count, sm_count));

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
+
 #include "cli/options.hpp"
 #include "core/error.hpp"
 #include "core/file.hpp"
@@ -18,12 +20,7 @@ namespace {
 // Valid receipts only, all from one GPU: the floor holds where it was measured.
 std::vector<receipt::Receipt> read_receipts(const std::vector<std::string>& paths, select::FloorRule& identity) {
   std::vector<receipt::Receipt> out;
-  for (const std::string& path : paths) {
-    const receipt::FileVerdict verdict = receipt::check_file(path);
-    if (!verdict.valid)
-      throw Error(fmt::format("{}: not a valid receipt ({}); the floor is fitted to valid receipts only", path,
-                              verdict.problems.empty() ? "unreadable" : verdict.problems.front()));
-    receipt::Receipt r = receipt::read_file(path);
+  for (auto& [path, r] : receipt::read_valid_receipts(paths, "the floor is fitted to valid receipts only")) {
     const receipt::Machine& m = r.machine;
     if (identity.gpu.empty()) identity.gpu = m.gpu, identity.sm_count = m.sm_count, identity.cc = m.cc;
     if (m.gpu != identity.gpu || m.sm_count != identity.sm_count || m.cc != identity.cc)
@@ -44,7 +41,18 @@ FloorCommands::FloorCommands(CLI::App& app) {
   sweep_ = app.add_subcommand("sweep", "write the seeded sweep of GEMM problems the floor is fitted to, as a suite "
                                        "(no GPU needed)");
   sweep_->group(kNoGpu);
-  sweep_->add_option("--seed", seed_, "the generator's seed (recorded in the suite)")->required();
+  // Checked as text: a conversion to 64 bits unsigned would wrap -1 and clamp 2^64, two seeds giving one sweep.
+  sweep_->add_option("--seed", seed_, "the generator's seed (recorded in the suite)")
+      ->required()
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            uint64_t v = 0;
+            const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+            if (text.empty() || ec != std::errc() || end != text.data() + text.size())
+              return fmt::format("--seed {} is not a whole number in 0 .. 18446744073709551615", text);
+            return "";
+          },
+          "SEED"));
   sweep_->add_option("--count", count_, "problems drawn")->capture_default_str()->check(CLI::Range(1, 1000000));
   sweep_->add_option("--part", part_, "all, fit (even indices) or judge (odd)")->capture_default_str();
   sweep_->add_option("-o,--output", output_, "suite file")->required();
@@ -68,15 +76,25 @@ std::optional<int> FloorCommands::run() {
     files::check_output(output_, existing);
     const SweepPart part = parse_sweep_part(part_);
     const std::vector<SweepProblem> problems = sweep(seed_, count_, part);
+    if (problems.empty())
+      throw Error(fmt::format("the first {} problem of seed {} holds none of part {}: give --count 2 or more", count_,
+                              seed_, part_));
     files::write(output_, sweep_suite_text(problems, seed_, count_, part), existing);
     fmt::print("{}: {} problems of seed {}\n", output_, problems.size(), seed_);
     return 0;
   }
   if (*fit_) {
-    files::refuse_input_as_output(output_, fit_receipts_);
-    files::refuse_input_as_output(output_, judge_receipts_);
+    std::vector<std::string> inputs = fit_receipts_;
+    inputs.insert(inputs.end(), judge_receipts_.begin(), judge_receipts_.end());
+    files::refuse_repeated_inputs(inputs);  // a half twice, or a receipt in both halves: no judgement at all
+    files::refuse_input_as_output(output_, inputs);
     files::check_output(output_, existing);
-    if (!report_.empty()) files::check_output(report_, existing);
+    if (!report_.empty()) {
+      files::refuse_input_as_output(report_, inputs);
+      if (files::same_file(output_, report_))
+        throw Error(fmt::format("-o and --report name one file, {}: the report would replace the rule", report_));
+      files::check_output(report_, existing);
+    }
     select::FloorRule base;
     const std::vector<select::FloorPoint> fit_points =
         select::floor_points(read_receipts(fit_receipts_, base), family_arms);

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <iostream>
 #include <optional>
+#include <set>
 
 #include "bench/runner.hpp"
 #include "cli/check.hpp"
@@ -199,7 +200,9 @@ int main(int argc, char** argv) {
       ->excludes(first_rule_flag)
       ->excludes(first_use_flag);
   compile->add_option("--config", co.configs, "only this configuration where feasible (repeatable)");
-  compile->add_option("--every", co.every, "keep every n-th feasible configuration")->capture_default_str();
+  compile->add_option("--every", co.every, "keep every n-th feasible configuration")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   compile->add_option("--cubin-dir", co.cubin_dir, "also write each cubin there (for cuobjdump -sass)");
 
   auto* bench = app.add_subcommand("bench", "measure arms on suites under the protocol and write a receipt");
@@ -309,12 +312,14 @@ int main(int argc, char** argv) {
   try {
     auto dtypes = [&] {
       std::vector<tw::DType> v;
-      for (const auto& s : split_list(dtypes_text)) v.push_back(tw::parse_dtype(s));
+      for (const auto& s : split_list(dtypes_text, "--dtypes")) v.push_back(tw::parse_dtype(s));
+      if (v.empty()) throw tw::Error("--dtypes names no dtype");
       return v;
     };
     auto layouts = [&] {
       std::vector<tw::Layout> v;
-      for (const auto& s : split_list(layouts_text)) v.push_back(tw::parse_layout(s));
+      for (const auto& s : split_list(layouts_text, "--layouts")) v.push_back(tw::parse_layout(s));
+      if (v.empty()) throw tw::Error("--layouts names no layout");
       return v;
     };
     if (const auto status = tune_commands.run()) return *status;
@@ -323,13 +328,13 @@ int main(int argc, char** argv) {
     if (*check) return tw::cli::run_check(check_files, check_quiet);
     if (*suite) return cmd_suite(suite_files, dtypes(), layouts());
     if (*choose)
-      return cmd_choose(choose_suites, split_list(choose_only), dtypes(), layouts(), choose_database, choose_sms,
+      return cmd_choose(choose_suites, split_list(choose_only, "--only"), dtypes(), layouts(), choose_database, choose_sms,
                         !choose_no_shipped);
     if (*fit) return tw::cli::run_fit(fit_files);
     if (*compile) {
       co.dtypes = dtypes();
       co.layouts = layouts();
-      co.only = split_list(compile_only);
+      co.only = split_list(compile_only, "--only");
       return tw::cli::run_compile(co);
     }
     if (*quantize) {
@@ -345,21 +350,23 @@ int main(int argc, char** argv) {
       return report(tw::gemv::quantize_file(qr));
     }
     if (*headline) {
-      std::vector<std::pair<std::string, tw::receipt::Receipt>> receipts;
-      for (const std::string& path : headline_files) {
-        const tw::receipt::FileVerdict v = tw::receipt::check_file(path);
-        if (!v.valid)
-          throw tw::Error(fmt::format("{} is not a valid receipt ({}): its figures back nothing", path,
-                                      v.problems.empty() ? "unreadable" : v.problems.front()));
-        receipts.emplace_back(path, tw::receipt::read_file(path));
+      const auto receipts = tw::receipt::read_valid_receipts(headline_files, "its figures back nothing");
+      const tw::report::Grouping grouping = headline_pooled     ? tw::report::Grouping::by_orientation
+                                            : headline_by_dtype ? tw::report::Grouping::by_dtype
+                                            : headline_by_class ? tw::report::Grouping::by_sweep_class
+                                                                : tw::report::Grouping::by_suite;
+      const auto rows = tw::report::headline(receipts, headline_arm, headline_baseline, headline_best, grouping);
+      if (rows.empty()) {  // an empty table would read as a run with nothing to say
+        std::set<std::string> arms;
+        for (const auto& [path, r] : receipts)
+          for (const tw::receipt::Result& res : r.results)
+            for (const tw::receipt::ArmResult& a : res.arms) arms.insert(a.arm);
+        throw tw::Error(fmt::format("no problem in these receipts has both {} and {} timed{}; their arms: {}",
+                                    headline_arm, headline_baseline,
+                                    grouping == tw::report::Grouping::by_sweep_class ? " among the sweep's problems" : "",
+                                    fmt::join(arms, ", ")));
       }
-      fmt::print("{}", tw::report::headline_markdown(
-                           tw::report::headline(receipts, headline_arm, headline_baseline, headline_best,
-                                                headline_pooled     ? tw::report::Grouping::by_orientation
-                                                : headline_by_dtype ? tw::report::Grouping::by_dtype
-                                                : headline_by_class ? tw::report::Grouping::by_sweep_class
-                                                                    : tw::report::Grouping::by_suite),
-                           headline_arm));
+      fmt::print("{}", tw::report::headline_markdown(rows, headline_arm));
       return 0;
     }
     if (*report) {
@@ -371,8 +378,8 @@ int main(int argc, char** argv) {
     if (*bench) {
       o.dtypes = dtypes();
       o.layouts = layouts();
-      o.arms = split_list(arms_text);
-      o.only = split_list(only_text);
+      o.arms = split_list(arms_text, "--arms");
+      o.only = split_list(only_text, "--only");
       if (!protocol_path.empty()) {
         for (const char* flag : {"--suite", "--dtypes", "--layouts", "--arms", "--baseline", "--only", "--cold", "--warm",
                                  "--repeats"})

@@ -15,6 +15,8 @@
 #include "core/error.hpp"
 #include "core/file.hpp"
 #include "core/suite.hpp"
+#include "receipt/check.hpp"
+#include "receipt/receipt.hpp"
 #include "select/api.hpp"
 #include "select/database_file.hpp"
 #include "select/confirm.hpp"
@@ -265,8 +267,9 @@ int run_db_merge(const std::vector<std::string>& inputs, const std::vector<std::
     return named;
   };
   select::Database db = select::merge(read(inputs), read(overlays));
-  for (const std::string& path : deciding_receipts) {
-    select::Decided d = select::decide(std::move(db), receipt::read_file(path), path, prefer);
+  // Valid receipts only, each once: a decision or a judgement stands on their figures.
+  for (const auto& [path, r] : receipt::read_valid_receipts(deciding_receipts, "a decision stands on valid receipts")) {
+    select::Decided d = select::decide(std::move(db), r, path, prefer);
     db = std::move(d.db);
     fmt::print("{}: {} problems decided side by side; {} it has left undecided (fewer than two families timed)\n",
                path, d.decisions.size(), d.undecided);
@@ -278,8 +281,7 @@ int run_db_merge(const std::vector<std::string>& inputs, const std::vector<std::
   }
   const auto judge = [&db](const std::vector<std::string>& paths, select::Keep keep) {
     if (paths.empty()) return;
-    std::vector<std::pair<std::string, receipt::Receipt>> receipts;
-    for (const std::string& path : paths) receipts.emplace_back(path, receipt::read_file(path));
+    const auto receipts = receipt::read_valid_receipts(paths, "a judgement stands on valid receipts");
     select::Confirmed c = select::confirm(std::move(db), receipts, keep);
     db = std::move(c.db);
     const bool faster = keep == select::Keep::faster;
@@ -356,7 +358,8 @@ TuneCommands::TuneCommands(CLI::App& app) {
   report_->add_option("--database", report_database_,
                       "also write their finished cases as one database (a case in several files: the last file's)");
   report_->add_flag("--overwrite", report_overwrite_, "replace an existing database at that path");
-  report_->add_option("--grid", report_grid_, "a grid campaign to set beside the descent campaigns, case by case");
+  report_->add_option("--grid", report_grid_, "a grid campaign to set beside the descent campaigns, case by case")
+      ->excludes("--database");
 
   auto* db = app.add_subcommand("db", "tuned databases");
   db->group(kNoGpu);
@@ -383,7 +386,8 @@ TuneCommands::TuneCommands(CLI::App& app) {
                      "--margin")
       ->check(CLI::IsMember(families::family_names()));
   merge_->add_option("--margin", merge_prefer_.margin, "with --prefer: the fraction another family must win by")
-      ->check(CLI::Range(0.0, 0.5));
+      ->check(CLI::Range(0.0, 0.5))
+      ->needs("--prefer");
 }
 
 std::optional<int> TuneCommands::run() {
@@ -396,10 +400,12 @@ std::optional<int> TuneCommands::run() {
   if (*report_) return run_campaign_report(report_files_, report_database_, report_overwrite_);
   if (!*tune_) return std::nullopt;
   o_.dtypes.clear();
-  for (const std::string& d : split_list(dtypes_)) o_.dtypes.push_back(parse_dtype(d));
+  for (const std::string& d : split_list(dtypes_, "--dtypes")) o_.dtypes.push_back(parse_dtype(d));
+  if (o_.dtypes.empty()) throw Error("--dtypes names no dtype");
   o_.layouts.clear();
-  for (const std::string& l : split_list(layouts_)) o_.layouts.push_back(parse_layout(l));
-  o_.only = split_list(only_);
+  for (const std::string& l : split_list(layouts_, "--layouts")) o_.layouts.push_back(parse_layout(l));
+  if (o_.layouts.empty()) throw Error("--layouts names no layout");
+  o_.only = split_list(only_, "--only");
   return run_tune(o_);
 }
 

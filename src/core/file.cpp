@@ -176,20 +176,27 @@ void check_output(const std::string& path, Existing existing) {
   }
 }
 
+// By device and inode where both exist; by their resolved paths where one does not yet (a campaign file the run will
+// create).
+bool same_file(const std::string& a, const std::string& b) {
+  struct stat sa {}, sb {};
+  if (::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  std::error_code ea, eb;
+  const auto ca = std::filesystem::weakly_canonical(a, ea), cb = std::filesystem::weakly_canonical(b, eb);
+  return !ea && !eb && ca == cb;
+}
+
 void refuse_input_as_output(const std::string& output, const std::vector<std::string>& inputs) {
-  // By device and inode where both exist; by their resolved paths where one does not yet (a campaign file the run
-  // will create).
-  const auto same = [](const std::string& a, const std::string& b) {
-    struct stat sa {}, sb {};
-    if (::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0)
-      return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-    std::error_code ea, eb;
-    const auto ca = std::filesystem::weakly_canonical(a, ea), cb = std::filesystem::weakly_canonical(b, eb);
-    return !ea && !eb && ca == cb;
-  };
   for (const std::string& input : inputs)
-    if (same(output, input))
+    if (same_file(output, input))
       throw Error(fmt::format("{} is the input {}: an output never replaces what it is made from", output, input));
+}
+
+void refuse_repeated_inputs(const std::vector<std::string>& inputs) {
+  for (size_t i = 0; i < inputs.size(); ++i)
+    for (size_t j = i + 1; j < inputs.size(); ++j)
+      if (same_file(inputs[i], inputs[j]))
+        throw Error(fmt::format("{} and {} are one file, given twice: each input counts once", inputs[i], inputs[j]));
 }
 
 }  // namespace tilewise::files

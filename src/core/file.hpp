@@ -70,6 +70,11 @@ void check_output(const std::string& path, Existing existing);
 // or a link to the file counts; by resolved path where one does not exist yet): an output never replaces what it was
 // made from.
 void refuse_input_as_output(const std::string& output, const std::vector<std::string>& inputs);
+// Whether two paths name one file: by device and inode where both exist, else by their resolved paths.
+bool same_file(const std::string& a, const std::string& b);
+// Throws Error when two of `inputs` are the same file (as refuse_input_as_output compares them): a receipt given
+// twice would count its problems twice.
+void refuse_repeated_inputs(const std::vector<std::string>& inputs);
 
 // Bytes from the kernel's random source (a secret key), and sixteen hex digits of them (a name no other process can
 // predict).

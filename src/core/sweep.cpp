@@ -11,11 +11,16 @@ namespace tilewise {
 
 namespace {
 
+// Each call advances the state by the same constant, so the generator can start at any call in one step.
+constexpr uint64_t kGamma = 0x9E3779B97F4A7C15ull;
+
 class SplitMix64 {
  public:
-  explicit SplitMix64(uint64_t seed) : state_(seed) {}
+  explicit SplitMix64(uint64_t seed, uint64_t skip = 0) : state_(seed + skip * kGamma) {}
+  uint64_t calls() const { return calls_; }
   uint64_t next() {
-    uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
+    ++calls_;
+    uint64_t z = (state_ += kGamma);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
@@ -25,11 +30,16 @@ class SplitMix64 {
 
  private:
   uint64_t state_;
+  uint64_t calls_ = 0;
 };
+
+// The generator calls one problem takes, whatever it draws: problem i starts at call i * kCallsPerProblem.
+constexpr uint64_t kCallsPerProblem = 9;
 
 int64_t round_to(int64_t v, int64_t m) { return std::max<int64_t>(m, (v + m / 2) / m * m); }
 
 SweepProblem draw(SplitMix64& rng, uint64_t seed, int index) {
+  const uint64_t first_call = rng.calls();
   SweepProblem s;
   const double d = rng.uniform();
   s.dtype = d < 0.4 ? DType::bf16 : d < 0.7 ? DType::fp16 : DType::fp8_e4m3;
@@ -56,6 +66,8 @@ SweepProblem draw(SplitMix64& rng, uint64_t seed, int index) {
   s.N = s.linear ? T : F;
   s.K = K;
   s.name = fmt::format("s{}_{:04}_{}", seed, index, s.linear ? "lin" : "col");
+  if (rng.calls() - first_call != kCallsPerProblem)  // what sweep_problem_named's skip stands on
+    throw Error(fmt::format("the sweep drew a problem in {} calls, not {}", rng.calls() - first_call, kCallsPerProblem));
   return s;
 }
 
@@ -90,9 +102,10 @@ std::optional<SweepProblem> sweep_problem_named(std::string_view name) {
   if (e2 != std::errc() || index < 0 || index >= 1000000) return std::nullopt;
   const std::string_view tail(after_index, size_t(end - after_index));
   if (tail != "_lin" && tail != "_col") return std::nullopt;
-  std::vector<SweepProblem> drawn = sweep(seed, index + 1);
-  if (drawn.back().name != name) return std::nullopt;  // "s7_1_col" is problem 0001's name spelled another way
-  return std::move(drawn.back());
+  SplitMix64 rng(seed, uint64_t(index) * kCallsPerProblem);  // straight to problem `index`, nothing before it drawn
+  SweepProblem s = draw(rng, seed, index);
+  if (s.name != name) return std::nullopt;  // "s7_1_col" is problem 0001's name spelled another way
+  return s;
 }
 
 std::string token_band(const SweepProblem& s) {

@@ -38,9 +38,9 @@ SweepPart parse_sweep_part(const std::string& s);  // "all", "fit", "judge"
 // Problems 0 .. count-1 of the seed (those of the part).
 std::vector<SweepProblem> sweep(uint64_t seed, int count, SweepPart part = SweepPart::all);
 
-// The sweep problem a name stands for ("s<seed>_<index>_<lin|col>", as draw() names them), drawn again: what a
-// receipt does not record (the alignment class, the token count) read back from the generator. Empty for a name that
-// is not a sweep problem's.
+// The sweep problem a name stands for ("s<seed>_<index>_<lin|col>", as draw() names them), drawn again in constant
+// time: what a receipt does not record (the alignment class, the token count) read back from the generator. Empty
+// for a name that is not a sweep problem's.
 std::optional<SweepProblem> sweep_problem_named(std::string_view name);
 
 // The token band a sweep problem falls in, for reports: "1-16" (decode), "17-256", "257-16384" (prefill).

@@ -9,8 +9,10 @@
 
 #include "core/checked.hpp"
 #include "core/error.hpp"
+#include "core/file.hpp"
 #include "core/json.hpp"
 #include "receipt/derive.hpp"
+#include "receipt/receipt.hpp"
 #include "receipt/receipt.hpp"
 #include "receipt/verdict.hpp"
 
@@ -262,6 +264,20 @@ FileVerdict check_file(const std::string& path) {
   if (j.is_object() && j.contains("results") && j["results"].is_array()) v.results = j["results"].size();
   v.valid = v.problems.empty();
   return v;
+}
+
+std::vector<std::pair<std::string, Receipt>> read_valid_receipts(const std::vector<std::string>& paths,
+                                                                 const std::string& use) {
+  files::refuse_repeated_inputs(paths);
+  std::vector<std::pair<std::string, Receipt>> out;
+  for (const std::string& path : paths) {
+    const FileVerdict v = check_file(path);
+    if (!v.valid)
+      throw Error(fmt::format("{}: not a valid receipt ({}); {}", path,
+                              v.problems.empty() ? "unreadable" : v.problems.front(), use));
+    out.emplace_back(path, read_file(path));
+  }
+  return out;
 }
 
 }  // namespace tilewise::receipt

@@ -1,5 +1,6 @@
 #pragma once
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -19,5 +20,11 @@ struct FileVerdict {
   size_t results = 0;
 };
 FileVerdict check_file(const std::string& path);
+
+struct Receipt;
+// The receipts at `paths`, each valid and each given once, for a use whose figures they back: throws Error naming a
+// path that is not a valid receipt (and `use`, e.g. "a fit takes valid receipts only") or two paths of one file.
+std::vector<std::pair<std::string, Receipt>> read_valid_receipts(const std::vector<std::string>& paths,
+                                                                 const std::string& use);
 
 }  // namespace tilewise::receipt

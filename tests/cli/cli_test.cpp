@@ -1,6 +1,7 @@
 // The command line against bad input (docs/reliability.md has the table): every case ends with a message naming the
 // problem and a non-zero status, never an abort, a hang, or an output written over an input. No GPU is needed; where
 // the machine has none, the GPU commands must fail on their options or inputs before they look for one.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -41,6 +42,10 @@ class Cli : public ::testing::Test {
   std::string receipt() const {
     receipt::write_file(receipt::sample_receipt(), (dir_ / "receipt.json").string());
     return "receipt.json";
+  }
+  std::string copy_of(const std::string& name, const std::string& copy) const {
+    fs::copy_file(dir_ / name, dir_ / copy, fs::copy_options::overwrite_existing);
+    return copy;
   }
   std::string database() const {
     select::write_database(sample_database(), (dir_ / "db.json").string());
@@ -108,6 +113,56 @@ TEST_F(Cli, AMissingKernelsFolderIsNamed) {
   EXPECT_TRUE(Ends(run({"compile", "--suite", kSource + "/suites/square.txt", "--only", "sq256", "--first-rule"},
                        {{"TILEWISE_KERNELS_DIR", "/nonexistent/kernels"}}),
                    2, "TILEWISE_KERNELS_DIR=/nonexistent/kernels is not a folder of kernel sources"));
+}
+
+// A new user's probe found these: a report written over an input receipt, receipts counted twice, a fit judged on
+// its own half, lists and numbers that silently dropped or repeated work.
+TEST_F(Cli, AReceiptCountsOnceAndNoReportReplacesAnInput) {
+  const std::string r = receipt(), other = copy_of(r, "other.json");
+  const std::string before = slurp(dir_ / r);
+  EXPECT_TRUE(Ends(run({"floor", "fit", "--fit", r, "--judge", other, "-o", "floor.json", "--report", r, "--overwrite"}),
+                   2, "an output never replaces what it is made from"));
+  EXPECT_TRUE(Ends(run({"floor", "fit", "--fit", r, "--judge", other, "-o", "f.json", "--report", "f.json"}), 2,
+                   "-o and --report name one file, f.json: the report would replace the rule"));
+  EXPECT_FALSE(exists("f.json"));
+  EXPECT_TRUE(Ends(run({"floor", "fit", "--fit", r, "--judge", r, "-o", "g.json"}), 2,
+                   "receipt.json and receipt.json are one file, given twice: each input counts once"));
+  EXPECT_TRUE(Ends(run({"floor", "fit", "--fit", r, "--fit", "./" + r, "--judge", other, "-o", "g.json"}), 2,
+                   "are one file, given twice: each input counts once"));
+  EXPECT_EQ(slurp(dir_ / r), before) << "the input receipt is untouched";
+  EXPECT_TRUE(Ends(run({"headline", r, r, "--arm", "cublaslt"}), 2, "given twice: each input counts once"));
+  EXPECT_TRUE(Ends(run({"fit", r, other, r}), 2, "given twice: each input counts once"));
+  // An arm no receipt has: an empty table would read as a run with nothing to say.
+  EXPECT_TRUE(Ends(run({"headline", r, "--arm", "nosuch"}), 2, "their arms: cublaslt, cublaslt-default"));
+  EXPECT_TRUE(Ends(run({"headline", r, "--arm", "cublaslt", "--by-class"}), 2, "among the sweep's problems"));
+  // A decision or judgement stands on valid receipts only.
+  nlohmann::json j = nlohmann::json::parse(slurp(dir_ / r));
+  j["results"][0]["arms"][0]["us_median"] = 0.001;
+  put("forged.json", j.dump());
+  EXPECT_TRUE(Ends(run({"db", "merge", database(), "-o", "m.json", "--confirm", "forged.json"}), 2,
+                   "forged.json: not a valid receipt"));
+  EXPECT_FALSE(exists("m.json"));
+}
+
+TEST_F(Cli, ListsAndNumbersThatWouldDropOrRepeatWorkAreRefused) {
+  const std::string suite = kSource + "/suites/square.txt";
+  EXPECT_TRUE(Ends(run({"suite", suite, "--dtypes", ""}), 2, "--dtypes names no dtype"));
+  EXPECT_TRUE(Ends(run({"suite", suite, "--dtypes", "bf16,bf16"}), 2, "--dtypes 'bf16,bf16' names bf16 twice"));
+  EXPECT_TRUE(Ends(run({"choose", "--suite", suite, "--only", ","}), 2, "--only ',' has an empty item"));
+  EXPECT_TRUE(Ends(run({"suite", suite, "--layouts", "TN,,NN"}), 2, "--layouts 'TN,,NN' has an empty item"));
+  EXPECT_NE(run({"compile", "--suite", suite, "--every", "0"}).status, 0);
+  EXPECT_TRUE(Ends(run({"compile", "--suite", suite, "--dtypes", "fp8", "--layouts", "NN"}), 2, "nothing to build"));
+  for (const char* seed : {"-1", "18446744073709551616", "1e3"}) {  // wrapped, clamped and rounded, they were
+    const Ran ran = run({"sweep", "--seed", seed, "-o", "s.txt"});
+    EXPECT_NE(ran.status, 0);
+    EXPECT_NE(ran.all().find(fmt::format("--seed {} is not a whole number in 0 .. 18446744073709551615", seed)),
+              std::string::npos) << ran.all();
+  }
+  EXPECT_TRUE(Ends(run({"sweep", "--seed", "1", "--count", "1", "--part", "judge", "-o", "s.txt"}), 2,
+                   "holds none of part judge: give --count 2 or more"));
+  EXPECT_FALSE(exists("s.txt"));
+  EXPECT_EQ(run({"sweep", "--seed", "18446744073709551615", "--count", "2", "-o", "s.txt"}).status, 0);
+  EXPECT_NE(run({"db", "merge", database(), "-o", "m.json", "--margin", "0.1"}).status, 0);
 }
 
 TEST_F(Cli, CompileSweepBuildsWhatSm90SweepTimesAndStandsAlone) {
@@ -334,7 +389,7 @@ TEST_F(Cli, InfoNamesExactlyTheCommandsThatWorkWithoutAGpu) {
       {"campaign", {{"campaign", "c.json"}, 0}},
       {"db merge", {{"db", "merge", db, "-o", "merged.json"}, 0}},
       {"sweep", {{"sweep", "--seed", "1", "--count", "4", "-o", "sweep.txt"}, 0}},
-      {"floor fit", {{"floor", "fit", "--fit", r, "--judge", r, "-o", "floor.json"}, 0}},
+      {"floor fit", {{"floor", "fit", "--fit", r, "--judge", copy_of(r, "judged.json"), "-o", "floor.json"}, 0}},
   };
   std::vector<std::string> known;
   for (const auto& [name, _] : runs) known.push_back(name);

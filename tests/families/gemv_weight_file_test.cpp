@@ -124,7 +124,18 @@ TEST_F(GemvWeightFile, WeightsThatDoNotComeBackAreCountedInTheSummary) {
   const FileSummary back = dequantize_file(path("q8.tww"), path("q8.f32"), "f32");
   EXPECT_FALSE(back.faithful);
   EXPECT_TRUE(Contains(back.text, "values not finite"));
+  // Weights of 1e-6 quantize to a subnormal scale (int4) or none at all: they came back as 0, said nowhere.
+  std::vector<uint16_t> tiny(2 * 64, float_to_bf16_bits(1e-6f));
+  write(path("tiny.bin"), tiny);
+  for (Format f : {Format::q8_0, Format::int4_g32}) {
+    const std::string out = std::string("t") + std::string(to_string(f)) + ".tww";
+    const FileSummary small = quantize_file({path("tiny.bin"), path(out.c_str()), DType::bf16, 2, 64, f, true});
+    EXPECT_FALSE(small.faithful) << to_string(f);
+    EXPECT_TRUE(Contains(small.text, "groups whose fp16 scale is under fp16's normal range")) << small.text;
+  }
   std::fill(raw.begin(), raw.end(), float_to_bf16_bits(0.5f));
+  raw[5] = 0;  // a zero weight, and below a whole group of zeros: nothing lost
+  std::fill(raw.begin() + 64, raw.begin() + 96, 0);
   write(path("clean.bin"), raw);
   EXPECT_TRUE(quantize_file({path("clean.bin"), path("c.tww"), DType::bf16, 2, 64, Format::q8_0, true}).faithful);
 }

@@ -70,6 +70,8 @@ namespace {
 float fp16_value(uint16_t bits) { return float(fp16_to_double(bits)); }
 
 bool fp16_overflows(float v) { return (float_to_fp16_bits(v) & 0x7FFF) == 0x7C00; }
+// Under the smallest normal fp16 (2^-14) once rounded: a subnormal or zero scale.
+bool fp16_underflows(float v) { return (float_to_fp16_bits(v) & 0x7C00) == 0; }
 
 // The GPU's float-to-integer conversion: saturating, NaN to 0 (a plain cast of either is undefined in C++).
 int8_t to_int8(float v) { return std::isnan(v) ? 0 : int8_t(std::fmin(std::fmax(v, -128.0f), 127.0f)); }
@@ -97,7 +99,9 @@ Hazards find_hazards(const void* src, DType src_type, int64_t N, int64_t K, int6
         if (f == Format::fp16 && fp16_overflows(x)) ++h.overflowed, note(n, k);
       }
       // The scale as quantize_cpu computes it: Q8_0's amax / 127, int4's amax / 7, each stored as fp16.
-      if (finite && G && fp16_overflows(amax / (f == Format::q8_0 ? 127.0f : 7.0f))) ++h.overflowed, note(n, k0);
+      const float scale = amax / (f == Format::q8_0 ? 127.0f : 7.0f);
+      if (finite && G && fp16_overflows(scale)) ++h.overflowed, note(n, k0);
+      if (finite && G && amax > 0.0f && fp16_underflows(scale)) ++h.underflowed, note(n, k0);
     }
   return h;
 }

@@ -51,12 +51,15 @@ std::vector<float> dequantize_cpu(const HostPacked& w);
 
 // What quantizing would not keep, counted on the host before it runs: weights that are not finite (a NaN comes back
 // as 0 in Q8_0 and int4, an Inf turns its whole group or fp8 row into NaN) and finite weights too large for the format:
-// a Q8_0 or int4 group whose fp16 scale overflows (|w| past about 8.3e6 or 4.6e5), an fp16 weight past 65504.
+// a Q8_0 or int4 group whose fp16 scale overflows (|w| past about 8.3e6 or 4.6e5), an fp16 weight past 65504; and
+// finite weights too small for it: a group whose fp16 scale falls under fp16's normal range (|w| under about 7.8e-3
+// in Q8_0, 4.3e-4 in int4), where the scale keeps few bits or none and its weights come back coarse or as 0.
 struct Hazards {
   int64_t nonfinite = 0;
-  int64_t overflowed = 0;  // groups, or fp16 weights
-  std::string first;       // where the first hazard is: "row 3, column 17"
-  bool none() const { return nonfinite == 0 && overflowed == 0; }
+  int64_t overflowed = 0;   // groups, or fp16 weights
+  int64_t underflowed = 0;  // groups with a nonzero weight whose scale is under fp16's normal range
+  std::string first;        // where the first hazard is: "row 3, column 17"
+  bool none() const { return nonfinite == 0 && overflowed == 0 && underflowed == 0; }
 };
 Hazards find_hazards(const void* src, DType src_type, int64_t N, int64_t K, int64_t ld_src, Format f);
 

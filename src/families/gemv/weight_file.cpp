@@ -115,10 +115,14 @@ FileSummary quantize_file(const QuantizeRequest& r) {
                               layout.bytes() / 1e6, double(layout.bytes()) / double(need), gpu ? "GPU" : "CPU"),
                   h.none()};
   if (!h.none())
-    out.text += fmt::format("; NOT FAITHFUL: {} weights not finite (NaN or Inf), {} {} past the range of {} (first at "
-                            "{}): they do not come back as they went in",
+    out.text += fmt::format("; NOT FAITHFUL: {} weights not finite (NaN or Inf), {} {} past the range of {}{} (first "
+                            "at {}): they do not come back as they went in",
                             h.nonfinite, h.overflowed, r.format == Format::fp16 ? "weights" : "groups whose fp16 scale is",
-                            to_string(r.format), h.first);
+                            to_string(r.format),
+                            h.underflowed ? fmt::format(", {} groups whose fp16 scale is under fp16's normal range "
+                                                        "(weights too small for {})", h.underflowed, to_string(r.format))
+                                          : "",
+                            h.first);
   return out;
 }
 
