@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "families/sm90/config.hpp"
+#include "families/sm90/heuristic.hpp"
 #include "families/sm90/rule_fit.hpp"
 #include "receipt/check.hpp"
 #include "receipt/receipt.hpp"
@@ -33,10 +34,22 @@ int run_fit(const std::vector<std::string>& receipts) {
     sm_count = r.machine.sm_count;
     const std::vector<sm90::SweepCase> mine = sm90::sweep_cases(r);
     if (mine.empty()) throw Error(fmt::format("{}: no sm90:sweep results to fit to", path));
-    cases.insert(cases.end(), mine.begin(), mine.end());
+    // A problem in several receipts is taken from the last: a later sweep re-times it with the rungs added since.
+    for (const sm90::SweepCase& c : mine) {
+      std::erase_if(cases, [&](const sm90::SweepCase& o) { return o.problem == c.problem; });
+      cases.push_back(c);
+    }
   }
   sm90::Limits limits;
   limits.sm_count = sm_count;
+  // A swapped rate is judged only where every problem that takes swapped tiles had them timed.
+  int unswept = 0;
+  for (const sm90::SweepCase& c : cases) {
+    bool takes = false, timed = false;
+    for (const sm90::Config& k : sm90::sweep_candidates(c.problem, limits)) takes = takes || k.swap;
+    for (const auto& [config, us] : c.us) timed = timed || sm90::parse_config(config).swap;
+    unswept += takes && !timed;
+  }
   const sm90::Fit now = sm90::evaluate(cases, sm90::RuleParams{}, limits);
   const sm90::Fit fit = sm90::fit_rule(cases, limits);
   fmt::print("{:<48} {:>10} {:>10} {:>10}   fastest / fitted choice\n", "problem", "fastest us", "fitted", "current");
@@ -51,6 +64,9 @@ int run_fit(const std::vector<std::string>& receipts) {
   };
   fmt::print("\ncurrent constants: {}\nfitted constants:  {}\n", summary(now), summary(fit));
   fmt::print("over {} problems from {} receipt(s), {} SMs\n", cases.size(), receipts.size(), sm_count);
+  if (unswept)
+    fmt::print("swapped tiles unrated: {} of these problems take them but their sweep timed none (re-time them with "
+               "sm90:sweep)\n", unswept);
   return 0;
 }
 

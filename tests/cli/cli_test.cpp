@@ -144,6 +144,17 @@ TEST_F(Cli, AReceiptCountsOnceAndNoReportReplacesAnInput) {
   EXPECT_FALSE(exists("m.json"));
 }
 
+TEST_F(Cli, FitTakesAProblemFromTheLastReceiptThatHasIt) {
+  // A later sweep re-times problems with the rungs added since (the swapped tiles): each counts once, and the fit
+  // says which problems take swapped tiles that no sweep timed.
+  fs::copy_file(kSource + "/results/sm90-sweep-warm.json", dir_ / "warm.json");
+  const std::string later = copy_of("warm.json", "later.json");
+  const Ran ran = run({"fit", "warm.json", later});
+  ASSERT_EQ(ran.status, 0) << ran.all();
+  EXPECT_NE(ran.out.find("over 36 problems from 2 receipt(s)"), std::string::npos) << ran.out;
+  EXPECT_NE(ran.out.find("swapped tiles unrated: 10 of these problems take them"), std::string::npos) << ran.out;
+}
+
 TEST_F(Cli, ListsAndNumbersThatWouldDropOrRepeatWorkAreRefused) {
   const std::string suite = kSource + "/suites/square.txt";
   EXPECT_TRUE(Ends(run({"suite", suite, "--dtypes", ""}), 2, "--dtypes names no dtype"));

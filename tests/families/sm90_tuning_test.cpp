@@ -96,6 +96,24 @@ TEST(Sm90Space, ASmallMKeepsOnlyTheTilesThatCoverIt) {
   EXPECT_EQ(widths, (std::set<std::string>{"8", "16"}));
 }
 
+TEST(Sm90Space, TheFirstRulesTileIsInTheTileRound) {
+  // With every multiple of 8 a width, the cover of M = 20 was once 24 while the rule takes 32 (review of a400910).
+  for (int64_t M : {1, 16, 20, 40, 56, 100, 142, 1000, 4096})
+    for (const Problem& p : {make_problem("m", M, 4096, 4096, DType::bf16, Layout::TN),
+                             make_problem("n", 4096, M, 4096, DType::bf16, Layout::TN)}) {
+      SCOPED_TRACE(describe(p));
+      const Config rule = sm90::tuner_fields(sm90::first_rule(p));
+      const Space s = sm90::space(p);
+      bool found = false;
+      for (const Config& alt : s.groups[0].alternatives) {
+        bool same = true;
+        for (const char* f : {"block_m", "block_n", "consumers", "schedule", "swap"}) same = same && *find(alt, f) == *find(rule, f);
+        found = found || same;
+      }
+      EXPECT_TRUE(found) << to_string(rule);
+    }
+}
+
 TEST(Sm90Space, TheWarmStartIsTheFirstRule) {
   for (const Problem& p : shapes()) EXPECT_EQ(sm90::from_fields(sm90::tunable(p).warm_start), sm90::first_rule(p)) << describe(p);
 }

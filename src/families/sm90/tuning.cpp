@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "core/error.hpp"
 #include "families/sm90/heuristic.hpp"
@@ -22,22 +23,27 @@ const Group kGroups[] = {
     {"launch", {"pdl"}},
 };
 
-// A tile wider than the narrowest feasible width covering M only multiplies rows that do not exist (TMA fills them
-// with zeros): decode-like shapes would spend most of their tile round compiling such waste.
-int covering_block_m(const std::vector<Config>& feasible, int64_t M) {
-  int cover = 0;
-  for (const Config& c : feasible)
-    if (c.block_m >= M && (cover == 0 || c.block_m < cover)) cover = c.block_m;
-  return cover;  // 0: no width covers M, every width is useful
-}
-
 // Every multiple of 8 is a width, but the tile round compiles each candidate: past the widths it always held, a
 // width earns a place there only by fitting the kernel's M (the problem's N when swapped) in one to eight tiles,
 // which is what the first rule's swapped rungs take (heuristic.cpp).
 constexpr int kRoundWidths[] = {8, 16, 32, 48, 64, 80, 96, 128, 160, 192, 224, 256};
 constexpr int64_t kMostFittedTiles = 8;
 
+// A tile wider than the narrowest of those widths covering the kernel's M only multiplies rows that do not exist (TMA
+// fills them with zeros): decode-like shapes would spend most of their tile round compiling such waste. The cover is
+// taken from the round's widths, as the first rule's are, so the rule's own tile is always in the round.
+int covering_block_m(const std::vector<Config>& feasible, const Problem& p, bool swapped) {
+  int cover = 0;
+  for (const Config& c : feasible) {
+    const bool round_width = std::find(std::begin(kRoundWidths), std::end(kRoundWidths), c.block_m) != std::end(kRoundWidths);
+    if (c.swap == swapped && round_width && c.block_m >= kernel_view(p, c).M && (cover == 0 || c.block_m < cover))
+      cover = c.block_m;
+  }
+  return cover;  // 0: no width covers M, every width is useful
+}
+
 bool in_tile_round(const Config& c, const Problem& p) {
+  if (c.swap && p.M < 64) return false;  // swapped, M runs along 64-row tiles: under 64 they multiply empty rows
   if (std::find(std::begin(kRoundWidths), std::end(kRoundWidths), c.block_m) != std::end(kRoundWidths)) return true;
   const int64_t m = kernel_view(p, c).M;
   for (int64_t tiles = 1; tiles <= kMostFittedTiles; ++tiles)
@@ -81,11 +87,22 @@ families::Space space(const Problem& p, const Limits& limits) {
     require_tma_expressible(p);
     throw Unsupported(fmt::format("sm90: no feasible configuration for {}", describe(p)));
   }
-  const int cover = covering_block_m(feasible, p.M);
+  const int cover[2] = {covering_block_m(feasible, p, false), covering_block_m(feasible, p, true)};
+  // The rule's own tile is always in the round (its ladder's 192 is wider than M = 142's cover of 160).
+  std::optional<Config> rule;
+  try {
+    rule = first_rule(p, limits);
+  } catch (const Unsupported&) {
+  }
+  const auto rules_tile = [&](const Config& c) {
+    return rule && c.block_m == rule->block_m && c.block_n == rule->block_n && c.consumers == rule->consumers &&
+           c.schedule == rule->schedule && c.swap == rule->swap;
+  };
   std::vector<Fields> all, covering;
   for (const Config& c : feasible) {
     all.push_back(tuner_fields(c));
-    if ((cover == 0 || c.block_m <= cover) && in_tile_round(c, p)) covering.push_back(all.back());
+    if (((cover[c.swap] == 0 || c.block_m <= cover[c.swap]) && in_tile_round(c, p)) || rules_tile(c))
+      covering.push_back(all.back());
   }
   families::Space s;
   for (const Group& g : kGroups) s.groups.push_back(with_alternatives(g, g.name == "tile" ? covering : all));
