@@ -5,6 +5,7 @@
 #include "core/error.hpp"
 #include "receipt/check.hpp"
 #include "select/database_file.hpp"
+#include "select/floor.hpp"
 #include "select/json_file.hpp"
 #include "tune/campaign.hpp"
 #include "tune/campaign_check.hpp"
@@ -46,6 +47,13 @@ Verdict check_database(const std::string& path) {
   return {true, fmt::format("database: {} problems, {} identities", db.records.size(), db.identities.size()), {}};
 }
 
+// The floor's rule as the library reads it (data/floor-h200.json): every field and point parses.
+Verdict check_floor(const std::string& path) {
+  const select::FloorRule r = select::read_floor(path);
+  return {true, fmt::format("floor: {} points from {} receipts, measured on {} ({} SMs), {} neighbours within {}",
+                            r.points.size(), r.receipts.size(), r.gpu, r.sm_count, r.neighbours, r.radius), {}};
+}
+
 Verdict check_receipt(const std::string& path) {
   const receipt::FileVerdict v = receipt::check_file(path);
   return {v.valid, fmt::format("{} results", v.results), v.problems};
@@ -57,6 +65,7 @@ Verdict check(const std::string& path) {
     const std::string schema = schema_of(path);
     if (schema == tune::kCampaignSchema) return campaign_verdict(path);
     if (schema == select::kDatabaseSchema) return check_database(path);
+    if (schema == select::kFloorSchema) return check_floor(path);
     return check_receipt(path);
   } catch (const std::exception& e) {
     return {false, "", {e.what()}};

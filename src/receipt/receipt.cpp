@@ -144,6 +144,10 @@ void write_file(const Receipt& r, const std::string& path) {
 
 Receipt read_file(const std::string& path) {
   const json j = read_json(path);
+  // Another of tilewise's files (a database, a campaign, a floor) is named as such, not by the first field it lacks.
+  if (j.is_object() && j.contains("schema") && j["schema"].is_string() && j["schema"].get<std::string>() != schema)
+    throw Error(fmt::format("{}: not a tilewise receipt: schema '{}', expected '{}'", path,
+                            j["schema"].get<std::string>(), schema));
   try {
     return j.get<Receipt>();
   } catch (const json::exception& e) {

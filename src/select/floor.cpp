@@ -78,15 +78,15 @@ nlohmann::json to_json(const FloorRule& r) {
     for (const auto& [f, o] : pt.families) fam[f] = {{"speedup", o.speedup}, {"claim", o.claim}};
     points.push_back({{"problem", pt.problem}, {"families", fam}});
   }
-  return {{"schema", "tilewise.floor/1"}, {"gpu", r.gpu},         {"sm_count", r.sm_count},
+  return {{"schema", kFloorSchema},       {"gpu", r.gpu},         {"sm_count", r.sm_count},
           {"cc", r.cc},                   {"neighbours", r.neighbours}, {"radius", r.radius},
           {"receipts", r.receipts},       {"points", points}};
 }
 
 FloorRule parse_floor(const nlohmann::json& j, const std::string& origin) {
   const At at{j, origin, ""};
-  if (at["schema"].string() != "tilewise.floor/1")
-    at["schema"].fail(fmt::format("'{}' is not tilewise.floor/1", at["schema"].string()));
+  if (at["schema"].string() != kFloorSchema)
+    at["schema"].fail(fmt::format("'{}' is not {}", at["schema"].string(), kFloorSchema));
   FloorRule r;
   r.gpu = at["gpu"].string();
   r.sm_count = int(at["sm_count"].integer());

@@ -73,6 +73,7 @@ bool holds_on(const FloorRule& rule, const Identity& running);
 // The rule shipped with the library (data/floor-h200.json), parsed once.
 const FloorRule& shipped_floor();
 
+inline constexpr const char* kFloorSchema = "tilewise.floor/1";
 nlohmann::json to_json(const FloorRule& r);
 FloorRule parse_floor(const nlohmann::json& j, const std::string& origin);  // throws Error naming the field
 FloorRule read_floor(const std::string& path);

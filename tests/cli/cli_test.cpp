@@ -155,6 +155,18 @@ TEST_F(Cli, FitTakesAProblemFromTheLastReceiptThatHasIt) {
   EXPECT_NE(ran.out.find("swapped tiles unrated: 10 of these problems take them"), std::string::npos) << ran.out;
 }
 
+TEST_F(Cli, CheckReadsTheShippedFloorAsTheLibraryDoes) {
+  // It once called data/floor-h200.json an invalid receipt, and CI did not check the floor at all.
+  fs::copy_file(kSource + "/data/floor-h200.json", dir_ / "floor.json");
+  EXPECT_TRUE(Ends(run({"check", "floor.json"}), 0, "measured on NVIDIA H200 (132 SMs), 6 neighbours within 6)"));
+  nlohmann::json j = nlohmann::json::parse(slurp(dir_ / "floor.json"));
+  j["sm_count"] = "many";
+  put("bad-floor.json", j.dump());
+  const Ran bad = run({"check", "bad-floor.json"});
+  EXPECT_EQ(bad.status, 1) << bad.all();
+  EXPECT_NE(bad.out.find("sm_count"), std::string::npos) << bad.out;
+}
+
 TEST_F(Cli, ListsAndNumbersThatWouldDropOrRepeatWorkAreRefused) {
   const std::string suite = kSource + "/suites/square.txt";
   EXPECT_TRUE(Ends(run({"suite", suite, "--dtypes", ""}), 2, "--dtypes names no dtype"));

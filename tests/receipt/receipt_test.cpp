@@ -172,6 +172,15 @@ TEST(ReceiptFile, ReadJsonThatIsNotAReceiptThrowsNamingPath) {
   EXPECT_TRUE(Contains(msg, "not a tilewise receipt"));
 }
 
+TEST(ReceiptFile, AnotherOfTheToolsFilesIsNamedByItsSchema) {
+  // `report` given the shipped database once said "key 'created' not found" (a new user's probe).
+  TempDir dir;
+  const std::string path = dir.file("db.json");
+  write_text(path, R"({"schema": "tilewise.database/1", "records": []})");
+  EXPECT_TRUE(Contains(error_of([&] { read_file(path); }),
+                       "db.json: not a tilewise receipt: schema 'tilewise.database/1', expected 'tilewise.receipt/1'"));
+}
+
 TEST(ReceiptFile, ReadReceiptWithBadValueThrowsNamingPath) {
   TempDir dir;
   const std::string path = dir.file("bad_dtype.json");
