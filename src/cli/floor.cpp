@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <charconv>
-
 #include "cli/options.hpp"
 #include "core/error.hpp"
 #include "core/file.hpp"
@@ -41,18 +39,7 @@ FloorCommands::FloorCommands(CLI::App& app) {
   sweep_ = app.add_subcommand("sweep", "write the seeded sweep of GEMM problems the floor is fitted to, as a suite "
                                        "(no GPU needed)");
   sweep_->group(kNoGpu);
-  // Checked as text: a conversion to 64 bits unsigned would wrap -1 and clamp 2^64, two seeds giving one sweep.
-  sweep_->add_option("--seed", seed_, "the generator's seed (recorded in the suite)")
-      ->required()
-      ->check(CLI::Validator(
-          [](std::string& text) -> std::string {
-            uint64_t v = 0;
-            const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-            if (text.empty() || ec != std::errc() || end != text.data() + text.size())
-              return fmt::format("--seed {} is not a whole number in 0 .. 18446744073709551615", text);
-            return "";
-          },
-          "SEED"));
+  sweep_->add_option("--seed", seed_, "the generator's seed (recorded in the suite)")->required()->check(whole_u64());
   sweep_->add_option("--count", count_, "problems drawn")->capture_default_str()->check(CLI::Range(1, 1000000));
   sweep_->add_option("--part", part_, "all, fit (even indices) or judge (odd)")->capture_default_str();
   sweep_->add_option("-o,--output", output_, "suite file")->required();

@@ -72,9 +72,12 @@ int cmd_info(const CLI::App& app) {
 int cmd_suite(const std::vector<std::string>& files, const std::vector<tw::DType>& dtypes,
               const std::vector<tw::Layout>& layouts) {
   for (const std::string& f : files) {
-    fmt::print("{}: {} problems\n", f, tw::load_suite(f).entries.size());
     // As every command takes the suite: a line's own dtype, layout and pad (the sweeps') over the command line's.
-    for (const tw::SuiteCase& c : tw::expand_suites({f}, {}, dtypes, layouts)) {
+    const std::vector<tw::SuiteCase> cases = tw::expand_suites({f}, {}, dtypes, layouts);
+    std::set<int> lines;
+    for (const tw::SuiteCase& c : cases) lines.insert(c.entry.line);
+    fmt::print("{}: {} problems\n", f, lines.size());
+    for (const tw::SuiteCase& c : cases) {
       const tw::Problem p = tw::make_problem(c);
       std::string status = "ok", megabytes = "-";
       try {
@@ -202,7 +205,7 @@ int main(int argc, char** argv) {
   compile->add_option("--config", co.configs, "only this configuration where feasible (repeatable)");
   compile->add_option("--every", co.every, "keep every n-th feasible configuration")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(tw::cli::at_least_one());
   compile->add_option("--cubin-dir", co.cubin_dir, "also write each cubin there (for cuobjdump -sass)");
 
   auto* bench = app.add_subcommand("bench", "measure arms on suites under the protocol and write a receipt");
@@ -243,7 +246,8 @@ int main(int argc, char** argv) {
   bench->add_option("--pad", o.pad, "extra elements on every leading dimension")
       ->capture_default_str()
       ->check(CLI::Range(int64_t(0), int64_t(1) << 30));
-  bench->add_option("--seed", o.seed, "random seed (default: from the clock; recorded in the receipt)");
+  bench->add_option("--seed", o.seed, "random seed (default: from the clock; recorded in the receipt)")
+      ->check(tw::cli::whole_u64());
   bench->add_option("-o,--output", o.output, "receipt path")->required();
   bench->add_flag("--overwrite", overwrite, "replace an existing receipt at the output path");
 

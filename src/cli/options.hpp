@@ -5,7 +5,9 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <limits>
 #include <string>
@@ -32,6 +34,20 @@ inline CLI::Validator finite_number(double low = -HUGE_VAL, bool strictly = fals
 inline const CLI::Validator& at_least_one() {
   static const CLI::Validator v = CLI::Range(1, std::numeric_limits<int>::max());
   return v;
+}
+
+// A whole number of 64 bits, unsigned, checked as text (a seed): the conversion alone wraps -1 and clamps 2^64, so
+// that two seeds would give one run.
+inline CLI::Validator whole_u64() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        uint64_t v = 0;
+        const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+        if (text.empty() || ec != std::errc() || end != text.data() + text.size())
+          return fmt::format("{} is not a whole number in 0 .. 18446744073709551615", text);
+        return "";
+      },
+      "0 .. 2^64-1");
 }
 
 // Help groups: `tilewise --help` lists each command under one, and `tilewise info` names the first's where no GPU is

@@ -119,13 +119,12 @@ std::string headline_markdown(const std::vector<HeadlineRow>& rows, const std::s
   const bool by_class = std::any_of(rows.begin(), rows.end(), [](const HeadlineRow& r) { return !r.sweep_class.empty(); });
   std::string out = fmt::format(
       "| {3} | orientation | {4} | ldc | cases | {0} vs cuBLASLt default | {0} vs cuBLASLt best | faster | "
-      "slower |{1} receipt |\n|---|---|---|---|---|---|---|---|---|---|{2}---|\n",
+      "slower |{1} receipt |\n|---|---|---|---|---|---|---|---|---|{5}{2}---|\n",
       arm, tuned ? " first-use tuning s (median, max) |" : "", tuned ? "---|" : "", by_class ? "tokens" : "suite",
-      by_class ? "alignment class | dtype, layout" : "dtype | layout");
+      by_class ? "alignment class" : "dtype | layout", by_class ? "" : "---|");
   for (const HeadlineRow& r : rows) {
     const std::string first = by_class ? r.tokens : r.suite.empty() ? "-" : r.suite;
-    const std::string kind = by_class ? fmt::format("{} | {}", r.sweep_class, r.dtype)
-                                      : fmt::format("{} | {}", r.dtype, r.layout);
+    const std::string kind = by_class ? r.sweep_class : fmt::format("{} | {}", r.dtype, r.layout);
     out += fmt::format("| {} | {} | {} | {} | {} | {:.3f}x | {} | {} | {} |", first, r.orientation, kind,
                        r.aligned ? "aligned" : "not a multiple of 8 (cuBLASLt's alignment cliff)", r.cases, r.vs_default,
                        r.vs_best > 0 ? fmt::format("{:.3f}x", r.vs_best) : "-", r.faster, r.slower);

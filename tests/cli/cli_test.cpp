@@ -178,8 +178,16 @@ TEST_F(Cli, ListsAndNumbersThatWouldDropOrRepeatWorkAreRefused) {
   for (const char* seed : {"-1", "18446744073709551616", "1e3"}) {  // wrapped, clamped and rounded, they were
     const Ran ran = run({"sweep", "--seed", seed, "-o", "s.txt"});
     EXPECT_NE(ran.status, 0);
-    EXPECT_NE(ran.all().find(fmt::format("--seed {} is not a whole number in 0 .. 18446744073709551615", seed)),
+    EXPECT_NE(ran.all().find(fmt::format("--seed: {} is not a whole number in 0 .. 18446744073709551615", seed)),
               std::string::npos) << ran.all();
+  }
+  // The same rule for bench's and tune's operand seeds, before any GPU is looked for.
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"bench", "--suite", suite, "-o", "r.json", "--seed", "-1"},
+        std::vector<std::string>{"tune", "--suite", suite, "--campaign", "t.json", "--seed", "-1"}}) {
+    const Ran ran = run(args);
+    EXPECT_NE(ran.status, 0);
+    EXPECT_NE(ran.all().find("--seed: -1 is not a whole number"), std::string::npos) << ran.all();
   }
   EXPECT_TRUE(Ends(run({"sweep", "--seed", "1", "--count", "1", "--part", "judge", "-o", "s.txt"}), 2,
                    "holds none of part judge: give --count 2 or more"));

@@ -144,7 +144,8 @@ TEST(Headline, BySweepClassReadsTheClassAndTokensBackFromTheGeneratorAndLeavesOt
   }
   EXPECT_EQ(cases, 2);
   const std::string md = headline_markdown(rows, "cublaslt");
-  EXPECT_NE(md.find("| tokens | orientation | alignment class |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| tokens | orientation | alignment class | ldc |"), std::string::npos) << md;
+  EXPECT_NE(md.find("|\n|---|---|---|---|---|---|---|---|---|---|\n"), std::string::npos) << md;  // ten columns
   EXPECT_NE(md.find(fmt::format("| {} | nn.Linear | {} |", token_band(*lin), lin->alignment)), std::string::npos) << md;
 
   // A sweep name whose sizes are not the generator's (a receipt edited, or another generator) is left out too.
