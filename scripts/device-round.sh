@@ -6,7 +6,7 @@
 #                          [sm90-tests] [sass] [sm90-explore] [sm90-sanitize] [square-sm90] [decode-gemv] [family-tests]
 #                          [peers-gpus] [gemv-engines] [sm90-sweep] [tune-llm24] [selected-llm24] [grid-vs-descent]
 #                          [host-gpu-tests] [decide-llm24] [gemv-bulk] [gemv-bulk-sanitize] [issue7] [kscan-stride]
-#                          [sm90-gaps]
+#                          [sm90-gaps] [gemv-prefetch]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export TILEWISE_SOURCE_DIR=$PWD  # the GPU tests read suites from this copy, not from where they were built
@@ -220,6 +220,11 @@ for step in "$@"; do
         2>"$work/sm90-swapped-warm.log" | tail -n 12
       "$bin" fit results/sm90-sweep-warm.json "$work/sm90-swapped-warm.json" "$work/sm90-gaps-cold.json" \
         | tee "$work/sm90-gaps-fit.txt" | tail -n 7
+      ;;
+    gemv-prefetch)
+      # Preregistered: the gemv mma engine's next-step loads against its default, int4 g128 and fp8 weights, cold.
+      timeout 200 "$bin" bench --protocol protocols/decode-gemv-prefetch.toml -o "$work/protocol-decode-gemv-prefetch.json" \
+        2>"$work/protocol-decode-gemv-prefetch.log" | tee "$work/protocol-decode-gemv-prefetch-table.txt" | tail -n 16
       ;;
     tune-llm24)
       # Issue 5's campaign for TUNE_FAMILY (cublaslt, sm90 or gemv) over llm24's cases (gemv: the 16 TN bf16 and fp16
