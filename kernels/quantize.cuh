@@ -96,30 +96,54 @@ __global__ void convert_rows(const T* src, long long ld_src, int N, int K, O* ds
   dst[e] = O(v);  // __nv_bfloat16(float) and __half(float) round to nearest even
 }
 
-// The inverse, for checking: dst[n * K + k] = the weight the GEMV computes with, in fp32 (exact for every format but
-// fp8, whose q * s is one fp32 rounding).
+// The inverse: the weight the GEMV computes with at row n, column k, in fp32 (exact for every format but fp8, whose
+// q * s is one fp32 rounding).
 template <int WF>
-__global__ void dequantize(const unsigned char* q, long long q_row_bytes, const void* scales, int N, int K, float* dst) {
-  const long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (e >= (long long)N * K) return;
-  const long long n = e / K;
-  const int k = int(e % K);
-  const unsigned char* row = q + n * q_row_bytes;
-  float v;
+__device__ __forceinline__ float weight_value(const unsigned char* row, const void* scales, long long n, int K, int k) {
   if constexpr (WF == w_bf16) {
-    v = __bfloat162float(reinterpret_cast<const __nv_bfloat16*>(row)[k]);
+    return __bfloat162float(reinterpret_cast<const __nv_bfloat16*>(row)[k]);
   } else if constexpr (WF == w_fp16) {
-    v = __half2float(reinterpret_cast<const __half*>(row)[k]);
+    return __half2float(reinterpret_cast<const __half*>(row)[k]);
   } else if constexpr (WF == w_fp8) {
     const __half_raw h = __nv_cvt_fp8_to_halfraw(row[k], __NV_E4M3);
-    v = __fmul_rn(__half2float(__half(h)), static_cast<const float*>(scales)[n]);
+    return __fmul_rn(__half2float(__half(h)), static_cast<const float*>(scales)[n]);
   } else {
     constexpr int G = gemv::WeightFormat<WF>::group;
     const float d = __half2float(__ushort_as_half(static_cast<const unsigned short*>(scales)[n * (K / G) + k / G]));
     const int qi = WF == w_q8_0 ? int((signed char)row[k]) : int((row[k / 2] >> (4 * (k % 2))) & 0xF) - 8;
-    v = __fmul_rn(float(qi), d);
+    return __fmul_rn(float(qi), d);
   }
-  dst[e] = v;
+}
+
+__device__ __forceinline__ float to_out(float v, float) { return v; }
+__device__ __forceinline__ __nv_bfloat16 to_out(float v, __nv_bfloat16) { return __float2bfloat16_rn(v); }
+__device__ __forceinline__ __half to_out(float v, __half) { return __float2half_rn(v); }
+
+// dst[n * K + k] = the weights rounded to O (fp32, bf16 or fp16: nearest even), one thread per 8 values of a row (K is
+// a multiple of 16 in every packed format), stored 16 bytes at a time where dst allows it: the scratch the 16-bit
+// GEMM reads where no quantized kernel serves the token count. Loads are a byte or two per value (int4 streams at
+// about 0.44 of a copy's rate; docs/notes/2026-12-03-quantized-prefill.md).
+template <int WF, typename O>
+__global__ void dequantize(const unsigned char* q, long long q_row_bytes, const void* scales, int N, int K, O* dst) {
+  constexpr int kChunk = 8;
+  const long long c = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  const int chunks = K / kChunk;
+  if (c >= (long long)N * chunks) return;
+  const long long n = c / chunks;
+  const int k0 = int(c % chunks) * kChunk;
+  const unsigned char* row = q + n * q_row_bytes;
+  alignas(16) O v[kChunk];
+#pragma unroll
+  for (int j = 0; j < kChunk; ++j) v[j] = to_out(weight_value<WF>(row, scales, n, K, k0 + j), O{});
+  O* out = dst + n * K + k0;
+  if (reinterpret_cast<unsigned long long>(out) % 16 == 0) {
+    constexpr int kVectors = kChunk * sizeof(O) / 16;
+#pragma unroll
+    for (int i = 0; i < kVectors; ++i) reinterpret_cast<uint4*>(out)[i] = reinterpret_cast<const uint4*>(v)[i];
+  } else {
+#pragma unroll
+    for (int j = 0; j < kChunk; ++j) out[j] = v[j];
+  }
 }
 
 }  // namespace tilewise::kernels::quant

@@ -47,11 +47,14 @@ TILEWISE_API void quantize_host(const void* w, DType dtype, int64_t ld, const Pa
 // The weights the kernels compute with, as fp32 [F][K]: on the GPU (asynchronous on `stream`) or in host memory.
 TILEWISE_API void dequantize(const PackedWeights& w, float* out, cudaStream_t stream);
 TILEWISE_API void dequantize_host(const PackedWeights& w, float* out);
+// The same rounded to bf16 or fp16 (`out_dtype`; nearest even) on the GPU: the weights gemm computes with where linear
+// does not serve the token count. Throws Error for fp8 or a null pointer.
+TILEWISE_API void dequantize(const PackedWeights& w, void* out, DType out_dtype, cudaStream_t stream);
 
 // y[tokens][F] = x[tokens][K] W^T for bf16 or fp16 x and y (contiguous rows), on `stream`. 1..16 tokens run the gemv
 // family's kernel on the packed weights (its default configuration for the format and shape, built on first use and
-// kept by the context); more throw Unsupported, as there is no quantized tensor-core kernel yet: dequantize and run
-// gemm on linear_problem() then. Throws Error, before any launch, for a null or misaligned pointer.
+// kept by the context); more throw Unsupported, as there is no quantized tensor-core kernel yet: dequantize to x's
+// dtype and run gemm on linear_problem() then. Throws Error, before any launch, for a null or misaligned pointer.
 TILEWISE_API void linear(Context& ctx, const void* x, int64_t tokens, DType act, const PackedWeights& w, void* y,
             cudaStream_t stream);
 

@@ -7,7 +7,7 @@ import functools
 import os
 import threading
 
-ABI_VERSION = 1
+ABI_VERSION = 2
 OK, ERROR, UNSUPPORTED = 0, 1, 2
 # tilewise::DType and WeightFormat codes.
 BF16, FP16, FP8_E4M3 = 0, 1, 2
@@ -36,6 +36,7 @@ _SIGNATURES = {
     "tw_quantize": ([_P, _I32, _I64, _I32, _I64, _I64, _P, _P, _P], ctypes.c_int),
     "tw_quantize_host": ([_P, _I32, _I64, _I32, _I64, _I64, _P, _P], ctypes.c_int),
     "tw_dequantize_host": ([_I32, _I64, _I64, _P, _P, _P], ctypes.c_int),
+    "tw_dequantize": ([_I32, _I64, _I64, _P, _P, _P, _I32, _P], ctypes.c_int),
     "tw_linear_packed": ([_P, _I32, _I64, _I32, _I64, _I64, _P, _P, _P, _P, _P], ctypes.c_int),
 }
 

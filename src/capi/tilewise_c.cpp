@@ -163,6 +163,14 @@ int tw_dequantize_host(int32_t format, int64_t out_features, int64_t in_features
   });
 }
 
+int tw_dequantize(int32_t format, int64_t out_features, int64_t in_features, const void* q, const void* scales,
+                  void* out, int32_t out_dtype, void* stream) {
+  return guarded([&] {
+    const tilewise::PackedShape s = tilewise::packed_shape(format_of(format), out_features, in_features);
+    tilewise::dequantize({s, q, scales}, out, dtype_of(out_dtype), stream_of(stream));
+  });
+}
+
 int tw_linear_packed(tw_context* c, int32_t dtype, int64_t tokens, int32_t format, int64_t out_features,
                      int64_t in_features, const void* x, const void* q, const void* scales, void* y, void* stream) {
   return with_context(c, [&](tilewise::Context& ctx) {

@@ -80,6 +80,12 @@ void dequantize(const PackedWeights& w, float* out, cudaStream_t stream) {
   gemv::dequantize(l, w.q, w.scales, out, stream);
 }
 
+void dequantize(const PackedWeights& w, void* out, DType out_dtype, cudaStream_t stream) {
+  const gemv::PackedLayout l = layout_of(w.shape);
+  if (!w.q || !w.scales || !out) throw Error("dequantize needs q, scales and the output");
+  gemv::dequantize(l, w.q, w.scales, out, out_dtype, stream);
+}
+
 void dequantize_host(const PackedWeights& w, float* out) {
   gemv::HostPacked h{layout_of(w.shape), {}, {}};
   if (!w.q || !w.scales || !out) throw Error("dequantize needs q, scales and the output");

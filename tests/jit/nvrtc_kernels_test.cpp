@@ -57,9 +57,9 @@ const std::map<std::string, std::vector<std::string>> kernel_sources = {
      {"tilewise::kernels::quant::quantize_groups<__nv_bfloat16, 2>", "tilewise::kernels::quant::quantize_groups<__half, 3>",
       "tilewise::kernels::quant::quantize_groups<__nv_fp8_e4m3, 4>", "tilewise::kernels::quant::quantize_fp8_rows<__nv_bfloat16>",
       "tilewise::kernels::quant::convert_rows<__half, __nv_bfloat16>", "tilewise::kernels::quant::convert_rows<__nv_bfloat16, __half>",
-      "tilewise::kernels::quant::dequantize<0>", "tilewise::kernels::quant::dequantize<1>",
-      "tilewise::kernels::quant::dequantize<2>", "tilewise::kernels::quant::dequantize<3>",
-      "tilewise::kernels::quant::dequantize<4>", "tilewise::kernels::quant::dequantize<5>"}},
+      "tilewise::kernels::quant::dequantize<0, float>", "tilewise::kernels::quant::dequantize<1, __half>",
+      "tilewise::kernels::quant::dequantize<2, __nv_bfloat16>", "tilewise::kernels::quant::dequantize<3, __half>",
+      "tilewise::kernels::quant::dequantize<4, __nv_bfloat16>", "tilewise::kernels::quant::dequantize<5, float>"}},
     // Each input type and A layout, both epilogues, both schedules, each cluster shape. Parameters: block_m,
     // block_n, stages, consumers, pingpong, cluster_m, cluster_n, raster_m, group, input, a_major_m, store, split,
     // swap_ab, pdl.

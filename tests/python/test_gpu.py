@@ -80,6 +80,8 @@ class Gpu(unittest.TestCase):
                 pw = tilewise.quantize(w, fmt)
                 self.assertTrue(torch.equal(tilewise.dequantize(pw).cpu(), tilewise.dequantize_reference(pw)))
                 seen = tilewise.dequantize(pw)
+                # The library's 16-bit dequantizer (the scratch of the path past 16 tokens): the same values rounded.
+                self.assertTrue(torch.equal(tilewise.dequantize(pw, dtype), seen.to(dtype)))
                 bias = torch.randn(1536, device=self.dev, dtype=dtype)
                 for tokens in list(range(1, 17)) + [17, 40, 256]:
                     with self.subTest(fmt=fmt, dtype=dtype, tokens=tokens):

@@ -66,6 +66,16 @@ TEST(QuantizeHost, RefusesWhatItCannotTake) {
       "row_bytes 16"));
   EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { dequantize_host({s, q.data(), nullptr}, nullptr); }),
                                 "needs q, scales and the output"));
+  // The GPU dequantizer's errors come before any launch: no GPU is needed to see them.
+  EXPECT_TRUE(testkit::Contains(
+      testkit::error_of([&] { dequantize({s, q.data(), nullptr}, q.data(), DType::bf16, nullptr); }),
+      "needs q, scales and the output"));
+  EXPECT_TRUE(testkit::Contains(
+      testkit::error_of([&] { dequantize({s, q.data(), scales.data()}, q.data(), DType::fp8_e4m3, nullptr); }),
+      "not fp8"));
+  EXPECT_TRUE(testkit::Contains(
+      testkit::error_of([&] { dequantize({forged, q.data(), scales.data()}, q.data(), DType::fp16, nullptr); }),
+      "row_bytes 16"));
 }
 
 TEST(LinearProblem, IsNnLinearsOrientation) {

@@ -59,14 +59,31 @@ PackedWeights quantize(const void* src, DType src_type, int64_t N, int64_t K, in
   return w;
 }
 
-void dequantize(const PackedLayout& l, const void* q, const void* scales, float* dst, cudaStream_t stream) {
+namespace {
+
+template <typename O>
+void launch_dequantize(const PackedLayout& l, const void* q, const void* scales, O* dst, cudaStream_t stream) {
   const auto* qb = static_cast<const unsigned char*>(q);
-  const int n = int(l.n), k = int(l.k);
   dispatch_format(l.format, [&](auto format) {
-    kernels::quant::dequantize<decltype(format)::value><<<blocks_for(l.n * l.k, 256), 256, 0, stream>>>(
-        qb, l.row_bytes, scales, n, k, dst);
+    kernels::quant::dequantize<decltype(format)::value, O><<<blocks_for(l.n * l.k / 8, 256), 256, 0, stream>>>(
+        qb, l.row_bytes, scales, int(l.n), int(l.k), dst);
   });
   TW_CUDA(cudaGetLastError());
+}
+
+}  // namespace
+
+void dequantize(const PackedLayout& l, const void* q, const void* scales, float* dst, cudaStream_t stream) {
+  launch_dequantize(l, q, scales, dst, stream);
+}
+
+void dequantize(const PackedLayout& l, const void* q, const void* scales, void* dst, DType dst_type,
+                cudaStream_t stream) {
+  if (dst_type == DType::fp8_e4m3) throw Error("dequantize writes fp32, bf16 or fp16 weights, not fp8");
+  device::dispatch_dtype(dst_type, [&](auto tag) {
+    using O = decltype(tag);
+    if constexpr (!std::is_same_v<O, __nv_fp8_e4m3>) launch_dequantize(l, q, scales, static_cast<O*>(dst), stream);
+  });
 }
 
 }  // namespace tilewise::gemv

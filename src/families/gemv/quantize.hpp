@@ -39,6 +39,9 @@ PackedWeights quantize(const void* src, DType src_type, int64_t N, int64_t K, in
                        cudaStream_t stream);
 // dst: N x K fp32, row stride K.
 void dequantize(const PackedLayout& layout, const void* q, const void* scales, float* dst, cudaStream_t stream);
+// The same rounded to bf16 or fp16 (nearest even; throws Error for fp8): the weights a 16-bit GEMM computes with.
+void dequantize(const PackedLayout& layout, const void* q, const void* scales, void* dst, DType dst_type,
+                cudaStream_t stream);
 
 struct HostPacked {
   PackedLayout layout;
