@@ -62,8 +62,9 @@ TW_C_API int tw_quantize_host(const void* w, int32_t dtype, int64_t ld, int32_t 
 /* The weights the kernels compute with, fp32 [F][K], from host memory into host memory. */
 TW_C_API int tw_dequantize_host(int32_t format, int64_t out_features, int64_t in_features, const void* q,
                                 const void* scales, float* out);
-/* The same on the GPU, rounded to `out_dtype` (bf16 or fp16), asynchronous on `stream`: the 16-bit weights tw_linear
- * computes with where tw_linear_packed does not serve the token count. */
+/* The same on the GPU, rounded to `out_dtype` (bf16 or fp16), asynchronous on `stream`, on the calling thread's
+ * current device (every pointer and the stream on it): the 16-bit weights tw_linear computes with where
+ * tw_linear_packed does not serve the token count. */
 TW_C_API int tw_dequantize(int32_t format, int64_t out_features, int64_t in_features, const void* q,
                            const void* scales, void* out, int32_t out_dtype, void* stream);
 /* y[tokens][F] = x[tokens][K] W^T on packed weights, x and y bf16 or fp16 (`dtype`): 1..16 tokens (more:

@@ -64,12 +64,14 @@ def lib():
             except OSError as e:
                 raise ImportError(f"tilewise: cannot load its C library {path} ({e}); build it (target tilewise_c) "
                                   "and set TILEWISE_LIBRARY, or `pip install .` from the repository") from e
+            # The version first: an older library lacks later functions, and that should read as what it is.
+            version = getattr(loaded, "tw_abi_version", None)
+            found = version() if version else "none"
+            if found != ABI_VERSION:
+                raise ImportError(f"tilewise: {path} has C ABI version {found}, this package needs {ABI_VERSION}")
             for name, (args, result) in _SIGNATURES.items():
                 fn = getattr(loaded, name)
                 fn.argtypes, fn.restype = args, result
-            if loaded.tw_abi_version() != ABI_VERSION:
-                raise ImportError(f"tilewise: {path} has C ABI version {loaded.tw_abi_version()}, "
-                                  f"this package needs {ABI_VERSION}")
             _lib = loaded
         return _lib
 

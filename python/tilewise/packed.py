@@ -88,14 +88,17 @@ def quantize(w, format):
 
 def dequantize(pw, dtype=torch.float32):
     """The weights pw's kernels compute with, as a dense tensor [F, K] of `dtype` on pw's device: each value times its
-    scale in fp32 (as the library's reference computes them), then rounded to `dtype`. On CUDA to bfloat16 or float16,
-    one kernel of the library's on the current stream (the same bits as on the CPU)."""
-    if pw.q.is_cuda and dtype in (torch.bfloat16, torch.float16):
+    scale in fp32 (as the library's reference computes them), then rounded to `dtype`. On CUDA to bfloat16 or float16
+    (real tensors, outside torch.compile's tracing), one kernel of the library's on the current stream: the same
+    values as the torch ops give, a NaN's bits aside."""
+    if (pw.q.is_cuda and dtype in (torch.bfloat16, torch.float16) and type(pw.q) is torch.Tensor
+            and not torch.compiler.is_compiling()):
         out = torch.empty((pw.out_features, pw.in_features), dtype=dtype, device=pw.device)
-        _capi.check(_capi.lib().tw_dequantize(_capi.FORMATS[pw.format], pw.out_features, pw.in_features,
-                                              pw.q.data_ptr(), pw.scales.data_ptr(), out.data_ptr(),
-                                              _dtype_code(dtype, "dtype"),
-                                              torch.cuda.current_stream(pw.device).cuda_stream))
+        with torch.cuda.device(pw.device):
+            _capi.check(_capi.lib().tw_dequantize(_capi.FORMATS[pw.format], pw.out_features, pw.in_features,
+                                                  pw.q.data_ptr(), pw.scales.data_ptr(), out.data_ptr(),
+                                                  _dtype_code(dtype, "dtype"),
+                                                  torch.cuda.current_stream(pw.device).cuda_stream))
         return out
     return _dequantized(pw.q, pw.scales, pw.format, pw.out_features, pw.in_features, dtype)
 

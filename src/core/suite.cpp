@@ -5,6 +5,7 @@
 #include <charconv>
 #include <filesystem>
 #include <limits>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -21,13 +22,14 @@ bool valid_name(const std::string& s) {
   return !s.empty();
 }
 
-int64_t parse_size(const std::string& text, const char* what, const std::string& where) {
+// A whole number of at least `least` (1 for sizes, 0 for a padding).
+int64_t parse_size(const std::string& text, const char* what, const std::string& where, int64_t least = 1) {
   int64_t v = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (ec == std::errc::result_out_of_range) throw Error(fmt::format("{}: {} '{}' is out of range", where, what, text));
   if (ec != std::errc() || end != text.data() + text.size())
     throw Error(fmt::format("{}: {} '{}' is not an integer", where, what, text));
-  if (v <= 0) throw Error(fmt::format("{}: {} = {} must be positive", where, what, v));
+  if (v < least) throw Error(fmt::format("{}: {} = {} must be {}", where, what, v, least == 1 ? "positive" : "0 or more"));
   return v;
 }
 
@@ -61,7 +63,7 @@ Suite parse_suite(std::istream& in, const std::string& path) {
       try {
         if (key == "dtype") e.dtype = parse_dtype(value);
         else if (key == "layout") e.layout = parse_layout(value);
-        else if (key == "pad") e.pad = value == "0" ? 0 : parse_size(value, "pad", where);
+        else if (key == "pad") e.pad = parse_size(value, "pad", where, 0);
         else throw Error(fmt::format("unknown field '{}' (a line may fix dtype=, layout= and pad=)", key));
       } catch (const Error& err) {
         const std::string what = err.what();
@@ -83,11 +85,14 @@ std::vector<SuiteCase> expand_suites(const std::vector<std::string>& suites, con
                                      const std::vector<DType>& dtypes, const std::vector<Layout>& layouts) {
   std::vector<SuiteCase> cases;
   const std::set<std::string> wanted(only.begin(), only.end());
-  std::set<std::string> found;
+  std::map<std::string, std::string> found;  // a problem's name: the suite it came from
   for (const std::string& path : suites)
     for (const SuiteEntry& e : load_suite(path).entries) {
       if (!wanted.empty() && !wanted.count(e.name)) continue;
-      found.insert(e.name);
+      if (const auto [at, fresh] = found.emplace(e.name, path); !fresh)
+        throw Error(fmt::format("problem '{}' is in both {} and {}: a run names each problem once (receipts and --only "
+                                "go by name); give one of the suites, or --only",
+                                e.name, at->second, path));
       for (DType d : e.dtype ? std::vector<DType>{*e.dtype} : dtypes)
         for (Layout l : e.layout ? std::vector<Layout>{*e.layout} : layouts) cases.push_back({e, d, l, suite_name(path)});
     }

@@ -39,6 +39,16 @@ std::string safe_name(std::string_view s) {
   return out;
 }
 
+std::string url_path(std::string_view path) {
+  std::string out;
+  for (const char c : path) {
+    const auto b = static_cast<unsigned char>(c);
+    if (std::isalnum(b) || c == '-' || c == '_' || c == '.' || c == '~' || c == '/') out += c;
+    else out += fmt::format("%{:02X}", b);
+  }
+  return out;
+}
+
 std::string text_of(DType d) { return std::string(to_string(d)); }
 std::string text_of(Layout l) { return std::string(to_string(l)); }
 std::string shape_text(const Problem& p) { return fmt::format("{}x{}x{}", p.M, p.N, p.K); }

@@ -26,6 +26,9 @@ const char* claim_class(const std::string& claim);
 
 // Letters, digits, '-', '_' and '.' kept; anything else '_'.
 std::string safe_name(std::string_view s);
+// A relative path as a link's target: letters, digits, '-', '_', '.', '~' and '/' kept, every other byte as %XX (a '#'
+// or '?' in a receipt's file name would otherwise end the path).
+std::string url_path(std::string_view path);
 
 std::string text_of(DType d);   // to_string's, as a std::string for a table cell
 std::string text_of(Layout l);

@@ -93,7 +93,7 @@ std::vector<PageReceipt> load_receipts(const std::vector<std::string>& receipt_p
   const fs::path page = fs::absolute(page_dir);
   for (const std::string& path : receipt_paths) {
     PageReceipt p{path, page_name(path, taken), receipt::read_file(path), {},
-                  fs::absolute(path).lexically_relative(page).generic_string()};
+                  url_path(fs::absolute(path).lexically_relative(page).generic_string())};
     p.verdict = receipt::check_file(path);
     drop_temporary_folders(p.receipt, path);
     for (std::string& problem : p.verdict.problems) problem = without_temporary_folders(problem);

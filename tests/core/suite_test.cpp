@@ -89,7 +89,7 @@ TEST(ParseSuite, ALineMayFixItsDtypeLayoutAndPadding) {
 TEST(ParseSuite, BadLineSettingsNameTheLineAndTheSetting) {
   EXPECT_TRUE(Contains(parse_error(on_line_4("sq 1 2 3 dtype=fp32")), "my/suite.txt:4: unknown dtype 'fp32'"));
   EXPECT_TRUE(Contains(parse_error(on_line_4("sq 1 2 3 layout=TT")), "my/suite.txt:4:"));
-  EXPECT_TRUE(Contains(parse_error(on_line_4("sq 1 2 3 pad=-8")), "my/suite.txt:4: pad = -8 must be positive"));
+  EXPECT_TRUE(Contains(parse_error(on_line_4("sq 1 2 3 pad=-8")), "my/suite.txt:4: pad = -8 must be 0 or more"));
   EXPECT_TRUE(Contains(parse_error(on_line_4("sq 1 2 3 pad=x")), "pad 'x' is not an integer"));
   EXPECT_TRUE(Contains(parse_error(on_line_4("sq 1 2 3 dtype=")), "'dtype=' is not dtype=, layout= or pad= with a value"));
   EXPECT_TRUE(Contains(parse_error(on_line_4("sq 1 2 3 pad=8 pad=8")), "my/suite.txt:4: pad is given twice"));
@@ -258,6 +258,17 @@ TEST(ExpandSuites, OnlyNameNoSuiteHoldsIsAnError) {
   const std::string square = std::string(TILEWISE_SOURCE_DIR) + "/suites/square.txt";
   EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { expand_suites({square}, {"sq4096", "sq4097"}, {DType::bf16}, {Layout::TN}); }),
                                 "--only names 'sq4097', which no given suite holds"));
+}
+
+// Receipts, --only and fit go by a problem's name, so one run cannot hold two problems of one name: decode.txt and
+// decode-small-m.txt both hold dec_m4_12288. --only leaving one of them out, or the other's other lines, is fine.
+TEST(ExpandSuites, AProblemNameInTwoSuitesIsAnError) {
+  const std::string decode = std::string(TILEWISE_SOURCE_DIR) + "/suites/decode.txt";
+  const std::string small = std::string(TILEWISE_SOURCE_DIR) + "/suites/decode-small-m.txt";
+  const std::string error = testkit::error_of([&] { expand_suites({decode, small}, {}, {DType::bf16}, {Layout::TN}); });
+  EXPECT_TRUE(testkit::Contains(error, "problem 'dec_m4_12288' is in both")) << error;
+  EXPECT_TRUE(testkit::Contains(error, "decode-small-m.txt")) << error;
+  EXPECT_EQ(expand_suites({decode, small}, {"dec_m1_12288", "dec_m2_4096"}, {DType::bf16}, {Layout::TN}).size(), 2u);
 }
 
 }  // namespace

@@ -36,6 +36,23 @@ std::vector<T> download(const void* p, size_t count) {
   return out;
 }
 
+// Rounded to 16 bits (the scratch a 16-bit GEMM reads): the reference's values `want` rounded to nearest even,
+// stored 16 bytes at a time, 8 bytes past an aligned start, and one element past it (each value on its own).
+void expect_16_bit_dequantize(const PackedWeights& d, const std::vector<float>& want, cudaStream_t stream) {
+  for (DType dst : {DType::bf16, DType::fp16}) {
+    std::vector<uint16_t> rounded(want.size());
+    for (size_t i = 0; i < want.size(); ++i)
+      rounded[i] = dst == DType::bf16 ? float_to_bf16_bits(want[i]) : float_to_fp16_bits(want[i]);
+    device::Buffer out16((want.size() + 4) * 2);
+    for (int64_t offset : {0, 4, 1}) {
+      SCOPED_TRACE(std::string(to_string(dst)) + " at element " + std::to_string(offset));
+      dequantize(d.layout, d.q.get(), d.scales.get(), out16.as<uint16_t>() + offset, dst, stream);
+      TW_CUDA(cudaStreamSynchronize(stream));
+      EXPECT_EQ(download<uint16_t>(out16.as<uint16_t>() + offset, want.size()), rounded);
+    }
+  }
+}
+
 TEST(GemvGpu, QuantizerMatchesTheCpuReferenceBitForBit) {
   TW_REQUIRE_GPU();
   device::Stream s;
@@ -58,20 +75,7 @@ TEST(GemvGpu, QuantizerMatchesTheCpuReferenceBitForBit) {
       s.sync();
       const std::vector<float> got = download<float>(out.get(), size_t(N * K)), want = dequantize_cpu(h);
       EXPECT_EQ(std::memcmp(got.data(), want.data(), got.size() * 4), 0);
-      // Rounded to 16 bits (the scratch a 16-bit GEMM reads): the reference's values rounded to nearest even, stored
-      // 16 bytes at a time, and one element past an aligned start (each value on its own).
-      for (DType dst : {DType::bf16, DType::fp16}) {
-        std::vector<uint16_t> rounded(want.size());
-        for (size_t i = 0; i < want.size(); ++i)
-          rounded[i] = dst == DType::bf16 ? float_to_bf16_bits(want[i]) : float_to_fp16_bits(want[i]);
-        device::Buffer out16(size_t(N * K + 1) * 2);
-        for (int64_t offset : {0, 1}) {
-          SCOPED_TRACE(std::string(to_string(dst)) + " at element " + std::to_string(offset));
-          dequantize(d.layout, d.q.get(), d.scales.get(), out16.as<uint16_t>() + offset, dst, s.get());
-          s.sync();
-          EXPECT_EQ(download<uint16_t>(out16.as<uint16_t>() + offset, size_t(N * K)), rounded);
-        }
-      }
+      expect_16_bit_dequantize(d, want, s.get());
     }
   }
 }
@@ -100,6 +104,7 @@ TEST(GemvGpu, QuantizerMatchesTheCpuReferenceOnWeightsThatDoNotComeBack) {
     s.sync();
     EXPECT_EQ(download<uint8_t>(d.q.get(), h.q.size()), h.q);
     EXPECT_EQ(download<uint8_t>(d.scales.get(), h.scales.size()), h.scales);
+    expect_16_bit_dequantize(d, dequantize_cpu(h), s.get());  // NaN rounds to 0x7FFF on both sides
   }
 }
 

@@ -158,8 +158,12 @@ TEST(GemvQuantize, Int4PacksTwoPerByteWithAZeroPointOf8) {
 }
 
 TEST(GemvQuantize, ShapesAFormatCannotTakeAreErrorsNamingTheRule) {
-  EXPECT_TRUE(Contains(error_of([] { packed_layout(Format::q8_0, 4, 48); }), "multiple of the group of 32"));
+  EXPECT_TRUE(Contains(error_of([] { packed_layout(Format::q8_0, 4, 48); }), "multiple of 32 (the group of 32"));
   EXPECT_TRUE(Contains(error_of([] { packed_layout(Format::int4_g128, 4, 96); }), "group of 128"));
+  // K = 200 is neither whole chunks of 32 nor groups of 128: the message names the multiple that satisfies both.
+  EXPECT_TRUE(Contains(error_of([] { packed_layout(Format::int4_g128, 4, 200); }),
+                       "int4g128 weights need K to be a multiple of 128 (the group of 128 a scale, in whole 16-byte "
+                       "chunks of 32); K = 200"));
   EXPECT_TRUE(Contains(error_of([] { packed_layout(Format::bf16, 4, 12); }), "multiple of 8"));
   EXPECT_TRUE(Contains(error_of([] { packed_layout(Format::fp8, 0, 64); }), "positive"));
   const std::vector<uint16_t> src(64, 0);

@@ -114,7 +114,7 @@ class Patch(unittest.TestCase):
 
     def test_a_shape_the_format_cannot_take_names_the_layer(self):
         m = torch.nn.Sequential(torch.nn.Linear(96, 16, dtype=torch.bfloat16))
-        with self.assertRaisesRegex(ValueError, r"layer 0 \(16 x 96\).*multiple of the group of 128"):
+        with self.assertRaisesRegex(ValueError, r"layer 0 \(16 x 96\).*multiple of 128 \(the group of 128"):
             tilewise.patch(m, format="int4-g128")
         self.assertIsInstance(m[0], torch.nn.Linear)  # nothing swapped
         with self.assertRaisesRegex(ValueError, "from_linear"):

@@ -103,6 +103,13 @@ TEST_F(report_page, ShowsEveryArmsFiguresInItsRow) {
   EXPECT_EQ(html.find("INVALID"), std::string::npos);
 }
 
+// A receipt's file name is a link's target: '#', '?' and a space would end or break the path, so they are %XX.
+TEST_F(report_page, LinksToAReceiptWhateverItsFileIsNamed) {
+  const std::string html = render({save(receipt::sample_receipt(), "run #2?.json")});
+  EXPECT_TRUE(HtmlContains(html, R"(href="run%20%232%3F.json")"));
+  EXPECT_EQ(html.find(R"(href="run #2?.json")"), std::string::npos);
+}
+
 TEST_F(report_page, ShowsTheMachineAndProtocol) {
   const Receipt r = receipt::sample_receipt();
   const std::string html = render({save(r, "sample.json")});

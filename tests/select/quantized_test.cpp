@@ -73,6 +73,17 @@ TEST(QuantizeHost, RefusesWhatItCannotTake) {
   EXPECT_TRUE(testkit::Contains(
       testkit::error_of([&] { dequantize({s, q.data(), scales.data()}, q.data(), DType::fp8_e4m3, nullptr); }),
       "not fp8"));
+  // What the kernel reads and writes each value as: misaligned, the context would fault, so it is an Error first.
+  EXPECT_TRUE(testkit::Contains(
+      testkit::error_of([&] { dequantize({s, q.data(), scales.data() + 1}, q.data(), DType::bf16, nullptr); }),
+      "dequantize: scales is not 2-byte aligned"));
+  EXPECT_TRUE(testkit::Contains(
+      testkit::error_of([&] { dequantize({s, q.data(), scales.data()}, q.data() + 1, DType::fp16, nullptr); }),
+      "dequantize: the output is not 2-byte aligned"));
+  const PackedShape tall = packed_shape(WeightFormat::fp8, int64_t(1) << 31, 16);  // rows past a 32-bit int
+  EXPECT_TRUE(testkit::Contains(
+      testkit::error_of([&] { dequantize({tall, q.data(), scales.data()}, q.data(), DType::bf16, nullptr); }),
+      "past the kernel's 32-bit rows and columns"));
   EXPECT_TRUE(testkit::Contains(
       testkit::error_of([&] { dequantize({forged, q.data(), scales.data()}, q.data(), DType::fp16, nullptr); }),
       "row_bytes 16"));

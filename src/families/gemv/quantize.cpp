@@ -6,6 +6,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <numeric>
 
 #include "core/checked.hpp"
 #include "core/error.hpp"
@@ -17,11 +18,12 @@ namespace tilewise::gemv {
 PackedLayout packed_layout(Format f, int64_t N, int64_t K) {
   if (N < 1 || K < 1) throw Error(fmt::format("weights of {} x {}: N and K must be positive", N, K));
   const int per_chunk = elems_per_chunk(f), group = group_size(f);
-  if (K % per_chunk != 0)
-    throw Error(fmt::format("{} weights need K to be a multiple of {} (whole 16-byte chunks); K = {}", to_string(f),
-                            per_chunk, K));
-  if (group && K % group != 0)
-    throw Error(fmt::format("{} weights need K to be a multiple of the group of {}; K = {}", to_string(f), group, K));
+  // One message for both rules, so the K it suggests is one the format takes.
+  if (const int need = group ? std::lcm(per_chunk, group) : per_chunk; K % need != 0)
+    throw Error(group ? fmt::format("{} weights need K to be a multiple of {} (the group of {} a scale, in whole "
+                                    "16-byte chunks of {}); K = {}", to_string(f), need, group, per_chunk, K)
+                      : fmt::format("{} weights need K to be a multiple of {} (whole 16-byte chunks); K = {}",
+                                    to_string(f), need, K));
   const std::string what = fmt::format("{} weights of {} x {}", to_string(f), N, K);
   PackedLayout l{f, N, K, checked_product({K / per_chunk, 16}, what), 0};
   if (group) l.scale_bytes = checked_product({N, K / group, 2}, what);

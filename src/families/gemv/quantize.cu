@@ -1,5 +1,6 @@
 // The GPU quantizer's host side: picks the kernel of kernels/quantize.cuh for the source type and the format. No fmt
 // here: its headers do not compile under nvcc in C++20 mode.
+#include <cstdint>
 #include <string>
 #include <type_traits>
 
@@ -61,8 +62,22 @@ PackedWeights quantize(const void* src, DType src_type, int64_t N, int64_t K, in
 
 namespace {
 
+void require_aligned(const void* p, size_t bytes, const char* what) {
+  if (reinterpret_cast<uintptr_t>(p) % bytes != 0)
+    throw Error(std::string("dequantize: ") + what + " is not " + std::to_string(bytes) + "-byte aligned");
+}
+
+// What the kernel reads and writes each value as: a misaligned pointer would fault the context, so it is an Error.
 template <typename O>
 void launch_dequantize(const PackedLayout& l, const void* q, const void* scales, O* dst, cudaStream_t stream) {
+  constexpr int64_t kIntMax = 2147483647;
+  if (l.n > kIntMax || l.k > kIntMax)
+    throw Error("dequantize: weights of " + std::to_string(l.n) + " x " + std::to_string(l.k) +
+                " are past the kernel's 32-bit rows and columns");
+  const bool sixteen_bit = l.format == Format::bf16 || l.format == Format::fp16;
+  require_aligned(q, sixteen_bit ? 2 : 1, "q");
+  if (l.scale_bytes) require_aligned(scales, l.format == Format::fp8 ? 4 : 2, "scales");
+  require_aligned(dst, sizeof(O), "the output");
   const auto* qb = static_cast<const unsigned char*>(q);
   dispatch_format(l.format, [&](auto format) {
     kernels::quant::dequantize<decltype(format)::value, O><<<blocks_for(l.n * l.k / 8, 256), 256, 0, stream>>>(
@@ -79,7 +94,8 @@ void dequantize(const PackedLayout& l, const void* q, const void* scales, float*
 
 void dequantize(const PackedLayout& l, const void* q, const void* scales, void* dst, DType dst_type,
                 cudaStream_t stream) {
-  if (dst_type == DType::fp8_e4m3) throw Error("dequantize writes fp32, bf16 or fp16 weights, not fp8");
+  if (dst_type != DType::bf16 && dst_type != DType::fp16)
+    throw Error("dequantize to a dtype writes bf16 or fp16 weights, not fp8 (fp32: the float* overload)");
   device::dispatch_dtype(dst_type, [&](auto tag) {
     using O = decltype(tag);
     if constexpr (!std::is_same_v<O, __nv_fp8_e4m3>) launch_dequantize(l, q, scales, static_cast<O*>(dst), stream);
