@@ -198,19 +198,28 @@ class BadInput(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "x_scale and w_scale are for fp8"):
             tilewise.linear(x, pw, x_scale=torch.ones(()))
 
-    def test_a_missing_library_is_an_import_error_saying_where_it_looked(self):
+    def load_from(self, path):
+        """tilewise._capi.lib() with TILEWISE_LIBRARY=path, the loaded library and the variable restored after."""
         loaded, before = tilewise._capi._lib, os.environ.get("TILEWISE_LIBRARY")
         try:
             tilewise._capi._lib = None
-            os.environ["TILEWISE_LIBRARY"] = "/nonexistent/libtilewise_c.so"
-            with self.assertRaisesRegex(ImportError, "cannot load its C library /nonexistent/libtilewise_c.so"):
-                tilewise._capi.lib()
+            os.environ["TILEWISE_LIBRARY"] = path
+            return tilewise._capi.lib()
         finally:
             tilewise._capi._lib = loaded
             if before is None:
                 del os.environ["TILEWISE_LIBRARY"]
             else:
                 os.environ["TILEWISE_LIBRARY"] = before
+
+    def test_a_missing_library_is_an_import_error_saying_where_it_looked(self):
+        with self.assertRaisesRegex(ImportError, "cannot load its C library /nonexistent/libtilewise_c.so"):
+            self.load_from("/nonexistent/libtilewise_c.so")
+
+    def test_a_library_of_another_abi_is_an_import_error_naming_its_version(self):
+        # Any shared library without tw_abi_version (the C library) reads as version none, not as a missing symbol.
+        with self.assertRaisesRegex(ImportError, "has C ABI version none, this package needs 2"):
+            self.load_from("libc.so.6")
 
 if __name__ == "__main__":
     unittest.main()
