@@ -120,9 +120,9 @@ __device__ __forceinline__ __nv_bfloat16 to_out(float v, __nv_bfloat16) { return
 __device__ __forceinline__ __half to_out(float v, __half) { return __float2half_rn(v); }
 
 // dst[n * K + k] = the weights rounded to O (fp32, bf16 or fp16: nearest even), one thread per 8 values of a row (K is
-// a multiple of 8 in every format: whole 16-byte chunks), stored 16 bytes at a time where dst allows it: the scratch the 16-bit
-// GEMM reads where no quantized kernel serves the token count. Loads are a byte or two per value, which holds it to
-// about a third of the read rate (docs/notes/2026-12-03-decode-step.md, the prefill rows).
+// a multiple of 8 in every format: whole 16-byte chunks), stored 16 bytes at a time where dst allows it: the scratch
+// the 16-bit GEMM reads where no quantized kernel serves the token count. Loads are a byte or two per value, which
+// holds it to about a third of the read rate (docs/notes/2026-12-03-decode-step.md, the prefill rows).
 template <int WF, typename O>
 __global__ void dequantize(const unsigned char* q, long long q_row_bytes, const void* scales, int N, int K, O* dst) {
   constexpr int kChunk = 8;

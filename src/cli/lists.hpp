@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/problem.hpp"
 
 namespace tilewise::cli {
 
@@ -26,6 +27,20 @@ inline std::vector<std::string> split_list(const std::string& s, std::string_vie
     out.push_back(item);
     pos = end + 1;
   }
+  return out;
+}
+
+// --dtypes and --layouts: at least one, each parsed (an unknown name throws Error naming it).
+inline std::vector<DType> parse_dtypes(const std::string& s) {
+  std::vector<DType> out;
+  for (const std::string& item : split_list(s, "--dtypes")) out.push_back(parse_dtype(item));
+  if (out.empty()) throw Error("--dtypes names no dtype");
+  return out;
+}
+inline std::vector<Layout> parse_layouts(const std::string& s) {
+  std::vector<Layout> out;
+  for (const std::string& item : split_list(s, "--layouts")) out.push_back(parse_layout(item));
+  if (out.empty()) throw Error("--layouts names no layout");
   return out;
 }
 

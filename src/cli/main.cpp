@@ -314,26 +314,16 @@ int main(int argc, char** argv) {
   }
 
   try {
-    auto dtypes = [&] {
-      std::vector<tw::DType> v;
-      for (const auto& s : split_list(dtypes_text, "--dtypes")) v.push_back(tw::parse_dtype(s));
-      if (v.empty()) throw tw::Error("--dtypes names no dtype");
-      return v;
-    };
-    auto layouts = [&] {
-      std::vector<tw::Layout> v;
-      for (const auto& s : split_list(layouts_text, "--layouts")) v.push_back(tw::parse_layout(s));
-      if (v.empty()) throw tw::Error("--layouts names no layout");
-      return v;
-    };
+    auto dtypes = [&] { return tw::cli::parse_dtypes(dtypes_text); };
+    auto layouts = [&] { return tw::cli::parse_layouts(layouts_text); };
     if (const auto status = tune_commands.run()) return *status;
     if (const auto status = floor_commands.run()) return *status;
     if (*info) return cmd_info(app);
     if (*check) return tw::cli::run_check(check_files, check_quiet);
     if (*suite) return cmd_suite(suite_files, dtypes(), layouts());
     if (*choose)
-      return cmd_choose(choose_suites, split_list(choose_only, "--only"), dtypes(), layouts(), choose_database, choose_sms,
-                        !choose_no_shipped);
+      return cmd_choose(choose_suites, split_list(choose_only, "--only"), dtypes(), layouts(), choose_database,
+                        choose_sms, !choose_no_shipped);
     if (*fit) return tw::cli::run_fit(fit_files);
     if (*compile) {
       co.dtypes = dtypes();

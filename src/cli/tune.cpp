@@ -399,12 +399,8 @@ std::optional<int> TuneCommands::run() {
   if (*report_ && !report_grid_.empty()) return run_mode_comparison(report_files_, report_grid_);
   if (*report_) return run_campaign_report(report_files_, report_database_, report_overwrite_);
   if (!*tune_) return std::nullopt;
-  o_.dtypes.clear();
-  for (const std::string& d : split_list(dtypes_, "--dtypes")) o_.dtypes.push_back(parse_dtype(d));
-  if (o_.dtypes.empty()) throw Error("--dtypes names no dtype");
-  o_.layouts.clear();
-  for (const std::string& l : split_list(layouts_, "--layouts")) o_.layouts.push_back(parse_layout(l));
-  if (o_.layouts.empty()) throw Error("--layouts names no layout");
+  o_.dtypes = parse_dtypes(dtypes_);
+  o_.layouts = parse_layouts(layouts_);
   o_.only = split_list(only_, "--only");
   return run_tune(o_);
 }

@@ -13,7 +13,6 @@
 #include "core/json.hpp"
 #include "receipt/derive.hpp"
 #include "receipt/receipt.hpp"
-#include "receipt/receipt.hpp"
 #include "receipt/verdict.hpp"
 
 namespace tilewise::receipt {
@@ -245,15 +244,11 @@ std::vector<std::string> check(const nlohmann::json& j) {
   return Checker(r).run();
 }
 
-FileVerdict check_file(const std::string& path) {
+namespace {
+
+// The verdict on a receipt file's JSON, read once by its caller.
+FileVerdict verdict_of(const std::string& path, const nlohmann::json& j) {
   FileVerdict v{path, false, {}, 0};
-  nlohmann::json j;
-  try {
-    j = read_json(path);
-  } catch (const Error& e) {
-    v.problems.push_back(e.what());
-    return v;
-  }
   std::vector<std::string> found = check(j);
   std::set<std::string> listed;
   if (j.is_object() && j.contains("problems") && j["problems"].is_array())
@@ -266,16 +261,30 @@ FileVerdict check_file(const std::string& path) {
   return v;
 }
 
+}  // namespace
+
+FileVerdict check_file(const std::string& path) {
+  try {
+    return verdict_of(path, read_json(path));
+  } catch (const Error& e) {  // unreadable, or not JSON
+    return {path, false, {e.what()}, 0};
+  }
+}
+
 std::vector<std::pair<std::string, Receipt>> read_valid_receipts(const std::vector<std::string>& paths,
                                                                  const std::string& use) {
   files::refuse_repeated_inputs(paths);
   std::vector<std::pair<std::string, Receipt>> out;
   for (const std::string& path : paths) {
-    const FileVerdict v = check_file(path);
-    if (!v.valid)
-      throw Error(fmt::format("{}: not a valid receipt ({}); {}", path,
-                              v.problems.empty() ? "unreadable" : v.problems.front(), use));
-    out.emplace_back(path, read_file(path));
+    nlohmann::json j;
+    try {
+      j = read_json(path);
+    } catch (const Error& e) {
+      throw Error(fmt::format("{}: not a valid receipt ({}); {}", path, e.what(), use));
+    }
+    const FileVerdict v = verdict_of(path, j);
+    if (!v.valid) throw Error(fmt::format("{}: not a valid receipt ({}); {}", path, v.problems.front(), use));
+    out.emplace_back(path, j.get<Receipt>());  // valid, so it converts as the checker's own conversion did
   }
   return out;
 }

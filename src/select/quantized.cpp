@@ -40,6 +40,13 @@ void require_source(const void* w, DType dtype, int64_t ld, const PackedShape& s
     throw Error(fmt::format("quantize needs the weights ({}), q ({}) and scales ({})", w, q, scales));
 }
 
+// The layout dequantize reads `w` in, once every pointer it needs is there.
+gemv::PackedLayout dequantize_layout(const PackedWeights& w, const void* out) {
+  const gemv::PackedLayout l = layout_of(w.shape);
+  if (!w.q || !w.scales || !out) throw Error("dequantize needs q, scales and the output");
+  return l;
+}
+
 }  // namespace
 
 std::string_view to_string(WeightFormat f) { return gemv::to_string(gemv_format(f)); }
@@ -75,20 +82,15 @@ void quantize_host(const void* w, DType dtype, int64_t ld, const PackedShape& s,
 }
 
 void dequantize(const PackedWeights& w, float* out, cudaStream_t stream) {
-  const gemv::PackedLayout l = layout_of(w.shape);
-  if (!w.q || !w.scales || !out) throw Error("dequantize needs q, scales and the output");
-  gemv::dequantize(l, w.q, w.scales, out, stream);
+  gemv::dequantize(dequantize_layout(w, out), w.q, w.scales, out, stream);
 }
 
 void dequantize(const PackedWeights& w, void* out, DType out_dtype, cudaStream_t stream) {
-  const gemv::PackedLayout l = layout_of(w.shape);
-  if (!w.q || !w.scales || !out) throw Error("dequantize needs q, scales and the output");
-  gemv::dequantize(l, w.q, w.scales, out, out_dtype, stream);
+  gemv::dequantize(dequantize_layout(w, out), w.q, w.scales, out, out_dtype, stream);
 }
 
 void dequantize_host(const PackedWeights& w, float* out) {
-  gemv::HostPacked h{layout_of(w.shape), {}, {}};
-  if (!w.q || !w.scales || !out) throw Error("dequantize needs q, scales and the output");
+  gemv::HostPacked h{dequantize_layout(w, out), {}, {}};
   const auto* q = static_cast<const uint8_t*>(w.q);
   const auto* scales = static_cast<const uint8_t*>(w.scales);
   h.q.assign(q, q + h.layout.q_bytes());

@@ -94,12 +94,9 @@ void dequantize(const PackedLayout& l, const void* q, const void* scales, float*
 
 void dequantize(const PackedLayout& l, const void* q, const void* scales, void* dst, DType dst_type,
                 cudaStream_t stream) {
-  if (dst_type != DType::bf16 && dst_type != DType::fp16)
-    throw Error("dequantize to a dtype writes bf16 or fp16 weights, not fp8 (fp32: the float* overload)");
-  device::dispatch_dtype(dst_type, [&](auto tag) {
-    using O = decltype(tag);
-    if constexpr (!std::is_same_v<O, __nv_fp8_e4m3>) launch_dequantize(l, q, scales, static_cast<O*>(dst), stream);
-  });
+  if (dst_type == DType::bf16) return launch_dequantize(l, q, scales, static_cast<__nv_bfloat16*>(dst), stream);
+  if (dst_type == DType::fp16) return launch_dequantize(l, q, scales, static_cast<__half*>(dst), stream);
+  throw Error("dequantize to a dtype writes bf16 or fp16 weights, not fp8 (fp32: the float* overload)");
 }
 
 }  // namespace tilewise::gemv

@@ -35,7 +35,8 @@ constexpr int64_t kMostFittedTiles = 8;
 int covering_block_m(const std::vector<Config>& feasible, const Problem& p, bool swapped) {
   int cover = 0;
   for (const Config& c : feasible) {
-    const bool round_width = std::find(std::begin(kRoundWidths), std::end(kRoundWidths), c.block_m) != std::end(kRoundWidths);
+    const bool round_width =
+        std::find(std::begin(kRoundWidths), std::end(kRoundWidths), c.block_m) != std::end(kRoundWidths);
     if (c.swap == swapped && round_width && c.block_m >= kernel_view(p, c).M && (cover == 0 || c.block_m < cover))
       cover = c.block_m;
   }
