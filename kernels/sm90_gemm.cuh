@@ -18,6 +18,8 @@
 // SwapAB: the host hands the kernel A as its B and B as its A (TN only), so D is C itself and the problem's M runs
 // along the 64-row side: a problem with few columns (N = 16) then takes a 16-wide wgmma over N instead of a 64-row
 // tile that is three quarters zeros. Only the direct epilogue knows: it stores D(row, col) at C[col * ldc + row].
+// Packed: B is int4 weights in the order of sm90/packed.h, copied into the stages by bulk copies with their scales
+// and dequantized by the consumers into wgmma's A registers (TN, 16-bit activations, no cluster).
 // Pdl: launched as a programmatic dependent (pdl.h). The producer asks for its first stages' operand tiles into L2
 // (a prefetch: L2 is where every SM's writes meet, so a line fetched early is never stale) and then waits for the
 // grid before; the consumers wait before they write anything. So a short GEMM's launch, barrier setup and first
@@ -30,6 +32,7 @@
 #include "sm90/epilogue.h"
 #include "sm90/load.h"
 #include "sm90/mma.h"
+#include "sm90/packed.h"
 #include "sm90/schedule.h"
 #include "sm90/stream_k.h"
 
@@ -67,7 +70,8 @@ __device__ __forceinline__ void consume(const Ring<Cfg>& ring, uint64_t* turn, c
     int tm, tn;
     tile_coords<Cfg>(t, tiles_m, tiles_n, rank, tm, tn);
     float acc[Cfg::MmasPerConsumer][Cfg::kAccPerMma];
-    multiply<Cfg>(acc, ring, consumer, slot0, k_begin, k_end, &turn[1 - consumer]);
+    if constexpr (Cfg::Packed) multiply_packed<Cfg>(acc, ring, consumer, slot0, k_begin, k_end, &turn[1 - consumer]);
+    else multiply<Cfg>(acc, ring, consumer, slot0, k_begin, k_end, &turn[1 - consumer]);
 
     if constexpr (Cfg::Split > 1) {
       if (k_begin > 0) {
@@ -103,13 +107,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     // The descriptors live in kernel parameter memory: fetch them while the barriers are set up, not at the
     // first load and store.
     sm90::prefetch_tensormap(&a_map);
-    sm90::prefetch_tensormap(&b_map);
+    if constexpr (!Cfg::Packed) sm90::prefetch_tensormap(&b_map);
     if constexpr (Cfg::TmaStore) sm90::prefetch_tensormap(&c_map);
     for (int s = 0; s < Cfg::Stages; ++s) {
       ptx::mbarrier_init(&full[s], 1);
       // One arrival per consumer warp of every CTA that reads the stage: a multicast half may be overwritten only
       // when the peer is done with it too. (Per warp, not per thread: each arrival is a release at cluster scope.)
-      ptx::mbarrier_init(&empty[s], Cfg::kConsumersPerStage * 4 * Cfg::ClusterSize);
+      // Packed weights: per thread (Cfg::kStageReleases).
+      ptx::mbarrier_init(&empty[s], Cfg::kStageReleases);
     }
     if constexpr (Cfg::Pingpong)
       for (int c = 0; c < 2; ++c) ptx::mbarrier_init(&turn[c], 128);
@@ -128,7 +133,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   if (warpgroup == 0) {
     sm90::release_registers<Cfg::kProducerRegisters>();
     if (threadIdx.x == 0)
-      sm90::produce<Cfg>(ring, sm90::TileLoads<Cfg>(&a_map, &b_map, rank), plan, tiles_m, tiles_n, rank);
+      sm90::produce<Cfg>(ring, sm90::TileLoads<Cfg>(&a_map, &b_map, &args, rank), plan, tiles_m, tiles_n, rank);
   } else {
     sm90::claim_registers<Cfg::kConsumerRegisters>();
     if constexpr (Cfg::Pdl) wait_for_prerequisites();  // the output, partials and flags the grid before may use

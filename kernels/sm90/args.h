@@ -17,6 +17,10 @@ struct Sm90GemmArgs {
   // zero between launches: the CTA that reads a slot clears its flag.
   float* partials;
   int* flags;
+  // Packed weights (Weights != weights_as_input): the kernel's B operand in the order of sm90/packed.h and its
+  // scales; the B tensor map is then unused.
+  const void* packed;
+  const void* packed_scales;
 };
 
 }  // namespace tilewise::kernels

@@ -12,8 +12,10 @@ namespace tilewise::kernels {
 // the direct store's scattered 4-byte stores held back; the TMA ring leaves big tiles room for a deeper stage ring.
 // Split: 1 every tile whole; S > 1 stream-K with at most S pieces per streamed tile (cooperative, no cluster).
 // SwapAB: 1 the operands swapped (sm90_gemm.cuh). Pdl: 1 launched as a programmatic dependent (sm90_gemm.cuh).
+// Weights: a code of sm90/codes.h: B as the problem stores it, or packed int4 weights (sm90/packed.h).
 template <int BlockM_, int BlockN_, int Stages_, int Consumers_, int Pingpong_, int ClusterM_, int ClusterN_,
-          int RasterM_, int Group_, int Input_, int AMajorM_, int Store_, int Split_, int SwapAB_, int Pdl_>
+          int RasterM_, int Group_, int Input_, int AMajorM_, int Store_, int Split_, int SwapAB_, int Pdl_,
+          int Weights_ = sm90::weights_as_input>
 struct Sm90Gemm {
   static constexpr int BlockM = BlockM_, BlockN = BlockN_, Stages = Stages_, Consumers = Consumers_;
   static constexpr int Split = Split_;
@@ -32,7 +34,19 @@ struct Sm90Gemm {
   static constexpr int MmasPerConsumer = RowsPerConsumer / 64;
   static constexpr int kAccPerMma = BlockM / 2;
   static constexpr int kThreads = 128 * (Consumers + 1);
-  static constexpr int kBTileBytes = BlockN * 128;
+  // Packed weights: a k-tile of B is BlockN / 64 blocks of 64 rows x 64 int4 (2048 bytes each), then the blocks'
+  // scales (64 fp16 a group, one group or two a k-tile); the A tile after them starts on a 1024-byte boundary.
+  static constexpr int Weights = Weights_;
+  static constexpr bool Packed = Weights != sm90::weights_as_input;
+  // Arrivals that hand a stage back: one per consumer warp of every CTA that reads it (sm90_gemm.cuh), or with packed
+  // weights, which every consumer thread reads with its own loads, one per consumer thread (sm90/packed.h).
+  static constexpr int kStageReleases = kConsumersPerStage * (Packed ? 128 : 4) * ClusterSize;
+  static constexpr int kPackedGroup = Weights == sm90::weights_int4_g32 ? 32 : 128;
+  static constexpr int kPackedBlockBytes = 2048;
+  static constexpr int kScaleBlockBytes = 64 * 2 * (kPackedGroup < 64 ? 64 / kPackedGroup : 1);
+  static constexpr int kPackedTileBytes = BlockN / 64 * kPackedBlockBytes;
+  static constexpr int kBTileBytes =
+      Packed ? (kPackedTileBytes + BlockN / 64 * kScaleBlockBytes + 1023) / 1024 * 1024 : BlockN * 128;
   static constexpr int kATileBytes = BlockM * 128;
   static constexpr int kStageBytes = kBTileBytes + kATileBytes;
   // A staged row is padded by 16 bytes, so the eight rows one warp's store writes start in different banks.
@@ -62,6 +76,8 @@ struct Sm90Gemm {
   static_assert(Split == 1 || (!Pingpong && ClusterSize == 1), "stream-K runs cooperative CTAs without clusters");
   static_assert(!SwapAB || (Store_ == sm90::epilogue_direct && !AMajorM),
                 "swapped operands: both K-major, stored from registers");
+  static_assert(!Packed || (!Fp8 && !AMajorM && ClusterSize == 1 && !Pdl),
+                "packed weights: 16-bit K-major activations, no cluster, no programmatic launch");
 };
 
 namespace sm90 {

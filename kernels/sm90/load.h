@@ -11,19 +11,48 @@
 namespace tilewise::kernels::sm90 {
 
 // The boxes one CTA loads for a k-tile: its share of the tile's B rows and of its A columns (64-column atoms when A
-// is M-major), each multicast into the same offset of both CTAs of a cluster that shares that operand.
+// is M-major), each multicast into the same offset of both CTAs of a cluster that shares that operand. Packed
+// weights (sm90/packed.h) come as whole blocks and their scales by bulk copies, only the blocks inside B.
 template <class Cfg>
 struct TileLoads {
   static constexpr int kAtoms = Cfg::AMajorM ? Cfg::kARowsLoaded / 64 : 1;  // A boxes a k-tile
   const TensorMap* a_map;
   const TensorMap* b_map;
+  const Sm90GemmArgs* args;
   int b_share, a_share;  // the first B row and A column of a shared tile this CTA loads
 
-  __device__ __forceinline__ TileLoads(const TensorMap* a, const TensorMap* b, int rank)
+  __device__ __forceinline__ TileLoads(const TensorMap* a, const TensorMap* b, const Sm90GemmArgs* args_, int rank)
       : a_map(a),
         b_map(b),
+        args(args_),
         b_share(Cfg::ClusterM == 2 ? rank * Cfg::kBRowsLoaded : 0),
         a_share(Cfg::ClusterN == 2 ? rank * Cfg::kARowsLoaded : 0) {}
+
+  // The packed blocks of tile row tn inside B, and the bytes a stage of it receives.
+  __device__ __forceinline__ int packed_blocks(int tn) const {
+    return min(Cfg::BlockN, args->N - tn * Cfg::BlockN) / 64;
+  }
+  __device__ __forceinline__ uint32_t stage_bytes(int tn) const {
+    if constexpr (Cfg::Packed)
+      return uint32_t(Cfg::kATileBytes + packed_blocks(tn) * (Cfg::kPackedBlockBytes + Cfg::kScaleBlockBytes));
+    return uint32_t(Cfg::kStageBytes);
+  }
+
+  __device__ __forceinline__ void load_packed(const Ring<Cfg>& ring, int stage, int tn, int kt) const {
+    namespace ptx = cuda::ptx;
+    const int k_blocks = args->K / 64, groups = args->K / Cfg::kPackedGroup;
+    const int first_group = kt * 64 / Cfg::kPackedGroup;
+    const uint8_t* q = static_cast<const uint8_t*>(args->packed);
+    const uint8_t* scales = static_cast<const uint8_t*>(args->packed_scales);
+    for (int b = 0; b < packed_blocks(tn); ++b) {
+      const long long nb = tn * (Cfg::BlockN / 64) + b;
+      ptx::cp_async_bulk(ptx::space_cluster, ptx::space_global, ring.b_tile(stage) + b * Cfg::kPackedBlockBytes,
+                         q + (nb * k_blocks + kt) * Cfg::kPackedBlockBytes, Cfg::kPackedBlockBytes, &ring.full[stage]);
+      ptx::cp_async_bulk(ptx::space_cluster, ptx::space_global,
+                         ring.b_tile(stage) + Cfg::kPackedTileBytes + b * Cfg::kScaleBlockBytes,
+                         scales + (nb * groups + first_group) * 128, Cfg::kScaleBlockBytes, &ring.full[stage]);
+    }
+  }
 
   // A's atom `atom` at k0 of tile column tm: (m, k) in an M-major A's map, (k, m) in a K-major one's.
   __device__ __forceinline__ int a_column(int atom) const { return a_share + atom * 64; }
@@ -35,7 +64,7 @@ struct TileLoads {
 
   // The boxes into L2 only, for a launch that must wait for the grid before it to finish.
   __device__ __forceinline__ void prefetch(int tm, int tn, int k0) const {
-    prefetch_box_l2(b_map, k0, tn * Cfg::BlockN + b_share);
+    if constexpr (!Cfg::Packed) prefetch_box_l2(b_map, k0, tn * Cfg::BlockN + b_share);
     for (int atom = 0; atom < kAtoms; ++atom) {
       int32_t at[2];
       a_box(tm, k0, atom, at);
@@ -45,8 +74,12 @@ struct TileLoads {
 
   // The boxes into a stage, completing `full` by their bytes.
   __device__ __forceinline__ void load(const Ring<Cfg>& ring, int stage, int tm, int tn, int k0) const {
-    const int32_t b_at[2] = {k0, tn * Cfg::BlockN + b_share};
-    copy<Cfg::ClusterM == 2>(ring.b_tile(stage) + b_share * 128, b_map, b_at, &ring.full[stage]);
+    if constexpr (Cfg::Packed) {
+      load_packed(ring, stage, tn, k0 / Cfg::BlockK);
+    } else {
+      const int32_t b_at[2] = {k0, tn * Cfg::BlockN + b_share};
+      copy<Cfg::ClusterM == 2>(ring.b_tile(stage) + b_share * 128, b_map, b_at, &ring.full[stage]);
+    }
     for (int atom = 0; atom < kAtoms; ++atom) {
       int32_t a_at[2];
       a_box(tm, k0, atom, a_at);
@@ -87,7 +120,7 @@ __device__ __forceinline__ void produce(const Ring<Cfg>& ring, const TileLoads<C
       while (!ptx::mbarrier_try_wait_parity(&ring.empty[stage], phase ^ 1)) {
       }
       ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &ring.full[stage],
-                                     Cfg::kStageBytes);
+                                     loads.stage_bytes(tn));
       loads.load(ring, stage, tm, tn, kt * Cfg::BlockK);
       if (++stage == Cfg::Stages) stage = 0, phase ^= 1;
     }

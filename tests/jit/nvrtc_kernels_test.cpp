@@ -62,7 +62,8 @@ const std::map<std::string, std::vector<std::string>> kernel_sources = {
       "tilewise::kernels::quant::dequantize<4, __nv_bfloat16>", "tilewise::kernels::quant::dequantize<5, float>"}},
     // Each input type and A layout, both epilogues, both schedules, each cluster shape. Parameters: block_m,
     // block_n, stages, consumers, pingpong, cluster_m, cluster_n, raster_m, group, input, a_major_m, store, split,
-    // swap_ab, pdl.
+    // swap_ab, pdl and weights (absent: 0, as the problem stores B). The packed ones: int4 g128 and g32, bf16 and
+    // fp16, each store, stream-K, ping-pong, swapped, and a 16-token width.
     {"sm90_gemm.cuh",
      {"tilewise::kernels::sm90_gemm<tilewise::kernels::Sm90Gemm<256,128,4,2,0,1,1,1,8,0,0,0,1,0,0>>",
       "tilewise::kernels::sm90_gemm<tilewise::kernels::Sm90Gemm<128,128,3,1,0,2,1,0,4,1,1,1,1,0,0>>",
@@ -78,7 +79,15 @@ const std::map<std::string, std::vector<std::string>> kernel_sources = {
       "tilewise::kernels::sm90_gemm<tilewise::kernels::Sm90Gemm<96,192,6,3,0,1,1,1,8,0,0,0,1,0,1>>",
       "tilewise::kernels::sm90_gemm<tilewise::kernels::Sm90Gemm<128,192,4,3,0,1,1,0,4,1,1,2,3,0,0>>",
       "tilewise::kernels::sm90_gemm<tilewise::kernels::Sm90Gemm<96,192,5,3,0,1,1,1,8,2,0,3,1,0,1>>",
-      "tilewise::kernels::sm90_gemm<tilewise::kernels::Sm90Gemm<160,128,4,2,1,1,2,0,4,1,0,3,1,0,0>>"}},
+      "tilewise::kernels::sm90_gemm<tilewise::kernels::Sm90Gemm<160,128,4,2,1,1,2,0,4,1,0,3,1,0,0>>",
+      "tilewise::kernels::sm90_gemm<tilewise::kernels::Sm90Gemm<128,128,8,2,0,1,1,1,8,0,0,1,1,0,0,4>>",
+      "tilewise::kernels::sm90_gemm<tilewise::kernels::Sm90Gemm<64,128,8,2,0,1,1,1,8,1,0,0,2,0,0,3>>",
+      "tilewise::kernels::sm90_gemm<tilewise::kernels::Sm90Gemm<128,128,6,2,1,1,1,1,8,0,0,2,1,0,0,4>>",
+      "tilewise::kernels::sm90_gemm<tilewise::kernels::Sm90Gemm<16,128,8,2,0,1,1,1,8,0,0,0,1,1,0,4>>",
+      "tilewise::kernels::sm90_gemm<tilewise::kernels::Sm90Gemm<96,128,6,1,0,1,1,0,4,1,0,3,1,0,0,3>>"}},
+    // The reorder of packed int4 weights into the sm90 kernel's order.
+    {"sm90/packed_order.cuh",
+     {"tilewise::kernels::sm90::reorder_packed_q", "tilewise::kernels::sm90::reorder_packed_scales"}},
 };
 
 TEST(NvrtcKernels, EveryKernelHeaderIsChecked) {

@@ -123,6 +123,7 @@ std::unique_ptr<Arm> make_arm(const std::string& name) {
   const std::string prefix = std::string(kName) + ":";
   if (!name.starts_with(prefix)) return nullptr;
   if (name == prefix + "sweep") return std::make_unique<Sm90SweepArm>();
+  if (auto packed = make_packed_arm(name)) return packed;
   std::string fields = name.substr(prefix.size());
   std::replace(fields.begin(), fields.end(), ';', ',');
   return std::make_unique<Sm90Arm>(name, parse_config(fields));

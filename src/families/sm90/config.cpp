@@ -16,11 +16,14 @@ constexpr Named<Raster> kRasters[] = {{"m", Raster::m}, {"n", Raster::n}};
 constexpr Named<Store> kStores[] = {
     {"tma", Store::tma}, {"tma_ring", Store::tma_ring}, {"direct", Store::direct}, {"staged", Store::staged}};
 constexpr Named<Schedule> kSchedules[] = {{"cooperative", Schedule::cooperative}, {"pingpong", Schedule::pingpong}};
+constexpr Named<Weights> kWeights[] = {
+    {"as_input", Weights::as_input}, {"int4g128", Weights::int4_g128}, {"int4g32", Weights::int4_g32}};
 constexpr Named<std::pair<int, int>> kClusters[] = {{"1x1", {1, 1}}, {"2x1", {2, 1}}, {"1x2", {1, 2}}};
 
 std::string_view name(Raster r) { return families::name_of(kRasters, r); }
 std::string_view name(Store s) { return families::name_of(kStores, s); }
 std::string_view name(Schedule s) { return families::name_of(kSchedules, s); }
+std::string_view name(Weights w) { return families::name_of(kWeights, w); }
 
 }  // namespace
 
@@ -28,7 +31,17 @@ std::string to_string(const Config& c) {
   return fmt::format(
       "block_m={},block_n={},stages={},consumers={},raster={},group={},store={},schedule={},cluster={}x{},split={}",
       c.block_m, c.block_n, c.stages, c.consumers, name(c.raster), c.group, name(c.store), name(c.schedule),
-      c.cluster_m, c.cluster_n, c.split) + (c.swap ? ",swap=1" : "") + (c.pdl ? ",pdl=1" : "");
+      c.cluster_m, c.cluster_n, c.split) + (c.swap ? ",swap=1" : "") + (c.pdl ? ",pdl=1" : "") +
+         (c.weights != Weights::as_input ? fmt::format(",weights={}", name(c.weights)) : "");
+}
+
+int weight_group(Weights w) {
+  switch (w) {
+    case Weights::as_input: return 0;
+    case Weights::int4_g128: return 128;
+    case Weights::int4_g32: return 32;
+  }
+  throw Error("unknown sm90 weights");
 }
 
 Config parse_config(std::string_view text) {
@@ -48,17 +61,20 @@ Config parse_config(std::string_view text) {
   c.split = r.integer("split", d.split);
   c.swap = r.flag("swap", d.swap);
   c.pdl = r.flag("pdl", d.pdl);
+  c.weights = r.choice("weights", kWeights, d.weights);
   r.finish();
   return c;
 }
 
 std::string describe(const Config& c) {
-  return fmt::format("{}x{} tile, {} stages, {} {} consumer{}, cluster {}x{}, raster {}/{}, {} store{}{}{}", c.block_m,
+  return fmt::format("{}x{} tile, {} stages, {} {} consumer{}, cluster {}x{}, raster {}/{}, {} store{}{}{}{}", c.block_m,
                      c.block_n, c.stages, c.consumers, name(c.schedule), c.consumers == 1 ? "" : "s", c.cluster_m,
                      c.cluster_n, name(c.raster), c.group, name(c.store),
                      c.split > 1 ? fmt::format(", stream-K split {}", c.split) : "",
                      c.swap ? ", operands swapped (A on the 64-row side)" : "",
-                     c.pdl ? ", programmatic dependent launch" : "");
+                     c.pdl ? ", programmatic dependent launch" : "",
+                     c.weights != Weights::as_input ? fmt::format(", {} weights dequantized in registers", name(c.weights))
+                                                    : "");
 }
 
 void to_json(nlohmann::json& j, const Config& c) { j = to_string(c); }

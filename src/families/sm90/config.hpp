@@ -24,6 +24,15 @@ enum class Store : int {
 };
 // The stores TMA writes: they need the output's tensor map, whole 64-column atoms and a 16-byte-aligned ldc.
 inline bool stores_by_tma(Store s) { return s == Store::tma || s == Store::tma_ring; }
+// What wgmma's 64-row side reads: the kernel's B as the problem stores it, or packed int4 weights in the kernel's
+// own order (kernels/sm90/packed.h) with an fp16 scale per 128 or 32 along K, dequantized into registers. Valued as
+// the kernel's codes.
+enum class Weights : int {
+  as_input = kernels::sm90::weights_as_input,
+  int4_g128 = kernels::sm90::weights_int4_g128,
+  int4_g32 = kernels::sm90::weights_int4_g32,
+};
+int weight_group(Weights w);  // the scale group along K of a packed format (0 for as_input)
 // cooperative: the consumers split each tile's rows; pingpong: each consumer takes whole tiles in turn, so one
 // multiplies while the other runs its epilogue.
 enum class Schedule { cooperative, pingpong };
@@ -50,11 +59,14 @@ struct Config {
   // kernel before it in the stream. Printed only when set, so every configuration string written before it reads
   // back unchanged.
   bool pdl = false;
+  // Packed weights (the mixed-input kernel): B, or A with swapped operands, is int4 in the kernel's order, passed
+  // with its scales (Gemm::run). Printed only when set.
+  Weights weights = Weights::as_input;
   bool operator==(const Config&) const = default;
 };
 
 // "block_m=256,block_n=128,stages=4,consumers=2,raster=m,group=8,store=direct,schedule=cooperative,cluster=1x1,split=1"
-// (",swap=1" and ",pdl=1" after it when set), which parse_config reads back
+// (",swap=1", ",pdl=1" and ",weights=int4g128" after it when set), which parse_config reads back
 // (fields in any order, each at most once; missing fields keep their defaults).
 std::string to_string(const Config& c);
 Config parse_config(std::string_view text);  // throws Error naming the bad field

@@ -73,7 +73,9 @@ class Sm90 : public families::Family {
 
   std::vector<std::string> arm_names() const override {
     const std::string n(kName);
-    return {n, n + ":<config>", n + ":sweep"};
+    std::vector<std::string> names{n, n + ":<config>", n + ":sweep"};
+    for (const std::string& packed : packed_arm_names()) names.push_back(packed), names.push_back(packed + "@<config>");
+    return names;
   }
   std::unique_ptr<families::Arm> make_arm(const std::string& name) const override { return sm90::make_arm(name); }
 };

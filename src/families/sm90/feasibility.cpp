@@ -36,6 +36,28 @@ int static_shared(int stages) { return std::max(256, (2 * stages + 2) * 8); }
 
 bool tma_stride_ok(int64_t ld, DType d) { return (ld * element_bytes(d)) % 16 == 0; }
 
+// What packed int4 weights on wgmma's 64-row side need (kernels/sm90/packed.h): 16-bit K-major activations, whole
+// 64 x 64 blocks, no multicast or programmatic launch; and two consumers at most (three, at 128 registers a thread,
+// spilled 48 bytes at 192x192 beside the fragments).
+std::optional<std::string> packed_infeasible(const Config& c, const Problem& p) {
+  if (p.dtype == DType::fp8_e4m3) return "packed int4 weights multiply 16-bit activations (bf16 or fp16), not fp8";
+  if (p.layout != Layout::TN) return "packed weights take K-major activations (TN)";
+  if (c.cluster_m * c.cluster_n != 1) return "packed weights are not multicast: cluster 1x1 only";
+  if (c.pdl) return "packed weights are not launched as a programmatic dependent";
+  if (c.consumers > 2) return "packed weights run one or two consumers";
+  const Problem kp = kernel_view(p, c);
+  const int group = weight_group(c.weights);
+  if (kp.K % 64 != 0 || kp.K % group != 0)
+    return fmt::format("packed int4 weights need K to be a multiple of {} (64 x 64 blocks, a scale per {}); K = {}",
+                       std::max(64, group), group, kp.K);
+  if (kp.N % 64 != 0)
+    return fmt::format("packed int4 weights need their {} rows in whole blocks of 64", kp.N);
+  // Stream-K's fixup beside 128 accumulators and the fragments spilled 4 bytes (256x128, split 2).
+  if (c.split > 1 && accumulator_registers(c) >= 128)
+    return fmt::format("stream-K on packed weights beside {} accumulators spills registers", accumulator_registers(c));
+  return std::nullopt;
+}
+
 }  // namespace
 
 int block_k(DType d) { return 128 / element_bytes(d); }
@@ -51,7 +73,11 @@ int rows_per_consumer(const Config& c) {
 }
 
 int shared_bytes(const Config& c) {
-  const int stage = (c.block_m + c.block_n) * 128;
+  // Packed weights: blocks of 64 rows x 64 int4 (2048 bytes) and their scales (128 bytes a group), the A tile after
+  // them 1024-byte aligned (kernels/sm90/config.h).
+  const int packed_b = c.block_n / 64 * (2048 + 128 * std::max(1, 64 / std::max(1, weight_group(c.weights))));
+  const int b_tile = c.weights == Weights::as_input ? c.block_n * 128 : (packed_b + 1023) / 1024 * 1024;
+  const int stage = c.block_m * 128 + b_tile;
   const int out_tile = c.store == Store::tma        ? c.consumers * rows_per_consumer(c) * c.block_m * 2
                        : c.store == Store::tma_ring ? c.consumers * 2 * rows_per_consumer(c) * 128
                        : c.store == Store::staged   ? c.consumers * rows_per_consumer(c) * (c.block_m * 2 + 16)
@@ -138,6 +164,9 @@ std::optional<std::string> infeasible(const Config& c, const Problem& p, const L
       return "stream-K counts k-tiles over all tiles in 32 bits: this problem has 2^31 or more";
   }
   if (p.dtype == DType::fp8_e4m3 && p.layout != Layout::TN) return "fp8 wgmma needs both operands K-major (TN)";
+  if (c.weights != Weights::as_input) {
+    if (auto why = packed_infeasible(c, p)) return why;
+  }
   if (tma_store && (p.ldc * 2) % 16 != 0)
     return fmt::format("ldc={} is not a multiple of 16 bytes, which the TMA store needs", p.ldc);
   if (!tma_stride_ok(p.lda, p.dtype) || !tma_stride_ok(p.ldb, p.dtype))

@@ -28,10 +28,10 @@ jit::KernelBuild kernel_build(const Config& c, const Problem& p) {
   jit::KernelBuild b;
   b.kernel_file = "sm90_gemm.cuh";
   b.name_expression = fmt::format(
-      "tilewise::kernels::sm90_gemm<tilewise::kernels::Sm90Gemm<{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}>>", c.block_m,
+      "tilewise::kernels::sm90_gemm<tilewise::kernels::Sm90Gemm<{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}>>", c.block_m,
       c.block_n, c.stages, c.consumers, c.schedule == Schedule::pingpong ? 1 : 0, c.cluster_m, c.cluster_n,
       c.raster == Raster::m ? 1 : 0, c.group, input_code(p.dtype), p.layout == Layout::NN ? 1 : 0, int(c.store), c.split,
-      c.swap ? 1 : 0, c.pdl ? 1 : 0);
+      c.swap ? 1 : 0, c.pdl ? 1 : 0, int(c.weights));
   b.config_text = fmt::format("{} for {} {}", to_string(c), to_string(p.dtype), to_string(p.layout));
   return b;
 }
@@ -78,8 +78,9 @@ void Gemm::bind(const void* A, const void* B, void* C) {
   const size_t c_align = stores_by_tma(c_.store)                                          ? 16
                          : c_.store == Store::direct && !c_.swap && p_.ldc % 2 == 0 ? 4
                                                                                      : 2;
+  const bool packed = c_.weights != Weights::as_input;
   for (const auto& [ptr, name, align] : {std::tuple<const void*, const char*, size_t>{A, "A", 16}, {B, "B", 16},
-                                         {C, "C", c_align}})
+                                         {C, "C", c_align}, {packed ? packed_scales_ : A, "the packed scales", 16}})
     if (!ptr || reinterpret_cast<uintptr_t>(ptr) % align)
       throw Error(fmt::format("sm90 {} on {}: {} at {} is not a {}-byte-aligned device pointer", to_string(c_),
                               describe(p_), name, ptr, align));
@@ -91,7 +92,9 @@ void Gemm::bind(const void* A, const void* B, void* C) {
   const uint32_t a_rows = uint32_t(c_.block_m / c_.cluster_n), b_rows = uint32_t(c_.block_n / c_.cluster_m);
   if (c_.swap) {  // the kernel's A is the problem's B and its B the problem's A, both K-major
     a_map_.bind({B, es, f16, K, N, uint64_t(p_.ldb) * es, bk, a_rows});
-    b_map_.bind({A, es, f16, K, M, uint64_t(p_.lda) * es, bk, b_rows});
+    if (!packed) b_map_.bind({A, es, f16, K, M, uint64_t(p_.lda) * es, bk, b_rows});
+  } else if (packed) {  // the kernel's B is read by bulk copies, not through a map
+    a_map_.bind({A, es, f16, K, M, uint64_t(p_.lda) * es, bk, a_rows});
   } else {
     a_map_.bind(p_.layout == Layout::TN ? TensorMapSpec{A, es, f16, K, M, uint64_t(p_.lda) * es, bk, a_rows}
                                         : TensorMapSpec{A, es, f16, M, K, uint64_t(p_.lda) * es, 64, bk});
@@ -102,9 +105,12 @@ void Gemm::bind(const void* A, const void* B, void* C) {
   bound_A_ = A, bound_B_ = B, bound_C_ = C;
 }
 
-void Gemm::run(const void* A, const void* B, void* C, cudaStream_t stream) {
+void Gemm::run(const void* A, const void* B, void* C, cudaStream_t stream, const void* packed_scales) {
   // A launch on the buffers of the one before binds nothing; one on new buffers encodes the maps that changed.
-  if (!bound_A_ || A != bound_A_ || B != bound_B_ || C != bound_C_) bind(A, B, C);  // bind checks the pointers
+  if (!bound_A_ || A != bound_A_ || B != bound_B_ || C != bound_C_ || packed_scales != packed_scales_) {
+    packed_scales_ = packed_scales;
+    bind(A, B, C);  // bind checks the pointers
+  }
   kernels::Sm90GemmArgs args{C,
                   kernel_m_,
                   kernel_n_,
@@ -117,9 +123,13 @@ void Gemm::run(const void* A, const void* B, void* C, cudaStream_t stream) {
                   k_tiles_divisor_.magic,
                   k_tiles_divisor_.shift,
                   partials_.as<float>(),
-                  flags_.as<int>()};
-  TensorMap* c_map = stores_by_tma(c_.store) ? &c_map_.map : &b_map_.map;
-  void* params[] = {&a_map_.map, &b_map_.map, c_map, &args};
+                  flags_.as<int>(),
+                  c_.swap ? A : B,
+                  packed_scales};
+  // The maps a configuration does not read are passed as one it does (the A map is always bound).
+  TensorMap* b_map = c_.weights == Weights::as_input ? &b_map_.map : &a_map_.map;
+  TensorMap* c_map = stores_by_tma(c_.store) ? &c_map_.map : b_map;
+  void* params[] = {&a_map_.map, b_map, c_map, &args};
   kernel_->launch(dim3(unsigned(grid_)), dim3(unsigned(128 * (c_.consumers + 1))), shared_bytes(c_), stream, params,
                   dim3(unsigned(c_.cluster_m * c_.cluster_n)), c_.pdl);
 }

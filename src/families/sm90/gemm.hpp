@@ -24,7 +24,9 @@ class Gemm {
   // Throws Unsupported when the problem or configuration is outside the feasible set (with the reason), Error
   // when the build fails.
   Gemm(const Problem& p, const Config& c, int sm_count);
-  void run(const void* A, const void* B, void* C, cudaStream_t stream);
+  // With packed weights (Config::weights), the operand on wgmma's 64-row side (B, or A when swapped) is the packed q
+  // in the kernel's order (families/sm90/packed.hpp) and `packed_scales` its scales.
+  void run(const void* A, const void* B, void* C, cudaStream_t stream, const void* packed_scales = nullptr);
 
   const jit::ResourceUsage& usage() const { return usage_; }
   int grid() const { return grid_; }
@@ -50,6 +52,7 @@ class Gemm {
   };
   OperandMap a_map_, b_map_, c_map_;
   const void *bound_A_ = nullptr, *bound_B_ = nullptr, *bound_C_ = nullptr;
+  const void* packed_scales_ = nullptr;
 };
 
 }  // namespace tilewise::sm90

@@ -1,0 +1,24 @@
+#pragma once
+// Packed int4 weights in the order the sm90 kernel reads them (kernels/sm90/packed.h): the decode GEMV's packing
+// (families/gemv/quantize.hpp: the same values and scales, rows of K) reordered into 64 x 64 blocks of wgmma A
+// fragments. The GPU reorder and its CPU reference write the same bits; the byte counts are the row order's.
+#include <optional>
+#include <string>
+
+#include "families/gemv/quantize.hpp"
+#include "families/sm90/config.hpp"
+
+namespace tilewise::sm90 {
+
+// The kernel's Weights for a packed format; throws Unsupported naming the format where the kernel reads none
+// (q8_0 and fp8 are not yet packed for it).
+Weights packed_weights(gemv::Format f);
+// Why weights of `layout` cannot be put in the kernel's order (a format it does not read, or N or K not in whole
+// blocks of 64), or nothing.
+std::optional<std::string> kernel_order_unsupported(const gemv::PackedLayout& layout);
+// The same values and scales in the kernel's order: on the GPU, asynchronous on `stream`, and on the CPU. Throw
+// Unsupported where kernel_order_unsupported says why.
+gemv::PackedWeights to_kernel_order(const gemv::PackedWeights& rows, cudaStream_t stream);
+gemv::HostPacked to_kernel_order_cpu(const gemv::HostPacked& rows);
+
+}  // namespace tilewise::sm90

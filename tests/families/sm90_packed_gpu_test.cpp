@@ -1,0 +1,124 @@
+// The sm90 kernel on packed int4 weights (kernels/sm90/packed.h): the GPU reorder bit for bit against its CPU
+// reference, and the arms sm90:int4 / sm90:int4-g32 against the fp32 reference from their own dequantized weights
+// over token counts from 1 to past one tile (edge tiles along M), a partial block row of tiles along N (N = 192 on
+// 128-row tiles), K from one group to many, both 16-bit activations, and every store, stream-K and ping-pong.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "arm_bench.hpp"
+#include "bench/arm.hpp"
+#include "core/error.hpp"
+#include "device/reference.hpp"
+#include "families/sm90/arms.hpp"
+#include "families/sm90/packed.hpp"
+#include "gpu.hpp"
+#include "receipt/derive.hpp"
+
+namespace tilewise::sm90 {
+namespace {
+
+template <typename T>
+std::vector<T> download(const void* p, size_t count) {
+  std::vector<T> out(count);
+  TW_CUDA(cudaMemcpy(out.data(), p, count * sizeof(T), cudaMemcpyDeviceToHost));
+  return out;
+}
+
+TEST(Sm90PackedGpu, ReorderMatchesTheCpuReferenceBitForBit) {
+  TW_REQUIRE_GPU();
+  device::Stream s;
+  for (gemv::Format f : {gemv::Format::int4_g128, gemv::Format::int4_g32}) {
+    const int64_t N = 320, K = 640;
+    const Problem p = make_problem("w", 1, N, K, DType::bf16, Layout::TN);
+    device::Operands ops(p, 1, 0);
+    ops.fill(3, s.get());
+    const gemv::PackedWeights rows = gemv::quantize(ops.set(0).b.get(), DType::bf16, N, K, K, f, s.get());
+    const gemv::PackedWeights packed = to_kernel_order(rows, s.get());
+    s.sync();
+    const gemv::HostPacked host{rows.layout, download<uint8_t>(rows.q.get(), size_t(rows.layout.q_bytes())),
+                                download<uint8_t>(rows.scales.get(), size_t(rows.layout.scale_bytes))};
+    const gemv::HostPacked want = to_kernel_order_cpu(host);
+    EXPECT_EQ(download<uint8_t>(packed.q.get(), want.q.size()), want.q);
+    EXPECT_EQ(download<uint8_t>(packed.scales.get(), want.scales.size()), want.scales);
+  }
+}
+
+// Runs the arm on p and judges it as the harness does: against the reference from its dequantized weights.
+void expect_correct(const Problem& p, const std::string& arm_name, cudaStream_t stream) {
+  SCOPED_TRACE(arm_name + " on " + describe(p));
+  testkit::ArmBench bench(p, 2, 29, stream, 1);
+  auto arm = make_arm(arm_name);
+  ASSERT_TRUE(arm);
+  arm->prepare(bench.wb);  // throws, failing the test, where the arm declines
+  ASSERT_NE(arm->judged_weights(), nullptr);
+  const device::Reference ref(p, bench.ops.set(0), arm->judged_weights(), stream);
+  const bench::Workbench judged{p, bench.ops, ref, stream, 0.5, 1, 1};
+  const device::Launch launch = [&](int set, cudaStream_t st) { arm->launch(set, st); };
+  const device::OutputError e = bench::checked_run(judged, launch);
+  EXPECT_TRUE(receipt::is_correct(e.rel_err, receipt::correctness_bound(p.dtype)))
+      << arm->config_text() << ": " << (e.rel_err ? std::to_string(*e.rel_err) : "non-finite output");
+  // Every set of the arm's rotation runs (the persistent tiles and the barriers' phases carry over).
+  for (int set = 1; set < std::max(2, arm->rotation_sets()); ++set) launch(set, stream);
+  TW_CUDA(cudaStreamSynchronize(stream));
+}
+
+TEST(Sm90PackedGpu, TheRuleMatchesTheDequantizedReference) {
+  TW_REQUIRE_GPU();
+  device::Stream s;
+  for (DType act : {DType::bf16, DType::fp16})
+    for (int64_t tokens : {1, 16, 17, 100, 128, 300})
+      for (auto [N, K] : {std::pair<int64_t, int64_t>{192, 128}, {4096, 1024}, {256, 2048}}) {
+        expect_correct(make_problem("q", tokens, N, K, act, Layout::TN), "sm90:int4", s.get());
+        if (tokens == 17 || tokens == 300)
+          expect_correct(make_problem("q", tokens, N, K, act, Layout::TN), "sm90:int4-g32", s.get());
+      }
+}
+
+TEST(Sm90PackedGpu, EveryStoreScheduleAndSplitMatchesTheReference) {
+  TW_REQUIRE_GPU();
+  device::Stream s;
+  const char* configs[] = {
+      "block_m=128;block_n=128;stages=8;consumers=2;store=tma",
+      "block_m=64;block_n=128;stages=6;consumers=2;store=tma_ring;split=3",
+      "block_m=128;block_n=128;stages=6;consumers=2;store=tma;schedule=pingpong",
+      "block_m=96;block_n=128;stages=6;consumers=1;store=staged;raster=n;group=4",
+      "block_m=16;block_n=64;stages=8;consumers=1;store=direct;split=2",
+      "block_m=256;block_n=128;stages=4;consumers=2;store=direct",
+      "block_m=128;block_n=256;stages=4;consumers=2;store=tma",
+  };
+  for (const char* c : configs)
+    for (const char* arm : {"sm90:int4", "sm90:int4-g32"})
+      for (auto [M, N, K] : {std::tuple<int64_t, int64_t, int64_t>{200, 320, 512}, {1000, 1024, 1536}})
+        expect_correct(make_problem("q", M, N, K, DType::bf16, Layout::TN), std::string(arm) + "@" + c, s.get());
+}
+
+// What compute-sanitizer runs (scripts/gpu-tests.sh): one and two consumers, each store kind, ping-pong and stream-K's
+// fixup, on a problem with edge tiles along M and a partial row of tiles along N.
+TEST(Sm90PackedGpu, SanitizedSet) {
+  TW_REQUIRE_GPU();
+  device::Stream s;
+  for (const char* c : {"block_m=128;block_n=128;stages=4;consumers=2;store=tma",
+                        "block_m=128;block_n=128;stages=4;consumers=2;store=direct",
+                        "block_m=128;block_n=128;stages=4;consumers=2;store=tma;schedule=pingpong",
+                        "block_m=128;block_n=64;stages=4;consumers=1;store=tma",
+                        "block_m=64;block_n=64;stages=4;consumers=1;store=direct;split=3"})
+    expect_correct(make_problem("q", 200, 320, 512, DType::bf16, Layout::TN), std::string("sm90:int4@") + c, s.get());
+}
+
+TEST(Sm90PackedGpu, AShapeThePackingCannotTakeIsDeclinedWithItsReason) {
+  TW_REQUIRE_GPU();
+  device::Stream s;
+  const Problem p = make_problem("q", 64, 200, 512, DType::bf16, Layout::TN);  // 200 rows: not whole blocks of 64
+  const testkit::ArmBench bench(p, 2, 29, s.get(), 1);
+  auto arm = make_arm("sm90:int4");
+  try {
+    arm->prepare(bench.wb);
+    FAIL() << "200 weight rows were packed";
+  } catch (const Unsupported& e) {
+    EXPECT_NE(std::string(e.what()).find("whole blocks of 64"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace tilewise::sm90

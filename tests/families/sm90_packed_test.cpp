@@ -1,0 +1,128 @@
+// Packed int4 weights in the sm90 kernel's order (kernels/sm90/packed.h), on the CPU: each value lands where wgmma's
+// m64k16 A fragment takes it (register r of thread t at step s holds rows g and g + 8, columns 2 (t % 4) and 8 on,
+// as the PTX ISA lays the fragment out: checked here from that description, not from packed_order.h's formulas),
+// each scale in its block and group; the configuration field; what packed weights need of a problem. No GPU.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "core/error.hpp"
+#include "expect_error.hpp"
+#include "families/gemv/quantize.hpp"
+#include "families/sm90/config.hpp"
+#include "families/sm90/feasibility.hpp"
+#include "families/sm90/packed.hpp"
+
+namespace tilewise::sm90 {
+namespace {
+
+using testkit::Contains;
+using testkit::error_of;
+
+gemv::HostPacked random_int4(gemv::Format f, int64_t N, int64_t K, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<uint16_t> w(size_t(N * K));
+  for (uint16_t& v : w) v = gemv::float_to_bf16_bits(u(rng));
+  return gemv::quantize_cpu(w.data(), DType::bf16, N, K, K, f);
+}
+
+int row_nibble(const gemv::HostPacked& rows, int64_t n, int64_t k) {
+  return (rows.q[size_t(n * rows.layout.row_bytes + k / 2)] >> (4 * (k % 2))) & 0xF;
+}
+
+TEST(Sm90Packed, EachValueLandsInTheRegisterOfItsFragment) {
+  for (gemv::Format f : {gemv::Format::int4_g128, gemv::Format::int4_g32}) {
+    const int64_t N = 192, K = 256;  // three blocks of rows, four of K
+    const gemv::HostPacked rows = random_int4(f, N, K, 7);
+    const gemv::HostPacked packed = to_kernel_order_cpu(rows);
+    ASSERT_EQ(packed.q.size(), rows.q.size());
+    int checked = 0;
+    for (int64_t nb = 0; nb < N / 64; ++nb)
+      for (int64_t kb = 0; kb < K / 64; ++kb)
+        for (int t = 0; t < 128; ++t)
+          for (int s = 0; s < 4; ++s) {
+            uint32_t word;
+            std::memcpy(&word, packed.q.data() + ((nb * (K / 64) + kb) * 2048 + t * 16 + s * 4), 4);
+            const int warp = t / 32, lane = t % 32, g = lane / 4;
+            for (int r = 0; r < 4; ++r) {
+              const uint32_t reg = (word >> (4 * r)) & 0x000F000Fu;
+              const int64_t row = nb * 64 + warp * 16 + g + (r % 2 ? 8 : 0);
+              const int64_t col = kb * 64 + s * 16 + 2 * (lane % 4) + (r / 2 ? 8 : 0);
+              EXPECT_EQ(int(reg & 0xF), row_nibble(rows, row, col));
+              EXPECT_EQ(int(reg >> 16), row_nibble(rows, row, col + 1));
+              checked += 2;
+            }
+          }
+    EXPECT_EQ(checked, N * K);
+  }
+}
+
+TEST(Sm90Packed, ScalesGoToTheirBlockAndGroup) {
+  for (gemv::Format f : {gemv::Format::int4_g128, gemv::Format::int4_g32}) {
+    const int64_t N = 128, K = 384;
+    const int groups = int(K / gemv::group_size(f));
+    const gemv::HostPacked rows = random_int4(f, N, K, 11);
+    const gemv::HostPacked packed = to_kernel_order_cpu(rows);
+    for (int64_t n = 0; n < N; ++n)
+      for (int g = 0; g < groups; ++g) {
+        const size_t at = size_t(((n / 64) * groups + g) * 64 + n % 64), from = size_t(n * groups + g);
+        EXPECT_EQ(std::memcmp(packed.scales.data() + 2 * at, rows.scales.data() + 2 * from, 2), 0) << n << " " << g;
+      }
+  }
+}
+
+TEST(Sm90Packed, FormatsAndShapesTheOrderCannotTakeAreNamed) {
+  const gemv::HostPacked q8 = random_int4(gemv::Format::q8_0, 64, 64, 1);
+  EXPECT_TRUE(Contains(error_of([&] { to_kernel_order_cpu(q8); }), "q8_0 weights have no sm90 kernel order"));
+  const gemv::HostPacked short_rows = random_int4(gemv::Format::int4_g32, 96, 64, 1);
+  EXPECT_TRUE(Contains(error_of([&] { to_kernel_order_cpu(short_rows); }), "96 x 64"));
+  const gemv::HostPacked short_k = random_int4(gemv::Format::int4_g32, 64, 96, 1);
+  EXPECT_TRUE(Contains(error_of([&] { to_kernel_order_cpu(short_k); }), "whole blocks of 64"));
+  EXPECT_TRUE(Contains(error_of([] { packed_weights(gemv::Format::fp8); }), "not fp8"));
+  EXPECT_EQ(packed_weights(gemv::Format::int4_g32), Weights::int4_g32);
+}
+
+TEST(Sm90Packed, TheWeightsFieldIsWrittenOnlyWhenSet) {
+  Config c{128, 128, 8, 2, Raster::m, 8, Store::tma};
+  const std::string plain = to_string(c);
+  c.weights = Weights::int4_g128;
+  EXPECT_EQ(to_string(c), plain + ",weights=int4g128");
+  EXPECT_EQ(parse_config(to_string(c)), c);
+  EXPECT_EQ(parse_config(plain).weights, Weights::as_input);
+  EXPECT_TRUE(Contains(error_of([] { parse_config("weights=int8"); }), "weights"));
+}
+
+TEST(Sm90Packed, WhatPackedWeightsNeedOfTheProblem) {
+  Config c{128, 128, 8, 2, Raster::m, 8, Store::tma};
+  c.weights = Weights::int4_g128;
+  const Problem ok = make_problem("p", 256, 4096, 4096, DType::bf16, Layout::TN);
+  EXPECT_EQ(infeasible(c, ok), std::nullopt);
+  EXPECT_EQ(infeasible(c, make_problem("p", 256, 4096, 4096, DType::fp16, Layout::TN)), std::nullopt);
+  const auto why = [&](const Config& cfg, const Problem& p) { return infeasible(cfg, p).value_or("feasible"); };
+  EXPECT_TRUE(Contains(why(c, make_problem("p", 256, 4096, 4096, DType::fp8_e4m3, Layout::TN)), "not fp8"));
+  EXPECT_TRUE(Contains(why(c, make_problem("p", 256, 4096, 4096, DType::bf16, Layout::NN)), "K-major"));
+  EXPECT_TRUE(Contains(why(c, make_problem("p", 256, 4096, 4160, DType::bf16, Layout::TN)), "multiple of 128"));
+  EXPECT_TRUE(Contains(why(c, make_problem("p", 256, 4000, 4096, DType::bf16, Layout::TN)), "whole blocks of 64"));
+  Config g32 = c;
+  g32.weights = Weights::int4_g32;
+  EXPECT_EQ(infeasible(g32, make_problem("p", 256, 4096, 4160, DType::bf16, Layout::TN)), std::nullopt);
+  Config cluster = c;
+  cluster.cluster_m = 2;
+  EXPECT_TRUE(Contains(why(cluster, ok), "cluster 1x1"));
+  Config three = c;
+  three.block_n = 192, three.consumers = 3, three.stages = 4;
+  EXPECT_TRUE(Contains(why(three, ok), "one or two consumers"));
+  Config dependent = c;
+  dependent.pdl = true;
+  EXPECT_TRUE(Contains(why(dependent, ok), "programmatic"));
+  // The packed stage is smaller than a bf16 one: 2 blocks of 2048 bytes and 2 x 128 bytes of scales, padded to 5 KB.
+  Config plain = c;
+  plain.weights = Weights::as_input;
+  EXPECT_EQ(shared_bytes(plain) - shared_bytes(c), 8 * (128 * 128 - 5 * 1024));
+}
+
+}  // namespace
+}  // namespace tilewise::sm90
