@@ -59,6 +59,7 @@ def register_a_wrapper(n: int) -> str:
             f"  }}\n")
     return (f"template <int Input, int TransB>\n"
             f"__device__ __forceinline__ void wgmma_rs_m64n{n}(float* d, const uint32_t* a, uint64_t desc_b) {{\n"
+            f'  static_assert(Input == 0 || Input == 1, "A from registers: 16-bit inputs only");\n'
             + "".join(branches) + "}\n")
 
 

@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 namespace tilewise::testkit {
 inline bool has_gpu() {
@@ -16,6 +17,14 @@ inline bool has_gpu() {
 inline std::string source_dir() {
   const char* env = std::getenv("TILEWISE_SOURCE_DIR");
   return env && *env ? env : TILEWISE_SOURCE_DIR;
+}
+// `count` elements of T from device memory (synchronous).
+template <typename T>
+std::vector<T> download(const void* p, size_t count) {
+  std::vector<T> out(count);
+  if (count && cudaMemcpy(out.data(), p, count * sizeof(T), cudaMemcpyDeviceToHost) != cudaSuccess)
+    ADD_FAILURE() << "cudaMemcpy of " << count * sizeof(T) << " bytes from the device failed";
+  return out;
 }
 }  // namespace tilewise::testkit
 

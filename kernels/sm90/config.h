@@ -3,6 +3,7 @@
 #include <cuda/std/cstdint>
 
 #include "sm90/codes.h"
+#include "sm90/packed_order.h"
 
 namespace tilewise::kernels {
 
@@ -42,11 +43,10 @@ struct Sm90Gemm {
   // weights, which every consumer thread reads with its own loads, one per consumer thread (sm90/packed.h).
   static constexpr int kStageReleases = kConsumersPerStage * (Packed ? 128 : 4) * ClusterSize;
   static constexpr int kPackedGroup = Weights == sm90::weights_int4_g32 ? 32 : 128;
-  static constexpr int kPackedBlockBytes = 2048;
-  static constexpr int kScaleBlockBytes = 64 * 2 * (kPackedGroup < 64 ? 64 / kPackedGroup : 1);
-  static constexpr int kPackedTileBytes = BlockN / 64 * kPackedBlockBytes;
-  static constexpr int kBTileBytes =
-      Packed ? (kPackedTileBytes + BlockN / 64 * kScaleBlockBytes + 1023) / 1024 * 1024 : BlockN * 128;
+  static constexpr int kPackedBlockBytes = sm90::kPackedBlockBytes;
+  static constexpr int kScaleBlockBytes = sm90::packed_scale_block_bytes(kPackedGroup);
+  static constexpr int kPackedTileBytes = BlockN / sm90::kPackedBlockRows * kPackedBlockBytes;
+  static constexpr int kBTileBytes = Packed ? sm90::packed_b_tile_bytes(BlockN, kPackedGroup) : BlockN * 128;
   static constexpr int kATileBytes = BlockM * 128;
   static constexpr int kStageBytes = kBTileBytes + kATileBytes;
   // A staged row is padded by 16 bytes, so the eight rows one warp's store writes start in different banks.
@@ -76,8 +76,8 @@ struct Sm90Gemm {
   static_assert(Split == 1 || (!Pingpong && ClusterSize == 1), "stream-K runs cooperative CTAs without clusters");
   static_assert(!SwapAB || (Store_ == sm90::epilogue_direct && !AMajorM),
                 "swapped operands: both K-major, stored from registers");
-  static_assert(!Packed || (!Fp8 && !AMajorM && ClusterSize == 1 && !Pdl),
-                "packed weights: 16-bit K-major activations, no cluster, no programmatic launch");
+  static_assert(!Packed || (!Fp8 && !AMajorM && ClusterSize == 1 && !Pdl && Consumers <= 2),
+                "packed weights: 16-bit K-major activations, no cluster, no programmatic launch, 1-2 consumers");
 };
 
 namespace sm90 {

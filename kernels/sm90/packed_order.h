@@ -7,7 +7,18 @@
 namespace tilewise::kernels::sm90 {
 
 constexpr int kPackedBlockRows = 64, kPackedBlockK = 64;
-constexpr int kPackedBlockWords = kPackedBlockRows * kPackedBlockK / 8;  // 512 words of 8 values: 2048 bytes
+constexpr int kPackedBlockWords = kPackedBlockRows * kPackedBlockK / 8;  // 512 words of 8 values
+constexpr int kPackedBlockBytes = kPackedBlockWords * 4;                 // 2048
+
+// The scales of one block a k-tile: 64 fp16 a group, one group (G = 128) or two (G = 32).
+TW_HOST_DEVICE constexpr int packed_scale_block_bytes(int group) {
+  return kPackedBlockRows * 2 * (group < kPackedBlockK ? kPackedBlockK / group : 1);
+}
+// A stage's packed B tile: block_n / 64 blocks and their scales, rounded up to 1024 bytes so that the activation
+// tile after it starts on a swizzle atom.
+TW_HOST_DEVICE constexpr int packed_b_tile_bytes(int block_n, int group) {
+  return (block_n / kPackedBlockRows * (kPackedBlockBytes + packed_scale_block_bytes(group)) + 1023) / 1024 * 1024;
+}
 
 TW_HOST_DEVICE constexpr int packed_row(int t, int j) { return 16 * (t / 32) + (t % 32) / 4 + 8 * ((j / 2) % 2); }
 TW_HOST_DEVICE constexpr int packed_column(int t, int s, int j) { return 16 * s + 2 * (t % 4) + j % 2 + 8 * (j / 4); }

@@ -905,6 +905,7 @@ __device__ __forceinline__ void wgmma_m64n256(float* d, uint64_t desc_a, uint64_
 
 template <int Input, int TransB>
 __device__ __forceinline__ void wgmma_rs_m64n8(float* d, const uint32_t* a, uint64_t desc_b) {
+  static_assert(Input == 0 || Input == 1, "A from registers: 16-bit inputs only");
   if constexpr (Input == 0) {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
@@ -925,6 +926,7 @@ __device__ __forceinline__ void wgmma_rs_m64n8(float* d, const uint32_t* a, uint
 
 template <int Input, int TransB>
 __device__ __forceinline__ void wgmma_rs_m64n16(float* d, const uint32_t* a, uint64_t desc_b) {
+  static_assert(Input == 0 || Input == 1, "A from registers: 16-bit inputs only");
   if constexpr (Input == 0) {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
@@ -945,6 +947,7 @@ __device__ __forceinline__ void wgmma_rs_m64n16(float* d, const uint32_t* a, uin
 
 template <int Input, int TransB>
 __device__ __forceinline__ void wgmma_rs_m64n24(float* d, const uint32_t* a, uint64_t desc_b) {
+  static_assert(Input == 0 || Input == 1, "A from registers: 16-bit inputs only");
   if constexpr (Input == 0) {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
@@ -965,6 +968,7 @@ __device__ __forceinline__ void wgmma_rs_m64n24(float* d, const uint32_t* a, uin
 
 template <int Input, int TransB>
 __device__ __forceinline__ void wgmma_rs_m64n32(float* d, const uint32_t* a, uint64_t desc_b) {
+  static_assert(Input == 0 || Input == 1, "A from registers: 16-bit inputs only");
   if constexpr (Input == 0) {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
@@ -985,6 +989,7 @@ __device__ __forceinline__ void wgmma_rs_m64n32(float* d, const uint32_t* a, uin
 
 template <int Input, int TransB>
 __device__ __forceinline__ void wgmma_rs_m64n40(float* d, const uint32_t* a, uint64_t desc_b) {
+  static_assert(Input == 0 || Input == 1, "A from registers: 16-bit inputs only");
   if constexpr (Input == 0) {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
@@ -1005,6 +1010,7 @@ __device__ __forceinline__ void wgmma_rs_m64n40(float* d, const uint32_t* a, uin
 
 template <int Input, int TransB>
 __device__ __forceinline__ void wgmma_rs_m64n48(float* d, const uint32_t* a, uint64_t desc_b) {
+  static_assert(Input == 0 || Input == 1, "A from registers: 16-bit inputs only");
   if constexpr (Input == 0) {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
@@ -1025,6 +1031,7 @@ __device__ __forceinline__ void wgmma_rs_m64n48(float* d, const uint32_t* a, uin
 
 template <int Input, int TransB>
 __device__ __forceinline__ void wgmma_rs_m64n56(float* d, const uint32_t* a, uint64_t desc_b) {
+  static_assert(Input == 0 || Input == 1, "A from registers: 16-bit inputs only");
   if constexpr (Input == 0) {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
@@ -1045,6 +1052,7 @@ __device__ __forceinline__ void wgmma_rs_m64n56(float* d, const uint32_t* a, uin
 
 template <int Input, int TransB>
 __device__ __forceinline__ void wgmma_rs_m64n64(float* d, const uint32_t* a, uint64_t desc_b) {
+  static_assert(Input == 0 || Input == 1, "A from registers: 16-bit inputs only");
   if constexpr (Input == 0) {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
@@ -1065,6 +1073,7 @@ __device__ __forceinline__ void wgmma_rs_m64n64(float* d, const uint32_t* a, uin
 
 template <int Input, int TransB>
 __device__ __forceinline__ void wgmma_rs_m64n72(float* d, const uint32_t* a, uint64_t desc_b) {
+  static_assert(Input == 0 || Input == 1, "A from registers: 16-bit inputs only");
   if constexpr (Input == 0) {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
@@ -1085,6 +1094,7 @@ __device__ __forceinline__ void wgmma_rs_m64n72(float* d, const uint32_t* a, uin
 
 template <int Input, int TransB>
 __device__ __forceinline__ void wgmma_rs_m64n80(float* d, const uint32_t* a, uint64_t desc_b) {
+  static_assert(Input == 0 || Input == 1, "A from registers: 16-bit inputs only");
   if constexpr (Input == 0) {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
@@ -1105,6 +1115,7 @@ __device__ __forceinline__ void wgmma_rs_m64n80(float* d, const uint32_t* a, uin
 
 template <int Input, int TransB>
 __device__ __forceinline__ void wgmma_rs_m64n88(float* d, const uint32_t* a, uint64_t desc_b) {
+  static_assert(Input == 0 || Input == 1, "A from registers: 16-bit inputs only");
   if constexpr (Input == 0) {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
@@ -1125,6 +1136,7 @@ __device__ __forceinline__ void wgmma_rs_m64n88(float* d, const uint32_t* a, uin
 
 template <int Input, int TransB>
 __device__ __forceinline__ void wgmma_rs_m64n96(float* d, const uint32_t* a, uint64_t desc_b) {
+  static_assert(Input == 0 || Input == 1, "A from registers: 16-bit inputs only");
   if constexpr (Input == 0) {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
@@ -1145,6 +1157,7 @@ __device__ __forceinline__ void wgmma_rs_m64n96(float* d, const uint32_t* a, uin
 
 template <int Input, int TransB>
 __device__ __forceinline__ void wgmma_rs_m64n104(float* d, const uint32_t* a, uint64_t desc_b) {
+  static_assert(Input == 0 || Input == 1, "A from registers: 16-bit inputs only");
   if constexpr (Input == 0) {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
@@ -1165,6 +1178,7 @@ __device__ __forceinline__ void wgmma_rs_m64n104(float* d, const uint32_t* a, ui
 
 template <int Input, int TransB>
 __device__ __forceinline__ void wgmma_rs_m64n112(float* d, const uint32_t* a, uint64_t desc_b) {
+  static_assert(Input == 0 || Input == 1, "A from registers: 16-bit inputs only");
   if constexpr (Input == 0) {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
@@ -1185,6 +1199,7 @@ __device__ __forceinline__ void wgmma_rs_m64n112(float* d, const uint32_t* a, ui
 
 template <int Input, int TransB>
 __device__ __forceinline__ void wgmma_rs_m64n120(float* d, const uint32_t* a, uint64_t desc_b) {
+  static_assert(Input == 0 || Input == 1, "A from registers: 16-bit inputs only");
   if constexpr (Input == 0) {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
@@ -1205,6 +1220,7 @@ __device__ __forceinline__ void wgmma_rs_m64n120(float* d, const uint32_t* a, ui
 
 template <int Input, int TransB>
 __device__ __forceinline__ void wgmma_rs_m64n128(float* d, const uint32_t* a, uint64_t desc_b) {
+  static_assert(Input == 0 || Input == 1, "A from registers: 16-bit inputs only");
   if constexpr (Input == 0) {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
@@ -1225,6 +1241,7 @@ __device__ __forceinline__ void wgmma_rs_m64n128(float* d, const uint32_t* a, ui
 
 template <int Input, int TransB>
 __device__ __forceinline__ void wgmma_rs_m64n136(float* d, const uint32_t* a, uint64_t desc_b) {
+  static_assert(Input == 0 || Input == 1, "A from registers: 16-bit inputs only");
   if constexpr (Input == 0) {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
@@ -1245,6 +1262,7 @@ __device__ __forceinline__ void wgmma_rs_m64n136(float* d, const uint32_t* a, ui
 
 template <int Input, int TransB>
 __device__ __forceinline__ void wgmma_rs_m64n144(float* d, const uint32_t* a, uint64_t desc_b) {
+  static_assert(Input == 0 || Input == 1, "A from registers: 16-bit inputs only");
   if constexpr (Input == 0) {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
@@ -1265,6 +1283,7 @@ __device__ __forceinline__ void wgmma_rs_m64n144(float* d, const uint32_t* a, ui
 
 template <int Input, int TransB>
 __device__ __forceinline__ void wgmma_rs_m64n152(float* d, const uint32_t* a, uint64_t desc_b) {
+  static_assert(Input == 0 || Input == 1, "A from registers: 16-bit inputs only");
   if constexpr (Input == 0) {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
@@ -1285,6 +1304,7 @@ __device__ __forceinline__ void wgmma_rs_m64n152(float* d, const uint32_t* a, ui
 
 template <int Input, int TransB>
 __device__ __forceinline__ void wgmma_rs_m64n160(float* d, const uint32_t* a, uint64_t desc_b) {
+  static_assert(Input == 0 || Input == 1, "A from registers: 16-bit inputs only");
   if constexpr (Input == 0) {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
@@ -1305,6 +1325,7 @@ __device__ __forceinline__ void wgmma_rs_m64n160(float* d, const uint32_t* a, ui
 
 template <int Input, int TransB>
 __device__ __forceinline__ void wgmma_rs_m64n168(float* d, const uint32_t* a, uint64_t desc_b) {
+  static_assert(Input == 0 || Input == 1, "A from registers: 16-bit inputs only");
   if constexpr (Input == 0) {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
@@ -1325,6 +1346,7 @@ __device__ __forceinline__ void wgmma_rs_m64n168(float* d, const uint32_t* a, ui
 
 template <int Input, int TransB>
 __device__ __forceinline__ void wgmma_rs_m64n176(float* d, const uint32_t* a, uint64_t desc_b) {
+  static_assert(Input == 0 || Input == 1, "A from registers: 16-bit inputs only");
   if constexpr (Input == 0) {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
@@ -1345,6 +1367,7 @@ __device__ __forceinline__ void wgmma_rs_m64n176(float* d, const uint32_t* a, ui
 
 template <int Input, int TransB>
 __device__ __forceinline__ void wgmma_rs_m64n184(float* d, const uint32_t* a, uint64_t desc_b) {
+  static_assert(Input == 0 || Input == 1, "A from registers: 16-bit inputs only");
   if constexpr (Input == 0) {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
@@ -1365,6 +1388,7 @@ __device__ __forceinline__ void wgmma_rs_m64n184(float* d, const uint32_t* a, ui
 
 template <int Input, int TransB>
 __device__ __forceinline__ void wgmma_rs_m64n192(float* d, const uint32_t* a, uint64_t desc_b) {
+  static_assert(Input == 0 || Input == 1, "A from registers: 16-bit inputs only");
   if constexpr (Input == 0) {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
@@ -1385,6 +1409,7 @@ __device__ __forceinline__ void wgmma_rs_m64n192(float* d, const uint32_t* a, ui
 
 template <int Input, int TransB>
 __device__ __forceinline__ void wgmma_rs_m64n200(float* d, const uint32_t* a, uint64_t desc_b) {
+  static_assert(Input == 0 || Input == 1, "A from registers: 16-bit inputs only");
   if constexpr (Input == 0) {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
@@ -1405,6 +1430,7 @@ __device__ __forceinline__ void wgmma_rs_m64n200(float* d, const uint32_t* a, ui
 
 template <int Input, int TransB>
 __device__ __forceinline__ void wgmma_rs_m64n208(float* d, const uint32_t* a, uint64_t desc_b) {
+  static_assert(Input == 0 || Input == 1, "A from registers: 16-bit inputs only");
   if constexpr (Input == 0) {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
@@ -1425,6 +1451,7 @@ __device__ __forceinline__ void wgmma_rs_m64n208(float* d, const uint32_t* a, ui
 
 template <int Input, int TransB>
 __device__ __forceinline__ void wgmma_rs_m64n216(float* d, const uint32_t* a, uint64_t desc_b) {
+  static_assert(Input == 0 || Input == 1, "A from registers: 16-bit inputs only");
   if constexpr (Input == 0) {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
@@ -1445,6 +1472,7 @@ __device__ __forceinline__ void wgmma_rs_m64n216(float* d, const uint32_t* a, ui
 
 template <int Input, int TransB>
 __device__ __forceinline__ void wgmma_rs_m64n224(float* d, const uint32_t* a, uint64_t desc_b) {
+  static_assert(Input == 0 || Input == 1, "A from registers: 16-bit inputs only");
   if constexpr (Input == 0) {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
@@ -1465,6 +1493,7 @@ __device__ __forceinline__ void wgmma_rs_m64n224(float* d, const uint32_t* a, ui
 
 template <int Input, int TransB>
 __device__ __forceinline__ void wgmma_rs_m64n232(float* d, const uint32_t* a, uint64_t desc_b) {
+  static_assert(Input == 0 || Input == 1, "A from registers: 16-bit inputs only");
   if constexpr (Input == 0) {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
@@ -1485,6 +1514,7 @@ __device__ __forceinline__ void wgmma_rs_m64n232(float* d, const uint32_t* a, ui
 
 template <int Input, int TransB>
 __device__ __forceinline__ void wgmma_rs_m64n240(float* d, const uint32_t* a, uint64_t desc_b) {
+  static_assert(Input == 0 || Input == 1, "A from registers: 16-bit inputs only");
   if constexpr (Input == 0) {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
@@ -1505,6 +1535,7 @@ __device__ __forceinline__ void wgmma_rs_m64n240(float* d, const uint32_t* a, ui
 
 template <int Input, int TransB>
 __device__ __forceinline__ void wgmma_rs_m64n248(float* d, const uint32_t* a, uint64_t desc_b) {
+  static_assert(Input == 0 || Input == 1, "A from registers: 16-bit inputs only");
   if constexpr (Input == 0) {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
@@ -1525,6 +1556,7 @@ __device__ __forceinline__ void wgmma_rs_m64n248(float* d, const uint32_t* a, ui
 
 template <int Input, int TransB>
 __device__ __forceinline__ void wgmma_rs_m64n256(float* d, const uint32_t* a, uint64_t desc_b) {
+  static_assert(Input == 0 || Input == 1, "A from registers: 16-bit inputs only");
   if constexpr (Input == 0) {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"

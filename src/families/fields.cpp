@@ -58,6 +58,19 @@ Fields apply(Fields base, const Fields& change) {
   return base;
 }
 
+std::string overlay(std::string_view base, std::string_view overrides, std::string_view what) {
+  std::string items(overrides);
+  std::replace(items.begin(), items.end(), ';', ',');
+  Fields out = parse_fields(base, what);
+  for (const auto& field : parse_fields(items, what).fields) {
+    const auto it =
+        std::find_if(out.fields.begin(), out.fields.end(), [&](const auto& kv) { return kv.first == field.first; });
+    if (it == out.fields.end()) out.fields.push_back(field);
+    else it->second = field.second;
+  }
+  return to_string(out);
+}
+
 Fields project(const Fields& f, const std::vector<std::string>& keys) {
   Fields out;
   for (const std::string& key : keys) {

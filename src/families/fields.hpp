@@ -30,6 +30,10 @@ const std::string* find(const Fields& f, std::string_view key);
 std::vector<std::string> keys(const Fields& f);  // in order
 // `base` with the values `change` gives; a key `change` names that `base` lacks is an Error.
 Fields apply(Fields base, const Fields& change);
+// An arm's overrides laid over a configuration's text: "key=value" items separated by ';' (',' separates arms), each
+// replacing the base's value or, for a field the base leaves out of its text (one printed only when set), joining it.
+// Throws Error as parse_fields, naming `what` (the arm), for an item that is not key=value or a key given twice.
+std::string overlay(std::string_view base, std::string_view overrides, std::string_view what);
 // The values `f` has for `keys`, in that order; a key `f` lacks is an Error.
 Fields project(const Fields& f, const std::vector<std::string>& keys);
 

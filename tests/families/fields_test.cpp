@@ -29,6 +29,16 @@ TEST(Fields, ApplyReplacesOnlyTheGivenFieldsInPlace) {
   EXPECT_EQ(to_string(project(base, {"c", "a"})), "c=3,a=1");
 }
 
+TEST(Fields, OverlayReplacesGivenFieldsAndJoinsOnesTheBaseLeavesOut) {
+  EXPECT_EQ(overlay("block_m=128,stages=4,split=1", "stages=8;split=2", "arm a"), "block_m=128,stages=8,split=2");
+  EXPECT_EQ(overlay("block_m=128,stages=4", "pdl=1", "arm a"), "block_m=128,stages=4,pdl=1");
+  EXPECT_EQ(overlay("block_m=128", "", "arm a"), "block_m=128");
+  EXPECT_TRUE(testkit::Contains(testkit::error_of([] { overlay("block_m=128", "garbage", "arm sm90:int4@garbage"); }),
+                                "arm sm90:int4@garbage 'garbage': 'garbage' is not key=value"));
+  EXPECT_TRUE(testkit::Contains(testkit::error_of([] { overlay("block_m=128", "stages=2;stages=3", "arm b"); }),
+                                "stages is given twice"));
+}
+
 TEST(Fields, BadTextAndUnknownFieldsAreErrors) {
   EXPECT_TRUE(Contains(error_of([] { parse_fields("a=1,b"); }), "configuration 'a=1,b': 'b' is not key=value"));
   EXPECT_TRUE(Contains(error_of([] { parse_fields("=1"); }), "'=1' is not key=value"));

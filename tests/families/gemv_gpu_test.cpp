@@ -29,12 +29,7 @@ namespace {
 
 constexpr Format all_formats[] = {Format::bf16, Format::fp16, Format::q8_0, Format::int4_g32, Format::int4_g128, Format::fp8};
 
-template <typename T>
-std::vector<T> download(const void* p, size_t count) {
-  std::vector<T> out(count);
-  if (count) TW_CUDA(cudaMemcpy(out.data(), p, count * sizeof(T), cudaMemcpyDeviceToHost));
-  return out;
-}
+using testkit::download;
 
 // Rounded to 16 bits (the scratch a 16-bit GEMM reads): the reference's values `want` rounded to nearest even,
 // stored 16 bytes at a time, 8 bytes past an aligned start, and one element past it (each value on its own).

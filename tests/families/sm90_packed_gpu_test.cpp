@@ -18,12 +18,7 @@
 namespace tilewise::sm90 {
 namespace {
 
-template <typename T>
-std::vector<T> download(const void* p, size_t count) {
-  std::vector<T> out(count);
-  TW_CUDA(cudaMemcpy(out.data(), p, count * sizeof(T), cudaMemcpyDeviceToHost));
-  return out;
-}
+using testkit::download;
 
 TEST(Sm90PackedGpu, ReorderMatchesTheCpuReferenceBitForBit) {
   TW_REQUIRE_GPU();

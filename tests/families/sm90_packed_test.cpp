@@ -13,6 +13,7 @@
 #include "families/gemv/quantize.hpp"
 #include "families/sm90/config.hpp"
 #include "families/sm90/feasibility.hpp"
+#include "families/registry.hpp"
 #include "families/sm90/packed.hpp"
 
 namespace tilewise::sm90 {
@@ -95,6 +96,20 @@ TEST(Sm90Packed, TheWeightsFieldIsWrittenOnlyWhenSet) {
   EXPECT_TRUE(Contains(error_of([] { parse_config("weights=int8"); }), "weights"));
 }
 
+TEST(Sm90Packed, OnlyThePackedArmsPassPackedWeights) {
+  const Problem p = make_problem("p", 256, 4096, 4096, DType::bf16, Layout::TN);
+  const families::Family& sm90 = families::family("sm90");
+  // tilewise::gemm (and a database entry) runs a configuration on the problem's own operands: refused with why.
+  EXPECT_TRUE(Contains(sm90.infeasible("block_m=128,block_n=128,weights=int4g128", p, 132).value_or("feasible"),
+                       "only the arms sm90:int4 and sm90:int4-g32 pass"));
+  EXPECT_EQ(sm90.infeasible("block_m=128,block_n=128,stages=4,store=tma", p, 132), std::nullopt);
+  EXPECT_TRUE(Contains(error_of([&] { sm90.make_arm("sm90:block_m=128;weights=int4g128"); }), "arm sm90:block_m=128"));
+  // The packed arms read their overrides when they are named, before any GPU work.
+  EXPECT_TRUE(Contains(error_of([&] { sm90.make_arm("sm90:int4@garbage"); }), "'garbage' is not key=value"));
+  EXPECT_TRUE(Contains(error_of([&] { sm90.make_arm("sm90:int4@colour=red"); }), "colour"));
+  EXPECT_NE(sm90.make_arm("sm90:int4-g32@block_m=64;split=2"), nullptr);
+}
+
 TEST(Sm90Packed, WhatPackedWeightsNeedOfTheProblem) {
   Config c{128, 128, 8, 2, Raster::m, 8, Store::tma};
   c.weights = Weights::int4_g128;
@@ -118,6 +133,9 @@ TEST(Sm90Packed, WhatPackedWeightsNeedOfTheProblem) {
   Config dependent = c;
   dependent.pdl = true;
   EXPECT_TRUE(Contains(why(dependent, ok), "programmatic"));
+  Config swapped = c;
+  swapped.swap = true, swapped.store = Store::direct;
+  EXPECT_TRUE(Contains(why(swapped, ok), "not run on a GPU yet"));
   // The packed stage is smaller than a bf16 one: 2 blocks of 2048 bytes and 2 x 128 bytes of scales, padded to 5 KB.
   Config plain = c;
   plain.weights = Weights::as_input;

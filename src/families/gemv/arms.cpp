@@ -12,11 +12,13 @@
 
 #include "device/cuda.hpp"
 #include "device/operands.hpp"
+#include "families/fields.hpp"
 #include "families/gemv/arms.hpp"
 #include "families/gemv/family.hpp"
 #include "families/gemv/gemv.hpp"
 #include "families/gemv/heuristic.hpp"
 #include "families/gemv/quantize.hpp"
+#include "families/gemv/quantized_copies.hpp"
 #include "families/gemv/view.hpp"
 #include "jit/kernel.hpp"
 
@@ -51,53 +53,27 @@ class GemvArm : public Arm {
     if (const size_t at = overrides_.find("engine="); at != std::string::npos)
       engine = parse_engine(overrides_.substr(at + 7, overrides_.find(';', at) - at - 7));
     config_ = default_config(p, format_, device::sm_count(), engine);  // throws Unsupported if the family cannot
-    if (!overrides_.empty()) {
-      std::string text = to_string(config_);
-      size_t pos = 0;
-      while (pos <= overrides_.size()) {
-        const size_t end = std::min(overrides_.find(';', pos), overrides_.size());
-        const std::string item = overrides_.substr(pos, end - pos);
-        const size_t eq = item.find('=');
-        if (eq == std::string::npos) throw Error(fmt::format("arm {}: '{}' is not a gemv field=value", name_, item));
-        // A field the default leaves out of its text (stages, prefetch) is added; parse_config names an unknown one.
-        const size_t at = text.find("," + item.substr(0, eq + 1));
-        if (at == std::string::npos) text += "," + item;
-        else text.replace(at + 1, std::min(text.find(',', at + 1), text.size()) - at - 1, item);
-        pos = end + 1;
-      }
-      config_ = parse_config(text);
+    if (!overrides_.empty()) {  // a field the default leaves out of its text (stages, prefetch) joins it
+      config_ = parse_config(families::overlay(to_string(config_), overrides_, fmt::format("arm {}", name_)));
       require_feasible(config_, p);
     }
     kernel_ = std::make_unique<Kernel>(config_, view_.tokens_as_n);
-    packed_.clear();
-    const int n = wb.operands.count();
+    quantized_ = {};
     if (is_native(format_, p.dtype)) {  // reads the problem's weights, rotating with the operands
       weight_bytes_ = p.N * p.K * element_bytes(p.dtype);
       return;
     }
     if (view_.tokens_as_n)  // the runner's quantized reference replaces B, which is x here
       throw Unsupported("quantized weights in nn.Linear's orientation (tokens as N) are not served by the gemv arms");
-    const PackedLayout layout = packed_layout(format_, p.N, p.K);
-    weight_bytes_ = layout.bytes();
-    int sets = n;
-    if (wb.cold) {
-      const int64_t need = device::cold_working_set_bytes(wb.l2_bytes);
-      sets = int(std::max<int64_t>(n, (need + layout.bytes() - 1) / layout.bytes()));
-    }
-    // Copy i quantizes B of operand set i % n: the copies beyond n hold the same values at other addresses.
-    for (int i = 0; i < sets; ++i)
-      packed_.push_back(quantize(wb.operands.set(i % n).b.get(), p.dtype, p.N, p.K, p.ldb, format_, wb.stream));
-    dequantized_ = device::Buffer(size_t(p.N * p.K) * sizeof(float));
-    dequantize(packed_[0].layout, packed_[0].q.get(), packed_[0].scales.get(), dequantized_.as<float>(), wb.stream);
-    TW_CUDA(cudaStreamSynchronize(wb.stream));
-    working_set_ = int64_t(sets) * layout.bytes() + int64_t(n) * (a_bytes(p) + c_bytes(p));
+    quantized_ = quantize_copies(wb, p, format_);
+    weight_bytes_ = quantized_.weight_bytes;
   }
 
   void launch(int set, cudaStream_t stream) const override {
     const device::OperandSet& o = operands_->set(set % operands_->count());
     Args a = view_args(view_, view_.problem, o.a.get(), o.b.get(), o.c.get());
-    if (!packed_.empty()) {
-      const PackedWeights& w = packed_[size_t(set) % packed_.size()];
+    if (const std::vector<PackedWeights>& copies = quantized_.copies; !copies.empty()) {
+      const PackedWeights& w = copies[size_t(set) % copies.size()];
       a.w = w.q.get();
       a.w_row_bytes = w.layout.row_bytes;
       a.scales = w.scales.get();
@@ -117,12 +93,12 @@ class GemvArm : public Arm {
   }
   std::string config_text() const override { return describe(config_); }
 
-  const float* judged_weights() const override { return packed_.empty() ? nullptr : dequantized_.as<float>(); }
+  const float* judged_weights() const override { return reads_b() ? nullptr : quantized_.dequantized.as<float>(); }
   std::string reference_name() const override {
-    return packed_.empty() ? "problem" : fmt::format("dequantized {} weights of set 0", to_string(format_));
+    return reads_b() ? "problem" : fmt::format("dequantized {} weights of set 0", to_string(format_));
   }
-  int rotation_sets() const override { return int(packed_.size()); }
-  int64_t working_set_bytes() const override { return packed_.empty() ? 0 : working_set_; }
+  int rotation_sets() const override { return int(quantized_.copies.size()); }
+  int64_t working_set_bytes() const override { return reads_b() ? 0 : quantized_.working_set; }
   int64_t weight_bytes() const override { return weight_bytes_; }
 
  private:
@@ -134,9 +110,10 @@ class GemvArm : public Arm {
   const device::Operands* operands_ = nullptr;
   Config config_;
   std::unique_ptr<Kernel> kernel_;
-  std::vector<PackedWeights> packed_;  // empty when the arm reads B itself
-  device::Buffer dequantized_;
-  int64_t weight_bytes_ = 0, working_set_ = 0;
+  bool reads_b() const { return quantized_.copies.empty(); }
+
+  QuantizedCopies quantized_;  // no copies when the arm reads B itself
+  int64_t weight_bytes_ = 0;
 };
 
 }  // namespace

@@ -126,7 +126,9 @@ std::unique_ptr<Arm> make_arm(const std::string& name) {
   if (auto packed = make_packed_arm(name)) return packed;
   std::string fields = name.substr(prefix.size());
   std::replace(fields.begin(), fields.end(), ';', ',');
-  return std::make_unique<Sm90Arm>(name, parse_config(fields));
+  const Config c = parse_config(fields);
+  if (auto why = needs_packed_operands(c)) throw Error(fmt::format("arm {}: {}", name, *why));
+  return std::make_unique<Sm90Arm>(name, c);
 }
 
 }  // namespace tilewise::sm90

@@ -23,7 +23,6 @@ constexpr Named<std::pair<int, int>> kClusters[] = {{"1x1", {1, 1}}, {"2x1", {2,
 std::string_view name(Raster r) { return families::name_of(kRasters, r); }
 std::string_view name(Store s) { return families::name_of(kStores, s); }
 std::string_view name(Schedule s) { return families::name_of(kSchedules, s); }
-std::string_view name(Weights w) { return families::name_of(kWeights, w); }
 
 }  // namespace
 
@@ -32,8 +31,10 @@ std::string to_string(const Config& c) {
       "block_m={},block_n={},stages={},consumers={},raster={},group={},store={},schedule={},cluster={}x{},split={}",
       c.block_m, c.block_n, c.stages, c.consumers, name(c.raster), c.group, name(c.store), name(c.schedule),
       c.cluster_m, c.cluster_n, c.split) + (c.swap ? ",swap=1" : "") + (c.pdl ? ",pdl=1" : "") +
-         (c.weights != Weights::as_input ? fmt::format(",weights={}", name(c.weights)) : "");
+         (c.weights != Weights::as_input ? fmt::format(",weights={}", to_string(c.weights)) : "");
 }
+
+std::string_view to_string(Weights w) { return families::name_of(kWeights, w); }
 
 int weight_group(Weights w) {
   switch (w) {
@@ -73,7 +74,7 @@ std::string describe(const Config& c) {
                      c.split > 1 ? fmt::format(", stream-K split {}", c.split) : "",
                      c.swap ? ", operands swapped (A on the 64-row side)" : "",
                      c.pdl ? ", programmatic dependent launch" : "",
-                     c.weights != Weights::as_input ? fmt::format(", {} weights dequantized in registers", name(c.weights))
+                     c.weights != Weights::as_input ? fmt::format(", {} weights dequantized in registers", to_string(c.weights))
                                                     : "");
 }
 

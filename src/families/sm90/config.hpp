@@ -32,7 +32,8 @@ enum class Weights : int {
   int4_g128 = kernels::sm90::weights_int4_g128,
   int4_g32 = kernels::sm90::weights_int4_g32,
 };
-int weight_group(Weights w);  // the scale group along K of a packed format (0 for as_input)
+int weight_group(Weights w);            // the scale group along K of a packed format (0 for as_input)
+std::string_view to_string(Weights w);  // "as_input", "int4g128", "int4g32"
 // cooperative: the consumers split each tile's rows; pingpong: each consumer takes whole tiles in turn, so one
 // multiplies while the other runs its epilogue.
 enum class Schedule { cooperative, pingpong };

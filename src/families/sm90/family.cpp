@@ -37,7 +37,9 @@ class Sm90 : public families::Family {
   std::vector<std::string> field_names() const override { return keys(sm90::tuner_fields(Config{})); }
 
   std::optional<std::string> infeasible(std::string_view config, const Problem& p, int sm_count) const override {
-    return sm90::infeasible(parse_config(config), p, limits_for(sm_count));
+    const Config c = parse_config(config);
+    if (auto why = needs_packed_operands(c)) return why;
+    return sm90::infeasible(c, p, limits_for(sm_count));
   }
 
   std::optional<std::string> rule(const Problem& p, int sm_count) const override {

@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "families/sm90/stream_k.hpp"
+#include "kernels/sm90/packed_order.h"
 
 namespace tilewise::sm90 {
 
@@ -45,6 +46,7 @@ std::optional<std::string> packed_infeasible(const Config& c, const Problem& p) 
   if (c.cluster_m * c.cluster_n != 1) return "packed weights are not multicast: cluster 1x1 only";
   if (c.pdl) return "packed weights are not launched as a programmatic dependent";
   if (c.consumers > 2) return "packed weights run one or two consumers";
+  if (c.swap) return "packed weights as A (swapped operands) have not run on a GPU yet: unswapped only";
   const Problem kp = kernel_view(p, c);
   const int group = weight_group(c.weights);
   if (kp.K % 64 != 0 || kp.K % group != 0)
@@ -73,10 +75,8 @@ int rows_per_consumer(const Config& c) {
 }
 
 int shared_bytes(const Config& c) {
-  // Packed weights: blocks of 64 rows x 64 int4 (2048 bytes) and their scales (128 bytes a group), the A tile after
-  // them 1024-byte aligned (kernels/sm90/config.h).
-  const int packed_b = c.block_n / 64 * (2048 + 128 * std::max(1, 64 / std::max(1, weight_group(c.weights))));
-  const int b_tile = c.weights == Weights::as_input ? c.block_n * 128 : (packed_b + 1023) / 1024 * 1024;
+  const int b_tile = c.weights == Weights::as_input ? c.block_n * 128
+                                                    : kernels::sm90::packed_b_tile_bytes(c.block_n, weight_group(c.weights));
   const int stage = c.block_m * 128 + b_tile;
   const int out_tile = c.store == Store::tma        ? c.consumers * rows_per_consumer(c) * c.block_m * 2
                        : c.store == Store::tma_ring ? c.consumers * 2 * rows_per_consumer(c) * 128
@@ -103,6 +103,12 @@ void require_tma_expressible(const Problem& p) {
   if (!tma_stride_ok(p.ldb, p.dtype))
     throw Unsupported(fmt::format("{}: ldb={} is {} bytes, not a multiple of 16, which TMA cannot load (pad ldb)",
                                   describe(p), p.ldb, p.ldb * es));
+}
+
+std::optional<std::string> needs_packed_operands(const Config& c) {
+  if (c.weights == Weights::as_input) return std::nullopt;
+  return fmt::format("weights={} needs the weights packed and their scales, which only the arms sm90:int4 and "
+                     "sm90:int4-g32 pass", to_string(c.weights));
 }
 
 std::optional<std::string> infeasible(const Config& c, const Problem& p, const Limits& limits) {

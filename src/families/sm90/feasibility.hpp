@@ -17,6 +17,9 @@ struct Limits {
 
 // Why `c` cannot run `p`, or nothing when it can.
 std::optional<std::string> infeasible(const Config& c, const Problem& p, const Limits& limits = {});
+// Why `c` cannot run on a problem's own operands (tilewise::gemm, the database, the arm `sm90:<config>`): packed
+// weights need their packed copy and scales, which only the packed arms pass; nothing otherwise.
+std::optional<std::string> needs_packed_operands(const Config& c);
 // Throws Unsupported naming the operand when the problem itself cannot be loaded by TMA (a stride or size that is
 // not a multiple of 16 bytes); nothing in the family runs it.
 void require_tma_expressible(const Problem& p);

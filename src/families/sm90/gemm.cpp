@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <tuple>
+#include <vector>
 
 #include "core/error.hpp"
 #include "families/sm90/feasibility.hpp"
@@ -72,15 +73,19 @@ void Gemm::OperandMap::bind(const TensorMapSpec& spec) {
   base = spec.base;
 }
 
-void Gemm::bind(const void* A, const void* B, void* C) {
+void Gemm::bind(const void* A, const void* B, void* C, const void* packed_scales) {
   // Checked here, before any tensor map is encoded or kernel launched: TMA loads A and B from 16-byte-aligned bases,
   // and C takes pairs of elements (the direct store, unswapped, with an even ldc), or 16-byte TMA boxes.
   const size_t c_align = stores_by_tma(c_.store)                                          ? 16
                          : c_.store == Store::direct && !c_.swap && p_.ldc % 2 == 0 ? 4
                                                                                      : 2;
   const bool packed = c_.weights != Weights::as_input;
-  for (const auto& [ptr, name, align] : {std::tuple<const void*, const char*, size_t>{A, "A", 16}, {B, "B", 16},
-                                         {C, "C", c_align}, {packed ? packed_scales_ : A, "the packed scales", 16}})
+  if (!packed && packed_scales)
+    throw Error(fmt::format("sm90 {} on {}: packed scales given to a configuration without packed weights",
+                            to_string(c_), describe(p_)));
+  std::vector<std::tuple<const void*, const char*, size_t>> pointers{{A, "A", 16}, {B, "B", 16}, {C, "C", c_align}};
+  if (packed) pointers.emplace_back(packed_scales, "the packed scales", 16);
+  for (const auto& [ptr, name, align] : pointers)
     if (!ptr || reinterpret_cast<uintptr_t>(ptr) % align)
       throw Error(fmt::format("sm90 {} on {}: {} at {} is not a {}-byte-aligned device pointer", to_string(c_),
                               describe(p_), name, ptr, align));
@@ -102,15 +107,13 @@ void Gemm::bind(const void* A, const void* B, void* C) {
   }
   // The configurations that store without TMA never read the output map (the kernel gets the B map in its place).
   if (stores_by_tma(c_.store)) c_map_.bind({C, 2, f16, M, N, uint64_t(p_.ldc) * 2, 64, uint32_t(rows_per_consumer(c_))});
-  bound_A_ = A, bound_B_ = B, bound_C_ = C;
+  bound_A_ = A, bound_B_ = B, bound_C_ = C, packed_scales_ = packed_scales;
 }
 
 void Gemm::run(const void* A, const void* B, void* C, cudaStream_t stream, const void* packed_scales) {
   // A launch on the buffers of the one before binds nothing; one on new buffers encodes the maps that changed.
-  if (!bound_A_ || A != bound_A_ || B != bound_B_ || C != bound_C_ || packed_scales != packed_scales_) {
-    packed_scales_ = packed_scales;
-    bind(A, B, C);  // bind checks the pointers
-  }
+  if (!bound_A_ || A != bound_A_ || B != bound_B_ || C != bound_C_ || packed_scales != packed_scales_)
+    bind(A, B, C, packed_scales);  // bind checks the pointers
   kernels::Sm90GemmArgs args{C,
                   kernel_m_,
                   kernel_n_,

@@ -32,7 +32,7 @@ class Gemm {
   int grid() const { return grid_; }
 
  private:
-  void bind(const void* A, const void* B, void* C);
+  void bind(const void* A, const void* B, void* C, const void* packed_scales);
 
   Problem p_;
   Config c_;

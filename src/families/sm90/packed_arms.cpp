@@ -1,7 +1,8 @@
 // The arms `sm90:int4` and `sm90:int4-g32`: the sm90 kernel on B quantized on the GPU into int4 (a scale per 128 or
 // 32 along K) and put in the kernel's order (families/sm90/packed.hpp), dequantized into wgmma's registers as it
-// multiplies. B is the weights (the seeds' column-major form, tokens as M). Like the gemv family's quantized arms, it
-// is judged against a reference from its own dequantized weights and keeps enough copies of them for a cold run.
+// multiplies. B is taken as the weights, as in the seeds' column-major form (tokens as M): the arm packs B whatever
+// the problem holds there, so on an nn.Linear-shaped problem (tokens as N) it would pack the tokens. Like the gemv
+// family's quantized arms it is judged against its own dequantized weights (families/gemv/quantized_copies.hpp).
 // "sm90:int4@<fields separated by ';'>" lays configuration fields over the arm's rule.
 #include <fmt/format.h>
 
@@ -9,6 +10,7 @@
 
 #include "device/operands.hpp"
 #include "families/fields.hpp"
+#include "families/gemv/quantized_copies.hpp"
 #include "families/sm90/arms.hpp"
 #include "families/sm90/gemm.hpp"
 #include "families/sm90/heuristic.hpp"
@@ -24,34 +26,41 @@ namespace {
 constexpr std::pair<const char*, gemv::Format> kPackedArms[] = {{"sm90:int4", gemv::Format::int4_g128},
                                                                 {"sm90:int4-g32", gemv::Format::int4_g32}};
 
-// The first rule's tile for the problem, with what packed weights allow (two consumers at most, no cluster or
-// programmatic launch) and the deepest ring that fits the smaller packed stages (up to 8). From 256 tokens, where
-// 256 x 128 tiles fill the SMs at least once, those: on three weight shapes at 2048 tokens they ran 0.98-1.01x of
-// cuBLASLt bf16 where the first rule's 128 x 128 split 3 ran 0.65x (docs/notes/2026-12-03-packed-sm90.md; fitted
-// on those three shapes only).
+// The first rule's tile for the problem among unswapped ones (the packed operand is B), with what packed weights
+// allow (two consumers at most, no cluster or programmatic launch) and the deepest ring that fits the smaller packed
+// stages (up to 8). From 256 tokens, where 256 x 128 tiles fill the SMs at least once, those: at 2048 tokens on
+// three weight shapes they ran 0.98-1.01x of cuBLASLt bf16 in the run that compared tiles, where the first rule's
+// 128 x 128 split 3 ran 0.65x on 12288 x 4096 (docs/notes/2026-12-03-packed-sm90.md; three shapes only).
 Config packed_rule(const Problem& p, const Limits& limits, Weights w) {
-  TileChoice t = choose_tile(p, limits);
+  RuleParams unswapped;
+  unswapped.swapped_rate = 0.0;
+  TileChoice t = choose_tile(p, limits, unswapped);
   if (t.consumers == 3) t.block_n = 128, t.consumers = 2;
   if (p.M >= 256 && tile_count(p, 256, 128) >= limits.sm_count) t = TileChoice{256, 128, 2, 1};
   Config c;
-  c.block_m = t.block_m, c.block_n = t.block_n, c.consumers = t.consumers, c.split = t.split, c.swap = t.swap;
+  c.block_m = t.block_m, c.block_n = t.block_n, c.consumers = t.consumers, c.split = t.split;
   c.weights = w;
+  std::string why;
   for (int split : {c.split, 1}) {
     c.split = split;
     for (Store store : {Store::tma, Store::tma_ring, Store::direct})
       for (int stages = 8; stages >= 2; --stages) {
         c.store = store, c.stages = stages;
-        if (!infeasible(c, p, limits)) return c;
+        const std::optional<std::string> reason = infeasible(c, p, limits);
+        if (!reason) return c;
+        why = *reason;
       }
   }
-  throw Unsupported(fmt::format("sm90 with {} weights: no feasible configuration for {}",
-                                to_string(Config{.weights = w}), describe(p)));
+  throw Unsupported(fmt::format("sm90 with {} weights on {}: {}", to_string(w), describe(p), why));
 }
 
 class PackedArm : public Arm {
  public:
+  // `overrides`: configuration fields separated by ';', laid over the arm's rule (checked here, before any GPU work).
   PackedArm(std::string name, gemv::Format format, std::string overrides)
-      : name_(std::move(name)), format_(format), overrides_(std::move(overrides)) {}
+      : name_(std::move(name)), format_(format), overrides_(std::move(overrides)) {
+    if (!overrides_.empty()) parse_config(families::overlay(to_string(Config{}), overrides_, fmt::format("arm {}", name_)));
+  }
 
   const std::string& name() const override { return name_; }
 
@@ -59,50 +68,20 @@ class PackedArm : public Arm {
     const Problem& p = wb.problem;
     Limits limits;
     limits.sm_count = device::sm_count();
+    if (auto why = kernel_order_unsupported(gemv::packed_layout(format_, p.N, p.K))) throw Unsupported(*why);
     const Weights w = packed_weights(format_);
-    const gemv::PackedLayout layout = gemv::packed_layout(format_, p.N, p.K);
-    if (auto why = kernel_order_unsupported(layout)) throw Unsupported(*why);
     config_ = packed_rule(p, limits, w);
-    if (!overrides_.empty()) {  // each field given replaces the rule's, or joins it (swap, pdl)
-      std::string text = overrides_;
-      std::replace(text.begin(), text.end(), ';', ',');
-      families::Fields fields = families::parse_fields(to_string(config_));
-      for (const auto& [key, value] : families::parse_fields(text, name_).fields) {
-        auto at = std::find_if(fields.fields.begin(), fields.fields.end(), [&](const auto& f) { return f.first == key; });
-        if (at != fields.fields.end()) at->second = value;
-        else fields.fields.emplace_back(key, value);
-      }
-      config_ = parse_config(families::to_string(fields));
-    }
-    if (config_.swap) throw Unsupported(fmt::format("{}: the arm packs B, which swapped operands take as wgmma's width", name_));
+    if (!overrides_.empty())
+      config_ = parse_config(families::overlay(to_string(config_), overrides_, fmt::format("arm {}", name_)));
     config_.weights = w;
     gemm_ = std::make_unique<Gemm>(p, config_, limits.sm_count);  // throws Unsupported where infeasible
-
-    const int n = wb.operands.count();
-    int sets = n;
-    if (wb.cold) {
-      const int64_t need = device::cold_working_set_bytes(wb.l2_bytes);
-      sets = int(std::max<int64_t>(n, (need + layout.bytes() - 1) / layout.bytes()));
-    }
     operands_ = &wb.operands;
-    packed_.clear();
-    for (int i = 0; i < sets; ++i) {
-      const gemv::PackedWeights rows =
-          gemv::quantize(wb.operands.set(i % n).b.get(), p.dtype, p.N, p.K, p.ldb, format_, wb.stream);
-      if (i == 0) {
-        dequantized_ = device::Buffer(size_t(p.N * p.K) * sizeof(float));
-        gemv::dequantize(rows.layout, rows.q.get(), rows.scales.get(), dequantized_.as<float>(), wb.stream);
-      }
-      packed_.push_back(to_kernel_order(rows, wb.stream));
-      TW_CUDA(cudaStreamSynchronize(wb.stream));  // `rows` is freed at the end of the iteration
-    }
-    weight_bytes_ = layout.bytes();
-    working_set_ = int64_t(sets) * layout.bytes() + int64_t(n) * (a_bytes(p) + c_bytes(p));
+    quantized_ = gemv::quantize_copies(wb, p, format_, to_kernel_order);
   }
 
   void launch(int set, cudaStream_t stream) const override {
     const device::OperandSet& o = operands_->set(set % operands_->count());
-    const gemv::PackedWeights& w = packed_[size_t(set) % packed_.size()];
+    const gemv::PackedWeights& w = quantized_.copies[size_t(set) % quantized_.copies.size()];
     gemm_->run(o.a.get(), w.q.get(), o.c.get(), stream, w.scales.get());
   }
 
@@ -116,13 +95,13 @@ class PackedArm : public Arm {
   }
   std::string config_text() const override { return describe(config_); }
 
-  const float* judged_weights() const override { return dequantized_.as<float>(); }
+  const float* judged_weights() const override { return quantized_.dequantized.as<float>(); }
   std::string reference_name() const override {
     return fmt::format("dequantized {} weights of set 0", gemv::to_string(format_));
   }
-  int rotation_sets() const override { return int(packed_.size()); }
-  int64_t working_set_bytes() const override { return working_set_; }
-  int64_t weight_bytes() const override { return weight_bytes_; }
+  int rotation_sets() const override { return int(quantized_.copies.size()); }
+  int64_t working_set_bytes() const override { return quantized_.working_set; }
+  int64_t weight_bytes() const override { return quantized_.weight_bytes; }
 
  private:
   std::string name_;
@@ -131,9 +110,7 @@ class PackedArm : public Arm {
   Config config_;
   std::unique_ptr<Gemm> gemm_;
   const device::Operands* operands_ = nullptr;
-  std::vector<gemv::PackedWeights> packed_;
-  device::Buffer dequantized_;
-  int64_t weight_bytes_ = 0, working_set_ = 0;
+  gemv::QuantizedCopies quantized_;
 };
 
 }  // namespace

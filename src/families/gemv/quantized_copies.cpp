@@ -1,0 +1,35 @@
+#include "families/gemv/quantized_copies.hpp"
+
+#include <algorithm>
+
+#include "device/operands.hpp"
+
+namespace tilewise::gemv {
+
+QuantizedCopies quantize_copies(const families::Workbench& wb, const Problem& p, Format format, const Reorder& reorder) {
+  const PackedLayout layout = packed_layout(format, p.N, p.K);
+  const int n = wb.operands.count();
+  int sets = n;
+  if (wb.cold) {
+    const int64_t need = device::cold_working_set_bytes(wb.l2_bytes);
+    sets = int(std::max<int64_t>(n, (need + layout.bytes() - 1) / layout.bytes()));
+  }
+  QuantizedCopies out;
+  out.dequantized = device::Buffer(size_t(p.N * p.K) * sizeof(float));
+  for (int i = 0; i < sets; ++i) {
+    PackedWeights rows = quantize(wb.operands.set(i % n).b.get(), p.dtype, p.N, p.K, p.ldb, format, wb.stream);
+    if (i == 0) dequantize(rows.layout, rows.q.get(), rows.scales.get(), out.dequantized.as<float>(), wb.stream);
+    if (reorder) {
+      out.copies.push_back(reorder(rows, wb.stream));
+      TW_CUDA(cudaStreamSynchronize(wb.stream));  // before `rows` is freed
+    } else {
+      out.copies.push_back(std::move(rows));
+    }
+  }
+  TW_CUDA(cudaStreamSynchronize(wb.stream));
+  out.weight_bytes = layout.bytes();
+  out.working_set = int64_t(sets) * layout.bytes() + int64_t(n) * (a_bytes(p) + c_bytes(p));
+  return out;
+}
+
+}  // namespace tilewise::gemv
