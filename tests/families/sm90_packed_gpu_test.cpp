@@ -11,6 +11,7 @@
 #include "core/error.hpp"
 #include "device/reference.hpp"
 #include "families/sm90/arms.hpp"
+#include "families/sm90/gemm.hpp"
 #include "families/sm90/packed.hpp"
 #include "gpu.hpp"
 #include "receipt/derive.hpp"
@@ -99,6 +100,47 @@ TEST(Sm90PackedGpu, SanitizedSet) {
                         "block_m=128;block_n=64;stages=4;consumers=1;store=tma",
                         "block_m=64;block_n=64;stages=4;consumers=1;store=direct;split=3"})
     expect_correct(make_problem("q", 200, 320, 512, DType::bf16, Layout::TN), std::string("sm90:int4@") + c, s.get());
+}
+
+// nn.Linear's orientation, y[T][F] = x W^T: TN with M = F, N = T, A = W packed, B = x, the operands swapped so the
+// weights stay on wgmma's 64-row side. The kernel then sees the same problem as in the column-major form (tokens as
+// M, W as B) and computes the same sums in the same order; only the store differs. So the two outputs must agree bit
+// for bit, element (t, f) of each, and the column-major form is the one judged against the reference above.
+TEST(Sm90PackedGpu, NnLinearOrientationMatchesTheColumnMajorFormBitForBit) {
+  TW_REQUIRE_GPU();
+  device::Stream s;
+  const int sms = device::sm_count();
+  const char* tiles[] = {"block_m=128,block_n=128,stages=6,consumers=2,store=direct",
+                         "block_m=64,block_n=64,stages=8,consumers=1,store=direct,split=3",
+                         "block_m=24,block_n=128,stages=8,consumers=2,store=direct,schedule=pingpong"};
+  for (DType act : {DType::bf16, DType::fp16})
+    for (int64_t T : {17, 128, 300})
+      for (const char* tile : tiles) {
+        const int64_t F = 320, K = 512;
+        SCOPED_TRACE(std::string(tile) + ", " + std::to_string(T) + " tokens, " + std::string(to_string(act)));
+        const Problem col = make_problem("col", T, F, K, act, Layout::TN);  // C[t + f * ldc]
+        const Problem lin = make_problem("lin", F, T, K, act, Layout::TN);  // C[f + t * ldc]: y row-major
+        device::Operands ops(col, 1, 0);
+        ops.fill(41, s.get());  // A: x[T][K], B: W[F][K]
+        const gemv::PackedWeights rows =
+            gemv::quantize(ops.set(0).b.get(), act, F, K, K, gemv::Format::int4_g128, s.get());
+        const gemv::PackedWeights packed = to_kernel_order(rows, s.get());
+        Config c = parse_config(tile);
+        c.weights = Weights::int4_g128;
+        Gemm by_col(col, c, sms);
+        c.swap = true;
+        Gemm by_lin(lin, c, sms);
+        device::Buffer y(size_t(lin.ldc * T * 2));
+        by_col.run(ops.set(0).a.get(), packed.q.get(), ops.set(0).c.get(), s.get(), packed.scales.get());
+        by_lin.run(packed.q.get(), ops.set(0).a.get(), y.get(), s.get(), packed.scales.get());
+        s.sync();
+        const std::vector<uint16_t> got_col = download<uint16_t>(ops.set(0).c.get(), size_t(col.ldc * F));
+        const std::vector<uint16_t> got_lin = download<uint16_t>(y.get(), size_t(lin.ldc * T));
+        int64_t differ = 0;
+        for (int64_t t = 0; t < T; ++t)
+          for (int64_t f = 0; f < F; ++f) differ += got_col[size_t(t + f * col.ldc)] != got_lin[size_t(f + t * lin.ldc)];
+        EXPECT_EQ(differ, 0) << "of " << T * F << " outputs";
+      }
 }
 
 TEST(Sm90PackedGpu, AShapeThePackingCannotTakeIsDeclinedWithItsReason) {

@@ -133,9 +133,11 @@ TEST(Sm90Packed, WhatPackedWeightsNeedOfTheProblem) {
   Config dependent = c;
   dependent.pdl = true;
   EXPECT_TRUE(Contains(why(dependent, ok), "programmatic"));
+  // nn.Linear's orientation: the packed operand is A, swapped onto wgmma's 64-row side (F = 4096 rows, 256 tokens).
   Config swapped = c;
   swapped.swap = true, swapped.store = Store::direct;
-  EXPECT_TRUE(Contains(why(swapped, ok), "not run on a GPU yet"));
+  EXPECT_EQ(infeasible(swapped, make_problem("p", 4096, 256, 4096, DType::bf16, Layout::TN)), std::nullopt);
+  EXPECT_TRUE(Contains(why(swapped, make_problem("p", 4000, 256, 4096, DType::bf16, Layout::TN)), "whole blocks"));
   // The packed stage is smaller than a bf16 one: 2 blocks of 2048 bytes and 2 x 128 bytes of scales, padded to 5 KB.
   Config plain = c;
   plain.weights = Weights::as_input;

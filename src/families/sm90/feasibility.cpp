@@ -46,7 +46,6 @@ std::optional<std::string> packed_infeasible(const Config& c, const Problem& p) 
   if (c.cluster_m * c.cluster_n != 1) return "packed weights are not multicast: cluster 1x1 only";
   if (c.pdl) return "packed weights are not launched as a programmatic dependent";
   if (c.consumers > 2) return "packed weights run one or two consumers";
-  if (c.swap) return "packed weights as A (swapped operands) have not run on a GPU yet: unswapped only";
   const Problem kp = kernel_view(p, c);
   const int group = weight_group(c.weights);
   if (kp.K % 64 != 0 || kp.K % group != 0)
