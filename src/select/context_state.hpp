@@ -13,6 +13,7 @@
 
 #include "families/cublaslt/matmul.hpp"
 #include "families/gemv/gemv.hpp"
+#include "families/sm90/gemm.hpp"
 #include "select/choice.hpp"
 #include "select/first_use.hpp"
 #include "select/identity.hpp"
@@ -52,6 +53,9 @@ struct Context::State {
   // nn.Linear on packed weights (quantized.cpp): the gemv kernel of each format and shape. Its launches share no
   // scratch, so one kernel serves every stream.
   std::map<std::tuple<int, int64_t, int64_t, int64_t, DType>, std::unique_ptr<gemv::Kernel>> packed;
+  // Past 16 tokens, the sm90 kernel on the weights' tensor-core copy, per format, shape, token count and stream (a
+  // stream-K plan keeps its own partials).
+  std::map<std::tuple<int, int64_t, int64_t, int64_t, DType, cudaStream_t>, std::unique_ptr<sm90::Gemm>> packed_mma;
 };
 
 struct ContextAccess {

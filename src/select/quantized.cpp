@@ -7,6 +7,7 @@
 #include "device/cuda.hpp"
 #include "families/gemv/heuristic.hpp"
 #include "families/gemv/quantize.hpp"
+#include "families/sm90/packed.hpp"
 #include "select/context_state.hpp"
 #include "tilewise/quantized.hpp"
 
@@ -99,16 +100,44 @@ void dequantize_host(const PackedWeights& w, float* out) {
   std::memcpy(out, values.data(), values.size() * sizeof(float));
 }
 
+void pack_for_tensor_cores(const PackedWeights& w, void* q_mma, void* scales_mma, cudaStream_t stream) {
+  sm90::to_kernel_order(layout_of(w.shape), w.q, w.scales, q_mma, scales_mma, stream);
+}
+
+namespace {
+
+// Past the gemv's tokens: nn.Linear as TN with M = F, N = tokens, A = the weights' tensor-core copy, swapped onto
+// wgmma's 64-row side (families/sm90/packed.hpp).
+void linear_mma(Context& ctx, const void* x, int64_t tokens, DType act, const PackedWeights& w, void* y,
+                cudaStream_t stream) {
+  const PackedShape& s = w.shape;
+  auto& state = ContextAccess::state(ctx);
+  if (!w.q_mma || !w.scales_mma)
+    throw Unsupported(fmt::format("linear on packed {} weights serves 1..{} tokens from q and scales, not {}: give "
+                                  "the weights' tensor-core copy (pack_for_tensor_cores) or dequantize and run gemm",
+                                  to_string(s.format), kMaxTokens, tokens));
+  const Problem p{"linear", s.out_features, tokens, s.in_features, act, Layout::TN, s.in_features, s.in_features,
+                  s.out_features};
+  std::unique_ptr<sm90::Gemm>& gemm = state.packed_mma[{int(s.format), tokens, s.out_features, s.in_features, act, stream}];
+  if (!gemm) {
+    validate(p);
+    sm90::Limits limits;
+    limits.sm_count = state.sm_count;
+    const sm90::Weights weights = sm90::packed_weights(gemv_format(s.format));  // Unsupported for q8_0 and fp8
+    gemm = std::make_unique<sm90::Gemm>(p, sm90::packed_rule(p, limits, weights, true), state.sm_count);
+  }
+  gemm->run(w.q_mma, x, y, stream, w.scales_mma);  // checks every pointer and its alignment first
+}
+
+}  // namespace
+
 void linear(Context& ctx, const void* x, int64_t tokens, DType act, const PackedWeights& w, void* y,
             cudaStream_t stream) {
   const PackedShape& s = w.shape;
   const gemv::PackedLayout l = layout_of(s);
   if (act == DType::fp8_e4m3) throw Error("linear on packed weights takes bf16 or fp16 activations, not fp8");
   if (tokens < 1) throw Error(fmt::format("linear on packed weights: {} tokens", tokens));
-  if (tokens > kMaxTokens)
-    throw Unsupported(fmt::format("linear on packed {} weights serves 1..{} tokens (the gemv family), not {}: no "
-                                  "quantized tensor-core kernel yet, so dequantize the weights and run gemm",
-                                  to_string(s.format), kMaxTokens, tokens));
+  if (tokens > kMaxTokens) return linear_mma(ctx, x, tokens, act, w, y, stream);
   // The GEMV's own form: tokens as M, the F weight rows as N, y rows (out[m * ldc + n]).
   const Problem p{"linear", tokens, s.out_features, s.in_features, act, Layout::TN, s.in_features, s.in_features,
                   s.out_features};

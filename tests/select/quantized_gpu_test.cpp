@@ -148,5 +148,49 @@ TEST(QuantizedLinear, TwoStreamsAtOnceMoreTokensAndBadPointers) {
       "scales"));
 }
 
+// Past 16 tokens with the weights' tensor-core copy (pack_for_tensor_cores): the sm90 kernel on int4 weights in
+// nn.Linear's orientation, correct against the dequantized weights in both activation types and both groups; without
+// the copy, or for a format the kernel does not read packed, Unsupported naming what to do.
+TEST(QuantizedLinear, PastSixteenTokensTheTensorCoreCopyServes) {
+  TW_REQUIRE_GPU();
+  Context ctx;
+  device::Stream s;
+  const int64_t F = 320, K = 512;
+  for (DType act : {DType::bf16, DType::fp16})
+    for (WeightFormat f : {WeightFormat::int4_g128, WeightFormat::int4_g32})
+      for (int64_t tokens : {17, 64, 300}) {
+        SCOPED_TRACE(std::string(to_string(f)) + ", " + std::to_string(tokens) + " tokens");
+        const Problem p = make_problem("lin", F, tokens, K, act, Layout::TN);  // A: W[F][K], B: x[tokens][K]
+        device::Operands ops(p, 1, 0);
+        ops.fill(37, s.get());
+        ops.poison_outputs(s.get());
+        const Packed w = pack(ops.set(0), act, f, F, K, s.get());
+        device::Buffer q_mma(size_t(w.shape.q_bytes())), scales_mma(size_t(w.shape.scale_bytes));
+        pack_for_tensor_cores(w.view(), q_mma.get(), scales_mma.get(), s.get());
+        PackedWeights both = w.view();
+        both.q_mma = q_mma.get(), both.scales_mma = scales_mma.get();
+        linear(ctx, ops.set(0).b.get(), tokens, act, both, ops.set(0).c.get(), s.get());
+        s.sync();
+        std::vector<float> deq(size_t(F * K));
+        dequantize_host({w.shape, to_host<uint8_t>(w.q.get(), size_t(w.shape.q_bytes())).data(),
+                         to_host<uint8_t>(w.scales.get(), size_t(w.shape.scale_bytes)).data()},
+                        deq.data());
+        const double e = relative_error(act, to_host<uint16_t>(ops.set(0).b.get(), size_t(tokens * K)), deq,
+                                        to_host<uint16_t>(ops.set(0).c.get(), size_t(tokens * F)), tokens, F, K);
+        EXPECT_TRUE(receipt::is_correct(e, receipt::correctness_bound(act))) << e;
+      }
+  const Problem p = make_problem("lin", F, 32, K, DType::bf16, Layout::TN);
+  device::Operands ops(p, 1, 0);
+  const Packed q8 = pack(ops.set(0), DType::bf16, WeightFormat::q8_0, F, K, s.get());
+  device::Buffer q_mma(size_t(q8.shape.q_bytes())), scales_mma(size_t(q8.shape.scale_bytes));
+  EXPECT_TRUE(testkit::Contains(testkit::error_of([&] {
+                                  pack_for_tensor_cores(q8.view(), q_mma.get(), scales_mma.get(), s.get());
+                                }),
+                                "q8_0 weights have no sm90 kernel order"));
+  EXPECT_TRUE(testkit::Contains(
+      testkit::error_of([&] { linear(ctx, ops.set(0).b.get(), 32, DType::bf16, q8.view(), ops.set(0).c.get(), s.get()); }),
+      "pack_for_tensor_cores"));
+}
+
 }  // namespace
 }  // namespace tilewise

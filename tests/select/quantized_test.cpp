@@ -89,6 +89,23 @@ TEST(QuantizeHost, RefusesWhatItCannotTake) {
       "row_bytes 16"));
 }
 
+// pack_for_tensor_cores refuses, before touching the GPU, what the tensor-core order cannot hold.
+TEST(PackForTensorCores, RefusesWhatTheOrderCannotHold) {
+  int dummy[4] = {};
+  const PackedShape int4 = packed_shape(WeightFormat::int4_g128, 128, 256);
+  EXPECT_TRUE(testkit::Contains(testkit::error_of([&] {
+                                  pack_for_tensor_cores({int4, dummy, dummy}, nullptr, dummy, nullptr);
+                                }),
+                                "needs q, scales and both outputs"));
+  const PackedShape q8 = packed_shape(WeightFormat::q8_0, 128, 256);
+  EXPECT_TRUE(testkit::Contains(
+      testkit::error_of([&] { pack_for_tensor_cores({q8, dummy, dummy}, dummy, dummy, nullptr); }), "q8_0"));
+  const PackedShape rows = packed_shape(WeightFormat::int4_g32, 96, 256);
+  EXPECT_TRUE(testkit::Contains(
+      testkit::error_of([&] { pack_for_tensor_cores({rows, dummy, dummy}, dummy, dummy, nullptr); }),
+      "whole blocks of 64"));
+}
+
 TEST(LinearProblem, IsNnLinearsOrientation) {
   const Problem p = linear_problem(5, 4096, 1024, DType::fp16);
   EXPECT_EQ(p, (Problem{"linear", 4096, 5, 1024, DType::fp16, Layout::TN, 1024, 1024, 4096}));

@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <vector>
+
 #include "core/error.hpp"
+#include "families/sm90/heuristic.hpp"
 #include "kernels/sm90/packed_order.h"
 
 namespace tilewise::sm90 {
@@ -42,6 +45,39 @@ gemv::HostPacked to_kernel_order_cpu(const gemv::HostPacked& rows) {
     out.scales[size_t(2 * i + 1)] = rows.scales[size_t(2 * from + 1)];
   }
   return out;
+}
+
+// The first rule's tile for the problem as the kernel sees it (the packed operand as B), with what packed weights
+// allow (two consumers at most, no cluster or programmatic launch) and the deepest ring that fits the smaller packed
+// stages (up to 8); with the packed weights as A (nn.Linear), the same tile with the operands swapped and the direct
+// store, which is what swapped operands take. From 256 tokens, where 256 x 128 tiles fill the SMs at least once, those: at 2048 tokens on
+// three weight shapes they ran 0.98-1.01x of cuBLASLt bf16 in the run that compared tiles, where the first rule's
+// 128 x 128 split 3 ran 0.65x on 12288 x 4096 (docs/notes/2026-12-03-packed-sm90.md; three shapes only).
+Config packed_rule(const Problem& p, const Limits& limits, Weights w, bool weights_as_a) {
+  Problem view = p;  // B the packed weights, tokens as M
+  if (weights_as_a) std::swap(view.M, view.N), std::swap(view.lda, view.ldb);
+  RuleParams unswapped;
+  unswapped.swapped_rate = 0.0;
+  TileChoice t = choose_tile(view, limits, unswapped);
+  if (t.consumers == 3) t.block_n = 128, t.consumers = 2;
+  if (view.M >= 256 && tile_count(view, 256, 128) >= limits.sm_count) t = TileChoice{256, 128, 2, 1};
+  Config c;
+  c.block_m = t.block_m, c.block_n = t.block_n, c.consumers = t.consumers, c.split = t.split;
+  c.weights = w;
+  c.swap = weights_as_a;
+  std::string why;
+  for (int split : {c.split, 1}) {
+    c.split = split;
+    for (Store store : weights_as_a ? std::vector<Store>{Store::direct}
+                                    : std::vector<Store>{Store::tma, Store::tma_ring, Store::direct})
+      for (int stages = 8; stages >= 2; --stages) {
+        c.store = store, c.stages = stages;
+        const std::optional<std::string> reason = infeasible(c, p, limits);
+        if (!reason) return c;
+        why = *reason;
+      }
+  }
+  throw Unsupported(fmt::format("sm90 with {} weights on {}: {}", to_string(w), describe(p), why));
 }
 
 }  // namespace tilewise::sm90

@@ -5,19 +5,26 @@
 
 namespace tilewise::sm90 {
 
+void to_kernel_order(const gemv::PackedLayout& l, const void* q, const void* scales, void* q_out, void* scales_out,
+                     cudaStream_t stream) {
+  if (auto why = kernel_order_unsupported(l)) throw Unsupported(*why);
+  if (!q || !scales || !q_out || !scales_out) throw Error("the kernel order needs q, scales and both outputs");
+  const long long words = l.n * l.k / 8;
+  const int groups = int(l.k / gemv::group_size(l.format));
+  const long long count = l.n * groups;
+  constexpr int kThreads = 256;
+  kernels::sm90::reorder_packed_q<<<unsigned((words + kThreads - 1) / kThreads), kThreads, 0, stream>>>(
+      static_cast<const unsigned char*>(q), l.row_bytes, int(l.k), words, static_cast<unsigned int*>(q_out));
+  kernels::sm90::reorder_packed_scales<<<unsigned((count + kThreads - 1) / kThreads), kThreads, 0, stream>>>(
+      static_cast<const unsigned short*>(scales), groups, count, static_cast<unsigned short*>(scales_out));
+  TW_CUDA(cudaGetLastError());
+}
+
 gemv::PackedWeights to_kernel_order(const gemv::PackedWeights& rows, cudaStream_t stream) {
   const gemv::PackedLayout& l = rows.layout;
   if (auto why = kernel_order_unsupported(l)) throw Unsupported(*why);
   gemv::PackedWeights out{l, device::Buffer(size_t(l.q_bytes())), device::Buffer(size_t(l.scale_bytes))};
-  const long long words = l.n * l.k / 8;
-  const int groups = int(l.k / gemv::group_size(l.format));
-  const long long scales = l.n * groups;
-  constexpr int kThreads = 256;
-  kernels::sm90::reorder_packed_q<<<unsigned((words + kThreads - 1) / kThreads), kThreads, 0, stream>>>(
-      rows.q.as<unsigned char>(), l.row_bytes, int(l.k), words, out.q.as<unsigned int>());
-  kernels::sm90::reorder_packed_scales<<<unsigned((scales + kThreads - 1) / kThreads), kThreads, 0, stream>>>(
-      rows.scales.as<unsigned short>(), groups, scales, out.scales.as<unsigned short>());
-  TW_CUDA(cudaGetLastError());
+  to_kernel_order(l, rows.q.get(), rows.scales.get(), out.q.get(), out.scales.get(), stream);
   return out;
 }
 

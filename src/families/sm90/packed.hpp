@@ -7,6 +7,7 @@
 
 #include "families/gemv/quantize.hpp"
 #include "families/sm90/config.hpp"
+#include "families/sm90/feasibility.hpp"
 
 namespace tilewise::sm90 {
 
@@ -19,6 +20,13 @@ std::optional<std::string> kernel_order_unsupported(const gemv::PackedLayout& la
 // The same values and scales in the kernel's order: on the GPU, asynchronous on `stream`, and on the CPU. Throw
 // Unsupported where kernel_order_unsupported says why.
 gemv::PackedWeights to_kernel_order(const gemv::PackedWeights& rows, cudaStream_t stream);
+// The same into caller-owned buffers of layout.q_bytes() and layout.scale_bytes (device memory).
+void to_kernel_order(const gemv::PackedLayout& layout, const void* q, const void* scales, void* q_out, void* scales_out,
+                     cudaStream_t stream);
 gemv::HostPacked to_kernel_order_cpu(const gemv::HostPacked& rows);
+
+// The configuration packed weights of format `w` run p with: B packed (tokens as M), or A packed (nn.Linear: M = F,
+// N = tokens) when `weights_as_a`. Throws Unsupported with the last reason where nothing fits.
+Config packed_rule(const Problem& p, const Limits& limits, Weights w, bool weights_as_a);
 
 }  // namespace tilewise::sm90

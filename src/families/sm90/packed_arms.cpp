@@ -26,34 +26,6 @@ namespace {
 constexpr std::pair<const char*, gemv::Format> kPackedArms[] = {{"sm90:int4", gemv::Format::int4_g128},
                                                                 {"sm90:int4-g32", gemv::Format::int4_g32}};
 
-// The first rule's tile for the problem among unswapped ones (the packed operand is B), with what packed weights
-// allow (two consumers at most, no cluster or programmatic launch) and the deepest ring that fits the smaller packed
-// stages (up to 8). From 256 tokens, where 256 x 128 tiles fill the SMs at least once, those: at 2048 tokens on
-// three weight shapes they ran 0.98-1.01x of cuBLASLt bf16 in the run that compared tiles, where the first rule's
-// 128 x 128 split 3 ran 0.65x on 12288 x 4096 (docs/notes/2026-12-03-packed-sm90.md; three shapes only).
-Config packed_rule(const Problem& p, const Limits& limits, Weights w) {
-  RuleParams unswapped;
-  unswapped.swapped_rate = 0.0;
-  TileChoice t = choose_tile(p, limits, unswapped);
-  if (t.consumers == 3) t.block_n = 128, t.consumers = 2;
-  if (p.M >= 256 && tile_count(p, 256, 128) >= limits.sm_count) t = TileChoice{256, 128, 2, 1};
-  Config c;
-  c.block_m = t.block_m, c.block_n = t.block_n, c.consumers = t.consumers, c.split = t.split;
-  c.weights = w;
-  std::string why;
-  for (int split : {c.split, 1}) {
-    c.split = split;
-    for (Store store : {Store::tma, Store::tma_ring, Store::direct})
-      for (int stages = 8; stages >= 2; --stages) {
-        c.store = store, c.stages = stages;
-        const std::optional<std::string> reason = infeasible(c, p, limits);
-        if (!reason) return c;
-        why = *reason;
-      }
-  }
-  throw Unsupported(fmt::format("sm90 with {} weights on {}: {}", to_string(w), describe(p), why));
-}
-
 class PackedArm : public Arm {
  public:
   // `overrides`: configuration fields separated by ';', laid over the arm's rule (checked here, before any GPU work).
@@ -70,13 +42,15 @@ class PackedArm : public Arm {
     limits.sm_count = device::sm_count();
     if (auto why = kernel_order_unsupported(gemv::packed_layout(format_, p.N, p.K))) throw Unsupported(*why);
     const Weights w = packed_weights(format_);
-    config_ = packed_rule(p, limits, w);
+    config_ = packed_rule(p, limits, w, false);
     if (!overrides_.empty())
       config_ = parse_config(families::overlay(to_string(config_), overrides_, fmt::format("arm {}", name_)));
     config_.weights = w;
     gemm_ = std::make_unique<Gemm>(p, config_, limits.sm_count);  // throws Unsupported where infeasible
     operands_ = &wb.operands;
-    quantized_ = gemv::quantize_copies(wb, p, format_, to_kernel_order);
+    quantized_ = gemv::quantize_copies(wb, p, format_, [](const gemv::PackedWeights& rows, cudaStream_t s) {
+      return to_kernel_order(rows, s);
+    });
   }
 
   void launch(int set, cudaStream_t stream) const override {
