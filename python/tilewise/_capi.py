@@ -7,7 +7,7 @@ import functools
 import os
 import threading
 
-ABI_VERSION = 2
+ABI_VERSION = 3
 OK, ERROR, UNSUPPORTED = 0, 1, 2
 # tilewise::DType and WeightFormat codes.
 BF16, FP16, FP8_E4M3 = 0, 1, 2
@@ -38,6 +38,8 @@ _SIGNATURES = {
     "tw_dequantize_host": ([_I32, _I64, _I64, _P, _P, _P], ctypes.c_int),
     "tw_dequantize": ([_I32, _I64, _I64, _P, _P, _P, _I32, _P], ctypes.c_int),
     "tw_linear_packed": ([_P, _I32, _I64, _I32, _I64, _I64, _P, _P, _P, _P, _P], ctypes.c_int),
+    "tw_pack_for_tensor_cores": ([_I32, _I64, _I64, _P, _P, _P, _P, _P], ctypes.c_int),
+    "tw_linear_packed_mma": ([_P, _I32, _I64, _I32, _I64, _I64, _P, _P, _P, _P, _P, _P, _P], ctypes.c_int),
 }
 
 _lib = None

@@ -26,7 +26,7 @@ thread_local std::string last_error;
 thread_local struct {
   const tilewise::Choice* choice = nullptr;  // a plan's own, never replaced
   tilewise::WeightFormat format{};
-  int64_t tokens = 0;
+  int64_t tokens = 0;  // on packed weights: the gemv up to 16, past it the sm90 kernel on the tensor-core copy
   std::string text;
 } last_run;
 
@@ -86,8 +86,8 @@ const char* tw_last_choice(void) {
     const tilewise::Choice& c = *last_run.choice;
     last_run.text = fmt::format("{} {} ({})", c.family, c.config, c.source);
   } else if (last_run.tokens) {
-    last_run.text = fmt::format("gemv on packed {} weights, {} tokens", tilewise::to_string(last_run.format),
-                                last_run.tokens);
+    last_run.text = fmt::format("{} on packed {} weights, {} tokens", last_run.tokens > 16 ? "sm90" : "gemv",
+                                tilewise::to_string(last_run.format), last_run.tokens);
   }
   return last_run.text.c_str();
 }
@@ -176,6 +176,24 @@ int tw_linear_packed(tw_context* c, int32_t dtype, int64_t tokens, int32_t forma
   return with_context(c, [&](tilewise::Context& ctx) {
     const tilewise::PackedShape s = tilewise::packed_shape(format_of(format), out_features, in_features);
     tilewise::linear(ctx, x, tokens, dtype_of(dtype), {s, q, scales}, y, stream_of(stream));
+    last_run.choice = nullptr, last_run.format = s.format, last_run.tokens = tokens;
+  });
+}
+
+int tw_pack_for_tensor_cores(int32_t format, int64_t out_features, int64_t in_features, const void* q,
+                             const void* scales, void* q_mma, void* scales_mma, void* stream) {
+  return guarded([&] {
+    const tilewise::PackedShape s = tilewise::packed_shape(format_of(format), out_features, in_features);
+    tilewise::pack_for_tensor_cores({s, q, scales}, q_mma, scales_mma, stream_of(stream));
+  });
+}
+
+int tw_linear_packed_mma(tw_context* c, int32_t dtype, int64_t tokens, int32_t format, int64_t out_features,
+                         int64_t in_features, const void* x, const void* q, const void* scales, const void* q_mma,
+                         const void* scales_mma, void* y, void* stream) {
+  return with_context(c, [&](tilewise::Context& ctx) {
+    const tilewise::PackedShape s = tilewise::packed_shape(format_of(format), out_features, in_features);
+    tilewise::linear(ctx, x, tokens, dtype_of(dtype), {s, q, scales, q_mma, scales_mma}, y, stream_of(stream));
     last_run.choice = nullptr, last_run.format = s.format, last_run.tokens = tokens;
   });
 }

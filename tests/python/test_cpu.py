@@ -169,6 +169,19 @@ class Quantize(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "scales must be"):
             tilewise.PackedWeight(pw.q, pw.scales.float(), "q8_0", 16, 256)
 
+    def test_the_tensor_core_order_refuses_what_it_cannot_hold_before_any_gpu_work(self):
+        from tilewise import _capi
+        lib = _capi.lib()
+        q = torch.zeros(128, 128, dtype=torch.uint8)
+        status = lib.tw_pack_for_tensor_cores(_capi.FORMATS["q8_0"], 128, 128, q.data_ptr(), q.data_ptr(),
+                                              q.data_ptr(), q.data_ptr(), None)
+        self.assertEqual(status, _capi.UNSUPPORTED)
+        self.assertIn("q8_0 weights have no sm90 kernel order", lib.tw_last_error().decode())
+        status = lib.tw_pack_for_tensor_cores(_capi.FORMATS["int4-g128"], 96, 256, q.data_ptr(), q.data_ptr(),
+                                              q.data_ptr(), q.data_ptr(), None)
+        self.assertEqual(status, _capi.UNSUPPORTED)
+        self.assertIn("whole blocks of 64", lib.tw_last_error().decode())
+
 
 class BadInput(unittest.TestCase):
     def test_linear_names_what_is_wrong(self):
