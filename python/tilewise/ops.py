@@ -115,7 +115,7 @@ def _check_packed_x(x, q, on_device):
         _require(q.device == x.device, lambda: f"the packed weights must be on x's device {x.device}, not {q.device}")
 
 
-def _packed_of(x, q, scales, format, on_device):
+def _packed_of(x, q, scales, format, on_device, q_mma=None, scales_mma=None):
     """The PackedWeight the op's arguments describe, checked against x; None where the sizes are symbolic (dynamic
     tracing), for the real call to check."""
     _require(format in _FORMAT_NAMES, lambda: f"unknown format code {format}; known: {sorted(_FORMAT_NAMES)}")
@@ -124,15 +124,15 @@ def _packed_of(x, q, scales, format, on_device):
     if not (isinstance(q.shape[0], int) and isinstance(x.shape[-1], int)):
         return None
     try:
-        return PackedWeight(q, scales, _FORMAT_NAMES[format], q.shape[0], x.shape[-1])
+        return PackedWeight(q, scales, _FORMAT_NAMES[format], q.shape[0], x.shape[-1], q_mma, scales_mma)
     except (_capi.Error, ValueError) as e:
         raise ValueError(f"x[..., K] with K = {x.shape[-1]} does not fit packed {_FORMAT_NAMES[format]} weights: "
                          f"{e}") from None
 
 
-def _packed(x: torch.Tensor, q: torch.Tensor, scales: torch.Tensor, format: int,
-            bias: Optional[torch.Tensor]) -> torch.Tensor:
-    return _run_packed(x, _packed_of(x, q, scales, format, True), bias)
+def _packed(x: torch.Tensor, q: torch.Tensor, scales: torch.Tensor, format: int, bias: Optional[torch.Tensor],
+            q_mma: Optional[torch.Tensor] = None, scales_mma: Optional[torch.Tensor] = None) -> torch.Tensor:
+    return _run_packed(x, _packed_of(x, q, scales, format, True, q_mma, scales_mma), bias)
 
 
 def _run_packed(x, pw, bias):
@@ -144,14 +144,18 @@ def _run_packed(x, pw, bias):
     _require(x.shape[-1] == K,
              lambda: f"x[..., K] with K = {x.shape[-1]} does not fit packed {pw.format} weights of K = {K}")
     tokens = x.numel() // K
-    if tokens > MAX_PACKED_TOKENS:  # no quantized tensor-core kernel yet (issue 31): the 16-bit path on a scratch copy
+    if tokens > MAX_PACKED_TOKENS and pw.q_mma is None:  # the 16-bit path on a scratch copy of the weights
         return _dense(x, dequantize(pw, x.dtype), bias)
     y = torch.empty((*x.shape[:-1], F), dtype=x.dtype, device=x.device)
     if tokens:
         x = _aligned(x)
-        _capi.check(_capi.lib().tw_linear_packed(_capi.context(x.device.index), _dtype_code(x.dtype, "x"), tokens,
-                                                 _capi.FORMATS[pw.format], F, K, x.data_ptr(), pw.q.data_ptr(),
-                                                 pw.scales.data_ptr(), y.data_ptr(), _stream(x.device)))
+        common = (_capi.context(x.device.index), _dtype_code(x.dtype, "x"), tokens, _capi.FORMATS[pw.format], F, K,
+                  x.data_ptr(), pw.q.data_ptr(), pw.scales.data_ptr())
+        if pw.q_mma is None:
+            _capi.check(_capi.lib().tw_linear_packed(*common, y.data_ptr(), _stream(x.device)))
+        else:  # past 16 tokens the sm90 kernel on the tensor-core copy
+            _capi.check(_capi.lib().tw_linear_packed_mma(*common, pw.q_mma.data_ptr(), pw.scales_mma.data_ptr(),
+                                                         y.data_ptr(), _stream(x.device)))
     return y.add_(bias) if bias is not None else y
 
 
@@ -159,8 +163,8 @@ _linear_packed = torch.library.custom_op("tilewise::linear_packed", _packed, mut
 
 
 @_linear_packed.register_fake
-def _(x, q, scales, format, bias):
-    _packed_of(x, q, scales, format, False)
+def _(x, q, scales, format, bias, q_mma=None, scales_mma=None):
+    _packed_of(x, q, scales, format, False, q_mma, scales_mma)
     return x.new_empty((*x.shape[:-1], q.shape[0]))
 
 
@@ -184,11 +188,11 @@ def _packed_backward(ctx, grad):
     w = _dequantized(q, scales, _FORMAT_NAMES[ctx.format], q.shape[0], x.shape[-1], grad.dtype)
     grad_x = grad @ w if ctx.needs_input_grad[0] else None
     grad_bias = grad.reshape(-1, grad.shape[-1]).sum(0) if ctx.has_bias and ctx.needs_input_grad[4] else None
-    return grad_x, None, None, None, grad_bias
+    return grad_x, None, None, None, grad_bias, None, None
 
 
 def _packed_setup(ctx, inputs, output):
-    x, q, scales, format, bias = inputs
+    x, q, scales, format, bias, _, _ = inputs
     ctx.save_for_backward(x, q, scales)
     ctx.format, ctx.has_bias = format, bias is not None
 
@@ -208,8 +212,9 @@ def linear(x, w, bias=None, *, x_scale=None, w_scale=None):
     - torch.float8_e4m3fn x and w with x_scale and w_scale (float32, one element each): y = (x w^T) x_scale w_scale
       in bf16 (K a multiple of 16, F of 8); the scales and bias are applied by torch after the GEMM.
     - w a tilewise.PackedWeight (tilewise.quantize), x bf16 or fp16: 1..16 tokens (x.numel() / K) run the gemv
-      family's kernel on the packed weights; more tokens have no quantized tensor-core kernel yet (issue 31), so the
-      weights are dequantized into a scratch tensor from torch's caching allocator and the 16-bit path runs on it.
+      family's kernel on the packed weights; more tokens run the sm90 kernel on the weights' tensor-core copy where w
+      has one (tilewise.quantize(..., tensor_cores=True), int4), else the weights are dequantized into a scratch
+      tensor from torch's caching allocator and the 16-bit path runs on it.
     Raises ValueError for a wrong dtype, shape, device or a non-contiguous tensor, tilewise.Error when the library
     refuses (its message says why)."""
     if isinstance(w, PackedWeight):
@@ -217,7 +222,8 @@ def linear(x, w, bias=None, *, x_scale=None, w_scale=None):
         if _direct(x, w.q, w.scales, bias):  # w was checked when it was made; x against it here
             _check_packed_x(x, w.q, True)
             return _run_packed(x, w, bias)
-        return torch.ops.tilewise.linear_packed(x, w.q, w.scales, _capi.FORMATS[w.format], bias)
+        return torch.ops.tilewise.linear_packed(x, w.q, w.scales, _capi.FORMATS[w.format], bias, w.q_mma,
+                                                w.scales_mma)
     if isinstance(w, torch.Tensor) and w.dtype == torch.float8_e4m3fn:
         _require(x_scale is not None and w_scale is not None, "fp8 x and w need x_scale and w_scale")
         args = (x, w, x_scale, w_scale, bias)

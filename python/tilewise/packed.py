@@ -9,9 +9,11 @@ _GROUP = {"q8_0": 32, "int4-g32": 32, "int4-g128": 128, "fp8": 0}
 
 class PackedWeight:
     """W[F, K] packed in one of the formats: `q` (uint8 [F, row_bytes]: the values) and `scales` (fp16 [F, K / group],
-    or fp32 [F] for fp8), on the device of the weights it was made from. Make one with tilewise.quantize."""
+    or fp32 [F] for fp8), on the device of the weights it was made from. Make one with tilewise.quantize. int4 weights
+    may also carry `q_mma` and `scales_mma`: the same values and scales in the order the Hopper tensor-core kernel
+    reads them (tilewise.quantize(..., tensor_cores=True)), with which linear serves more than 16 tokens."""
 
-    def __init__(self, q, scales, format, out_features, in_features):
+    def __init__(self, q, scales, format, out_features, in_features, q_mma=None, scales_mma=None):
         if format not in _capi.FORMATS:
             raise ValueError(f"unknown format {format!r}; known: {', '.join(_capi.FORMATS)}")
         row_bytes, _ = _capi.packed_shape(_capi.FORMATS[format], out_features, in_features)
@@ -26,7 +28,17 @@ class PackedWeight:
                              f"{tuple(scales.shape)}")
         if q.device != scales.device or not q.is_contiguous() or not scales.is_contiguous():
             raise ValueError("q and scales must be contiguous and on one device")
+        if (q_mma is None) != (scales_mma is None):
+            raise ValueError("q_mma and scales_mma come together")
+        if q_mma is not None:
+            if not format.startswith("int4"):
+                raise ValueError(f"{format} weights have no tensor-core copy (int4-g128 and int4-g32 do)")
+            for name, t, like in (("q_mma", q_mma, q), ("scales_mma", scales_mma, scales)):
+                if t.dtype != like.dtype or t.shape != like.shape or t.device != like.device or not t.is_contiguous():
+                    raise ValueError(f"{name} must be a contiguous {like.dtype} tensor of shape {tuple(like.shape)} "
+                                     f"on {like.device}, as {name[:-4]} is")
         self.q, self.scales, self.format = q, scales, format
+        self.q_mma, self.scales_mma = q_mma, scales_mma
         self.out_features, self.in_features = out_features, in_features
 
     @property
@@ -34,7 +46,9 @@ class PackedWeight:
         return self.q.device
 
     def to(self, device):
-        return PackedWeight(self.q.to(device), self.scales.to(device), self.format, self.out_features, self.in_features)
+        mma = (None, None) if self.q_mma is None else (self.q_mma.to(device), self.scales_mma.to(device))
+        return PackedWeight(self.q.to(device), self.scales.to(device), self.format, self.out_features, self.in_features,
+                            *mma)
 
     def __repr__(self):
         return (f"PackedWeight({self.format}, out_features={self.out_features}, in_features={self.in_features}, "
@@ -49,11 +63,13 @@ def _dtype_code(dtype, what):
     raise ValueError(f"{what} must be bfloat16 or float16, not {dtype}")
 
 
-def quantize(w, format):
+def quantize(w, format, tensor_cores=False):
     """Packs bf16/fp16 weights w[F, K] (nn.Linear's weight) in `format`: "q8_0", "int4-g32", "int4-g128" or "fp8".
 
     On CUDA the library's GPU quantizer runs on the current stream and synchronizes it (this is for load time); on the
-    CPU its CPU reference, which gives the same bits. Raises ValueError for a format or shape it cannot take."""
+    CPU its CPU reference, which gives the same bits. With tensor_cores (CUDA, int4, F and K multiples of 64) the
+    weights also get their tensor-core copy (twice the packed bytes). Raises ValueError for a format or shape it
+    cannot take."""
     if format not in _capi.FORMATS:
         raise ValueError(f"unknown format {format!r}; known: {', '.join(_capi.FORMATS)}")
     if not isinstance(w, torch.Tensor) or w.dim() != 2:
@@ -83,7 +99,20 @@ def quantize(w, format):
                                                  scales.data_ptr()))
     else:
         raise ValueError(f"quantize runs on CUDA or CPU tensors, not {w.device}")
-    return PackedWeight(q, scales, format, F, K)
+    if not tensor_cores:
+        return PackedWeight(q, scales, format, F, K)
+    if not w.is_cuda:
+        raise ValueError("the tensor-core copy is made on CUDA")
+    q_mma, scales_mma = torch.empty_like(q), torch.empty_like(scales)
+    with torch.cuda.device(w.device):
+        status = _capi.lib().tw_pack_for_tensor_cores(code, F, K, q.data_ptr(), scales.data_ptr(), q_mma.data_ptr(),
+                                                       scales_mma.data_ptr(),
+                                                       torch.cuda.current_stream(w.device).cuda_stream)
+    try:
+        _capi.check(status)
+    except _capi.Error as e:
+        raise ValueError(str(e)) from None
+    return PackedWeight(q, scales, format, F, K, q_mma, scales_mma)
 
 
 def dequantize(pw, dtype=torch.float32):

@@ -23,8 +23,8 @@ class Registration(unittest.TestCase):
                          "tilewise::linear_fp8(Tensor x, Tensor w, Tensor x_scale, Tensor w_scale, Tensor? bias) "
                          "-> Tensor")
         self.assertEqual(str(torch.ops.tilewise.linear_packed.default._schema),
-                         "tilewise::linear_packed(Tensor x, Tensor q, Tensor scales, SymInt format, Tensor? bias) "
-                         "-> Tensor")
+                         "tilewise::linear_packed(Tensor x, Tensor q, Tensor scales, SymInt format, Tensor? bias, "
+                         "Tensor? q_mma=None, Tensor? scales_mma=None) -> Tensor")
 
 
 class Fake(unittest.TestCase):
@@ -168,6 +168,21 @@ class Quantize(unittest.TestCase):
         pw = tilewise.quantize(w, "q8_0")
         with self.assertRaisesRegex(ValueError, "scales must be"):
             tilewise.PackedWeight(pw.q, pw.scales.float(), "q8_0", 16, 256)
+
+    def test_a_tensor_core_copy_must_match_its_weights(self):
+        w = torch.randn(64, 256, dtype=torch.bfloat16)
+        pw = tilewise.quantize(w, "int4-g128")
+        with self.assertRaisesRegex(ValueError, "the tensor-core copy is made on CUDA"):
+            tilewise.quantize(w, "int4-g128", tensor_cores=True)
+        with self.assertRaisesRegex(ValueError, "come together"):
+            tilewise.PackedWeight(pw.q, pw.scales, "int4-g128", 64, 256, pw.q.clone())
+        with self.assertRaisesRegex(ValueError, "q_mma must be a contiguous torch.uint8 tensor of shape"):
+            tilewise.PackedWeight(pw.q, pw.scales, "int4-g128", 64, 256, pw.q[:32].clone(), pw.scales.clone())
+        q8 = tilewise.quantize(w, "q8_0")
+        with self.assertRaisesRegex(ValueError, "q8_0 weights have no tensor-core copy"):
+            tilewise.PackedWeight(q8.q, q8.scales, "q8_0", 64, 256, q8.q.clone(), q8.scales.clone())
+        both = tilewise.PackedWeight(pw.q, pw.scales, "int4-g128", 64, 256, pw.q.clone(), pw.scales.clone())
+        self.assertEqual(both.to("cpu").q_mma.shape, pw.q.shape)
 
     def test_the_tensor_core_order_refuses_what_it_cannot_hold_before_any_gpu_work(self):
         from tilewise import _capi

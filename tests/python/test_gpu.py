@@ -53,6 +53,21 @@ class Gpu(unittest.TestCase):
             with self.assertRaisesRegex(ValueError, "does not fit packed int4-g32"):
                 call()
 
+    def test_past_16_tokens_the_tensor_core_copy_serves(self):
+        for dtype in (torch.bfloat16, torch.float16):
+            for fmt in ("int4-g128", "int4-g32"):
+                w = self.weights(1024, 2048, dtype)
+                pw = tilewise.quantize(w, fmt, tensor_cores=True)
+                ref_w = tilewise.dequantize(pw).to(self.dev)
+                for tokens in (17, 64, 333):
+                    with self.subTest(dtype=dtype, format=fmt, tokens=tokens):
+                        x = torch.randn(tokens, 2048, device=self.dev, dtype=dtype)
+                        y = tilewise.linear(x, pw)
+                        self.assertIn("sm90 on packed", tilewise.last_choice())
+                        self.assertLess(relative_error(y, F.linear(x.float(), ref_w)), BOUND[dtype])
+                        self.assertTrue(torch.equal(y, torch.ops.tilewise.linear_packed(
+                            x, pw.q, pw.scales, tilewise._capi.FORMATS[fmt], None, pw.q_mma, pw.scales_mma)))
+
     def test_leading_dimensions_and_an_offset_slice(self):
         w = self.weights(1024, 2048, torch.bfloat16)
         x = torch.randn(2, 3, 2048, device=self.dev, dtype=torch.bfloat16)
