@@ -53,13 +53,15 @@ class TilewiseBf16(Arm):
 class TilewisePacked(Arm):
     family = "tilewise"
 
-    def __init__(self, weight_format):
+    def __init__(self, weight_format, tensor_cores=False):
         self.tilewise = tilewise_module()
-        self.weight_format, self.name = weight_format, "tilewise-" + weight_format
-        self.text = f"tilewise.linear(x, tilewise.quantize(w, '{weight_format}'))"
+        self.weight_format, self.tensor_cores = weight_format, tensor_cores
+        self.name = "tilewise-" + weight_format + ("-tc" if tensor_cores else "")
+        self.text = (f"tilewise.linear(x, tilewise.quantize(w, '{weight_format}'"
+                     f"{', tensor_cores=True' if tensor_cores else ''}))")
 
     def prepare(self, w):
-        return self.tilewise.quantize(w, self.weight_format)
+        return self.tilewise.quantize(w, self.weight_format, tensor_cores=self.tensor_cores)
 
     def apply(self, x, packed):
         return self.tilewise.linear(x, packed)
@@ -67,8 +69,9 @@ class TilewisePacked(Arm):
     def seen(self, packed):
         return self.tilewise.dequantize(packed, torch.float32)
 
-    def nbytes(self, packed):
-        return sum(t.numel() * t.element_size() for t in (packed.q, packed.scales))
+    def nbytes(self, packed):  # what the step keeps: the tensor-core copy too where there is one
+        kept = (packed.q, packed.scales) + ((packed.q_mma, packed.scales_mma) if packed.q_mma is not None else ())
+        return sum(t.numel() * t.element_size() for t in kept)
 
 
 class TorchInt8(Arm):
@@ -158,9 +161,12 @@ class NoLinears(Arm):
 
 
 TILEWISE_FORMATS = ("q8_0", "int4-g128", "int4-g32", "fp8")
+# "-tc": the int4 weights with their tensor-core copy (past 16 tokens the sm90 kernel instead of dequantizing).
+TENSOR_CORE_FORMATS = ("int4-g128", "int4-g32")
 ARMS = ["torch-bf16", "tilewise-bf16"] + [f"tilewise-{f}" for f in TILEWISE_FORMATS] + \
-    ["torch-int8", "torch-int4-g128", "no-linears"]
-DEFAULT_ARMS = [a for a in ARMS if a != "tilewise-int4-g32"]  # int4 in one group size by default; g32 on request
+    [f"tilewise-{f}-tc" for f in TENSOR_CORE_FORMATS] + ["torch-int8", "torch-int4-g128", "no-linears"]
+# int4 in one group size by default; g32 and the tensor-core copies on request
+DEFAULT_ARMS = [a for a in ARMS if a != "tilewise-int4-g32" and not a.endswith("-tc")]
 
 
 def make(name):
@@ -171,4 +177,6 @@ def make(name):
         return simple[name]()
     if name.startswith("tilewise-") and name[len("tilewise-"):] in TILEWISE_FORMATS:
         return TilewisePacked(name[len("tilewise-"):])
+    if name.startswith("tilewise-") and name.endswith("-tc") and name[len("tilewise-"):-3] in TENSOR_CORE_FORMATS:
+        return TilewisePacked(name[len("tilewise-"):-3], tensor_cores=True)
     raise ValueError(f"unknown arm '{name}' (known: {', '.join(ARMS)})")
