@@ -53,8 +53,9 @@ TILEWISE_API void dequantize(const PackedWeights& w, void* out, DType out_dtype,
 
 // y[tokens][F] = x[tokens][K] W^T for bf16 or fp16 x and y (contiguous rows), on `stream`. 1..16 tokens run the gemv
 // family's kernel on the packed weights (its default configuration for the format and shape, built on first use and
-// kept by the context); more throw Unsupported, as there is no quantized tensor-core kernel yet: dequantize to x's
-// dtype and run gemm on linear_problem() then. Throws Error, before any launch, for a null or misaligned pointer.
+// kept by the context); more throw Unsupported, as the tensor-core kernel on packed weights is not on this path yet:
+// dequantize to x's dtype and run gemm on linear_problem() then. Throws Error, before any launch, for a null or
+// misaligned pointer.
 TILEWISE_API void linear(Context& ctx, const void* x, int64_t tokens, DType act, const PackedWeights& w, void* y,
             cudaStream_t stream);
 

@@ -144,7 +144,7 @@ def _run_packed(x, pw, bias):
     _require(x.shape[-1] == K,
              lambda: f"x[..., K] with K = {x.shape[-1]} does not fit packed {pw.format} weights of K = {K}")
     tokens = x.numel() // K
-    if tokens > MAX_PACKED_TOKENS:  # no quantized tensor-core kernel yet (issue 31): the 16-bit path on a scratch copy
+    if tokens > MAX_PACKED_TOKENS:  # the tensor-core kernel is not on this path yet: the 16-bit one on a scratch copy
         return _dense(x, dequantize(pw, x.dtype), bias)
     y = torch.empty((*x.shape[:-1], F), dtype=x.dtype, device=x.device)
     if tokens:
@@ -208,7 +208,7 @@ def linear(x, w, bias=None, *, x_scale=None, w_scale=None):
     - torch.float8_e4m3fn x and w with x_scale and w_scale (float32, one element each): y = (x w^T) x_scale w_scale
       in bf16 (K a multiple of 16, F of 8); the scales and bias are applied by torch after the GEMM.
     - w a tilewise.PackedWeight (tilewise.quantize), x bf16 or fp16: 1..16 tokens (x.numel() / K) run the gemv
-      family's kernel on the packed weights; more tokens have no quantized tensor-core kernel yet (issue 31), so the
+      family's kernel on the packed weights; past 16 tokens the int4 tensor-core kernel is not on this path yet, so the
       weights are dequantized into a scratch tensor from torch's caching allocator and the 16-bit path runs on it.
     Raises ValueError for a wrong dtype, shape, device or a non-contiguous tensor, tilewise.Error when the library
     refuses (its message says why)."""
