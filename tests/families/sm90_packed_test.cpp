@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <tuple>
 #include <random>
 #include <vector>
 
@@ -142,6 +143,36 @@ TEST(Sm90Packed, WhatPackedWeightsNeedOfTheProblem) {
   Config plain = c;
   plain.weights = Weights::as_input;
   EXPECT_EQ(shared_bytes(plain) - shared_bytes(c), 8 * (128 * 128 - 5 * 1024));
+}
+
+// The packed arms' rule and linear's: feasible in both orientations at every token count of the decode and prefill
+// range, never three consumers, 256 x 128 tiles once they fill the SMs, and in nn.Linear's orientation the same tile
+// as the column-major form (narrower where swapped stores would spill) with the operands swapped and the direct store.
+TEST(Sm90Packed, TheRuleIsFeasibleInBothOrientations) {
+  const Limits limits;
+  for (Weights w : {Weights::int4_g128, Weights::int4_g32})
+    for (auto [F, K] : {std::pair<int64_t, int64_t>{12288, 4096}, {4096, 14336}, {28672, 8192}, {320, 512}})
+      for (int64_t T : {1, 16, 17, 128, 300, 2048, 8192}) {
+        SCOPED_TRACE(std::to_string(T) + " tokens on " + std::to_string(F) + " x " + std::to_string(K));
+        const Problem col = make_problem("col", T, F, K, DType::bf16, Layout::TN);
+        const Problem lin = make_problem("lin", F, T, K, DType::bf16, Layout::TN);
+        const Config c = packed_rule(col, limits, w, false);
+        const Config l = packed_rule(lin, limits, w, true);
+        EXPECT_EQ(infeasible(c, col, limits), std::nullopt) << to_string(c);
+        EXPECT_EQ(infeasible(l, lin, limits), std::nullopt) << to_string(l);
+        EXPECT_LE(c.consumers, 2);
+        EXPECT_TRUE(l.swap && !c.swap && l.store == Store::direct && l.weights == w && c.weights == w);
+        // The same rows; the width narrower only where swapped stores would spill beside 128 accumulators.
+        EXPECT_EQ(std::tie(l.block_n, l.consumers), std::tie(c.block_n, c.consumers));
+        EXPECT_TRUE(l.block_m == c.block_m || (l.block_m < c.block_m && accumulator_registers(c) >= 128));
+        if (T >= 256 && tile_count(col, 256, 128) >= limits.sm_count)
+          EXPECT_EQ(std::tie(c.block_m, c.block_n, c.split), std::make_tuple(256, 128, 1)) << to_string(c);
+      }
+  EXPECT_TRUE(Contains(error_of([&] {
+                         packed_rule(make_problem("p", 64, 4096, 4096, DType::fp8_e4m3, Layout::TN), limits,
+                                     Weights::int4_g128, false);
+                       }),
+                       "not fp8"));
 }
 
 }  // namespace

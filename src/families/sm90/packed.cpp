@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "core/error.hpp"
@@ -65,6 +66,9 @@ Config packed_rule(const Problem& p, const Limits& limits, Weights w, bool weigh
   c.block_m = t.block_m, c.block_n = t.block_n, c.consumers = t.consumers, c.split = t.split;
   c.weights = w;
   c.swap = weights_as_a;
+  // Swapped operands' transposed stores spill beside a consumer's full 128 accumulators (feasibility.cpp): a
+  // narrower width then, the tile's rows unchanged.
+  while (weights_as_a && accumulator_registers(c) >= 128 && c.block_m > 8) c.block_m = std::max(8, c.block_m / 16 * 8);
   std::string why;
   for (int split : {c.split, 1}) {
     c.split = split;
