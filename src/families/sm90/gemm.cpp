@@ -2,8 +2,7 @@
 
 #include <fmt/format.h>
 
-#include <tuple>
-#include <vector>
+#include <cstdint>
 
 #include "core/error.hpp"
 #include "families/sm90/feasibility.hpp"
@@ -83,12 +82,15 @@ void Gemm::bind(const void* A, const void* B, void* C, const void* packed_scales
   if (!packed && packed_scales)
     throw Error(fmt::format("sm90 {} on {}: packed scales given to a configuration without packed weights",
                             to_string(c_), describe(p_)));
-  std::vector<std::tuple<const void*, const char*, size_t>> pointers{{A, "A", 16}, {B, "B", 16}, {C, "C", c_align}};
-  if (packed) pointers.emplace_back(packed_scales, "the packed scales", 16);
-  for (const auto& [ptr, name, align] : pointers)
+  auto require_aligned = [&](const void* ptr, const char* name, size_t align) {
     if (!ptr || reinterpret_cast<uintptr_t>(ptr) % align)
       throw Error(fmt::format("sm90 {} on {}: {} at {} is not a {}-byte-aligned device pointer", to_string(c_),
                               describe(p_), name, ptr, align));
+  };
+  require_aligned(A, "A", 16);
+  require_aligned(B, "B", 16);
+  require_aligned(C, "C", c_align);
+  if (packed) require_aligned(packed_scales, "the packed scales", 16);
   const int es = element_bytes(p_.dtype);
   const bool f16 = p_.dtype == DType::fp16;
   const uint32_t bk = uint32_t(block_k(p_.dtype));

@@ -6,8 +6,6 @@
 // "sm90:int4@<fields separated by ';'>" lays configuration fields over the arm's rule.
 #include <fmt/format.h>
 
-#include <algorithm>
-
 #include "device/operands.hpp"
 #include "families/fields.hpp"
 #include "families/gemv/quantized_copies.hpp"
