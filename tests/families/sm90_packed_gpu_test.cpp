@@ -63,7 +63,7 @@ TEST(Sm90PackedGpu, TheRuleMatchesTheDequantizedReference) {
   TW_REQUIRE_GPU();
   device::Stream s;
   for (DType act : {DType::bf16, DType::fp16})
-    for (int64_t tokens : {1, 16, 17, 100, 128, 300})
+    for (int64_t tokens : {1, 16, 17, 40, 64, 100, 128, 300})
       for (auto [N, K] : {std::pair<int64_t, int64_t>{192, 128}, {4096, 1024}, {256, 2048}}) {
         expect_correct(make_problem("q", tokens, N, K, act, Layout::TN), "sm90:int4", s.get());
         if (tokens == 17 || tokens == 300)
@@ -89,8 +89,8 @@ TEST(Sm90PackedGpu, EveryStoreScheduleAndSplitMatchesTheReference) {
         expect_correct(make_problem("q", M, N, K, DType::bf16, Layout::TN), std::string(arm) + "@" + c, s.get());
 }
 
-// What compute-sanitizer runs (scripts/gpu-tests.sh): one and two consumers, each store kind, ping-pong and stream-K's
-// fixup, on a problem with edge tiles along M and a partial row of tiles along N.
+// What compute-sanitizer runs (scripts/gpu-tests.sh): one and two consumers, each store kind, ping-pong, stream-K's
+// fixup and the streaming tile's deep ring, on a problem with edge tiles along M and a partial row of tiles along N.
 TEST(Sm90PackedGpu, SanitizedSet) {
   TW_REQUIRE_GPU();
   device::Stream s;
@@ -98,7 +98,8 @@ TEST(Sm90PackedGpu, SanitizedSet) {
                         "block_m=128;block_n=128;stages=4;consumers=2;store=direct",
                         "block_m=128;block_n=128;stages=4;consumers=2;store=tma;schedule=pingpong",
                         "block_m=128;block_n=64;stages=4;consumers=1;store=tma",
-                        "block_m=64;block_n=64;stages=4;consumers=1;store=direct;split=3"})
+                        "block_m=64;block_n=64;stages=4;consumers=1;store=direct;split=3",
+                        "block_m=16;block_n=256;stages=16;consumers=2;store=direct;split=8"})
     expect_correct(make_problem("q", 200, 320, 512, DType::bf16, Layout::TN), std::string("sm90:int4@") + c, s.get());
 }
 
@@ -112,7 +113,8 @@ TEST(Sm90PackedGpu, NnLinearOrientationMatchesTheColumnMajorFormBitForBit) {
   const int sms = device::sm_count();
   const char* tiles[] = {"block_m=128,block_n=128,stages=6,consumers=2,store=direct",
                          "block_m=64,block_n=64,stages=8,consumers=1,store=direct,split=3",
-                         "block_m=24,block_n=128,stages=8,consumers=2,store=direct,schedule=pingpong"};
+                         "block_m=24,block_n=128,stages=8,consumers=2,store=direct,schedule=pingpong",
+                         "block_m=24,block_n=256,stages=16,consumers=2,store=direct,split=8"};
   for (DType act : {DType::bf16, DType::fp16})
     for (int64_t T : {17, 128, 300})
       for (const char* tile : tiles) {

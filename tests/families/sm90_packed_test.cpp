@@ -146,13 +146,14 @@ TEST(Sm90Packed, WhatPackedWeightsNeedOfTheProblem) {
 }
 
 // The packed arms' rule and linear's: feasible in both orientations at every token count of the decode and prefill
-// range, never three consumers, 256 x 128 tiles once they fill the SMs, and in nn.Linear's orientation the same tile
-// as the column-major form (narrower where swapped stores would spill) with the operands swapped and the direct store.
+// range, never three consumers, up to 64 tokens the streaming tile (256 weight rows, the tokens' width, stream-K
+// pieces that fill the SMs), 256 x 128 tiles once they fill the SMs, and in nn.Linear's orientation the same tile as
+// the column-major form (narrower where swapped stores would spill) with the operands swapped and the direct store.
 TEST(Sm90Packed, TheRuleIsFeasibleInBothOrientations) {
   const Limits limits;
   for (Weights w : {Weights::int4_g128, Weights::int4_g32})
     for (auto [F, K] : {std::pair<int64_t, int64_t>{12288, 4096}, {4096, 14336}, {28672, 8192}, {320, 512}})
-      for (int64_t T : {1, 16, 17, 128, 300, 2048, 8192}) {
+      for (int64_t T : {1, 16, 17, 64, 65, 128, 300, 2048, 8192}) {
         SCOPED_TRACE(std::to_string(T) + " tokens on " + std::to_string(F) + " x " + std::to_string(K));
         const Problem col = make_problem("col", T, F, K, DType::bf16, Layout::TN);
         const Problem lin = make_problem("lin", F, T, K, DType::bf16, Layout::TN);
@@ -165,6 +166,14 @@ TEST(Sm90Packed, TheRuleIsFeasibleInBothOrientations) {
         // The same rows; the width narrower only where swapped stores would spill beside 128 accumulators.
         EXPECT_EQ(std::tie(l.block_n, l.consumers), std::tie(c.block_n, c.consumers));
         EXPECT_TRUE(l.block_m == c.block_m || (l.block_m < c.block_m && accumulator_registers(c) >= 128));
+        if (T <= 64) {
+          EXPECT_EQ(std::tie(c.block_m, c.block_n, c.consumers, c.store), std::make_tuple(int((T + 7) / 8 * 8), 256, 2, Store::direct));
+          const int64_t tiles = tile_count(col, c.block_m, c.block_n);
+          EXPECT_TRUE(c.split == 8 || tiles * c.split >= limits.sm_count) << to_string(c);
+          EXPECT_TRUE(c.split == 1 || tiles * (c.split - 1) < limits.sm_count) << to_string(c);
+        } else {
+          EXPECT_NE(c.block_n, 256) << to_string(c);
+        }
         if (T >= 256 && tile_count(col, 256, 128) >= limits.sm_count)
           EXPECT_EQ(std::tie(c.block_m, c.block_n, c.split), std::make_tuple(256, 128, 1)) << to_string(c);
       }

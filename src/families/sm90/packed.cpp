@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 #include "core/error.hpp"
@@ -48,15 +49,43 @@ gemv::HostPacked to_kernel_order_cpu(const gemv::HostPacked& rows) {
   return out;
 }
 
-// The first rule's tile for the problem as the kernel sees it (the packed operand as B), with what packed weights
-// allow (two consumers at most, no cluster or programmatic launch) and the deepest ring that fits the smaller packed
-// stages (up to 8); with the packed weights as A (nn.Linear), the same tile with the operands swapped and the direct
-// store, which is what swapped operands take. From 256 tokens, where 256 x 128 tiles fill the SMs at least once, those: at 2048 tokens on
-// three weight shapes they ran 0.98-1.01x of cuBLASLt bf16 in the run that compared tiles, where the first rule's
-// 128 x 128 split 3 ran 0.65x on 12288 x 4096 (docs/notes/2026-12-03-packed-sm90.md; three shapes only).
+namespace {
+
+// Up to 64 tokens the packed kernel streams its weights, and what it has in flight sets its speed: 256 weight rows on
+// two consumers, the tokens' width rounded up to 8, the deepest ring that fits (up to 16 stages) and stream-K pieces
+// that fill the SMs (at most 8 a tile). At 16-64 tokens on 12288 x 4096 and 28672 x 8192 that ran 1.09-1.50x of
+// cuBLASLt bf16 where the first rule's tile ran 0.80-1.06x; a third consumer (192 rows) was slower everywhere
+// (docs/notes/2026-12-03-packed-small-batch.md). Past 64 tokens the rule's wider token tiles won.
+constexpr int64_t kStreamingTokens = 64;
+
+std::optional<Config> streaming_tile(const Problem& p, const Problem& view, const Limits& limits, Weights w,
+                                     bool weights_as_a) {
+  if (view.M > kStreamingTokens) return std::nullopt;
+  Config c;
+  c.block_m = int((view.M + 7) / 8 * 8), c.block_n = 256, c.consumers = 2, c.store = Store::direct;
+  c.weights = w, c.swap = weights_as_a;
+  const int64_t tiles = tile_count(view, c.block_m, c.block_n);
+  c.split = int(std::clamp<int64_t>((limits.sm_count + tiles - 1) / tiles, 1, 8));
+  for (int stages = 16; stages >= 2; --stages) {
+    c.stages = stages;
+    if (!infeasible(c, p, limits)) return c;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+// Up to 64 tokens the streaming tile above. Past it, the first rule's tile for the problem as the kernel sees it (the
+// packed operand as B), with what packed weights allow (two consumers at most, no cluster or programmatic launch) and
+// the deepest ring that fits the smaller packed stages (up to 8); with the packed weights as A (nn.Linear), the same
+// tile with the operands swapped and the direct store, which is what swapped operands take. From 256 tokens, where
+// 256 x 128 tiles fill the SMs at least once, those: at 2048 tokens on three weight shapes they ran 0.98-1.01x of
+// cuBLASLt bf16 in the run that compared tiles, where the first rule's 128 x 128 split 3 ran 0.65x on 12288 x 4096
+// (docs/notes/2026-12-03-packed-sm90.md; three shapes only).
 Config packed_rule(const Problem& p, const Limits& limits, Weights w, bool weights_as_a) {
   Problem view = p;  // B the packed weights, tokens as M
   if (weights_as_a) std::swap(view.M, view.N), std::swap(view.lda, view.ldb);
+  if (std::optional<Config> streaming = streaming_tile(p, view, limits, w, weights_as_a)) return *streaming;
   RuleParams unswapped;
   unswapped.swapped_rate = 0.0;
   TileChoice t = choose_tile(view, limits, unswapped);
