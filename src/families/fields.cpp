@@ -21,6 +21,8 @@ Fields parse_fields(std::string_view text, std::string_view what) {
     if (item.empty()) throw Error(fmt::format("{} '{}': an empty field", what, text));
     const size_t eq = item.find('=');
     if (eq == std::string_view::npos || eq == 0) throw Error(fmt::format("{} '{}': '{}' is not key=value", what, text, item));
+    if (item.find('=', eq + 1) != std::string_view::npos)
+      throw Error(fmt::format("{} '{}': '{}' holds more than one '=': fields are separated by ','", what, text, item));
     const std::string_view key = item.substr(0, eq);
     if (find(f, key)) throw Error(fmt::format("{} '{}': {} is given twice", what, text, key));
     f.fields.emplace_back(key, item.substr(eq + 1));

@@ -22,7 +22,8 @@ struct Fields {
 };
 
 // "block_m=128,block_n=256" -> {{block_m, 128}, {block_n, 256}}; "" -> no fields. Throws Error, its message beginning
-// "<what> '<text>': ", on an empty item, an item that is not key=value (or has no key), or a key given twice.
+// "<what> '<text>': ", on an empty item, an item that is not key=value (or has no key, or holds a second '='), or a
+// key given twice.
 Fields parse_fields(std::string_view text, std::string_view what = "configuration");
 std::string to_string(const Fields& f);  // the text again
 

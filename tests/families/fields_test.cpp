@@ -42,6 +42,9 @@ TEST(Fields, OverlayReplacesGivenFieldsAndJoinsOnesTheBaseLeavesOut) {
 TEST(Fields, BadTextAndUnknownFieldsAreErrors) {
   EXPECT_TRUE(Contains(error_of([] { parse_fields("a=1,b"); }), "configuration 'a=1,b': 'b' is not key=value"));
   EXPECT_TRUE(Contains(error_of([] { parse_fields("=1"); }), "'=1' is not key=value"));
+  // An arm's ';' separators where a configuration takes ',' name the separator, not a value that is not an integer.
+  EXPECT_TRUE(Contains(error_of([] { parse_fields("block_m=16;block_n=256"); }),
+                       "'block_m=16;block_n=256' holds more than one '=': fields are separated by ','"));
   EXPECT_TRUE(Contains(error_of([] { parse_fields("a=1,a=2"); }), "a is given twice"));
   EXPECT_TRUE(Contains(error_of([] { parse_fields("a=1,"); }), "an empty field"));
   EXPECT_TRUE(Contains(error_of([] { parse_fields(",a=1"); }), "an empty field"));
