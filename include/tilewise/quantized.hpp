@@ -58,15 +58,18 @@ TILEWISE_API void dequantize(const PackedWeights& w, void* out, DType out_dtype,
 // w.q and w.scales (int4g128 or int4g32) in the order the Hopper tensor-core kernel reads them ("mma order",
 // version 1: kernels/sm90/packed.h) into device memory q_mma (shape.q_bytes()) and scales_mma (shape.scale_bytes),
 // asynchronous on `stream`. Throws Unsupported for q8_0 and fp8, or F or K not in whole blocks of 64; Error for a
-// null pointer.
+// null pointer, outputs not 16-byte aligned (scales not 2-byte aligned), or an output overlapping another buffer.
 TILEWISE_API void pack_for_tensor_cores(const PackedWeights& w, void* q_mma, void* scales_mma, cudaStream_t stream);
+
+// The most tokens linear gives the gemv family (below).
+inline constexpr int64_t kGemvMaxTokens = 16;
 
 // y[tokens][F] = x[tokens][K] W^T for bf16 or fp16 x and y (contiguous rows), on `stream`. 1..16 tokens run the gemv
 // family's kernel on the packed weights (its default configuration for the format and shape, built on first use and
 // kept by the context). More run the sm90 kernel on w.q_mma / w.scales_mma (int4, dequantized in registers; one
 // kernel per shape, token count and stream, kept by the context) where they are given, and throw Unsupported where
 // not: dequantize to x's dtype and run gemm on linear_problem() then. Throws Error, before any launch, for a null or
-// misaligned pointer.
+// misaligned pointer, or only one of q_mma and scales_mma.
 TILEWISE_API void linear(Context& ctx, const void* x, int64_t tokens, DType act, const PackedWeights& w, void* y,
             cudaStream_t stream);
 

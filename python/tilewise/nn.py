@@ -7,7 +7,8 @@ from .packed import PackedWeight, quantize
 
 class Linear(torch.nn.Module):
     """nn.Linear's forward on tilewise.linear: 16-bit weights as they are (`weight`), or packed in a format
-    (`q` and `scales` buffers, tilewise.quantize's). Made by patch() or from_linear()."""
+    (`q` and `scales` buffers, tilewise.quantize's, with `q_mma` and `scales_mma` where the packed weights carry their
+    tensor-core copy). Made by patch() or from_linear()."""
 
     def __init__(self, in_features, out_features, weight=None, packed=None, bias=None):
         super().__init__()
@@ -19,18 +20,23 @@ class Linear(torch.nn.Module):
         if packed is not None:
             self.register_buffer("q", packed.q)
             self.register_buffer("scales", packed.scales)
+            if packed.q_mma is not None:
+                self.register_buffer("q_mma", packed.q_mma)
+                self.register_buffer("scales_mma", packed.scales_mma)
         self.bias = bias
 
     @classmethod
-    def from_linear(cls, layer, format=None):
+    def from_linear(cls, layer, format=None, tensor_cores=False):
         """A tilewise.Linear computing what `layer` (an nn.Linear) does, sharing its weight and bias, or with its
-        weight packed in `format`."""
+        weight packed in `format` (with its tensor-core copy: tilewise.quantize's tensor_cores)."""
         if format is None:
             return cls(layer.in_features, layer.out_features, weight=layer.weight, bias=layer.bias)
-        return cls(layer.in_features, layer.out_features, packed=quantize(layer.weight, format), bias=layer.bias)
+        return cls(layer.in_features, layer.out_features, packed=quantize(layer.weight, format, tensor_cores),
+                   bias=layer.bias)
 
     def packed(self):
-        return PackedWeight(self.q, self.scales, self.format, self.out_features, self.in_features)
+        return PackedWeight(self.q, self.scales, self.format, self.out_features, self.in_features,
+                            getattr(self, "q_mma", None), getattr(self, "scales_mma", None))
 
     def forward(self, x):
         return linear(x, self.weight if self.format is None else self.packed(), self.bias)
@@ -40,11 +46,12 @@ class Linear(torch.nn.Module):
                 f"weights={self.format or 'as given'}")
 
 
-def patch(module, format=None, filter=None):
+def patch(module, format=None, filter=None, tensor_cores=False):
     """Swaps every nn.Linear inside `module` (recursively, in place) for a tilewise.Linear; returns `module`.
 
     format: None keeps the 16-bit weights (shared with the layer, not copied); "q8_0", "int4-g32", "int4-g128" or
-    "fp8" packs each layer's weight once, here. filter(name, layer) -> bool leaves out the layers it returns False for.
+    "fp8" packs each layer's weight once, here; tensor_cores (int4) adds each one's tensor-core copy, with which more
+    than 16 tokens run the sm90 kernel. filter(name, layer) -> bool leaves out the layers it returns False for.
     Raises ValueError naming the first layer the format cannot take (K not a multiple of its group, say)."""
     targets = [(name, layer) for name, layer in module.named_modules()
                if isinstance(layer, torch.nn.Linear) and (filter is None or filter(name, layer))]
@@ -54,7 +61,7 @@ def patch(module, format=None, filter=None):
     swapped = {}
     for name, layer in targets:
         try:
-            swapped[name] = Linear.from_linear(layer, format)
+            swapped[name] = Linear.from_linear(layer, format, tensor_cores)
         except ValueError as e:
             raise ValueError(f"layer {name} ({layer.out_features} x {layer.in_features}): {e}") from None
     for name, replacement in swapped.items():

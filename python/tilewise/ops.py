@@ -11,7 +11,8 @@ import torch
 from . import _capi
 from .packed import PackedWeight, _dequantized, _dtype_code, dequantize
 
-MAX_PACKED_TOKENS = 16  # the gemv family's token range; more tokens take the dequantized 16-bit path
+MAX_PACKED_TOKENS = 16  # the gemv family's token range; more run the sm90 kernel on the weights' tensor-core copy
+#                         where they have one, else the dequantized 16-bit path
 _FORMAT_NAMES = {code: name for name, code in _capi.FORMATS.items()}
 _ALIGNMENT = 16  # what every kernel family reads its operands at (TMA, vector loads)
 

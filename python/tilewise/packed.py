@@ -79,6 +79,9 @@ def quantize(w, format, tensor_cores=False):
     if w.stride(1) != 1:
         raise ValueError("the weights' rows must be contiguous (w.stride(1) == 1); call .contiguous()")
     F, K = w.shape
+    if tensor_cores and (not w.is_cuda or not format.startswith("int4") or F % 64 or K % 64):
+        raise ValueError(f"the tensor-core copy is made on CUDA for int4 weights whose F and K are multiples of 64, "
+                         f"not {format} {F} x {K} on {w.device}")
     code = _capi.FORMATS[format]
     try:
         row_bytes, scale_bytes = _capi.packed_shape(code, F, K)
@@ -101,8 +104,6 @@ def quantize(w, format, tensor_cores=False):
         raise ValueError(f"quantize runs on CUDA or CPU tensors, not {w.device}")
     if not tensor_cores:
         return PackedWeight(q, scales, format, F, K)
-    if not w.is_cuda:
-        raise ValueError("the tensor-core copy is made on CUDA")
     q_mma, scales_mma = torch.empty_like(q), torch.empty_like(scales)
     with torch.cuda.device(w.device):
         status = _capi.lib().tw_pack_for_tensor_cores(code, F, K, q.data_ptr(), scales.data_ptr(), q_mma.data_ptr(),

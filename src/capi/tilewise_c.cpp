@@ -86,7 +86,7 @@ const char* tw_last_choice(void) {
     const tilewise::Choice& c = *last_run.choice;
     last_run.text = fmt::format("{} {} ({})", c.family, c.config, c.source);
   } else if (last_run.tokens) {
-    last_run.text = fmt::format("{} on packed {} weights, {} tokens", last_run.tokens > 16 ? "sm90" : "gemv",
+    last_run.text = fmt::format("{} on packed {} weights, {} tokens", last_run.tokens > tilewise::kGemvMaxTokens ? "sm90" : "gemv",
                                 tilewise::to_string(last_run.format), last_run.tokens);
   }
   return last_run.text.c_str();
@@ -173,11 +173,8 @@ int tw_dequantize(int32_t format, int64_t out_features, int64_t in_features, con
 
 int tw_linear_packed(tw_context* c, int32_t dtype, int64_t tokens, int32_t format, int64_t out_features,
                      int64_t in_features, const void* x, const void* q, const void* scales, void* y, void* stream) {
-  return with_context(c, [&](tilewise::Context& ctx) {
-    const tilewise::PackedShape s = tilewise::packed_shape(format_of(format), out_features, in_features);
-    tilewise::linear(ctx, x, tokens, dtype_of(dtype), {s, q, scales}, y, stream_of(stream));
-    last_run.choice = nullptr, last_run.format = s.format, last_run.tokens = tokens;
-  });
+  return tw_linear_packed_mma(c, dtype, tokens, format, out_features, in_features, x, q, scales, nullptr, nullptr, y,
+                              stream);
 }
 
 int tw_pack_for_tensor_cores(int32_t format, int64_t out_features, int64_t in_features, const void* q,

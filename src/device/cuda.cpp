@@ -50,4 +50,7 @@ Stream::Stream() { TW_CUDA(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)
 Stream::~Stream() { cudaStreamDestroy(s_); }
 void Stream::sync() const { TW_CUDA(cudaStreamSynchronize(s_)); }
 
+RelaxedCapture::RelaxedCapture() { TW_CUDA(cudaThreadExchangeStreamCaptureMode(&mode_)); }
+RelaxedCapture::~RelaxedCapture() { cudaThreadExchangeStreamCaptureMode(&mode_); }
+
 }  // namespace tilewise::device

@@ -55,4 +55,18 @@ class Stream {
   cudaStream_t s_ = nullptr;
 };
 
+// Under global-mode capture (this thread's, or any other's) every allocation and synchronous call fails and spoils the
+// capture; what a stream's first call builds may need both (a cuBLASLt workspace, stream-K scratch), so it is built in
+// relaxed mode, as torch's caching allocator allocates. One in scope relaxes this thread until it ends.
+class RelaxedCapture {
+ public:
+  RelaxedCapture();
+  ~RelaxedCapture();
+  RelaxedCapture(const RelaxedCapture&) = delete;
+  RelaxedCapture& operator=(const RelaxedCapture&) = delete;
+
+ private:
+  cudaStreamCaptureMode mode_ = cudaStreamCaptureModeRelaxed;
+};
+
 }  // namespace tilewise::device

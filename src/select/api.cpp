@@ -31,24 +31,6 @@ select::Identity running_identity() {
   return select::identity_of(device::describe_machine(nvml), build::version);
 }
 
-namespace {
-
-// Under global-mode capture (this thread's, or any other's) every allocation and synchronous call fails and spoils the
-// capture; a stream's first plan may need both (a cuBLASLt workspace, stream-K scratch), so plans are built in relaxed
-// mode, as torch's caching allocator allocates.
-class RelaxedCapture {
- public:
-  RelaxedCapture() { TW_CUDA(cudaThreadExchangeStreamCaptureMode(&mode_)); }
-  ~RelaxedCapture() { cudaThreadExchangeStreamCaptureMode(&mode_); }
-  RelaxedCapture(const RelaxedCapture&) = delete;
-  RelaxedCapture& operator=(const RelaxedCapture&) = delete;
-
- private:
-  cudaStreamCaptureMode mode_ = cudaStreamCaptureModeRelaxed;
-};
-
-}  // namespace
-
 Context::Context(ContextOptions o) : s_(std::make_unique<State>()) {
   State& s = *s_;
   device::require_gpu();
@@ -177,7 +159,7 @@ Plan& Context::plan(const Problem& p, cudaStream_t stream) {
   cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
   TW_CUDA(cudaStreamIsCapturing(stream, &capture));
   const bool capturing = capture != cudaStreamCaptureStatusNone;
-  const RelaxedCapture relaxed;
+  const device::RelaxedCapture relaxed;
   std::unique_ptr<Plan> plan;
   if (auto chosen = s.chosen.find(key); chosen != s.chosen.end()) {
     plan = s.make(p, chosen->second, stream);  // another stream's choice, with this stream's scratch

@@ -2,7 +2,9 @@
 // nn.Linear's orientation, y rows (families/gemv/view.hpp), with a context keeping one kernel per format and shape.
 #include <fmt/format.h>
 
+#include <cstdint>
 #include <cstring>
+#include <utility>
 
 #include "device/cuda.hpp"
 #include "families/gemv/heuristic.hpp"
@@ -22,8 +24,6 @@ static_assert(int(WeightFormat::q8_0) == int(gemv::Format::q8_0) &&
               int(WeightFormat::int4_g128) == int(gemv::Format::int4_g128) &&
               int(WeightFormat::fp8) == int(gemv::Format::fp8));
 gemv::Format gemv_format(WeightFormat f) { return gemv::Format(int(f)); }
-
-constexpr int64_t kMaxTokens = 16;  // the gemv kernels' M range
 
 gemv::PackedLayout layout_of(const PackedShape& s) {
   const gemv::PackedLayout l = gemv::packed_layout(gemv_format(s.format), s.out_features, s.in_features);
@@ -101,7 +101,26 @@ void dequantize_host(const PackedWeights& w, float* out) {
 }
 
 void pack_for_tensor_cores(const PackedWeights& w, void* q_mma, void* scales_mma, cudaStream_t stream) {
-  sm90::to_kernel_order(layout_of(w.shape), w.q, w.scales, q_mma, scales_mma, stream);
+  const gemv::PackedLayout l = layout_of(w.shape);
+  if (auto why = sm90::kernel_order_unsupported(l)) throw Unsupported(*why);
+  if (!w.q || !w.scales || !q_mma || !scales_mma) throw Error("the kernel order needs q, scales and both outputs");
+  // The kernel bulk-copies both outputs in 16-byte units; the reorder reads the scales as 16-bit values.
+  const auto misaligned = [](const void* p, uintptr_t to) { return reinterpret_cast<uintptr_t>(p) % to != 0; };
+  if (misaligned(q_mma, 16) || misaligned(scales_mma, 16) || misaligned(w.scales, 2))
+    throw Error(fmt::format("pack_for_tensor_cores: q_mma ({}) and scales_mma ({}) must be 16-byte aligned and scales "
+                            "({}) 2-byte aligned",
+                            q_mma, scales_mma, w.scales));
+  // Outputs written over an input or each other would race the reorder's reads.
+  const auto bytes = [](const void* p) { return reinterpret_cast<uintptr_t>(p); };
+  const std::pair<uintptr_t, int64_t> in[] = {{bytes(w.q), l.q_bytes()}, {bytes(w.scales), l.scale_bytes}};
+  const std::pair<uintptr_t, int64_t> out[] = {{bytes(q_mma), l.q_bytes()}, {bytes(scales_mma), l.scale_bytes}};
+  const auto overlap = [](std::pair<uintptr_t, int64_t> a, std::pair<uintptr_t, int64_t> b) {
+    return a.first < b.first + uintptr_t(b.second) && b.first < a.first + uintptr_t(a.second);
+  };
+  if (overlap(out[0], out[1]) || overlap(out[0], in[0]) || overlap(out[0], in[1]) || overlap(out[1], in[0]) ||
+      overlap(out[1], in[1]))
+    throw Error("pack_for_tensor_cores: q_mma and scales_mma must not overlap each other, q or scales");
+  sm90::to_kernel_order(l, w.q, w.scales, q_mma, scales_mma, stream);
 }
 
 namespace {
@@ -112,15 +131,19 @@ void linear_mma(Context& ctx, const void* x, int64_t tokens, DType act, const Pa
                 cudaStream_t stream) {
   const PackedShape& s = w.shape;
   auto& state = ContextAccess::state(ctx);
-  if (!w.q_mma || !w.scales_mma)
+  if (!w.q_mma != !w.scales_mma)
+    throw Error(fmt::format("linear on packed {} weights: q_mma ({}) and scales_mma ({}) come together",
+                            to_string(s.format), w.q_mma, w.scales_mma));
+  if (!w.q_mma)
     throw Unsupported(fmt::format("linear on packed {} weights serves 1..{} tokens from q and scales, not {}: give "
                                   "the weights' tensor-core copy (pack_for_tensor_cores) or dequantize and run gemm",
-                                  to_string(s.format), kMaxTokens, tokens));
+                                  to_string(s.format), kGemvMaxTokens, tokens));
   const Problem p{"linear", s.out_features, tokens, s.in_features, act, Layout::TN, s.in_features, s.in_features,
                   s.out_features};
   std::unique_ptr<sm90::Gemm>& gemm = state.packed_mma[{int(s.format), tokens, s.out_features, s.in_features, act, stream}];
   if (!gemm) {
     validate(p);
+    const device::RelaxedCapture relaxed;  // stream-K's scratch is allocated here, also inside a graph's capture
     sm90::Limits limits;
     limits.sm_count = state.sm_count;
     const sm90::Weights weights = sm90::packed_weights(gemv_format(s.format));  // Unsupported for q8_0 and fp8
@@ -137,7 +160,7 @@ void linear(Context& ctx, const void* x, int64_t tokens, DType act, const Packed
   const gemv::PackedLayout l = layout_of(s);
   if (act == DType::fp8_e4m3) throw Error("linear on packed weights takes bf16 or fp16 activations, not fp8");
   if (tokens < 1) throw Error(fmt::format("linear on packed weights: {} tokens", tokens));
-  if (tokens > kMaxTokens) return linear_mma(ctx, x, tokens, act, w, y, stream);
+  if (tokens > kGemvMaxTokens) return linear_mma(ctx, x, tokens, act, w, y, stream);
   // The GEMV's own form: tokens as M, the F weight rows as N, y rows (out[m * ldc + n]).
   const Problem p{"linear", tokens, s.out_features, s.in_features, act, Layout::TN, s.in_features, s.in_features,
                   s.out_features};
@@ -145,6 +168,7 @@ void linear(Context& ctx, const void* x, int64_t tokens, DType act, const Packed
   std::unique_ptr<gemv::Kernel>& kernel = state.packed[{int(s.format), tokens, s.out_features, s.in_features, act}];
   if (!kernel) {
     validate(p);
+    const device::RelaxedCapture relaxed;  // the kernel is loaded here, also inside a graph's capture
     kernel = std::make_unique<gemv::Kernel>(gemv::default_config(p, gemv_format(s.format), state.sm_count), true);
   }
   gemv::Args a;

@@ -4,9 +4,10 @@
 // each scale in its block and group; the configuration field; what packed weights need of a problem. No GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
-#include <tuple>
 #include <random>
+#include <tuple>
 #include <vector>
 
 #include "core/error.hpp"
@@ -108,6 +109,9 @@ TEST(Sm90Packed, OnlyThePackedArmsPassPackedWeights) {
   // The packed arms read their overrides when they are named, before any GPU work.
   EXPECT_TRUE(Contains(error_of([&] { sm90.make_arm("sm90:int4@garbage"); }), "'garbage' is not key=value"));
   EXPECT_TRUE(Contains(error_of([&] { sm90.make_arm("sm90:int4@colour=red"); }), "colour"));
+  // The arm packs B; swapped operands would read the activations as packed weights (linear's swapped form is tested
+  // on the GPU against the column-major one instead).
+  EXPECT_TRUE(Contains(error_of([&] { sm90.make_arm("sm90:int4@block_m=64;swap=1"); }), "the arm packs B"));
   EXPECT_NE(sm90.make_arm("sm90:int4-g32@block_m=64;split=2"), nullptr);
 }
 
@@ -168,6 +172,7 @@ TEST(Sm90Packed, TheRuleIsFeasibleInBothOrientations) {
         EXPECT_TRUE(l.block_m == c.block_m || (l.block_m < c.block_m && accumulator_registers(c) >= 128));
         if (T <= 64) {
           EXPECT_EQ(std::tie(c.block_m, c.block_n, c.consumers, c.store), std::make_tuple(int((T + 7) / 8 * 8), 256, 2, Store::direct));
+          EXPECT_NE(std::ranges::find(ring_depths(), c.stages), ring_depths().end()) << to_string(c);  // in the tuner's space
           const int64_t tiles = tile_count(col, c.block_m, c.block_n);
           EXPECT_TRUE(c.split == 8 || tiles * c.split >= limits.sm_count) << to_string(c);
           EXPECT_TRUE(c.split == 1 || tiles * (c.split - 1) < limits.sm_count) << to_string(c);

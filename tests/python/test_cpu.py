@@ -2,6 +2,8 @@
 torch.library.opcheck, torch.export and torch.compile, patch(), quantize and dequantize against the library's CPU
 reference, and the errors for bad input. Run: python -m unittest discover -s tests/python (or pytest tests/python)."""
 import os
+import pathlib
+import re
 import unittest
 
 import torch
@@ -183,6 +185,12 @@ class Quantize(unittest.TestCase):
             tilewise.PackedWeight(q8.q, q8.scales, "q8_0", 64, 256, q8.q.clone(), q8.scales.clone())
         both = tilewise.PackedWeight(pw.q, pw.scales, "int4-g128", 64, 256, pw.q.clone(), pw.scales.clone())
         self.assertEqual(both.to("cpu").q_mma.shape, pw.q.shape)
+        # A tilewise.Linear keeps the copy: as buffers (saved with the module) and in the weights it passes on.
+        layer = tilewise.Linear(256, 64, packed=both)
+        self.assertIs(layer.packed().q_mma, both.q_mma)
+        self.assertIs(layer.packed().scales_mma, both.scales_mma)
+        self.assertIn("q_mma", layer.state_dict())
+        self.assertIsNone(tilewise.Linear(256, 64, packed=pw).packed().q_mma)
 
     def test_the_tensor_core_order_refuses_what_it_cannot_hold_before_any_gpu_work(self):
         from tilewise import _capi
@@ -249,6 +257,15 @@ class BadInput(unittest.TestCase):
         with self.assertRaisesRegex(ImportError,
                                     f"has C ABI version none, this package needs {tilewise._capi.ABI_VERSION}"):
             self.load_from("libc.so.6")
+
+    def test_the_package_the_header_and_the_library_agree_on_the_abi_version(self):
+        # A function added to the C ABI bumps TW_ABI_VERSION; the package must say the same number, and so must the
+        # library it loaded (built from that header).
+        header = pathlib.Path(__file__).resolve().parents[2] / "include" / "tilewise" / "tilewise.h"
+        found = re.search(r"^#define TW_ABI_VERSION (\d+)$", header.read_text(), re.M)
+        self.assertIsNotNone(found, f"no TW_ABI_VERSION in {header}")
+        self.assertEqual(tilewise._capi.ABI_VERSION, int(found.group(1)))
+        self.assertEqual(tilewise._capi.lib().tw_abi_version(), int(found.group(1)))
 
 if __name__ == "__main__":
     unittest.main()

@@ -97,6 +97,17 @@ TEST(PackForTensorCores, RefusesWhatTheOrderCannotHold) {
                                   pack_for_tensor_cores({int4, dummy, dummy}, nullptr, dummy, nullptr);
                                 }),
                                 "needs q, scales and both outputs"));
+  // Misaligned or overlapping outputs (nothing is launched: the checks come first).
+  alignas(16) unsigned char q[128 * 128] = {}, scales[2 * 128 * 2] = {}, q_out[128 * 128] = {}, s_out[512] = {};
+  EXPECT_TRUE(testkit::Contains(testkit::error_of([&] {
+                                  pack_for_tensor_cores({int4, q, scales}, q_out + 4, s_out, nullptr);
+                                }),
+                                "16-byte aligned"));
+  EXPECT_TRUE(testkit::Contains(
+      testkit::error_of([&] { pack_for_tensor_cores({int4, q, scales}, q, s_out, nullptr); }), "must not overlap"));
+  EXPECT_TRUE(testkit::Contains(
+      testkit::error_of([&] { pack_for_tensor_cores({int4, q, scales}, q_out, q_out + 16, nullptr); }),
+      "must not overlap"));
   const PackedShape q8 = packed_shape(WeightFormat::q8_0, 128, 256);
   EXPECT_TRUE(testkit::Contains(
       testkit::error_of([&] { pack_for_tensor_cores({q8, dummy, dummy}, dummy, dummy, nullptr); }), "q8_0"));

@@ -61,6 +61,8 @@ std::optional<std::string> packed_infeasible(const Config& c, const Problem& p) 
 
 }  // namespace
 
+std::span<const int> ring_depths() { return kStages; }
+
 int block_k(DType d) { return 128 / element_bytes(d); }
 
 int64_t k_tiles(const Problem& p) { return (p.K + block_k(p.dtype) - 1) / block_k(p.dtype); }

@@ -2,6 +2,7 @@
 // Which configurations the sm90 kernel can run for a problem. The feasible set is also the tuner's search space:
 // nothing outside it may build, and everything inside it must build and be correct.
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,8 @@ void require_tma_expressible(const Problem& p);
 std::vector<Config> feasible_set(const Problem& p, const Limits& limits = {});
 
 // What the kernel's shared memory and registers come to for a configuration.
+// The ring depths the feasible set holds (the tuner's space), ascending.
+std::span<const int> ring_depths();
 int shared_bytes(const Config& c);
 int accumulator_registers(const Config& c);
 int rows_per_consumer(const Config& c);

@@ -52,10 +52,10 @@ gemv::HostPacked to_kernel_order_cpu(const gemv::HostPacked& rows) {
 namespace {
 
 // Up to 64 tokens the packed kernel streams its weights, and what it has in flight sets its speed: 256 weight rows on
-// two consumers, the tokens' width rounded up to 8, the deepest ring that fits (up to 16 stages) and stream-K pieces
-// that fill the SMs (at most 8 a tile). At 16-64 tokens on 12288 x 4096 and 28672 x 8192 that ran 1.09-1.50x of
-// cuBLASLt bf16 where the first rule's tile ran 0.80-1.06x; a third consumer (192 rows) was slower everywhere
-// (docs/notes/2026-12-03-packed-small-batch.md). Past 64 tokens the rule's wider token tiles won.
+// two consumers, the tokens' width rounded up to 8, the deepest of the feasible set's rings that fits (up to 16
+// stages) and stream-K pieces that fill the SMs (at most 8 a tile). At 16-64 tokens on 12288 x 4096 and 28672 x 8192
+// that ran 1.09-1.50x of cuBLASLt bf16 where the first rule's tile ran 0.80-1.06x; a third consumer (192 rows) was
+// slower everywhere (docs/notes/2026-12-03-packed-small-batch.md). Past 64 tokens the rule's wider token tiles won.
 constexpr int64_t kStreamingTokens = 64;
 
 std::optional<Config> streaming_tile(const Problem& p, const Problem& view, const Limits& limits, Weights w,
@@ -66,8 +66,9 @@ std::optional<Config> streaming_tile(const Problem& p, const Problem& view, cons
   c.weights = w, c.swap = weights_as_a;
   const int64_t tiles = tile_count(view, c.block_m, c.block_n);
   c.split = int(std::clamp<int64_t>((limits.sm_count + tiles - 1) / tiles, 1, 8));
-  for (int stages = 16; stages >= 2; --stages) {
-    c.stages = stages;
+  const std::span<const int> depths = ring_depths();
+  for (auto it = depths.rbegin(); it != depths.rend(); ++it) {
+    c.stages = *it;
     if (!infeasible(c, p, limits)) return c;
   }
   return std::nullopt;

@@ -29,7 +29,11 @@ class PackedArm : public Arm {
   // `overrides`: configuration fields separated by ';', laid over the arm's rule (checked here, before any GPU work).
   PackedArm(std::string name, gemv::Format format, std::string overrides)
       : name_(std::move(name)), format_(format), overrides_(std::move(overrides)) {
-    if (!overrides_.empty()) parse_config(families::overlay(to_string(Config{}), overrides_, fmt::format("arm {}", name_)));
+    if (!overrides_.empty() &&
+        parse_config(families::overlay(to_string(Config{}), overrides_, fmt::format("arm {}", name_))).swap)
+      throw Error(fmt::format("arm {}: swap=1 would read the activations as the packed weights; the arm packs B, the "
+                              "weights of the column-major form",
+                              name_));
   }
 
   const std::string& name() const override { return name_; }
