@@ -150,13 +150,11 @@ def _run_packed(x, pw, bias):
     y = torch.empty((*x.shape[:-1], F), dtype=x.dtype, device=x.device)
     if tokens:
         x = _aligned(x)
-        common = (_capi.context(x.device.index), _dtype_code(x.dtype, "x"), tokens, _capi.FORMATS[pw.format], F, K,
-                  x.data_ptr(), pw.q.data_ptr(), pw.scales.data_ptr())
-        if pw.q_mma is None:
-            _capi.check(_capi.lib().tw_linear_packed(*common, y.data_ptr(), _stream(x.device)))
-        else:  # past 16 tokens the sm90 kernel on the tensor-core copy
-            _capi.check(_capi.lib().tw_linear_packed_mma(*common, pw.q_mma.data_ptr(), pw.scales_mma.data_ptr(),
-                                                         y.data_ptr(), _stream(x.device)))
+        # With the tensor-core copy, past 16 tokens the sm90 kernel runs on it (None: the library has no copy).
+        q_mma, scales_mma = (None, None) if pw.q_mma is None else (pw.q_mma.data_ptr(), pw.scales_mma.data_ptr())
+        _capi.check(_capi.lib().tw_linear_packed_mma(
+            _capi.context(x.device.index), _dtype_code(x.dtype, "x"), tokens, _capi.FORMATS[pw.format], F, K,
+            x.data_ptr(), pw.q.data_ptr(), pw.scales.data_ptr(), q_mma, scales_mma, y.data_ptr(), _stream(x.device)))
     return y.add_(bias) if bias is not None else y
 
 

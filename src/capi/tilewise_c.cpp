@@ -86,8 +86,9 @@ const char* tw_last_choice(void) {
     const tilewise::Choice& c = *last_run.choice;
     last_run.text = fmt::format("{} {} ({})", c.family, c.config, c.source);
   } else if (last_run.tokens) {
-    last_run.text = fmt::format("{} on packed {} weights, {} tokens", last_run.tokens > tilewise::kGemvMaxTokens ? "sm90" : "gemv",
-                                tilewise::to_string(last_run.format), last_run.tokens);
+    const char* family = last_run.tokens > tilewise::kGemvMaxTokens ? "sm90" : "gemv";
+    last_run.text = fmt::format("{} on packed {} weights, {} tokens", family, tilewise::to_string(last_run.format),
+                                last_run.tokens);
   }
   return last_run.text.c_str();
 }

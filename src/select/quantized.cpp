@@ -4,7 +4,6 @@
 
 #include <cstdint>
 #include <cstring>
-#include <utility>
 
 #include "device/cuda.hpp"
 #include "families/gemv/heuristic.hpp"
@@ -111,14 +110,18 @@ void pack_for_tensor_cores(const PackedWeights& w, void* q_mma, void* scales_mma
                             "({}) 2-byte aligned",
                             q_mma, scales_mma, w.scales));
   // Outputs written over an input or each other would race the reorder's reads.
-  const auto bytes = [](const void* p) { return reinterpret_cast<uintptr_t>(p); };
-  const std::pair<uintptr_t, int64_t> in[] = {{bytes(w.q), l.q_bytes()}, {bytes(w.scales), l.scale_bytes}};
-  const std::pair<uintptr_t, int64_t> out[] = {{bytes(q_mma), l.q_bytes()}, {bytes(scales_mma), l.scale_bytes}};
-  const auto overlap = [](std::pair<uintptr_t, int64_t> a, std::pair<uintptr_t, int64_t> b) {
-    return a.first < b.first + uintptr_t(b.second) && b.first < a.first + uintptr_t(a.second);
+  struct Bytes {
+    const void* at;
+    int64_t count;
   };
-  if (overlap(out[0], out[1]) || overlap(out[0], in[0]) || overlap(out[0], in[1]) || overlap(out[1], in[0]) ||
-      overlap(out[1], in[1]))
+  const auto overlap = [](Bytes a, Bytes b) {
+    const uintptr_t x = reinterpret_cast<uintptr_t>(a.at), y = reinterpret_cast<uintptr_t>(b.at);
+    return x < y + uintptr_t(b.count) && y < x + uintptr_t(a.count);
+  };
+  const Bytes q_in{w.q, l.q_bytes()}, s_in{w.scales, l.scale_bytes}, q_out{q_mma, l.q_bytes()},
+      s_out{scales_mma, l.scale_bytes};
+  if (overlap(q_out, s_out) || overlap(q_out, q_in) || overlap(q_out, s_in) || overlap(s_out, q_in) ||
+      overlap(s_out, s_in))
     throw Error("pack_for_tensor_cores: q_mma and scales_mma must not overlap each other, q or scales");
   sm90::to_kernel_order(l, w.q, w.scales, q_mma, scales_mma, stream);
 }
