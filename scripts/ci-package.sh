@@ -61,8 +61,17 @@ if [ ! -x "$venv/bin/python" ]; then
   }
 fi
 start=$SECONDS
-"$venv/bin/pip" install -q --upgrade pip >/dev/null
-"$venv/bin/pip" install -q torch pytest numpy
+"$venv/bin/pip" install -q --no-cache-dir --upgrade pip >/dev/null
+# torch from PyPI brings about 5 GB of CUDA wheels. One `pip install` downloads every wheel before it installs any
+# and keeps a cached copy, about twice that at its peak (a CI run once ran out of disk there), so the resolved set is
+# installed a few wheels at a time without a cache.
+"$venv/bin/pip" install -q --no-cache-dir --dry-run --report "$work/torch-plan.json" torch pytest numpy
+"$venv/bin/python" -c 'import json, sys
+for item in json.load(open(sys.argv[1]))["install"]:
+    print(item["metadata"]["name"] + "==" + item["metadata"]["version"])' "$work/torch-plan.json" >"$work/torch-pins.txt"
+echo "torch and pytest: $(wc -l <"$work/torch-pins.txt") wheels, $(df -h --output=avail "$work" | tail -n 1 | tr -d ' ') free"
+xargs -r -n 4 "$venv/bin/pip" install -q --no-cache-dir --no-deps <"$work/torch-pins.txt"
+"$venv/bin/pip" check >/dev/null
 echo "torch and pytest: $((SECONDS - start)) s"
 start=$SECONDS
 # The build folder is kept (build/pip), so a second run compiles only what changed.
