@@ -74,8 +74,8 @@ struct Choice {
 
 // What gemm needs across calls: the databases loaded for this machine, the choice made for each problem signature
 // (made once, never replaced, so a captured graph's kernels stay valid) and, per stream, the plans built from those
-// choices with their own cuBLASLt workspace and stream-K scratch, so that several streams may run one context at
-// once. A stream's first call of a signature builds its plan (under CUDA-graph capture too: the allocation is then
+// choices, which share that stream's cuBLASLt workspace and stream-K scratch: several streams may run one context at
+// once, and graphs captured on one stream replay one at a time (as that stream ran them). A stream's first call of a signature builds its plan (under CUDA-graph capture too: the allocation is then
 // made in relaxed capture mode, as torch's allocator does). Calls from several threads at once must be serialized
 // by the caller (the C ABI, tilewise.h, does).
 class TILEWISE_API Context {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/problem.hpp"
+#include "device/scratch.hpp"
 #include "families/arm.hpp"
 #include "families/fields.hpp"
 #include "families/space.hpp"
@@ -32,6 +33,8 @@ struct Resources {
   int sm_count = 132;
   // cuBLASLt's handle and its one workspace, asked for only when a cuBLASLt kernel is built.
   std::function<const cublaslt::Context&()> vendor;
+  // The stream's stream-K scratch, shared by the kernels built for that stream; without one a kernel holds its own.
+  device::StreamScratch* scratch = nullptr;
 };
 
 // One problem's kernel, built and ready to launch on any operands of that problem. One stream at a time.

@@ -2,6 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <string>
+
 #include "core/error.hpp"
 
 namespace tilewise::jit {
@@ -38,7 +43,7 @@ LoadedKernel::~LoadedKernel() {
   if (library_) cudaLibraryUnload(library_);
 }
 
-void LoadedKernel::set_max_dynamic_shared(int bytes) {
+void LoadedKernel::set_max_dynamic_shared(int bytes) const {
   check(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel_), cudaFuncAttributeMaxDynamicSharedMemorySize, bytes),
         "raising the dynamic shared-memory limit", name_);
 }
@@ -88,6 +93,51 @@ void LoadedKernel::launch(dim3 grid, dim3 block, int shared_bytes, cudaStream_t 
   cfg.attrs = count ? attrs : nullptr;
   cfg.numAttrs = count;
   check(cudaLaunchKernelExC(&cfg, reinterpret_cast<const void*>(kernel_), args), "launching", name_);
+}
+
+namespace {
+
+struct Held {
+  std::weak_ptr<const LoadedKernel> kernel;
+  ResourceUsage usage;
+};
+
+// What identifies an instantiation within one process (the kernel sources do not change under it).
+std::string instantiation(const KernelBuild& b) {
+  std::string key = b.kernel_file + '\n' + b.name_expression + '\n' + b.arch;
+  for (const std::string& o : b.options) key += '\n' + o;
+  return key;
+}
+
+std::mutex held_mutex;
+std::map<std::string, Held>& held() {
+  static std::map<std::string, Held> kernels;
+  return kernels;
+}
+
+}  // namespace
+
+Loaded load(const KernelBuild& b) {
+  const std::string key = instantiation(b);
+  {
+    const std::lock_guard lock(held_mutex);
+    if (auto it = held().find(key); it != held().end())
+      if (std::shared_ptr<const LoadedKernel> kernel = it->second.kernel.lock()) return {std::move(kernel), it->second.usage};
+  }
+  // Built and loaded outside the lock: a compile can take seconds, and other threads load other kernels meanwhile.
+  const Built built = build(b);
+  auto kernel = std::make_shared<const LoadedKernel>(built);
+  const std::lock_guard lock(held_mutex);
+  std::erase_if(held(), [](const auto& entry) { return entry.second.kernel.expired(); });
+  Held& entry = held()[key];
+  if (std::shared_ptr<const LoadedKernel> raced = entry.kernel.lock()) return {std::move(raced), entry.usage};
+  entry = {kernel, built.usage};
+  return {std::move(kernel), built.usage};
+}
+
+int loaded_count() {
+  const std::lock_guard lock(held_mutex);
+  return int(std::count_if(held().begin(), held().end(), [](const auto& e) { return !e.second.kernel.expired(); }));
 }
 
 }  // namespace tilewise::jit

@@ -3,6 +3,8 @@
 // so the tool still starts on a machine without a GPU).
 #include <cuda_runtime.h>
 
+#include <memory>
+
 #include "jit/cache.hpp"
 
 namespace tilewise::jit {
@@ -16,7 +18,8 @@ class LoadedKernel {
 
   // Raises the dynamic shared-memory limit once; launches with optional cluster dimensions, and optionally as a
   // programmatic dependent of the work before it in the stream (the kernel must wait for it: griddepcontrol.wait).
-  void set_max_dynamic_shared(int bytes);
+  // An attribute of the kernel, not of this object: every holder of a shared kernel (load) asks the same.
+  void set_max_dynamic_shared(int bytes) const;
   void launch(dim3 grid, dim3 block, int shared_bytes, cudaStream_t stream, void** args, dim3 cluster = {1, 1, 1},
               bool programmatic = false) const;
   // What the loaded kernel takes at most (threads a CTA, which its registers limit; dynamic shared memory, as raised).
@@ -32,5 +35,16 @@ class LoadedKernel {
   cudaKernel_t kernel_ = nullptr;
   std::string name_;
 };
+
+// One instantiation, loaded once per process: every plan that runs it (one per problem, and a serving engine meets
+// a new token count at every step) shares the library, unloaded with its last holder. Built first (jit::build, from
+// the disk cache or compiled) when no one holds it. Safe from several threads.
+struct Loaded {
+  std::shared_ptr<const LoadedKernel> kernel;
+  ResourceUsage usage;
+};
+Loaded load(const KernelBuild& b);
+// Instantiations held at the moment (for tests).
+int loaded_count();
 
 }  // namespace tilewise::jit

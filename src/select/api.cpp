@@ -83,6 +83,12 @@ const cublaslt::Context& Context::State::vendor(cudaStream_t stream) {
   return *v;
 }
 
+device::StreamScratch& Context::State::scratch_of(cudaStream_t stream) {
+  std::unique_ptr<device::StreamScratch>& s = scratch[stream];
+  if (!s) s = std::make_unique<device::StreamScratch>();
+  return *s;
+}
+
 select::Rules Context::State::rules() const { return {sm_count, floor ? &*floor : nullptr, &identity, serve_buckets}; }
 
 std::vector<const select::Database*> Context::State::databases() const { return {machine.get(), user.get(), shipped.get()}; }
@@ -90,7 +96,11 @@ std::vector<const select::Database*> Context::State::databases() const { return 
 Choice Context::choose(const Problem& p) const { return select::choose(s_->databases(), p, s_->rules()); }
 
 std::unique_ptr<Plan> Context::State::make(const Problem& p, const select::Choice& c, cudaStream_t stream) {
-  return select::make_plan(p, c, [this, stream]() -> const cublaslt::Context& { return vendor(stream); }, sm_count);
+  families::Resources r;
+  r.sm_count = sm_count;
+  r.vendor = [this, stream]() -> const cublaslt::Context& { return vendor(stream); };
+  r.scratch = &scratch_of(stream);
+  return select::make_plan(p, c, r);
 }
 
 std::unique_ptr<Plan> Context::State::build(const Problem& p, select::Choice c, cudaStream_t stream) {

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "device/scratch.hpp"
 #include "families/cublaslt/matmul.hpp"
 #include "families/gemv/gemv.hpp"
 #include "families/sm90/gemm.hpp"
@@ -28,13 +29,15 @@ struct Context::State {
 
   select::Rules rules() const;
   std::vector<const select::Database*> databases() const;
-  // select::make_plan with the cuBLASLt context of `stream`.
+  // select::make_plan with the cuBLASLt context and stream-K scratch of `stream`.
   std::unique_ptr<Plan> make(const Problem& p, const select::Choice& c, cudaStream_t stream);
   std::unique_ptr<Plan> build(const Problem& p, select::Choice c, cudaStream_t stream);  // make, with the floor's fall back
   std::unique_ptr<Plan> select_plan(const Problem& p, cudaStream_t stream, bool capturing);
   std::unique_ptr<Plan> tune_plan(const Problem& p, cudaStream_t stream);
   // The cuBLASLt handle and workspace of `stream`, made when a cuBLASLt plan is first built for it (64 MiB then).
   const cublaslt::Context& vendor(cudaStream_t stream);
+  // The stream-K scratch that every plan of `stream` shares (device/scratch.hpp); allocates nothing until reserved.
+  device::StreamScratch& scratch_of(cudaStream_t stream);
 
   select::Identity identity;
   int sm_count = 0;
@@ -49,12 +52,13 @@ struct Context::State {
   std::map<Key, select::Choice> chosen;  // what each signature runs, made once (a built plan's own record)
   std::map<std::pair<Key, cudaStream_t>, std::unique_ptr<Plan>> plans;
   std::map<cudaStream_t, std::unique_ptr<cublaslt::Context>> vendors;
+  std::map<cudaStream_t, std::unique_ptr<device::StreamScratch>> scratch;
   std::map<Key, select::FirstUse> tuned;
   // nn.Linear on packed weights (quantized.cpp): the gemv kernel of each format and shape. Its launches share no
   // scratch, so one kernel serves every stream.
   std::map<std::tuple<int, int64_t, int64_t, int64_t, DType>, std::unique_ptr<gemv::Kernel>> packed;
-  // Past 16 tokens, the sm90 kernel on the weights' tensor-core copy, per format, shape, token count and stream (a
-  // stream-K plan keeps its own partials).
+  // Past 16 tokens, the sm90 kernel on the weights' tensor-core copy, per format, shape, token count and stream (its
+  // stream-K partials in the stream's scratch).
   std::map<std::tuple<int, int64_t, int64_t, int64_t, DType, cudaStream_t>, std::unique_ptr<sm90::Gemm>> packed_mma;
 };
 

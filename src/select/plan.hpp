@@ -4,7 +4,6 @@
 // tuner builds one per candidate.
 #include <cuda_runtime.h>
 
-#include <functional>
 #include <memory>
 #include <string>
 
@@ -34,13 +33,11 @@ class Plan {
 
 namespace select {
 
-// The cuBLASLt handle and workspace, asked for only when a cuBLASLt plan is built (its 64 MiB workspace then).
-using VendorContext = std::function<const cublaslt::Context&()>;
-
-// Builds `c` for `p` through its family. Throws Unsupported when the family does not take p or the configuration is
+// Builds `c` for `p` through its family, with the stream's resources (`r`: its cuBLASLt handle and workspace, asked
+// for only when a cuBLASLt plan is built, and its stream-K scratch). Throws Unsupported when the family does not take p or the configuration is
 // infeasible for it, Error when the family is unknown, the configuration does not parse, or it can never run here
 // (a GEMV's packed weights, which tilewise::gemm cannot pass).
-std::unique_ptr<Plan> make_plan(const Problem& p, const Choice& c, const VendorContext& vendor, int sm_count);
+std::unique_ptr<Plan> make_plan(const Problem& p, const Choice& c, const families::Resources& r);
 
 }  // namespace select
 }  // namespace tilewise

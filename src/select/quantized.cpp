@@ -150,7 +150,8 @@ void linear_mma(Context& ctx, const void* x, int64_t tokens, DType act, const Pa
     sm90::Limits limits;
     limits.sm_count = state.sm_count;
     const sm90::Weights weights = sm90::packed_weights(gemv_format(s.format));  // Unsupported for q8_0 and fp8
-    gemm = std::make_unique<sm90::Gemm>(p, sm90::packed_rule(p, limits, weights, true), state.sm_count);
+    gemm = std::make_unique<sm90::Gemm>(p, sm90::packed_rule(p, limits, weights, true), state.sm_count,
+                                        &state.scratch_of(stream));
   }
   gemm->run(w.q_mma, x, y, stream, w.scales_mma);  // checks every pointer and its alignment first
 }

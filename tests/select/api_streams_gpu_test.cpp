@@ -1,13 +1,15 @@
 // One Context on two streams at once: each stream runs its own plan of a signature (the choice made once for both),
 // with its own cuBLASLt workspace and stream-K scratch, so launches interleaved on both streams give each its right
-// answer; a stream's first call may come inside a global-mode graph capture; and every family refuses a null or
-// misaligned operand before launching, leaving the context working.
+// answer; the plans of several problems on one stream share its stream-K scratch and load their kernel once; a
+// stream's first call may come inside a global-mode graph capture; and every family refuses a null or misaligned
+// operand before launching, leaving the context working.
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
 #include <unistd.h>
 
 #include <filesystem>
+#include <optional>
 
 #include "device/operands.hpp"
 #include "device/reference.hpp"
@@ -18,6 +20,7 @@
 #include "families/sm90/feasibility.hpp"
 #include "families/sm90/heuristic.hpp"
 #include "gpu.hpp"
+#include "jit/kernel.hpp"
 #include "receipt/derive.hpp"
 #include "select/api.hpp"
 #include "select/database_file.hpp"
@@ -108,6 +111,51 @@ TEST_F(StreamsTest, TwoStreamsRunOneContextAtOnce) {
     expect_correct(r0, ops.set(0).c.get(), k.p, s1.get(), "the first stream's output");
     expect_correct(r1, ops.set(1).c.get(), k.p, s1.get(), "the second stream's output");
   }
+}
+
+// Token counts of one weight shape, each its own plan: one after another on one stream they share the stream-K
+// partials and flags (each stream-K kernel leaves its flags at zero for the next) and the loaded kernel, and every
+// output is right however the plans alternate.
+TEST_F(StreamsTest, PlansOfSeveralProblemsShareTheirStreamsScratch) {
+  const Problem widest = make_problem("tokens768", 1024, 768, 8192, DType::bf16, Layout::TN);
+  std::optional<sm90::Config> stream_k;
+  for (const sm90::Config& c : sm90::feasible_set(widest))
+    if (c.split > 1 && !c.swap) {
+      stream_k = c;
+      break;
+    }
+  ASSERT_TRUE(stream_k) << "no stream-K sm90 configuration";
+  select::Database db;
+  std::vector<Problem> problems;
+  for (int64_t tokens : {768, 256, 512}) {
+    Problem p = make_problem(fmt::format("tokens{}", tokens), 1024, tokens, 8192, DType::bf16, Layout::TN);
+    ASSERT_FALSE(sm90::infeasible(*stream_k, p)) << describe(p);
+    select::add(db, running_identity(), p, "sm90", sm90::to_string(*stream_k), 1.0);
+    problems.push_back(p);
+  }
+  const std::string path = (dir / "tokens.json").string();
+  select::write_database(db, path);
+  ContextOptions o;
+  o.database = path, o.shipped_database = false, o.use_machine_database = false, o.tune = TuneMode::off;
+  Context ctx(o);
+  device::Stream s;
+  device::Operands ops(widest, 3, 3 * device::Reference::bytes(widest));
+  ops.fill(14, s.get());
+  std::vector<std::unique_ptr<device::Reference>> refs;
+  for (size_t i = 0; i < problems.size(); ++i)
+    refs.push_back(std::make_unique<device::Reference>(problems[i], ops.set(int(i)), s.get()));
+  ops.poison_outputs(s.get());
+  const int loaded_before = jit::loaded_count();
+  for (int round = 0; round < 16; ++round)
+    for (size_t i = 0; i < problems.size(); ++i) {
+      const size_t k = (i + size_t(round)) % problems.size();  // every order of neighbours, larger before smaller too
+      const Choice& ran = gemm(ctx, problems[k], ops.set(int(k)).a.get(), ops.set(int(k)).b.get(),
+                               ops.set(int(k)).c.get(), s.get());
+      ASSERT_EQ(ran.config, sm90::to_string(*stream_k));
+    }
+  EXPECT_LE(jit::loaded_count() - loaded_before, 1) << "three plans of one configuration loaded it more than once";
+  for (size_t i = 0; i < problems.size(); ++i)
+    expect_correct(*refs[i], ops.set(int(i)).c.get(), problems[i], s.get(), problems[i].name);
 }
 
 // torch captures on a stream of its own after warming up on another: that stream's first plan (a new stream-K

@@ -1,6 +1,7 @@
 // nn.Linear on packed weights through the public API (include/tilewise/quantized.hpp): the GPU quantizer gives the CPU
 // reference's bits, linear is correct against the dequantized weights at every token count the gemv serves, in both
-// activation types, on two streams at once; more tokens are Unsupported and bad pointers an Error before any launch.
+// activation types, on two streams at once; more tokens are Unsupported and bad pointers an Error before any launch;
+// past 16 tokens, every token count on one stream shares that stream's stream-K scratch and the loaded kernels.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -9,6 +10,7 @@
 #include "core/numeric.hpp"
 #include "device/cuda.hpp"
 #include "device/operands.hpp"
+#include "device/reference.hpp"
 #include "expect_error.hpp"
 #include "gpu.hpp"
 #include "receipt/derive.hpp"
@@ -190,6 +192,50 @@ TEST(QuantizedLinear, PastSixteenTokensTheTensorCoreCopyServes) {
   EXPECT_TRUE(testkit::Contains(
       testkit::error_of([&] { linear(ctx, ops.set(0).b.get(), 32, DType::bf16, q8.view(), ops.set(0).c.get(), s.get()); }),
       "pack_for_tensor_cores"));
+}
+
+// A serving engine meets a new token count at most steps, and each gets its own plan: one stream's plans share its
+// stream-K scratch and the kernels they load, so 64 token counts hold about what the largest alone needs (each held
+// its own partials before, 6-8 MiB apiece on these weights, and its own copy of the kernel), and every one of them,
+// run one after another on that stream, stays correct.
+TEST(QuantizedLinear, EveryTokenCountOnAStreamSharesItsScratch) {
+  TW_REQUIRE_GPU();
+  const int64_t F = 4096, K = 512, first = 17, last = 80;
+  const DType act = DType::bf16;
+  const Problem widest = make_problem("lin", F, last, K, act, Layout::TN);  // A: W[F][K], B: x[tokens][K]
+  Context ctx;
+  device::Stream s;
+  device::Operands ops(widest, 1, 0);
+  ops.fill(41, s.get());
+  const Packed w = pack(ops.set(0), act, WeightFormat::int4_g128, F, K, s.get());
+  device::Buffer q_mma(size_t(w.shape.q_bytes())), scales_mma(size_t(w.shape.scale_bytes));
+  pack_for_tensor_cores(w.view(), q_mma.get(), scales_mma.get(), s.get());
+  dequantize(w.view(), ops.set(0).a.get(), act, s.get());  // A becomes the weights the kernel computes with
+  PackedWeights both = w.view();
+  both.q_mma = q_mma.get(), both.scales_mma = scales_mma.get();
+  const void* x = ops.set(0).b.get();
+  void* y = ops.set(0).c.get();
+
+  linear(ctx, x, first, act, both, y, s.get());
+  s.sync();
+  size_t free_before = 0, free_after = 0, total = 0;
+  TW_CUDA(cudaMemGetInfo(&free_before, &total));
+  for (int64_t tokens = first + 1; tokens <= last; ++tokens) linear(ctx, x, tokens, act, both, y, s.get());
+  s.sync();
+  TW_CUDA(cudaMemGetInfo(&free_after, &total));
+  EXPECT_LT(double(free_before) - double(free_after), 48.0 * 1048576) << "device memory taken by 63 more token counts";
+
+  // Again, each judged (the plans exist now), in an order that runs a larger plan before a smaller one.
+  for (int64_t tokens = last; tokens >= first; tokens -= 7) {
+    SCOPED_TRACE(std::to_string(tokens) + " tokens");
+    const Problem p = make_problem("lin", F, tokens, K, act, Layout::TN);
+    const device::Reference ref(p, ops.set(0), s.get());
+    ops.poison_outputs(s.get());
+    linear(ctx, x, tokens, act, both, y, s.get());
+    const device::OutputError e = ref.compare(y, s.get());
+    EXPECT_TRUE(receipt::is_correct(e.rel_err, receipt::correctness_bound(act)))
+        << (e.rel_err ? std::to_string(*e.rel_err) : "non-finite output");
+  }
 }
 
 }  // namespace

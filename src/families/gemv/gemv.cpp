@@ -51,9 +51,9 @@ jit::KernelBuild kernel_build(const Config& c, bool y_rows) {
 }
 
 Kernel::Kernel(const Config& c, bool y_rows) : config_(c), y_rows_(y_rows) {
-  const jit::Built built = jit::build(kernel_build(c, y_rows));
-  usage_ = built.usage;
-  kernel_ = std::make_unique<jit::LoadedKernel>(built);
+  jit::Loaded loaded = jit::load(kernel_build(c, y_rows));
+  usage_ = loaded.usage;
+  kernel_ = std::move(loaded.kernel);
   if (c.engine == Engine::bulk) kernel_->set_max_dynamic_shared(bulk_shared_bytes(c));
   // A persistent grid is as many CTAs as fit the GPU at once: what the kernel's registers and shared memory leave.
   resident_ctas_ = device::sm_count() * kernel_->max_active_blocks_per_sm(block_threads(c), bulk_shared_bytes(c));

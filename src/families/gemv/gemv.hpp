@@ -59,7 +59,7 @@ class Kernel {
   Config config_;
   bool y_rows_ = false;
   jit::ResourceUsage usage_;
-  std::unique_ptr<jit::LoadedKernel> kernel_;
+  std::shared_ptr<const jit::LoadedKernel> kernel_;  // shared with every kernel of the same instantiation
   int resident_ctas_ = 0;  // CTAs that fit the GPU at once: a persistent grid's size
 };
 

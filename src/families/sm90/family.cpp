@@ -19,7 +19,8 @@ Limits limits_for(int sm_count) {
 
 class GemmKernel : public families::Kernel {
  public:
-  GemmKernel(const Problem& p, const Config& c, int sm_count) : Kernel(to_string(c)), gemm_(p, c, sm_count) {}
+  GemmKernel(const Problem& p, const Config& c, const families::Resources& r)
+      : Kernel(to_string(c)), gemm_(p, c, r.sm_count, r.scratch) {}
   void run(const void* A, const void* B, void* C, cudaStream_t s) override { gemm_.run(A, B, C, s); }
 
  private:
@@ -64,7 +65,7 @@ class Sm90 : public families::Family {
   }
   std::unique_ptr<families::Kernel> build(const Problem& p, std::string_view config,
                                           const families::Resources& r) const override {
-    return std::make_unique<GemmKernel>(p, parse_config(config), r.sm_count);
+    return std::make_unique<GemmKernel>(p, parse_config(config), r);
   }
 
   families::Tunable tunable(const Problem& p, const families::Resources& r,

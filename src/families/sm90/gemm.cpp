@@ -36,12 +36,12 @@ jit::KernelBuild kernel_build(const Config& c, const Problem& p) {
   return b;
 }
 
-Gemm::Gemm(const Problem& p, const Config& c, int sm_count) : p_(p), c_(c) {
+Gemm::Gemm(const Problem& p, const Config& c, int sm_count, device::StreamScratch* scratch) : p_(p), c_(c) {
   require_tma_expressible(p);
   if (const auto why = infeasible(c, p)) throw Unsupported(fmt::format("sm90 {} on {}: {}", to_string(c), describe(p), *why));
-  const jit::Built built = jit::build(kernel_build(c, p));
-  usage_ = built.usage;
-  kernel_ = std::make_unique<jit::LoadedKernel>(built);
+  jit::Loaded loaded = jit::load(kernel_build(c, p));
+  usage_ = loaded.usage;
+  kernel_ = std::move(loaded.kernel);
   kernel_->set_max_dynamic_shared(shared_bytes(c));
   // Persistent: one CTA per SM at most (each needs most of an SM's shared memory), whole clusters only.
   const int cluster = c.cluster_m * c.cluster_n;
@@ -54,15 +54,14 @@ Gemm::Gemm(const Problem& p, const Config& c, int sm_count) : p_(p), c_(c) {
                                     : kernel_->max_active_clusters(block, shared_bytes(c), dim3(unsigned(cluster)));
   if (resident < 1) throw Unsupported(fmt::format("sm90 {}: no cluster of {} fits on the GPU", to_string(c), cluster));
   // Stream-K deals k-tiles over as many CTAs as its pieces need, up to every SM; each CTA gets a slot of partials
-  // and a flag per consumer, allocated once for the problem (so one Gemm runs on one stream at a time).
+  // and a flag per consumer, in the stream's scratch (so the Gemm runs on that one stream).
   const int64_t wanted = c.split > 1 ? cluster_tiles * c.split : cluster_tiles;
   grid_ = int(std::min<int64_t>(wanted, resident)) * cluster;
   plan_ = work_plan(cluster_tiles, k_tiles(kp), grid_ / cluster, c.split);
   k_tiles_divisor_ = fast_divisor(int(std::max<int64_t>(k_tiles(kp), 1)));
   if (c.split > 1) {
-    partials_ = device::Buffer(size_t(grid_) * c.block_m * c.block_n * sizeof(float));
-    flags_ = device::Buffer(size_t(grid_) * c.consumers * sizeof(int));
-    TW_CUDA(cudaMemset(flags_.get(), 0, flags_.bytes()));
+    if (!scratch) scratch = (own_scratch_ = std::make_unique<device::StreamScratch>()).get();
+    scratch_ = scratch->reserve(size_t(grid_) * c.block_m * c.block_n, size_t(grid_) * c.consumers);
   }
 }
 
@@ -127,8 +126,8 @@ void Gemm::run(const void* A, const void* B, void* C, cudaStream_t stream, const
                   plan_.sk_extra,
                   k_tiles_divisor_.magic,
                   k_tiles_divisor_.shift,
-                  partials_.as<float>(),
-                  flags_.as<int>(),
+                  scratch_.partials,
+                  scratch_.flags,
                   c_.swap ? A : B,
                   packed_scales};
   // The maps a configuration does not read are passed as one it does (the A map is always bound).

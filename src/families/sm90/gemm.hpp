@@ -8,6 +8,7 @@
 
 #include "core/problem.hpp"
 #include "device/cuda.hpp"
+#include "device/scratch.hpp"
 #include "families/sm90/config.hpp"
 #include "families/sm90/stream_k.hpp"
 #include "families/sm90/tensor_map.hpp"
@@ -22,8 +23,9 @@ jit::KernelBuild kernel_build(const Config& c, const Problem& p);
 class Gemm {
  public:
   // Throws Unsupported when the problem or configuration is outside the feasible set (with the reason), Error
-  // when the build fails.
-  Gemm(const Problem& p, const Config& c, int sm_count);
+  // when the build fails. A stream-K configuration takes its partials and flags from `scratch` (the stream's, shared
+  // with the other plans run on that stream) or, without one, holds its own.
+  Gemm(const Problem& p, const Config& c, int sm_count, device::StreamScratch* scratch = nullptr);
   // With packed weights (Config::weights), the operand on wgmma's 64-row side (B, or A when swapped) is the packed q
   // in the kernel's order (families/sm90/packed.hpp) and `packed_scales` its scales.
   void run(const void* A, const void* B, void* C, cudaStream_t stream, const void* packed_scales = nullptr);
@@ -37,12 +39,13 @@ class Gemm {
   Problem p_;
   Config c_;
   jit::ResourceUsage usage_;
-  std::unique_ptr<jit::LoadedKernel> kernel_;
+  std::shared_ptr<const jit::LoadedKernel> kernel_;  // shared with every Gemm of the same instantiation
   int grid_ = 0;
   int kernel_m_ = 0, kernel_n_ = 0;  // M and N as the kernel sees them (kernel_view: swapped with the operands)
   WorkPlan plan_;
   FastDivisor k_tiles_divisor_;
-  device::Buffer partials_, flags_;  // stream-K only
+  std::unique_ptr<device::StreamScratch> own_scratch_;  // stream-K without a shared scratch
+  device::StreamScratch::Slots scratch_;                // stream-K only
   // The kernel's three maps and the buffers they were encoded for: only the spec's base changes between runs, so a
   // caller whose buffers move (a fresh output tensor each call) re-encodes that one map and keeps nothing more.
   struct OperandMap {
