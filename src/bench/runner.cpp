@@ -14,6 +14,7 @@
 #include "device/clocks.hpp"
 #include "device/machine.hpp"
 #include "device/plain_read.hpp"
+#include "jit/cache.hpp"
 #include "kernels/random.h"
 #include "receipt/check.hpp"
 #include "receipt/derive.hpp"
@@ -136,7 +137,8 @@ class Runner {
   void start_receipt(const device::Nvml& nvml) {
     r_.created = utc_now();
     r_.command = o_.command;
-    r_.tool = {"tilewise", build::version, build::commit, build::dirty};
+    const jit::SourcesIdentity sources = jit::kernel_sources_identity();
+    r_.tool = {"tilewise", build::version, build::commit, build::dirty, sources.digest, sources.folder};
     r_.machine = device::describe_machine(nvml);
     r_.clocks.available = nvml.available();
     r_.clocks.unavailable_reason = nvml.why_unavailable();

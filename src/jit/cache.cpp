@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <atomic>
 #include <cerrno>
 #include <csignal>
@@ -139,6 +140,11 @@ void compile_in_workers(const std::vector<KernelBuild>& builds, const std::vecto
 }
 
 }  // namespace
+
+SourcesIdentity kernel_sources_identity() {
+  const char* env = std::getenv("TILEWISE_KERNELS_DIR");
+  return {kernel_sources_digest(), env && *env ? std::string(env) : std::string()};
+}
 
 std::string cache_key(const KernelBuild& b) {
   std::string text = fmt::format("{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}", kMagic, kernel_sources_digest(), b.kernel_file,

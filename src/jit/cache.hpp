@@ -43,6 +43,14 @@ std::string cache_key(const KernelBuild& b);
 
 std::filesystem::path cache_dir();  // $TILEWISE_CACHE_DIR, else ~/.cache/tilewise (jit/cache_folder.hpp)
 
+// The kernel sources this process compiles, as a receipt names them: the digest of every source (the one that keys
+// the cache) and, when TILEWISE_KERNELS_DIR overrides the sources built into the library, that folder.
+struct SourcesIdentity {
+  std::string digest;
+  std::string folder;  // empty: the embedded sources
+};
+SourcesIdentity kernel_sources_identity();
+
 // From the cache, or compiled and stored. Throws Error naming the kernel file and configuration on a compile error,
 // and naming the folder when the cache folder cannot be trusted (jit/cache_folder.hpp).
 Built build(const KernelBuild& b);

@@ -23,7 +23,20 @@ namespace tilewise::receipt {
 
 using nlohmann::json;
 
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Tool, name, version, commit, dirty)
+void to_json(json& j, const Tool& t) {
+  j = {{"name", t.name}, {"version", t.version}, {"commit", t.commit}, {"dirty", t.dirty}};
+  if (!t.kernel_sources.empty()) j["kernel_sources"] = t.kernel_sources;
+  if (!t.kernel_sources_dir.empty()) j["kernel_sources_dir"] = t.kernel_sources_dir;
+}
+
+void from_json(const json& j, Tool& t) {
+  j.at("name").get_to(t.name);
+  j.at("version").get_to(t.version);
+  j.at("commit").get_to(t.commit);
+  j.at("dirty").get_to(t.dirty);
+  t.kernel_sources = j.value("kernel_sources", std::string());
+  t.kernel_sources_dir = j.value("kernel_sources_dir", std::string());
+}
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ReadBandwidth, bytes, us)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Machine, gpu, sm_count, cc, l2_bytes, smem_per_block_optin, memory_bytes, driver,
                                    cuda_runtime, cublaslt, nvrtc, sm_clock_max_mhz, mem_clock_max_mhz, power_limit_w,

@@ -18,6 +18,10 @@ struct Tool {
   std::string name = "tilewise";
   std::string version, commit;
   bool dirty = true;
+  // The kernel sources the run compiled (jit::kernel_sources_identity): their digest, and the TILEWISE_KERNELS_DIR
+  // folder when one stood in for the library's own. Empty in receipts written before they were recorded, and in those
+  // the Python runners write (bench/peers/).
+  std::string kernel_sources, kernel_sources_dir;
   bool operator==(const Tool&) const = default;
 };
 

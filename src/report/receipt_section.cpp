@@ -68,6 +68,14 @@ std::string clocks_block(const receipt::Clocks& c) {
        {"after the run", sample(c.after)}});
 }
 
+std::string kernel_sources_text(const receipt::Tool& t) {
+  if (t.kernel_sources.empty()) return "not recorded";
+  const std::string digest = fmt::format("<code>{}</code>", escape(t.kernel_sources));
+  if (t.kernel_sources_dir.empty()) return digest + " (built into the tool)";
+  return digest + fmt::format(" <b class=\"slower\">from {}</b> (TILEWISE_KERNELS_DIR, not the commit's)",
+                              escape(t.kernel_sources_dir));
+}
+
 std::string machine_block(const Receipt& r) {
   const auto& m = r.machine;
   const auto& p = r.protocol;
@@ -93,7 +101,8 @@ std::string machine_block(const Receipt& r) {
                           {"NVRTC", escape(m.nvrtc)},
                           {"tool", escape(r.tool.name + " " + r.tool.version)},
                           {"commit", fmt::format("<code>{}</code>", escape(r.tool.commit))},
-                          {"tree", r.tool.dirty ? "<b class=\"slower\">dirty</b> (uncommitted changes)" : "clean"}}) +
+                          {"tree", r.tool.dirty ? "<b class=\"slower\">dirty</b> (uncommitted changes)" : "clean"},
+                          {"kernel sources", kernel_sources_text(r.tool)}}) +
          definition_list(
              "Protocol",
              {{"warm-up", fmt::format("{:.2f} s", p.warmup_s)},

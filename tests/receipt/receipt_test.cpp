@@ -67,6 +67,24 @@ TEST(ReceiptJson, ResultSuiteIsOptional) {
   EXPECT_EQ(j.get<Receipt>(), r);
 }
 
+// The kernel sources a run compiled are written where recorded (with the folder that stood in for the library's own)
+// and read as empty from receipts written before.
+TEST(ReceiptJson, KernelSourcesAreOptional) {
+  Receipt r = sample_receipt();
+  nlohmann::json j = r;
+  EXPECT_FALSE(j.at("tool").contains("kernel_sources"));
+  EXPECT_FALSE(j.at("tool").contains("kernel_sources_dir"));
+  EXPECT_EQ(j.get<Receipt>(), r);
+  r.tool.kernel_sources = "0123456789abcdef0123456789abcdef";
+  r.tool.kernel_sources_dir = "/tmp/kernels-variant";
+  j = r;
+  EXPECT_EQ(j.at("tool").at("kernel_sources"), "0123456789abcdef0123456789abcdef");
+  EXPECT_EQ(j.at("tool").at("kernel_sources_dir"), "/tmp/kernels-variant");
+  EXPECT_EQ(j.get<Receipt>(), r);
+  j.at("tool").erase("commit");
+  EXPECT_THROW(j.get<Receipt>(), nlohmann::json::exception);
+}
+
 TEST(ReceiptJson, WholeReceiptRoundTrips) {
   const Receipt r = sample_receipt();
   const nlohmann::json j = r;

@@ -122,6 +122,19 @@ TEST_F(report_page, ShowsTheMachineAndProtocol) {
     EXPECT_TRUE(HtmlContains(html, part));
 }
 
+// The kernel sources a run compiled: not recorded in older receipts; a folder that stood in for the tool's own is
+// flagged, since the figures then come from sources the commit does not hold.
+TEST_F(report_page, NamesTheKernelSourcesAndFlagsAnOverride) {
+  Receipt r = receipt::sample_receipt();
+  EXPECT_TRUE(HtmlContains(render({save(r, "old.json")}), "<dd>not recorded</dd>"));
+  r.tool.kernel_sources = "00112233445566778899aabbccddeeff";
+  std::string html = render({save(r, "embedded.json")});
+  EXPECT_TRUE(HtmlContains(html, "<code>00112233445566778899aabbccddeeff</code> (built into the tool)"));
+  r.tool.kernel_sources_dir = "/srv/kernels <variant>";
+  html = render({save(r, "override.json")});
+  EXPECT_TRUE(HtmlContains(html, "from /srv/kernels &lt;variant&gt;</b> (TILEWISE_KERNELS_DIR, not the commit's)"));
+}
+
 TEST_F(report_page, MatrixReceiptGetsAHeatMapLinkedToItsRows) {
   const Receipt r = receipt::sample_receipt();  // two problems in two dtypes: a matrix of two rows and two columns
   const std::string html = render({save(r, "matrix.json")});
