@@ -94,6 +94,22 @@ __device__ __forceinline__ void keep_until_here(Fragments<Cfg>& f) {
       asm volatile("" : "+r"(f.r[i][s][0]), "+r"(f.r[i][s][1]), "+r"(f.r[i][s][2]), "+r"(f.r[i][s][3])::"memory");
 }
 
+// A stage's bytes through ld.shared. The ring's address is aligned through an integer (sm90_gemm.cuh), which leaves
+// the compiler a generic pointer: plain dereferences became generic LD.E loads (4 of 16 bits and 2 of 128 a k-tile in
+// the consumers' SASS), where the shared window's LDS is the short path. Volatile: never above the stage's wait.
+__device__ __forceinline__ uint4 load_shared_16_bytes(const void* p) {
+  uint4 v;
+  asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "r"(uint32_t(__cvta_generic_to_shared(p))));
+  return v;
+}
+__device__ __forceinline__ unsigned short load_shared_u16(const void* p) {
+  unsigned short v;
+  asm volatile("ld.shared.u16 %0, [%1];" : "=h"(v) : "r"(uint32_t(__cvta_generic_to_shared(p))));
+  return v;
+}
+
 // The fragments of a stage: each thread's 16 bytes of each slab and the scales of its two rows, dequantized.
 template <class Cfg>
 __device__ __forceinline__ void load_fragments(const Ring<Cfg>& ring, int stage, int slab0, Fragments<Cfg>& f) {
@@ -106,13 +122,13 @@ __device__ __forceinline__ void load_fragments(const Ring<Cfg>& ring, int stage,
       ring.b_tile(stage) + Cfg::kPackedTileBytes + slab0 * Cfg::kScaleBlockBytes);
 #pragma unroll
   for (int i = 0; i < Cfg::MmasPerConsumer; ++i) {
-    const uint4 q = *reinterpret_cast<const uint4*>(q_tile + i * Cfg::kPackedBlockBytes + t * 16);
+    const uint4 q = load_shared_16_bytes(q_tile + i * Cfg::kPackedBlockBytes + t * 16);
     const uint32_t words[kSteps] = {q.x, q.y, q.z, q.w};
     const unsigned short* scales = scale_tile + i * Cfg::kScaleBlockBytes / 2;
 #pragma unroll
     for (int g = 0; g < kGroups; ++g) {
-      const Scale<Cfg::Input> d0 = make_scale<Cfg::Input>(scales[g * 64 + row0]);
-      const Scale<Cfg::Input> d1 = make_scale<Cfg::Input>(scales[g * 64 + row1]);
+      const Scale<Cfg::Input> d0 = make_scale<Cfg::Input>(load_shared_u16(scales + g * 64 + row0));
+      const Scale<Cfg::Input> d1 = make_scale<Cfg::Input>(load_shared_u16(scales + g * 64 + row1));
 #pragma unroll
       for (int s = g * kSteps / kGroups; s < (g + 1) * kSteps / kGroups; ++s)
 #pragma unroll
