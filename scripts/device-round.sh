@@ -6,7 +6,7 @@
 #                          [sm90-tests] [sass] [sm90-explore] [sm90-sanitize] [square-sm90] [decode-gemv] [family-tests]
 #                          [peers-gpus] [gemv-engines] [sm90-sweep] [tune-llm24] [selected-llm24] [grid-vs-descent]
 #                          [host-gpu-tests] [decide-llm24] [gemv-bulk] [gemv-bulk-sanitize] [issue7] [kscan-stride]
-#                          [sm90-gaps] [gemv-prefetch]
+#                          [sm90-gaps] [gemv-prefetch] [packed-shared-loads]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export TILEWISE_SOURCE_DIR=$PWD  # the GPU tests read suites from this copy, not from where they were built
@@ -220,6 +220,20 @@ for step in "$@"; do
         2>"$work/sm90-swapped-warm.log" | tail -n 12
       "$bin" fit results/sm90-sweep-warm.json "$work/sm90-swapped-warm.json" "$work/sm90-gaps-cold.json" \
         | tee "$work/sm90-gaps-fit.txt" | tail -n 7
+      ;;
+    packed-shared-loads)
+      # The packed consumers' ld.shared (docs/notes/2026-12-04-packed-shared-loads.md, predictions there): the tool's
+      # own kernel sources against OLD_KERNELS (the sources before the change, carried), alternately, twice each, cold.
+      # Each receipt names the sources it compiled (tool.kernel_sources, kernel_sources_dir).
+      for round in 1 2; do
+        for variant in shared generic; do
+          dir=
+          [ "$variant" = generic ] && dir=${OLD_KERNELS:?OLD_KERNELS names the kernel sources before the change}
+          TILEWISE_KERNELS_DIR=$dir timeout 150 "$bin" bench --suite suites/quant-small-batch.txt \
+            --arms cublaslt,sm90:int4 --baseline cublaslt --cold -o "$work/packed-$variant-$round.json" \
+            2>"$work/packed-$variant-$round.log" | tail -n 2
+        done
+      done
       ;;
     gemv-prefetch)
       # Preregistered: the gemv mma engine's next-step loads against its default, int4 g128 and fp8 weights, cold.

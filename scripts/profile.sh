@@ -7,7 +7,9 @@
 # LAYOUT= (TN). The kernel profiled is the arm's family's (gemv*, sm90_gemm, cuBLASLt's nvjet/xmma/cutlass kernels);
 # KERNELS= an ncu -k filter overrides it. Runs the carried tilewise binary (build/carry/, else build/release/). The
 # counters are from ncu's own replay of the arm's first launch (caches flushed: cold), not from the harness's
-# timing; the harness's figures stay in its receipts. Raw CSV and the table go to $OUT (or out/).
+# timing; the harness's figures stay in its receipts. Raw CSV and the table go to $OUT (or out/). SOURCE=1 also
+# samples where the warps stall, per SASS instruction (ncu's source page), and lists the instructions that hold
+# the most samples (source-<problem>-<arm>.txt).
 #   SUITE=suites/sm90-gaps.txt ONLY=$(grep -o '^s[0-9_a-z]*' suites/sm90-gaps.txt | paste -sd,) scripts/profile.sh sm90 cublaslt-default
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -43,6 +45,36 @@ for problem in "${problems[@]}"; do
       >"$out/ncu-$name.csv" 2>"$out/ncu-$name.log"
     echo "$problem $arm: ncu exit $?"
     runs+=("$problem" "$arm")
+    [ "${SOURCE:-0}" = 1 ] || continue
+    timeout 240 ncu -k "$filter" -c 1 --csv --page source --print-source sass --section SourceCounters \
+      --section WarpStateStats \
+      "$bin" bench --suite "${SUITE:-suites/decode.txt}" --only "$problem" --dtypes "${DTYPE:-bf16}" \
+      --layouts "${LAYOUT:-TN}" --arms "$arm" --baseline "$arm" --repeats 1 --warmup-s 0 -o "$(mktemp -u)" \
+      >"$out/ncu-source-$name.csv" 2>"$out/ncu-source-$name.log"
+    echo "$problem $arm: ncu source page exit $?"
+    python3 - "$out/ncu-source-$name.csv" <<'EOF' >"$out/source-$name.txt"
+import csv, io, sys
+lines = [l for l in open(sys.argv[1]).read().splitlines() if l.startswith('"')]
+rows = list(csv.DictReader(io.StringIO("\n".join(lines))))
+if not rows:
+    sys.exit("no source rows")
+def column(*words):
+    for c in rows[0]:
+        if all(w in c for w in words):
+            return c
+    return None
+sass, samples, idle = column("Source"), column("Warp Stall Sampling (All"), column("Warp Stall Sampling (Not")
+def value(r, c):
+    try:
+        return float((r.get(c) or "0").replace(",", ""))
+    except ValueError:
+        return 0.0
+total = sum(value(r, samples) for r in rows) or 1.0
+print(f"{len(rows)} SASS instructions, {total:.0f} stall samples; the 40 that hold the most:")
+print(f"{'share':>6} {'samples':>8} {'not issued':>10}  instruction")
+for r in sorted(rows, key=lambda r: -value(r, samples))[:40]:
+    print(f"{value(r, samples) / total:6.1%} {value(r, samples):8.0f} {value(r, idle):10.0f}  {r.get(sass, '')}")
+EOF
   done
 done
 python3 - "$out" "${runs[@]}" <<'EOF' | tee "$out/profile.txt"
