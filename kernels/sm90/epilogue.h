@@ -23,6 +23,13 @@ __device__ __forceinline__ OutPair<Cfg> to_out(float x, float y) {
   else return __floats2bfloat162_rn(x, y);
 }
 
+// Two accumulators as the output type's pair, in the 32 bits a shared-memory store takes.
+template <class Cfg>
+__device__ __forceinline__ uint32_t out_bits(float x, float y) {
+  const OutPair<Cfg> v = to_out<Cfg>(x, y);
+  return *reinterpret_cast<const uint32_t*>(&v);
+}
+
 template <class Cfg>
 __device__ __forceinline__ void store_direct(const float* acc, const Sm90GemmArgs& args, int row0, int col0) {
   using Pair = OutPair<Cfg>;
@@ -61,8 +68,8 @@ __device__ __forceinline__ void stage_rows(const float* acc, uint8_t* rows) {
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const int row = warp * 16 + lane / 4 + 8 * h, col = 8 * j + 2 * (lane % 4);
-      *reinterpret_cast<OutPair<Cfg>*>(rows + row * Cfg::kStagedRowBytes + col * 2) =
-          to_out<Cfg>(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
+      store_shared_4_bytes(rows + row * Cfg::kStagedRowBytes + col * 2,
+                           out_bits<Cfg>(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]));
     }
 }
 
@@ -81,7 +88,7 @@ __device__ __forceinline__ void copy_out(const uint8_t* rows, const Sm90GemmArgs
     const int r = i / kPieces, piece = i % kPieces;
     const int row = row0 + r, col = col0 + 8 * piece;
     if (row >= args.N || col >= args.M) continue;
-    const uint4 v = *reinterpret_cast<const uint4*>(rows + r * Cfg::kStagedRowBytes + 16 * piece);
+    const uint4 v = load_shared_16_bytes(rows + r * Cfg::kStagedRowBytes + 16 * piece);
     Elem* p = c + (long long)row * args.ldc + col;
     if (vectors && col + 8 <= args.M) {
       *reinterpret_cast<uint4*>(p) = v;
@@ -107,7 +114,7 @@ __device__ __forceinline__ void stage_atom(const float* acc, uint8_t* atom_tile,
       const int j = atom * 8 + jj;
       const int row = row0 + warp * 16 + lane / 4 + 8 * h;
       uint8_t* p = atom_tile + row * 128 + ((jj ^ (row % 8)) * 16) + 4 * (lane % 4);
-      *reinterpret_cast<OutPair<Cfg>*>(p) = to_out<Cfg>(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
+      store_shared_4_bytes(p, out_bits<Cfg>(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]));
     }
 }
 

@@ -94,22 +94,6 @@ __device__ __forceinline__ void keep_until_here(Fragments<Cfg>& f) {
       asm volatile("" : "+r"(f.r[i][s][0]), "+r"(f.r[i][s][1]), "+r"(f.r[i][s][2]), "+r"(f.r[i][s][3])::"memory");
 }
 
-// A stage's bytes through ld.shared. The ring's address is aligned through an integer (sm90_gemm.cuh), which leaves
-// the compiler a generic pointer: plain dereferences became generic LD.E loads (4 of 16 bits and 2 of 128 a k-tile in
-// the consumers' SASS), where the shared window's LDS is the short path. Volatile: never above the stage's wait.
-__device__ __forceinline__ uint4 load_shared_16_bytes(const void* p) {
-  uint4 v;
-  asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
-               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-               : "r"(uint32_t(__cvta_generic_to_shared(p))));
-  return v;
-}
-__device__ __forceinline__ unsigned short load_shared_u16(const void* p) {
-  unsigned short v;
-  asm volatile("ld.shared.u16 %0, [%1];" : "=h"(v) : "r"(uint32_t(__cvta_generic_to_shared(p))));
-  return v;
-}
-
 // The fragments of a stage: each thread's 16 bytes of each slab and the scales of its two rows, dequantized.
 template <class Cfg>
 __device__ __forceinline__ void load_fragments(const Ring<Cfg>& ring, int stage, int slab0, Fragments<Cfg>& f) {

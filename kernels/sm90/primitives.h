@@ -1,5 +1,6 @@
-// The Hopper pieces the GEMM kernel is made of that CCCL does not wrap: shared-memory matrix descriptors, the wgmma
-// batch fences, register reallocation between warpgroups, and named barriers for one warpgroup.
+// The Hopper pieces the GEMM kernel is made of that CCCL does not wrap: shared-memory loads and stores, matrix
+// descriptors, the wgmma batch fences, register reallocation between warpgroups, and named barriers for one
+// warpgroup.
 #pragma once
 #include <cuda/std/cstdint>
 
@@ -22,11 +23,35 @@ __device__ __forceinline__ void prefetch_box_l2(const TensorMap* map, int32_t c0
                : "memory");
 }
 
+// Shared memory through ld.shared and st.shared. The ring is aligned to 1024 bytes through an integer
+// (sm90_gemm.cuh), which leaves the compiler a generic pointer: plain dereferences of it compile to generic LD.E and
+// ST.E, which resolve their window at run time, where LDS and STS take the shared path (a change of the alignment
+// itself spilled three three-consumer configurations). Volatile, and the stores clobber memory: they stay where the
+// barriers, waits and proxy fences around them put them.
+__device__ __forceinline__ uint32_t shared_address(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+__device__ __forceinline__ uint4 load_shared_16_bytes(const void* p) {
+  uint4 v;
+  asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "r"(shared_address(p)));
+  return v;
+}
+__device__ __forceinline__ unsigned short load_shared_u16(const void* p) {
+  unsigned short v;
+  asm volatile("ld.shared.u16 %0, [%1];" : "=h"(v) : "r"(shared_address(p)));
+  return v;
+}
+__device__ __forceinline__ void store_shared_4_bytes(void* p, uint32_t v) {
+  asm volatile("st.shared.b32 [%0], %1;" ::"r"(shared_address(p)), "r"(v) : "memory");
+}
+
 // A 128B-swizzled operand tile in shared memory, as wgmma reads it (PTX ISA, matrix descriptor format). The tile
 // must start on a 1024-byte boundary; advancing the start address by 32 bytes steps 16 bf16 (32 fp8) along K
 // inside the swizzle atom.
 __device__ __forceinline__ uint64_t smem_descriptor(const void* tile, uint32_t leading_bytes, uint32_t stride_bytes) {
-  const uint32_t addr = static_cast<uint32_t>(__cvta_generic_to_shared(tile));
+  const uint32_t addr = shared_address(tile);
   uint64_t desc = 0;
   desc |= uint64_t((addr & 0x3FFFF) >> 4);
   desc |= uint64_t((leading_bytes & 0x3FFFF) >> 4) << 16;
@@ -70,7 +95,7 @@ __device__ __forceinline__ uint32_t cluster_rank() {
 }
 // Arrives on the mbarrier at the same shared-memory offset in CTA `rank` of the cluster.
 __device__ __forceinline__ void arrive_in_cta(const uint64_t* barrier, uint32_t rank) {
-  const uint32_t local = static_cast<uint32_t>(__cvta_generic_to_shared(barrier));
+  const uint32_t local = shared_address(barrier);
   asm volatile(
       "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
       "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(local),
