@@ -71,7 +71,7 @@ for item in json.load(open(sys.argv[1]))["install"]:
     print(item["metadata"]["name"] + "==" + item["metadata"]["version"])' "$work/torch-plan.json" >"$work/torch-pins.txt"
 echo "torch and pytest: $(wc -l <"$work/torch-pins.txt") wheels, $(df -h --output=avail "$work" | tail -n 1 | tr -d ' ') free"
 xargs -r -n 4 "$venv/bin/pip" install -q --no-cache-dir --no-deps <"$work/torch-pins.txt"
-"$venv/bin/pip" check >/dev/null
+"$venv/bin/pip" check
 echo "torch and pytest: $((SECONDS - start)) s"
 start=$SECONDS
 # The build folder is kept (build/pip), so a second run compiles only what changed.

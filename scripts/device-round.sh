@@ -226,9 +226,11 @@ for step in "$@"; do
       # predictions there): the tool's own kernel sources against OLD_KERNELS (the sources before the change, carried),
       # alternately, twice each: the packed arm at 16-128 tokens cold, the plain kernel's first rule on the squares up
       # to 4096 warm. Each receipt names the sources it compiled (tool.kernel_sources, kernel_sources_dir).
-      for round in 1 2; do
-        for variant in shared generic; do
+      for variants in "shared generic" "generic shared"; do  # each order once, so a drift over the run cancels
+        round=$([ "$variants" = "shared generic" ] && echo 1 || echo 2)
+        for variant in $variants; do
           dir=
+          # OLD_KERNELS: the kernels/ folder itself, e.g. extracted from `git archive 8a89ee6 kernels`.
           [ "$variant" = generic ] && dir=${OLD_KERNELS:?OLD_KERNELS names the kernel sources before the change}
           TILEWISE_KERNELS_DIR=$dir timeout 150 "$bin" bench --suite suites/quant-small-batch.txt \
             --arms cublaslt,sm90:int4 --baseline cublaslt --cold -o "$work/packed-$variant-$round.json" \

@@ -74,10 +74,13 @@ struct Choice {
 
 // What gemm needs across calls: the databases loaded for this machine, the choice made for each problem signature
 // (made once, never replaced, so a captured graph's kernels stay valid) and, per stream, the plans built from those
-// choices, which share that stream's cuBLASLt workspace and stream-K scratch: several streams may run one context at
-// once, and graphs captured on one stream replay one at a time (as that stream ran them). A stream's first call of a signature builds its plan (under CUDA-graph capture too: the allocation is then
-// made in relaxed capture mode, as torch's allocator does). Calls from several threads at once must be serialized
-// by the caller (the C ABI, tilewise.h, does).
+// choices, which share that stream's cuBLASLt workspace and stream-K scratch. So several streams may run one context
+// at once, but the work of one stream must run as that stream runs it, one kernel after another: CUDA graphs captured
+// on one stream must be replayed one at a time, never two at once on different streams (two stream-K kernels on one
+// scratch can give wrong results or hang). torch captures every graph on one stream unless given one: capture graphs
+// that will replay concurrently on streams of their own. A stream's first call of a signature builds its plan (under
+// CUDA-graph capture too: the allocation is then made in relaxed capture mode, as torch's allocator does). Calls from
+// several threads at once must be serialized by the caller (the C ABI, tilewise.h, does).
 class TILEWISE_API Context {
  public:
   // Needs a GPU (device 0). Throws Error when `options.database` cannot be read or was measured on another GPU

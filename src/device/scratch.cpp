@@ -8,7 +8,13 @@ void* StreamScratch::Pool::reserve(size_t bytes, bool zeroed) {
   if (!buffers.empty() && buffers.back().bytes() >= bytes) return buffers.back().get();
   const size_t held = buffers.empty() ? 0 : buffers.back().bytes();
   Buffer grown(std::max(bytes, 2 * held));
-  if (zeroed) TW_CUDA(cudaMemset(grown.get(), 0, grown.bytes()));
+  if (zeroed) {
+    // On a stream of its own, waited for: cudaMemset runs on the legacy stream, which the non-blocking streams torch
+    // uses do not wait for, and a memset on the caller's stream would go into a graph being captured instead.
+    const Stream zeroing;
+    TW_CUDA(cudaMemsetAsync(grown.get(), 0, grown.bytes(), zeroing.get()));
+    zeroing.sync();
+  }
   buffers.push_back(std::move(grown));
   return buffers.back().get();
 }

@@ -1,12 +1,13 @@
 #pragma once
 // Scratch that the kernels of one stream take turns with: stream-K's fp32 partial sums, which a kernel leaves as it
 // likes, and its flags, which every kernel leaves at zero (kernels/sm90/stream_k.h). A Context holds one per stream,
-// so its plans for every token count share one set instead of each holding its own (about 8 MiB a plan at 64 tokens,
-// and a serving engine meets a new token count at most steps).
+// so its plans for every token count share one set instead of each holding its own (3-8 MiB a plan at 24-64 tokens
+// on a 4096-row weight, and a serving engine meets a new token count at most steps).
 //
 // A reservation larger than what is held allocates anew (at least twice as large, flags zeroed) and keeps the older
 // buffers alive, so a plan built earlier, and a CUDA graph that captured it, still point at memory that is there; what
-// is held stays under four times the largest reservation. Kernels that share it must run one after another (one stream).
+// is held stays under four times the largest reservation. Kernels that share it must run one after another: on one
+// stream, as that stream runs them.
 #include <cstddef>
 #include <vector>
 

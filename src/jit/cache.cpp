@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <atomic>
 #include <cerrno>
 #include <csignal>
@@ -40,13 +39,15 @@ std::string digest(std::string_view bytes) {
                      siphash24(naming_key.substr(16, 16), bytes));
 }
 
+std::string sources_digest(const std::vector<KernelSource>& sources) {
+  std::string all;
+  for (const KernelSource& k : sources) all += k.name + '\0' + k.text + '\0';
+  return digest(all);
+}
+
 // Every kernel source, so that editing any header a kernel includes makes a new key.
 const std::string& kernel_sources_digest() {
-  static const std::string d = [] {
-    std::string all;
-    for (const KernelSource& k : kernel_sources()) all += k.name + '\0' + k.text + '\0';
-    return digest(all);
-  }();
+  static const std::string d = sources_digest(kernel_sources());
   return d;
 }
 
@@ -142,8 +143,11 @@ void compile_in_workers(const std::vector<KernelBuild>& builds, const std::vecto
 }  // namespace
 
 SourcesIdentity kernel_sources_identity() {
-  const char* env = std::getenv("TILEWISE_KERNELS_DIR");
-  return {kernel_sources_digest(), env && *env ? std::string(env) : std::string()};
+  const std::string& folder = kernel_sources_folder();
+  // A folder holding the tool's own sources (the checkout's kernels/, as the device scripts set it) is no override.
+  if (folder.empty() || kernel_sources_digest() == sources_digest(embedded_kernel_sources()))
+    return {kernel_sources_digest(), ""};
+  return {kernel_sources_digest(), folder};
 }
 
 std::string cache_key(const KernelBuild& b) {

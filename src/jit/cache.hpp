@@ -44,7 +44,7 @@ std::string cache_key(const KernelBuild& b);
 std::filesystem::path cache_dir();  // $TILEWISE_CACHE_DIR, else ~/.cache/tilewise (jit/cache_folder.hpp)
 
 // The kernel sources this process compiles, as a receipt names them: the digest of every source (the one that keys
-// the cache) and, when TILEWISE_KERNELS_DIR overrides the sources built into the library, that folder.
+// the cache) and, when TILEWISE_KERNELS_DIR holds sources other than those built into the library, that folder.
 struct SourcesIdentity {
   std::string digest;
   std::string folder;  // empty: the embedded sources

@@ -122,7 +122,8 @@ Loaded load(const KernelBuild& b) {
   {
     const std::lock_guard lock(held_mutex);
     if (auto it = held().find(key); it != held().end())
-      if (std::shared_ptr<const LoadedKernel> kernel = it->second.kernel.lock()) return {std::move(kernel), it->second.usage};
+      if (std::shared_ptr<const LoadedKernel> kernel = it->second.kernel.lock())
+        return {std::move(kernel), it->second.usage};
   }
   // Built and loaded outside the lock: a compile can take seconds, and other threads load other kernels meanwhile.
   const Built built = build(b);

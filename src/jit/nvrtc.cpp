@@ -38,11 +38,17 @@ std::vector<KernelSource> read_kernel_sources(const std::string& folder) {
   return out;
 }
 
-const std::vector<KernelSource>& kernel_sources() {
-  static const std::vector<KernelSource> sources = [] {
+const std::string& kernel_sources_folder() {
+  static const std::string folder = [] {
     const char* env = std::getenv("TILEWISE_KERNELS_DIR");
-    return env && *env ? read_kernel_sources(env) : embedded_kernel_sources();
+    return env && *env ? std::string(env) : std::string();
   }();
+  return folder;
+}
+
+const std::vector<KernelSource>& kernel_sources() {
+  static const std::vector<KernelSource> sources =
+      kernel_sources_folder().empty() ? embedded_kernel_sources() : read_kernel_sources(kernel_sources_folder());
   return sources;
 }
 

@@ -33,6 +33,7 @@ struct KernelSource {
 // every .cuh and .h under that folder as it is now (to try an edited kernel without rebuilding). Read once a process.
 // Throws Error when the override names no readable folder.
 const std::vector<KernelSource>& kernel_sources();
+const std::string& kernel_sources_folder();  // TILEWISE_KERNELS_DIR as kernel_sources() read it; empty: embedded
 const std::vector<KernelSource>& embedded_kernel_sources();  // generated: kernel_sources.cpp in the build folder
 // Every .cuh and .h under `dir`, named by their path under it, sorted; Error when `dir` is not a readable folder.
 std::vector<KernelSource> read_kernel_sources(const std::string& dir);

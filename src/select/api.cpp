@@ -95,27 +95,29 @@ std::vector<const select::Database*> Context::State::databases() const { return 
 
 Choice Context::choose(const Problem& p) const { return select::choose(s_->databases(), p, s_->rules()); }
 
-std::unique_ptr<Plan> Context::State::make(const Problem& p, const select::Choice& c, cudaStream_t stream) {
+std::unique_ptr<Plan> Context::State::make(const Problem& p, const select::Choice& c, cudaStream_t stream,
+                                           device::StreamScratch* scratch) {
   families::Resources r;
   r.sm_count = sm_count;
   r.vendor = [this, stream]() -> const cublaslt::Context& { return vendor(stream); };
-  r.scratch = &scratch_of(stream);
+  r.scratch = scratch;
   return select::make_plan(p, c, r);
 }
 
-std::unique_ptr<Plan> Context::State::build(const Problem& p, select::Choice c, cudaStream_t stream) {
+std::unique_ptr<Plan> Context::State::build(const Problem& p, select::Choice c, cudaStream_t stream,
+                                            device::StreamScratch* scratch) {
   try {
-    return make(p, c, stream);
+    return make(p, c, stream, scratch);
   } catch (const Unsupported&) {
     if (c.source == "heuristic") {  // cuBLASLt declines p (fp8 at M = 4, say): a family of ours whose rule takes it
       for (const select::Choice& ours : select::rule_choices(p, sm_count))
         if (ours.family != c.family) try {
-            return make(p, ours, stream);
+            return make(p, ours, stream, scratch);
           } catch (const Unsupported&) {
           }
       throw;
     }
-    if (c.source == "floor") return build(p, select::vendor_choice(), stream);  // the floor never insists
+    if (c.source == "floor") return build(p, select::vendor_choice(), stream, scratch);  // the floor never insists
     throw;
   } catch (const Error& e) {
     if (c.source == "heuristic") throw;
@@ -126,19 +128,23 @@ std::unique_ptr<Plan> Context::State::build(const Problem& p, select::Choice c, 
 }
 
 std::unique_ptr<Plan> Context::State::select_plan(const Problem& p, cudaStream_t stream, bool capturing) {
+  device::StreamScratch* scratch = &scratch_of(stream);
   for (const select::Database* db : databases())
     if (db)
-      if (auto hit = select::from_database(*db, p)) return build(p, *hit, stream);
+      if (auto hit = select::from_database(*db, p)) return build(p, *hit, stream, scratch);
+  // Tuning and a bucket's check run the candidates on a stream of their own, with this stream's cuBLASLt workspace
+  // and stream-K scratch: whatever this stream still has queued on them finishes first.
+  if ((tune == TuneMode::on || serve_buckets) && !capturing) TW_CUDA(cudaStreamSynchronize(stream));
   if (tune == TuneMode::on && !capturing) return tune_plan(p, stream);
   if (serve_buckets && !capturing)  // a bucket's entry serves only once checked correct for p, which launches work
     for (const select::Database* db : databases())
       if (db)
         for (const select::Choice& c : select::bucket_choices(*db, p, sm_count)) try {
-            std::unique_ptr<Plan> plan = make(p, c, stream);
+            std::unique_ptr<Plan> plan = make(p, c, stream, scratch);
             if (!select::check_plan(p, *plan)) return plan;
           } catch (const Error&) {  // infeasible here after all (cuBLASLt's own check): the next one
           }
-  return build(p, select::heuristic_choice(p, rules()), stream);
+  return build(p, select::heuristic_choice(p, rules()), stream, scratch);
 }
 
 std::unique_ptr<Plan> Context::State::tune_plan(const Problem& p, cudaStream_t stream) {
@@ -154,7 +160,7 @@ std::unique_ptr<Plan> Context::State::tune_plan(const Problem& p, cudaStream_t s
       for (select::Choice& c : select::bucket_choices(*db, p, sm_count)) bucket.push_back(std::move(c));
   const std::vector<select::Choice> candidates = select::first_use_candidates(p, bucket, vendor_configs, sm_count);
   select::FirstUse result = select::tune_first_use(
-      p, candidates, [&](const select::Choice& c) { return make(p, c, stream); }, first_use);
+      p, candidates, [&](const select::Choice& c) { return make(p, c, stream, &scratch_of(stream)); }, first_use);
   select::record_tuned(machine_path, identity, p, result.winner, result.summary());
   std::unique_ptr<Plan> plan = std::move(result.plan);
   tuned.emplace(key_of(p), std::move(result));
@@ -172,7 +178,7 @@ Plan& Context::plan(const Problem& p, cudaStream_t stream) {
   const device::RelaxedCapture relaxed;
   std::unique_ptr<Plan> plan;
   if (auto chosen = s.chosen.find(key); chosen != s.chosen.end()) {
-    plan = s.make(p, chosen->second, stream);  // another stream's choice, with this stream's scratch
+    plan = s.make(p, chosen->second, stream, &s.scratch_of(stream));  // another stream's choice, this one's scratch
   } else {
     if (s.tune == TuneMode::record) select::record_signature(select::recorded_suite_path(), p);
     plan = s.select_plan(p, stream, capturing);
@@ -183,7 +189,7 @@ Plan& Context::plan(const Problem& p, cudaStream_t stream) {
 
 std::unique_ptr<Plan> Context::plan_for(const Problem& p, const Choice& c) {
   validate(p);
-  return s_->build(p, c, nullptr);
+  return s_->build(p, c, nullptr, nullptr);  // its own stream-K scratch: it may run on any stream, and outlive ctx
 }
 
 const Choice& gemm(Context& ctx, const Problem& p, const void* A, const void* B, void* C, cudaStream_t stream) {

@@ -29,9 +29,12 @@ struct Context::State {
 
   select::Rules rules() const;
   std::vector<const select::Database*> databases() const;
-  // select::make_plan with the cuBLASLt context and stream-K scratch of `stream`.
-  std::unique_ptr<Plan> make(const Problem& p, const select::Choice& c, cudaStream_t stream);
-  std::unique_ptr<Plan> build(const Problem& p, select::Choice c, cudaStream_t stream);  // make, with the floor's fall back
+  // select::make_plan with the cuBLASLt context of `stream` and `scratch` (the stream's for the plans it keeps;
+  // null, the plan's own, for one that runs elsewhere).
+  std::unique_ptr<Plan> make(const Problem& p, const select::Choice& c, cudaStream_t stream,
+                             device::StreamScratch* scratch);
+  // make, with the floor's fall back.
+  std::unique_ptr<Plan> build(const Problem& p, select::Choice c, cudaStream_t stream, device::StreamScratch* scratch);
   std::unique_ptr<Plan> select_plan(const Problem& p, cudaStream_t stream, bool capturing);
   std::unique_ptr<Plan> tune_plan(const Problem& p, cudaStream_t stream);
   // The cuBLASLt handle and workspace of `stream`, made when a cuBLASLt plan is first built for it (64 MiB then).

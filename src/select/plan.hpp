@@ -34,8 +34,8 @@ class Plan {
 namespace select {
 
 // Builds `c` for `p` through its family, with the stream's resources (`r`: its cuBLASLt handle and workspace, asked
-// for only when a cuBLASLt plan is built, and its stream-K scratch). Throws Unsupported when the family does not take p or the configuration is
-// infeasible for it, Error when the family is unknown, the configuration does not parse, or it can never run here
+// for only when a cuBLASLt plan is built, and its stream-K scratch). Throws Unsupported when the family does not
+// take p or the configuration is infeasible for it, Error when the family is unknown, the configuration does not parse, or it can never run here
 // (a GEMV's packed weights, which tilewise::gemm cannot pass).
 std::unique_ptr<Plan> make_plan(const Problem& p, const Choice& c, const families::Resources& r);
 

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <optional>
 
@@ -20,9 +21,11 @@
 #include "families/sm90/feasibility.hpp"
 #include "families/sm90/heuristic.hpp"
 #include "gpu.hpp"
+#include "families/sm90/gemm.hpp"
 #include "jit/kernel.hpp"
 #include "receipt/derive.hpp"
 #include "select/api.hpp"
+#include "select/context_state.hpp"
 #include "select/database_file.hpp"
 
 namespace tilewise {
@@ -145,6 +148,13 @@ TEST_F(StreamsTest, PlansOfSeveralProblemsShareTheirStreamsScratch) {
   for (size_t i = 0; i < problems.size(); ++i)
     refs.push_back(std::make_unique<device::Reference>(problems[i], ops.set(int(i)), s.get()));
   ops.poison_outputs(s.get());
+  // What each plan alone reserves: its own scratch, as a Gemm without the stream's holds.
+  size_t largest = 0, together = 0;
+  for (const Problem& p : problems) {
+    device::StreamScratch own;
+    const sm90::Gemm alone(p, *stream_k, device::sm_count(), &own);
+    largest = std::max(largest, own.bytes_held()), together += own.bytes_held();
+  }
   const int loaded_before = jit::loaded_count();
   for (int round = 0; round < 16; ++round)
     for (size_t i = 0; i < problems.size(); ++i) {
@@ -153,7 +163,11 @@ TEST_F(StreamsTest, PlansOfSeveralProblemsShareTheirStreamsScratch) {
                                ops.set(int(k)).c.get(), s.get());
       ASSERT_EQ(ran.config, sm90::to_string(*stream_k));
     }
-  EXPECT_LE(jit::loaded_count() - loaded_before, 1) << "three plans of one configuration loaded it more than once";
+  // The Gemms above are gone, so the plans loaded the kernel afresh: once for the three of them.
+  EXPECT_EQ(jit::loaded_count() - loaded_before, 1) << "three plans of one configuration, loaded other than once";
+  const size_t held = ContextAccess::state(ctx).scratch_of(s.get()).bytes_held();
+  EXPECT_GE(held, largest);
+  EXPECT_LT(held, together) << "each plan holds scratch of its own";
   for (size_t i = 0; i < problems.size(); ++i)
     expect_correct(*refs[i], ops.set(int(i)).c.get(), problems[i], s.get(), problems[i].name);
 }
