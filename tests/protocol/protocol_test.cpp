@@ -178,21 +178,6 @@ TEST(Protocol, MissingFileNamesIt) {
   }
 }
 
-TEST(Protocol, EveryCommittedProtocolParses) {
-  // Protocol files name suites relative to the repository root, where the bench runs.
-  const auto old = std::filesystem::current_path();
-  std::filesystem::current_path(TILEWISE_SOURCE_DIR);
-  int parsed = 0;
-  for (const auto& entry : std::filesystem::directory_iterator("protocols"))
-    if (entry.path().extension() == ".toml") {
-      SCOPED_TRACE(entry.path().string());
-      EXPECT_NO_THROW(load_protocol(entry.path().string()));
-      ++parsed;
-    }
-  std::filesystem::current_path(old);
-  EXPECT_GE(parsed, 1);
-}
-
 // A scratch git repository as the working directory for the freeze checks.
 class Frozen : public ::testing::Test {
  protected:
