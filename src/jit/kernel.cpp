@@ -102,13 +102,6 @@ struct Held {
   ResourceUsage usage;
 };
 
-// What identifies an instantiation within one process (the kernel sources do not change under it).
-std::string instantiation(const KernelBuild& b) {
-  std::string key = b.kernel_file + '\n' + b.name_expression + '\n' + b.arch;
-  for (const std::string& o : b.options) key += '\n' + o;
-  return key;
-}
-
 std::mutex held_mutex;
 std::map<std::string, Held>& held() {
   static std::map<std::string, Held> kernels;
@@ -118,7 +111,7 @@ std::map<std::string, Held>& held() {
 }  // namespace
 
 Loaded load(const KernelBuild& b) {
-  const std::string key = instantiation(b);
+  const std::string key = cache_key(b);  // the one identity of a build, as the disk cache keys it
   {
     const std::lock_guard lock(held_mutex);
     if (auto it = held().find(key); it != held().end())
