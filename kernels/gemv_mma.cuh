@@ -33,6 +33,7 @@
 // That was faster for bf16 at M = 16 and fp8 x at M = 1 and slower elsewhere (src/families/gemv/heuristic.cpp).
 // PREFETCH (int4 g128 and fp8 weights): each piece's slot is loaded for the next step once the piece has been
 // computed, so loads and arithmetic overlap within a warp (the kernel's steps loop says more).
+#include "e4m3_pair.h"
 #include "gemv.cuh"
 
 namespace tilewise::kernels::gemv {
@@ -50,22 +51,6 @@ __device__ __forceinline__ void mma(float (&d)[4], const unsigned (&a)[4], unsig
     asm volatile("mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
                  : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]) : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
   }
-}
-
-// Two e4m3 weights (a 16-bit half of `w`, element 0 low) as two values of the activation's 16-bit type, exactly.
-template <int XT>
-__device__ __forceinline__ unsigned widen_e4m3_pair(unsigned short w) {
-  const __half2_raw h = __nv_cvt_fp8x2_to_halfraw2(__nv_fp8x2_storage_t(w), __NV_E4M3);
-  unsigned bits = (unsigned(h.y) << 16) | h.x;
-  if constexpr (XT == x_bf16) {
-    // An fp16 holding an e4m3 value is normal (or zero) with 3 mantissa bits: moving its exponent and mantissa down
-    // 3 bits makes the bf16 of the same value scaled by 2^-112, and a multiply by 2^112 (bf16 0x7780) restores it.
-    const unsigned shifted = (bits & 0x80008000u) | ((bits >> 3) & 0x0FFF0FFFu);
-    const __nv_bfloat162 v = __hmul2(*reinterpret_cast<const __nv_bfloat162*>(&shifted),
-                                     __floats2bfloat162_rn(0x1p112f, 0x1p112f));
-    bits = *reinterpret_cast<const unsigned*>(&v);
-  }
-  return bits;
 }
 
 // Two small integers stored as magic | u in the 16-bit halves of `bits` (magic | u reads as the integer base + u in
@@ -103,7 +88,7 @@ template <int WF, int XT>
 __device__ __forceinline__ void row_pairs(const uint4& v, int s, unsigned& lo, unsigned& hi) {
   if constexpr (WF == w_fp8 && XT != x_fp8) {  // 16 elements, four steps: word s widened to two 16-bit pairs
     const unsigned w = word(v, s);
-    lo = widen_e4m3_pair<XT>(w & 0xFFFFu), hi = widen_e4m3_pair<XT>(w >> 16);
+    lo = e4m3_pair_to_16bit<XT == x_bf16>(w & 0xFFFFu), hi = e4m3_pair_to_16bit<XT == x_bf16>(w >> 16);
   } else if constexpr (WF == w_q8_0) {  // 8 elements, two steps: word s, bytes 0-1 and 2-3
     lo = int8_pair<XT>(word(v, s), 0), hi = int8_pair<XT>(word(v, s), 2);
   } else if constexpr (WF == w_int4_g128) {  // 32 elements, eight steps: word s / 2, nibbles 2h, 2h + 4 and 2h + 1, 2h + 5

@@ -18,8 +18,9 @@
 // SwapAB: the host hands the kernel A as its B and B as its A (TN only), so D is C itself and the problem's M runs
 // along the 64-row side: a problem with few columns (N = 16) then takes a 16-wide wgmma over N instead of a 64-row
 // tile that is three quarters zeros. Only the direct epilogue knows: it stores D(row, col) at C[col * ldc + row].
-// Packed: B is int4 weights in the order of sm90/packed.h, copied into the stages by bulk copies with their scales
-// and dequantized by the consumers into wgmma's A registers (TN, 16-bit activations, no cluster).
+// Packed: B is int4 or fp8 weights in the order of sm90/packed.h, copied into the stages by bulk copies (int4 with
+// its group scales) and dequantized by the consumers into wgmma's A registers (TN, 16-bit activations, no cluster);
+// fp8's row scales multiply the finished sums before the epilogue.
 // Pdl: launched as a programmatic dependent (pdl.h). The producer asks for its first stages' operand tiles into L2
 // (a prefetch: L2 is where every SM's writes meet, so a line fetched early is never stale) and then waits for the
 // grid before; the consumers wait before they write anything. So a short GEMM's launch, barrier setup and first
@@ -80,7 +81,9 @@ __device__ __forceinline__ void consume(const Ring<Cfg>& ring, uint64_t* turn, c
       }
       if (k_end < plan.k_tiles) add_partials<Cfg>(&acc[0][0], args, plan, t, consumer, consumer_thread, sync_id);
     }
-    epilogue.store(acc, tn * Cfg::BlockN + (Cfg::Pingpong ? 0 : consumer * Cfg::RowsPerConsumer), tm * Cfg::BlockM);
+    const int row0 = tn * Cfg::BlockN + (Cfg::Pingpong ? 0 : consumer * Cfg::RowsPerConsumer);
+    if constexpr (Cfg::PackedFp8) scale_rows<Cfg>(acc, static_cast<const float*>(args.packed_scales), row0, args.N);
+    epilogue.store(acc, row0, tm * Cfg::BlockM);
   });
   epilogue.finish();
 }

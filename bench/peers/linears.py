@@ -162,7 +162,7 @@ class NoLinears(Arm):
 
 TILEWISE_FORMATS = ("q8_0", "int4-g128", "int4-g32", "fp8")
 # "-tc": the int4 weights with their tensor-core copy (past 16 tokens the sm90 kernel instead of dequantizing).
-TENSOR_CORE_FORMATS = ("int4-g128", "int4-g32")
+TENSOR_CORE_FORMATS = ("int4-g128", "int4-g32", "fp8")
 ARMS = ["torch-bf16", "tilewise-bf16"] + [f"tilewise-{f}" for f in TILEWISE_FORMATS] + \
     [f"tilewise-{f}-tc" for f in TENSOR_CORE_FORMATS] + ["torch-int8", "torch-int4-g128", "no-linears"]
 # int4 in one group size by default; g32 and the tensor-core copies on request

@@ -35,18 +35,20 @@ struct Sm90Gemm {
   static constexpr int MmasPerConsumer = RowsPerConsumer / 64;
   static constexpr int kAccPerMma = BlockM / 2;
   static constexpr int kThreads = 128 * (Consumers + 1);
-  // Packed weights: a k-tile of B is BlockN / 64 blocks of 64 rows x 64 int4 (2048 bytes each), then the blocks'
-  // scales (64 fp16 a group, one group or two a k-tile); the A tile after them starts on a 1024-byte boundary.
+  // Packed weights: a k-tile of B is BlockN / 64 blocks of 64 rows x 64 int4 or fp8 (2048 or 4096 bytes each), then
+  // int4's scales (64 fp16 a group, one group or two a k-tile); the A tile after them starts on a 1024-byte
+  // boundary. fp8's row scales multiply the finished sums (sm90_gemm.cuh).
   static constexpr int Weights = Weights_;
   static constexpr bool Packed = Weights != sm90::weights_as_input;
+  static constexpr bool PackedFp8 = Weights == sm90::weights_fp8;
   // Arrivals that hand a stage back: one per consumer warp of every CTA that reads it (sm90_gemm.cuh), or with packed
   // weights, which every consumer thread reads with its own loads, one per consumer thread (sm90/packed.h).
   static constexpr int kStageReleases = kConsumersPerStage * (Packed ? 128 : 4) * ClusterSize;
-  static constexpr int kPackedGroup = Weights == sm90::weights_int4_g32 ? 32 : 128;
-  static constexpr int kPackedBlockBytes = sm90::kPackedBlockBytes;
-  static constexpr int kScaleBlockBytes = sm90::packed_scale_block_bytes(kPackedGroup);
+  static constexpr int kPackedGroup = sm90::packed_group(Weights);
+  static constexpr int kPackedBlockBytes = sm90::packed_block_bytes(Weights);
+  static constexpr int kScaleBlockBytes = sm90::packed_scale_block_bytes(Weights);
   static constexpr int kPackedTileBytes = BlockN / sm90::kPackedBlockRows * kPackedBlockBytes;
-  static constexpr int kBTileBytes = Packed ? sm90::packed_b_tile_bytes(BlockN, kPackedGroup) : BlockN * 128;
+  static constexpr int kBTileBytes = Packed ? sm90::packed_b_tile_bytes(BlockN, Weights) : BlockN * 128;
   static constexpr int kATileBytes = BlockM * 128;
   static constexpr int kStageBytes = kBTileBytes + kATileBytes;
   // A staged row is padded by 16 bytes, so the eight rows one warp's store writes start in different banks.

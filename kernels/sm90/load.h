@@ -40,17 +40,18 @@ struct TileLoads {
 
   __device__ __forceinline__ void load_packed(const Ring<Cfg>& ring, int stage, int tn, int kt) const {
     namespace ptx = cuda::ptx;
-    const int k_blocks = args->K / 64, groups = args->K / Cfg::kPackedGroup;
-    const int first_group = kt * 64 / Cfg::kPackedGroup;
+    const int k_blocks = args->K / 64, groups = Cfg::kPackedGroup ? args->K / Cfg::kPackedGroup : 0;
+    const int first_group = Cfg::kPackedGroup ? kt * 64 / Cfg::kPackedGroup : 0;
     const uint8_t* q = static_cast<const uint8_t*>(args->packed);
     const uint8_t* scales = static_cast<const uint8_t*>(args->packed_scales);
     for (int b = 0; b < packed_blocks(tn); ++b) {
       const long long nb = tn * (Cfg::BlockN / 64) + b;
       ptx::cp_async_bulk(ptx::space_cluster, ptx::space_global, ring.b_tile(stage) + b * Cfg::kPackedBlockBytes,
                          q + (nb * k_blocks + kt) * Cfg::kPackedBlockBytes, Cfg::kPackedBlockBytes, &ring.full[stage]);
-      ptx::cp_async_bulk(ptx::space_cluster, ptx::space_global,
-                         ring.b_tile(stage) + Cfg::kPackedTileBytes + b * Cfg::kScaleBlockBytes,
-                         scales + (nb * groups + first_group) * 128, Cfg::kScaleBlockBytes, &ring.full[stage]);
+      if constexpr (Cfg::kScaleBlockBytes > 0)
+        ptx::cp_async_bulk(ptx::space_cluster, ptx::space_global,
+                           ring.b_tile(stage) + Cfg::kPackedTileBytes + b * Cfg::kScaleBlockBytes,
+                           scales + (nb * groups + first_group) * 128, Cfg::kScaleBlockBytes, &ring.full[stage]);
     }
   }
 

@@ -1,22 +1,28 @@
-// Packed int4 weights on wgmma's 64-row side: stored in the order a consumer warpgroup's registers take them, so a
-// thread loads its A fragment of a k-tile with one 16-byte shared-memory load and dequantizes it in a few
+// Packed weights on wgmma's 64-row side: stored in the order a consumer warpgroup's registers take them, so a thread
+// loads its A fragment of a k-tile with one or two 16-byte shared-memory loads and dequantizes it in a few
 // instructions per 8 values, and wgmma reads A from registers (docs/notes/2026-12-03-mixed-input-plan.md).
 //
-// The values and scales are those of kernels/quantize.cuh (int4 symmetric, stored q + 8, an fp16 scale d per group of
-// G = 32 or 128 along K); only the order differs. Layout "mma order", version 1, for B[N][K] with N % 64 == 0 and
-// K % 64 == 0 (and K % G == 0):
+// The values and scales are those of kernels/quantize.cuh; only the order differs. Layout "mma order", version 1,
+// for B[N][K] with N % 64 == 0 and K % 64 == 0:
+//   int4 (symmetric, stored q + 8, an fp16 scale d per group of G = 32 or 128 along K; K % G == 0):
 //   q       blocks of 64 rows x 64 k (2048 bytes), block (nb, kb) at byte (nb * K/64 + kb) * 2048. Within a block,
 //           thread t of the warpgroup (warp w = t / 32, lane l) owns the 16 bytes at t * 16: one 32-bit word per
 //           16-k step s = 0..3, the 8 values of wgmma's m64k16 A fragment. Value j (0..7) of the word sits in bits
 //           4 * (j / 2) + 16 * (j % 2), and is row 16w + l/4 + 8 * (j/2 % 2), column 16s + 2 * (l % 4) + j % 2 +
 //           8 * (j / 4) of the block; so register r of the fragment (values 2r, 2r + 1) is (word >> 4r) & 0x000F000F.
 //   scales  fp16 [N / 64][K / G][64]: the scale of row 64 nb + r in group g at ((nb * K/G) + g) * 64 + r.
+//   fp8 (e4m3 with an fp32 scale per row), version 1 as well:
+//   q       blocks of 64 rows x 64 k (4096 bytes), block (nb, kb) at byte (nb * K/64 + kb) * 4096. Thread t owns the
+//           32 bytes at t * 32: 8 a 16-k step s, byte j of the step holding value j as above (row and column as
+//           int4's), so register r of the fragment is bytes 2r and 2r + 1 of the step, widened.
+//   scales  fp32 [N], as the row-major packing keeps them; they multiply a tile's finished sums.
 // sm90/packed_order.h maps the order; src/families/sm90/packed.cpp writes it from the row-major packing (GPU and CPU).
 #pragma once
 #include <cuda/ptx>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include "e4m3_pair.h"
 #include "sm90/config.h"
 #include "sm90/packed_order.h"
 #include "sm90/primitives.h"
@@ -94,9 +100,28 @@ __device__ __forceinline__ void keep_until_here(Fragments<Cfg>& f) {
       asm volatile("" : "+r"(f.r[i][s][0]), "+r"(f.r[i][s][1]), "+r"(f.r[i][s][2]), "+r"(f.r[i][s][3])::"memory");
 }
 
-// The fragments of a stage: each thread's 16 bytes of each slab and the scales of its two rows, dequantized.
+// fp8: each thread's 32 bytes of each slab, widened (the row scales wait for the finished sums, scale_rows).
 template <class Cfg>
-__device__ __forceinline__ void load_fragments(const Ring<Cfg>& ring, int stage, int slab0, Fragments<Cfg>& f) {
+__device__ __forceinline__ void load_fp8_fragments(const Ring<Cfg>& ring, int stage, int slab0, Fragments<Cfg>& f) {
+  constexpr int kSteps = Cfg::BlockK / Cfg::kStepK;  // 4 steps of 16
+  const uint8_t* q_tile = ring.b_tile(stage) + slab0 * Cfg::kPackedBlockBytes + threadIdx.x % 128 * 32;
+#pragma unroll
+  for (int i = 0; i < Cfg::MmasPerConsumer; ++i) {
+    const uint4 lo = load_shared_16_bytes(q_tile + i * Cfg::kPackedBlockBytes);
+    const uint4 hi = load_shared_16_bytes(q_tile + i * Cfg::kPackedBlockBytes + 16);
+    const uint32_t words[2 * kSteps] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+#pragma unroll
+    for (int s = 0; s < kSteps; ++s)
+#pragma unroll
+      for (int r = 0; r < 4; ++r)
+        f.r[i][s][r] = e4m3_pair_to_16bit<Cfg::Input == input_bf16>(
+            static_cast<unsigned short>(words[2 * s + r / 2] >> (16 * (r % 2))));
+  }
+}
+
+// int4: each thread's 16 bytes of each slab and the scales of its two rows, dequantized.
+template <class Cfg>
+__device__ __forceinline__ void load_int4_fragments(const Ring<Cfg>& ring, int stage, int slab0, Fragments<Cfg>& f) {
   constexpr int kSteps = Cfg::BlockK / Cfg::kStepK;     // 4 steps of 16
   constexpr int kGroups = Cfg::kScaleBlockBytes / 128;  // scale groups a k-tile: 1 (G = 128) or 2 (G = 32)
   const int t = threadIdx.x % 128;
@@ -119,6 +144,30 @@ __device__ __forceinline__ void load_fragments(const Ring<Cfg>& ring, int stage,
         for (int r = 0; r < 4; ++r) f.r[i][s][r] = dequantize_pair<Cfg::Input>(words[s], r, r % 2 ? d1 : d0);
     }
   }
+}
+
+// The fragments of a stage, in the registers wgmma reads.
+template <class Cfg>
+__device__ __forceinline__ void load_fragments(const Ring<Cfg>& ring, int stage, int slab0, Fragments<Cfg>& f) {
+  if constexpr (Cfg::PackedFp8) load_fp8_fragments<Cfg>(ring, stage, slab0, f);
+  else load_int4_fragments<Cfg>(ring, stage, slab0, f);
+}
+
+// fp8 weights: a tile's finished sums times their rows' scales (fp32, one a row of B), as the epilogue takes the
+// accumulators (row row0 + 64 i + 16 w + l/4 + 8 h). Rows past B's edge multiply by 0.
+template <class Cfg>
+__device__ __forceinline__ void scale_rows(float (&acc)[Cfg::MmasPerConsumer][Cfg::kAccPerMma], const float* scales,
+                                           int row0, int rows) {
+  const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
+#pragma unroll
+  for (int i = 0; i < Cfg::MmasPerConsumer; ++i)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int row = row0 + i * 64 + warp * 16 + lane / 4 + 8 * h;
+      const float d = row < rows ? __ldg(scales + row) : 0.0f;
+#pragma unroll
+      for (int j = 0; j < Cfg::BlockM / 8; ++j) acc[i][4 * j + 2 * h] *= d, acc[i][4 * j + 2 * h + 1] *= d;
+    }
 }
 
 // The consumer's k-loop on packed weights: as multiply() (sm90/mma.h), with each 64-row slab's A fragments loaded

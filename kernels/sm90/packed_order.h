@@ -1,23 +1,34 @@
 #pragma once
-// The order of packed int4 weights the sm90 kernel reads (the layout is documented in sm90/packed.h): where value j
-// of the word of thread t at 16-k step s lies in its 64 x 64 block, for the kernel (NVRTC), the reordering kernel
-// (nvcc) and its CPU reference alike.
+// The order of packed weights the sm90 kernel reads (the layout is documented in sm90/packed.h): where value j of
+// thread t's fragment at 16-k step s lies in its 64 x 64 block, and where that value's bits are stored (a nibble of
+// a word for int4, a byte for fp8), for the kernel (NVRTC), the reordering kernel (nvcc) and its CPU reference alike.
 #include "random.h"  // TW_HOST_DEVICE
+#include "sm90/codes.h"
 
 namespace tilewise::kernels::sm90 {
 
 constexpr int kPackedBlockRows = 64, kPackedBlockK = 64;
-constexpr int kPackedBlockWords = kPackedBlockRows * kPackedBlockK / 8;  // 512 words of 8 values
-constexpr int kPackedBlockBytes = kPackedBlockWords * 4;                 // 2048
+constexpr int kPackedBlockWords = kPackedBlockRows * kPackedBlockK / 8;  // int4: 512 words of 8 values
 
-// The scales of one block a k-tile: 64 fp16 a group, one group (G = 128) or two (G = 32).
-TW_HOST_DEVICE constexpr int packed_scale_block_bytes(int group) {
-  return kPackedBlockRows * 2 * (group < kPackedBlockK ? kPackedBlockK / group : 1);
+// The group of K one scale covers: 32 or 128 for int4, 0 for fp8 (one scale a row, applied to the sums).
+TW_HOST_DEVICE constexpr int packed_group(int weights) {
+  return weights == weights_int4_g32 ? 32 : weights == weights_int4_g128 ? 128 : 0;
+}
+// One 64 x 64 block: 2048 bytes of int4, 4096 of fp8.
+TW_HOST_DEVICE constexpr int packed_block_bytes(int weights) {
+  return kPackedBlockRows * kPackedBlockK / (weights == weights_fp8 ? 1 : 2);
+}
+// The scales of one block a k-tile: 64 fp16 a group, one group (G = 128) or two (G = 32); fp8's row scales are read
+// once a tile, not staged.
+TW_HOST_DEVICE constexpr int packed_scale_block_bytes(int weights) {
+  const int group = packed_group(weights);
+  return group == 0 ? 0 : kPackedBlockRows * 2 * (group < kPackedBlockK ? kPackedBlockK / group : 1);
 }
 // A stage's packed B tile: block_n / 64 blocks and their scales, rounded up to 1024 bytes so that the activation
 // tile after it starts on a swizzle atom.
-TW_HOST_DEVICE constexpr int packed_b_tile_bytes(int block_n, int group) {
-  return (block_n / kPackedBlockRows * (kPackedBlockBytes + packed_scale_block_bytes(group)) + 1023) / 1024 * 1024;
+TW_HOST_DEVICE constexpr int packed_b_tile_bytes(int block_n, int weights) {
+  return (block_n / kPackedBlockRows * (packed_block_bytes(weights) + packed_scale_block_bytes(weights)) + 1023) /
+         1024 * 1024;
 }
 
 TW_HOST_DEVICE constexpr int packed_row(int t, int j) { return 16 * (t / 32) + (t % 32) / 4 + 8 * ((j / 2) % 2); }
@@ -36,6 +47,24 @@ TW_HOST_DEVICE unsigned int packed_word(long long w, int K, Nibble&& nibble) {
   unsigned int word = 0;
   for (int j = 0; j < 8; ++j)
     word |= (unsigned int)(nibble(n0 + packed_row(t, j), k0 + packed_column(t, s, j)) & 0xF) << packed_bit(j);
+  return word;
+}
+
+// fp8: word w of the packed q of B[N][K] (w = block * 1024 + t * 8 + 2 * s + h, block = nb * K/64 + kb) from B's
+// row-major bytes, read through `byte(n, k)`: thread t's 32 bytes of a block hold its fragments' values in order,
+// 8 a 16-k step, so word h of step s holds values 4h .. 4h + 3 (value j in byte j % 4).
+template <class Byte>
+TW_HOST_DEVICE unsigned int packed_fp8_word(long long w, int K, Byte&& byte) {
+  constexpr int kWords = kPackedBlockRows * kPackedBlockK / 4;  // 1024
+  const long long block = w / kWords;
+  const int within = int(w % kWords), t = within / 8, s = within % 8 / 2, h = within % 2;
+  const long long n0 = block / (K / kPackedBlockK) * kPackedBlockRows;
+  const int k0 = int(block % (K / kPackedBlockK)) * kPackedBlockK;
+  unsigned int word = 0;
+  for (int b = 0; b < 4; ++b) {
+    const int j = 4 * h + b;
+    word |= (unsigned int)(byte(n0 + packed_row(t, j), k0 + packed_column(t, s, j)) & 0xFF) << (8 * b);
+  }
   return word;
 }
 

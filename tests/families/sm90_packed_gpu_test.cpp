@@ -1,7 +1,8 @@
-// The sm90 kernel on packed int4 weights (kernels/sm90/packed.h): the GPU reorder bit for bit against its CPU
-// reference, and the arms sm90:int4 / sm90:int4-g32 against the fp32 reference from their own dequantized weights
-// over token counts from 1 to past one tile (edge tiles along M), a partial block row of tiles along N (N = 192 on
-// 128-row tiles), K from one group to many, both 16-bit activations, and every store, stream-K and ping-pong.
+// The sm90 kernel on packed int4 and fp8 weights (kernels/sm90/packed.h): the GPU reorder bit for bit against its CPU
+// reference, and the arms sm90:int4 / sm90:int4-g32 / sm90:fp8 against the fp32 reference from their own dequantized
+// weights over token counts from 1 to past one tile (edge tiles along M), a partial block row of tiles along N
+// (N = 192 on 128-row tiles), K from one group to many, both 16-bit activations, and every store, stream-K and
+// ping-pong.
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -24,7 +25,7 @@ using testkit::download;
 TEST(Sm90PackedGpu, ReorderMatchesTheCpuReferenceBitForBit) {
   TW_REQUIRE_GPU();
   device::Stream s;
-  for (gemv::Format f : {gemv::Format::int4_g128, gemv::Format::int4_g32}) {
+  for (gemv::Format f : {gemv::Format::int4_g128, gemv::Format::int4_g32, gemv::Format::fp8}) {
     const int64_t N = 320, K = 640;
     const Problem p = make_problem("w", 1, N, K, DType::bf16, Layout::TN);
     device::Operands ops(p, 1, 0);
@@ -66,6 +67,7 @@ TEST(Sm90PackedGpu, TheRuleMatchesTheDequantizedReference) {
     for (int64_t tokens : {1, 16, 17, 40, 64, 100, 128, 300})
       for (auto [N, K] : {std::pair<int64_t, int64_t>{192, 128}, {4096, 1024}, {256, 2048}}) {
         expect_correct(make_problem("q", tokens, N, K, act, Layout::TN), "sm90:int4", s.get());
+        expect_correct(make_problem("q", tokens, N, K, act, Layout::TN), "sm90:fp8", s.get());
         if (tokens == 17 || tokens == 300)
           expect_correct(make_problem("q", tokens, N, K, act, Layout::TN), "sm90:int4-g32", s.get());
       }
@@ -84,7 +86,7 @@ TEST(Sm90PackedGpu, EveryStoreScheduleAndSplitMatchesTheReference) {
       "block_m=128;block_n=256;stages=4;consumers=2;store=tma",
   };
   for (const char* c : configs)
-    for (const char* arm : {"sm90:int4", "sm90:int4-g32"})
+    for (const char* arm : {"sm90:int4", "sm90:int4-g32", "sm90:fp8"})
       for (auto [M, N, K] : {std::tuple<int64_t, int64_t, int64_t>{200, 320, 512}, {1000, 1024, 1536}})
         expect_correct(make_problem("q", M, N, K, DType::bf16, Layout::TN), std::string(arm) + "@" + c, s.get());
 }
@@ -100,7 +102,8 @@ TEST(Sm90PackedGpu, SanitizedSet) {
                         "block_m=128;block_n=64;stages=4;consumers=1;store=tma",
                         "block_m=64;block_n=64;stages=4;consumers=1;store=direct;split=3",
                         "block_m=16;block_n=256;stages=16;consumers=2;store=direct;split=8"})
-    expect_correct(make_problem("q", 200, 320, 512, DType::bf16, Layout::TN), std::string("sm90:int4@") + c, s.get());
+    for (const char* arm : {"sm90:int4@", "sm90:fp8@"})
+      expect_correct(make_problem("q", 200, 320, 512, DType::bf16, Layout::TN), std::string(arm) + c, s.get());
 }
 
 // nn.Linear's orientation, y[T][F] = x W^T: TN with M = F, N = T, A = W packed, B = x, the operands swapped so the
@@ -115,34 +118,36 @@ TEST(Sm90PackedGpu, NnLinearOrientationMatchesTheColumnMajorFormBitForBit) {
                          "block_m=64,block_n=64,stages=8,consumers=1,store=direct,split=3",
                          "block_m=24,block_n=128,stages=8,consumers=2,store=direct,schedule=pingpong",
                          "block_m=24,block_n=256,stages=16,consumers=2,store=direct,split=8"};
-  for (DType act : {DType::bf16, DType::fp16})
-    for (int64_t T : {17, 128, 300})
-      for (const char* tile : tiles) {
-        const int64_t F = 320, K = 512;
-        SCOPED_TRACE(std::string(tile) + ", " + std::to_string(T) + " tokens, " + std::string(to_string(act)));
-        const Problem col = make_problem("col", T, F, K, act, Layout::TN);  // C[t + f * ldc]
-        const Problem lin = make_problem("lin", F, T, K, act, Layout::TN);  // C[f + t * ldc]: y row-major
-        device::Operands ops(col, 1, 0);
-        ops.fill(41, s.get());  // A: x[T][K], B: W[F][K]
-        const gemv::PackedWeights rows =
-            gemv::quantize(ops.set(0).b.get(), act, F, K, K, gemv::Format::int4_g128, s.get());
-        const gemv::PackedWeights packed = to_kernel_order(rows, s.get());
-        Config c = parse_config(tile);
-        c.weights = Weights::int4_g128;
-        Gemm by_col(col, c, sms);
-        c.swap = true;
-        Gemm by_lin(lin, c, sms);
-        device::Buffer y(size_t(lin.ldc * T * 2));
-        by_col.run(ops.set(0).a.get(), packed.q.get(), ops.set(0).c.get(), s.get(), packed.scales.get());
-        by_lin.run(packed.q.get(), ops.set(0).a.get(), y.get(), s.get(), packed.scales.get());
-        s.sync();
-        const std::vector<uint16_t> got_col = download<uint16_t>(ops.set(0).c.get(), size_t(col.ldc * F));
-        const std::vector<uint16_t> got_lin = download<uint16_t>(y.get(), size_t(lin.ldc * T));
-        int64_t differ = 0;
-        for (int64_t t = 0; t < T; ++t)
-          for (int64_t f = 0; f < F; ++f) differ += got_col[size_t(t + f * col.ldc)] != got_lin[size_t(f + t * lin.ldc)];
-        EXPECT_EQ(differ, 0) << "of " << T * F << " outputs";
-      }
+  for (gemv::Format format : {gemv::Format::int4_g128, gemv::Format::fp8})
+    for (DType act : {DType::bf16, DType::fp16})
+      for (int64_t T : {17, 128, 300})
+        for (const char* tile : tiles) {
+          const int64_t F = 320, K = 512;
+          SCOPED_TRACE(std::string(tile) + ", " + std::to_string(T) + " tokens, " + std::string(to_string(act)) + ", " +
+                       std::string(gemv::to_string(format)));
+          const Problem col = make_problem("col", T, F, K, act, Layout::TN);  // C[t + f * ldc]
+          const Problem lin = make_problem("lin", F, T, K, act, Layout::TN);  // C[f + t * ldc]: y row-major
+          device::Operands ops(col, 1, 0);
+          ops.fill(41, s.get());  // A: x[T][K], B: W[F][K]
+          const gemv::PackedWeights rows = gemv::quantize(ops.set(0).b.get(), act, F, K, K, format, s.get());
+          const gemv::PackedWeights packed = to_kernel_order(rows, s.get());
+          Config c = parse_config(tile);
+          c.weights = packed_weights(format);
+          Gemm by_col(col, c, sms);
+          c.swap = true;
+          Gemm by_lin(lin, c, sms);
+          device::Buffer y(size_t(lin.ldc * T * 2));
+          by_col.run(ops.set(0).a.get(), packed.q.get(), ops.set(0).c.get(), s.get(), packed.scales.get());
+          by_lin.run(packed.q.get(), ops.set(0).a.get(), y.get(), s.get(), packed.scales.get());
+          s.sync();
+          const std::vector<uint16_t> got_col = download<uint16_t>(ops.set(0).c.get(), size_t(col.ldc * F));
+          const std::vector<uint16_t> got_lin = download<uint16_t>(y.get(), size_t(lin.ldc * T));
+          int64_t differ = 0;
+          for (int64_t t = 0; t < T; ++t)
+            for (int64_t f = 0; f < F; ++f)
+              differ += got_col[size_t(t + f * col.ldc)] != got_lin[size_t(f + t * lin.ldc)];
+          EXPECT_EQ(differ, 0) << "of " << T * F << " outputs";
+        }
 }
 
 TEST(Sm90PackedGpu, AShapeThePackingCannotTakeIsDeclinedWithItsReason) {

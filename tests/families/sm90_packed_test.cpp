@@ -1,4 +1,4 @@
-// Packed int4 weights in the sm90 kernel's order (kernels/sm90/packed.h), on the CPU: each value lands where wgmma's
+// Packed int4 and fp8 weights in the sm90 kernel's order (kernels/sm90/packed.h), on the CPU: each value lands where wgmma's
 // m64k16 A fragment takes it (register r of thread t at step s holds rows g and g + 8, columns 2 (t % 4) and 8 on,
 // as the PTX ISA lays the fragment out: checked here from that description, not from packed_order.h's formulas),
 // each scale in its block and group; the configuration field; what packed weights need of a problem. No GPU.
@@ -63,6 +63,32 @@ TEST(Sm90Packed, EachValueLandsInTheRegisterOfItsFragment) {
   }
 }
 
+// fp8: thread t's 32 bytes of a block hold its fragments step by step, byte 2r + e of step s the value of register r,
+// element e (rows and columns as int4's above); the row scales keep their order.
+TEST(Sm90Packed, EachFp8ValueLandsInTheRegisterOfItsFragment) {
+  const int64_t N = 192, K = 256;
+  const gemv::HostPacked rows = random_int4(gemv::Format::fp8, N, K, 13);
+  const gemv::HostPacked packed = to_kernel_order_cpu(rows);
+  ASSERT_EQ(packed.q.size(), rows.q.size());
+  EXPECT_EQ(packed.scales, rows.scales);
+  int checked = 0;
+  for (int64_t nb = 0; nb < N / 64; ++nb)
+    for (int64_t kb = 0; kb < K / 64; ++kb)
+      for (int t = 0; t < 128; ++t)
+        for (int s = 0; s < 4; ++s) {
+          const uint8_t* step = packed.q.data() + ((nb * (K / 64) + kb) * 4096 + t * 32 + s * 8);
+          const int warp = t / 32, lane = t % 32, g = lane / 4;
+          for (int r = 0; r < 4; ++r)
+            for (int e = 0; e < 2; ++e) {
+              const int64_t row = nb * 64 + warp * 16 + g + (r % 2 ? 8 : 0);
+              const int64_t col = kb * 64 + s * 16 + 2 * (lane % 4) + (r / 2 ? 8 : 0) + e;
+              EXPECT_EQ(step[2 * r + e], rows.q[size_t(row * rows.layout.row_bytes + col)]);
+              ++checked;
+            }
+        }
+  EXPECT_EQ(checked, N * K);
+}
+
 TEST(Sm90Packed, ScalesGoToTheirBlockAndGroup) {
   for (gemv::Format f : {gemv::Format::int4_g128, gemv::Format::int4_g32}) {
     const int64_t N = 128, K = 384;
@@ -84,8 +110,9 @@ TEST(Sm90Packed, FormatsAndShapesTheOrderCannotTakeAreNamed) {
   EXPECT_TRUE(Contains(error_of([&] { to_kernel_order_cpu(short_rows); }), "96 x 64"));
   const gemv::HostPacked short_k = random_int4(gemv::Format::int4_g32, 64, 96, 1);
   EXPECT_TRUE(Contains(error_of([&] { to_kernel_order_cpu(short_k); }), "whole blocks of 64"));
-  EXPECT_TRUE(Contains(error_of([] { packed_weights(gemv::Format::fp8); }), "not fp8"));
+  EXPECT_TRUE(Contains(error_of([] { packed_weights(gemv::Format::q8_0); }), "not q8_0"));
   EXPECT_EQ(packed_weights(gemv::Format::int4_g32), Weights::int4_g32);
+  EXPECT_EQ(packed_weights(gemv::Format::fp8), Weights::fp8);
 }
 
 TEST(Sm90Packed, TheWeightsFieldIsWrittenOnlyWhenSet) {
@@ -95,6 +122,9 @@ TEST(Sm90Packed, TheWeightsFieldIsWrittenOnlyWhenSet) {
   EXPECT_EQ(to_string(c), plain + ",weights=int4g128");
   EXPECT_EQ(parse_config(to_string(c)), c);
   EXPECT_EQ(parse_config(plain).weights, Weights::as_input);
+  c.weights = Weights::fp8;
+  EXPECT_EQ(to_string(c), plain + ",weights=fp8");
+  EXPECT_EQ(parse_config(to_string(c)), c);
   EXPECT_TRUE(Contains(error_of([] { parse_config("weights=int8"); }), "weights"));
 }
 
@@ -103,7 +133,7 @@ TEST(Sm90Packed, OnlyThePackedArmsPassPackedWeights) {
   const families::Family& sm90 = families::family("sm90");
   // tilewise::gemm (and a database entry) runs a configuration on the problem's own operands: refused with why.
   EXPECT_TRUE(Contains(sm90.infeasible("block_m=128,block_n=128,weights=int4g128", p, 132).value_or("feasible"),
-                       "only the arms sm90:int4 and sm90:int4-g32 pass"));
+                       "only the packed arms (sm90:int4, sm90:int4-g32, sm90:fp8) pass"));
   EXPECT_EQ(sm90.infeasible("block_m=128,block_n=128,stages=4,store=tma", p, 132), std::nullopt);
   EXPECT_TRUE(Contains(error_of([&] { sm90.make_arm("sm90:block_m=128;weights=int4g128"); }), "arm sm90:block_m=128"));
   // The packed arms read their overrides when they are named, before any GPU work.
@@ -113,6 +143,7 @@ TEST(Sm90Packed, OnlyThePackedArmsPassPackedWeights) {
   // on the GPU against the column-major one instead).
   EXPECT_TRUE(Contains(error_of([&] { sm90.make_arm("sm90:int4@block_m=64;swap=1"); }), "the arm packs B"));
   EXPECT_NE(sm90.make_arm("sm90:int4-g32@block_m=64;split=2"), nullptr);
+  EXPECT_NE(sm90.make_arm("sm90:fp8@block_m=64"), nullptr);
 }
 
 TEST(Sm90Packed, WhatPackedWeightsNeedOfTheProblem) {
@@ -147,6 +178,13 @@ TEST(Sm90Packed, WhatPackedWeightsNeedOfTheProblem) {
   Config plain = c;
   plain.weights = Weights::as_input;
   EXPECT_EQ(shared_bytes(plain) - shared_bytes(c), 8 * (128 * 128 - 5 * 1024));
+  // fp8 weights: 64 x 64 blocks and no group, so K need only be a multiple of 64; 2 blocks of 4096 bytes a stage.
+  Config fp8 = c;
+  fp8.weights = Weights::fp8;
+  EXPECT_EQ(infeasible(fp8, make_problem("p", 256, 4096, 4160, DType::bf16, Layout::TN)), std::nullopt);
+  EXPECT_TRUE(Contains(why(fp8, make_problem("p", 256, 4096, 4128, DType::bf16, Layout::TN)), "multiple of 64"));
+  EXPECT_TRUE(Contains(why(fp8, make_problem("p", 256, 4096, 4096, DType::fp8_e4m3, Layout::TN)), "fp8 weights"));
+  EXPECT_EQ(shared_bytes(plain) - shared_bytes(fp8), 8 * (128 * 128 - 8 * 1024));
 }
 
 // The packed arms' rule and linear's: feasible in both orientations at every token count of the decode and prefill
@@ -155,7 +193,7 @@ TEST(Sm90Packed, WhatPackedWeightsNeedOfTheProblem) {
 // the column-major form (narrower where swapped stores would spill) with the operands swapped and the direct store.
 TEST(Sm90Packed, TheRuleIsFeasibleInBothOrientations) {
   const Limits limits;
-  for (Weights w : {Weights::int4_g128, Weights::int4_g32})
+  for (Weights w : {Weights::int4_g128, Weights::int4_g32, Weights::fp8})
     for (auto [F, K] : {std::pair<int64_t, int64_t>{12288, 4096}, {4096, 14336}, {28672, 8192}, {320, 512}})
       for (int64_t T : {1, 16, 17, 64, 65, 128, 300, 2048, 8192}) {
         SCOPED_TRACE(std::to_string(T) + " tokens on " + std::to_string(F) + " x " + std::to_string(K));

@@ -183,6 +183,9 @@ class Quantize(unittest.TestCase):
         q8 = tilewise.quantize(w, "q8_0")
         with self.assertRaisesRegex(ValueError, "q8_0 weights have no tensor-core copy"):
             tilewise.PackedWeight(q8.q, q8.scales, "q8_0", 64, 256, q8.q.clone(), q8.scales.clone())
+        f8 = tilewise.quantize(w, "fp8")
+        f8_both = tilewise.PackedWeight(f8.q, f8.scales, "fp8", 64, 256, f8.q.clone(), f8.scales.clone())
+        self.assertEqual(f8_both.scales_mma.dtype, torch.float32)
         both = tilewise.PackedWeight(pw.q, pw.scales, "int4-g128", 64, 256, pw.q.clone(), pw.scales.clone())
         self.assertEqual(both.to("cpu").q_mma.shape, pw.q.shape)
         # A tilewise.Linear keeps the copy: as buffers (saved with the module) and in the weights it passes on.

@@ -151,8 +151,8 @@ TEST(QuantizedLinear, TwoStreamsAtOnceMoreTokensAndBadPointers) {
       "scales"));
 }
 
-// Past 16 tokens with the weights' tensor-core copy (pack_for_tensor_cores): the sm90 kernel on int4 weights in
-// nn.Linear's orientation, correct against the dequantized weights in both activation types and both groups; without
+// Past 16 tokens with the weights' tensor-core copy (pack_for_tensor_cores): the sm90 kernel on int4 and fp8 weights
+// in nn.Linear's orientation, correct against the dequantized weights in both activation types and int4's groups; without
 // the copy, or for a format the kernel does not read packed, Unsupported naming what to do.
 TEST(QuantizedLinear, PastSixteenTokensTheTensorCoreCopyServes) {
   TW_REQUIRE_GPU();
@@ -160,7 +160,7 @@ TEST(QuantizedLinear, PastSixteenTokensTheTensorCoreCopyServes) {
   device::Stream s;
   const int64_t F = 320, K = 512;
   for (DType act : {DType::bf16, DType::fp16})
-    for (WeightFormat f : {WeightFormat::int4_g128, WeightFormat::int4_g32})
+    for (WeightFormat f : {WeightFormat::int4_g128, WeightFormat::int4_g32, WeightFormat::fp8})
       for (int64_t tokens : {17, 64, 300}) {
         SCOPED_TRACE(std::string(to_string(f)) + ", " + std::to_string(tokens) + " tokens");
         const Problem p = make_problem("lin", F, tokens, K, act, Layout::TN);  // A: W[F][K], B: x[tokens][K]

@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "families/fields.hpp"
+#include "kernels/sm90/packed_order.h"
 
 namespace tilewise::sm90 {
 
@@ -17,7 +18,8 @@ constexpr Named<Store> kStores[] = {
     {"tma", Store::tma}, {"tma_ring", Store::tma_ring}, {"direct", Store::direct}, {"staged", Store::staged}};
 constexpr Named<Schedule> kSchedules[] = {{"cooperative", Schedule::cooperative}, {"pingpong", Schedule::pingpong}};
 constexpr Named<Weights> kWeights[] = {
-    {"as_input", Weights::as_input}, {"int4g128", Weights::int4_g128}, {"int4g32", Weights::int4_g32}};
+    {"as_input", Weights::as_input}, {"int4g128", Weights::int4_g128}, {"int4g32", Weights::int4_g32},
+    {"fp8", Weights::fp8}};
 constexpr Named<std::pair<int, int>> kClusters[] = {{"1x1", {1, 1}}, {"2x1", {2, 1}}, {"1x2", {1, 2}}};
 
 std::string_view name(Raster r) { return families::name_of(kRasters, r); }
@@ -36,14 +38,7 @@ std::string to_string(const Config& c) {
 
 std::string_view to_string(Weights w) { return families::name_of(kWeights, w); }
 
-int weight_group(Weights w) {
-  switch (w) {
-    case Weights::as_input: return 0;
-    case Weights::int4_g128: return 128;
-    case Weights::int4_g32: return 32;
-  }
-  throw Error("unknown sm90 weights");
-}
+int weight_group(Weights w) { return kernels::sm90::packed_group(int(w)); }
 
 Config parse_config(std::string_view text) {
   families::FieldReader r("sm90", text);

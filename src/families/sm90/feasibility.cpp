@@ -37,22 +37,25 @@ int static_shared(int stages) { return std::max(256, (2 * stages + 2) * 8); }
 
 bool tma_stride_ok(int64_t ld, DType d) { return (ld * element_bytes(d)) % 16 == 0; }
 
-// What packed int4 weights on wgmma's 64-row side need (kernels/sm90/packed.h): 16-bit K-major activations, whole
-// 64 x 64 blocks, no multicast or programmatic launch; and two consumers at most (three, at 128 registers a thread,
-// spilled 48 bytes at 192x192 beside the fragments).
+// What packed weights on wgmma's 64-row side need (kernels/sm90/packed.h): 16-bit K-major activations, whole 64 x 64
+// blocks, no multicast or programmatic launch; and two consumers at most (three, at 128 registers a thread, spilled
+// 48 bytes at 192x192 beside int4's fragments).
 std::optional<std::string> packed_infeasible(const Config& c, const Problem& p) {
-  if (p.dtype == DType::fp8_e4m3) return "packed int4 weights multiply 16-bit activations (bf16 or fp16), not fp8";
+  if (p.dtype == DType::fp8_e4m3)
+    return fmt::format("packed {} weights multiply 16-bit activations (bf16 or fp16), not fp8", to_string(c.weights));
   if (p.layout != Layout::TN) return "packed weights take K-major activations (TN)";
   if (c.cluster_m * c.cluster_n != 1) return "packed weights are not multicast: cluster 1x1 only";
   if (c.pdl) return "packed weights are not launched as a programmatic dependent";
   if (c.consumers > 2) return "packed weights run one or two consumers";
   const Problem kp = kernel_view(p, c);
   const int group = weight_group(c.weights);
-  if (kp.K % 64 != 0 || kp.K % group != 0)
-    return fmt::format("packed int4 weights need K to be a multiple of {} (64 x 64 blocks, a scale per {}); K = {}",
-                       std::max(64, group), group, kp.K);
+  if (kp.K % 64 != 0 || (group && kp.K % group != 0))
+    return group ? fmt::format("packed {} weights need K to be a multiple of {} (64 x 64 blocks, a scale per {}); K = {}",
+                               to_string(c.weights), std::max(64, group), group, kp.K)
+                 : fmt::format("packed {} weights need K to be a multiple of 64 (64 x 64 blocks); K = {}",
+                               to_string(c.weights), kp.K);
   if (kp.N % 64 != 0)
-    return fmt::format("packed int4 weights need their {} rows in whole blocks of 64", kp.N);
+    return fmt::format("packed {} weights need their {} rows in whole blocks of 64", to_string(c.weights), kp.N);
   // Stream-K's fixup beside 128 accumulators and the fragments spilled 4 bytes (256x128, split 2).
   if (c.split > 1 && accumulator_registers(c) >= 128)
     return fmt::format("stream-K on packed weights beside {} accumulators spills registers", accumulator_registers(c));
@@ -77,7 +80,7 @@ int rows_per_consumer(const Config& c) {
 
 int shared_bytes(const Config& c) {
   const int b_tile = c.weights == Weights::as_input ? c.block_n * 128
-                                                    : kernels::sm90::packed_b_tile_bytes(c.block_n, weight_group(c.weights));
+                                                    : kernels::sm90::packed_b_tile_bytes(c.block_n, int(c.weights));
   const int stage = c.block_m * 128 + b_tile;
   const int out_tile = c.store == Store::tma        ? c.consumers * rows_per_consumer(c) * c.block_m * 2
                        : c.store == Store::tma_ring ? c.consumers * 2 * rows_per_consumer(c) * 128
@@ -108,8 +111,8 @@ void require_tma_expressible(const Problem& p) {
 
 std::optional<std::string> needs_packed_operands(const Config& c) {
   if (c.weights == Weights::as_input) return std::nullopt;
-  return fmt::format("weights={} needs the weights packed and their scales, which only the arms sm90:int4 and "
-                     "sm90:int4-g32 pass", to_string(c.weights));
+  return fmt::format("weights={} needs the weights packed and their scales, which only the packed arms (sm90:int4, "
+                     "sm90:int4-g32, sm90:fp8) pass", to_string(c.weights));
 }
 
 std::optional<std::string> infeasible(const Config& c, const Problem& p, const Limits& limits) {

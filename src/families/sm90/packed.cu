@@ -9,14 +9,22 @@ void to_kernel_order(const gemv::PackedLayout& l, const void* q, const void* sca
                      cudaStream_t stream) {
   if (auto why = kernel_order_unsupported(l)) throw Unsupported(*why);
   if (!q || !scales || !q_out || !scales_out) throw Error("the kernel order needs q, scales and both outputs");
-  const long long words = l.n * l.k / 8;
-  const int groups = int(l.k / gemv::group_size(l.format));
-  const long long count = l.n * groups;
   constexpr int kThreads = 256;
-  kernels::sm90::reorder_packed_q<<<unsigned((words + kThreads - 1) / kThreads), kThreads, 0, stream>>>(
-      static_cast<const unsigned char*>(q), l.row_bytes, int(l.k), words, static_cast<unsigned int*>(q_out));
-  kernels::sm90::reorder_packed_scales<<<unsigned((count + kThreads - 1) / kThreads), kThreads, 0, stream>>>(
-      static_cast<const unsigned short*>(scales), groups, count, static_cast<unsigned short*>(scales_out));
+  const auto blocks = [](long long n) { return unsigned((n + kThreads - 1) / kThreads); };
+  const auto* rows = static_cast<const unsigned char*>(q);
+  auto* out = static_cast<unsigned int*>(q_out);
+  if (l.format == gemv::Format::fp8) {  // a byte a value; the row scales keep their order
+    const long long words = l.n * l.k / 4;
+    kernels::sm90::reorder_packed_fp8_q<<<blocks(words), kThreads, 0, stream>>>(rows, l.row_bytes, int(l.k), words, out);
+    TW_CUDA(cudaMemcpyAsync(scales_out, scales, size_t(l.scale_bytes), cudaMemcpyDeviceToDevice, stream));
+  } else {
+    const long long words = l.n * l.k / 8;
+    const int groups = int(l.k / gemv::group_size(l.format));
+    const long long count = l.n * groups;
+    kernels::sm90::reorder_packed_q<<<blocks(words), kThreads, 0, stream>>>(rows, l.row_bytes, int(l.k), words, out);
+    kernels::sm90::reorder_packed_scales<<<blocks(count), kThreads, 0, stream>>>(
+        static_cast<const unsigned short*>(scales), groups, count, static_cast<unsigned short*>(scales_out));
+  }
   TW_CUDA(cudaGetLastError());
 }
 
