@@ -33,7 +33,7 @@
 // That was faster for bf16 at M = 16 and fp8 x at M = 1 and slower elsewhere (src/families/gemv/heuristic.cpp).
 // PREFETCH (int4 g128 and fp8 weights): each piece's slot is loaded for the next step once the piece has been
 // computed, so loads and arithmetic overlap within a warp (the kernel's steps loop says more).
-#include "e4m3_pair.h"
+#include "widen.h"
 #include "gemv.cuh"
 
 namespace tilewise::kernels::gemv {
@@ -66,22 +66,6 @@ __device__ __forceinline__ unsigned magic_pair(unsigned bits, float bias) {
   }
 }
 
-// Two signed bytes (bytes e and e + 1 of `w`) as the activation's 16-bit type, exactly. fp16: 0x64 over (q + 128)
-// is 1024 + q + 128. bf16 holds no 256 consecutive integers under one exponent, so through fp32: 0x4B000000 over
-// (q + 128) is 2^23 + q + 128.
-template <int XT>
-__device__ __forceinline__ unsigned int8_pair(unsigned w, int e) {
-  const unsigned biased = w ^ 0x80808080u;
-  if constexpr (XT == x_fp16) {
-    return magic_pair<XT>(__byte_perm(biased, 0x64646464u, e == 0 ? 0x4140 : 0x4342), 1152.0f);
-  } else {
-    const float lo = __uint_as_float(__byte_perm(biased, 0x4B000000u, 0x7540 + e)) - 8388736.0f;
-    const float hi = __uint_as_float(__byte_perm(biased, 0x4B000000u, 0x7540 + e + 1)) - 8388736.0f;
-    const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
-    return *reinterpret_cast<const unsigned*>(&v);
-  }
-}
-
 // The A registers of step s for one row's piece: the pair for k = 2q (lo) and for k = 2q + 8 (hi) in the mma's own
 // numbering; the caller interleaves the two rows.
 template <int WF, int XT>
@@ -90,7 +74,7 @@ __device__ __forceinline__ void row_pairs(const uint4& v, int s, unsigned& lo, u
     const unsigned w = word(v, s);
     lo = e4m3_pair_to_16bit<XT == x_bf16>(w & 0xFFFFu), hi = e4m3_pair_to_16bit<XT == x_bf16>(w >> 16);
   } else if constexpr (WF == w_q8_0) {  // 8 elements, two steps: word s, bytes 0-1 and 2-3
-    lo = int8_pair<XT>(word(v, s), 0), hi = int8_pair<XT>(word(v, s), 2);
+    lo = int8_pair_to_16bit<XT == x_bf16>(word(v, s), 0), hi = int8_pair_to_16bit<XT == x_bf16>(word(v, s), 2);
   } else if constexpr (WF == w_int4_g128) {  // 32 elements, eight steps: word s / 2, nibbles 2h, 2h + 4 and 2h + 1, 2h + 5
     const unsigned w = word(v, s / 2) >> (8 * (s % 2));
     const unsigned magic = XT == x_bf16 ? 0x43004300u : 0x64006400u;  // 128 + u in bf16, 1024 + u in fp16

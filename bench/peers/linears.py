@@ -161,10 +161,9 @@ class NoLinears(Arm):
 
 
 TILEWISE_FORMATS = ("q8_0", "int4-g128", "int4-g32", "fp8")
-# "-tc": the int4 weights with their tensor-core copy (past 16 tokens the sm90 kernel instead of dequantizing).
-TENSOR_CORE_FORMATS = ("int4-g128", "int4-g32", "fp8")
+# "-tc": the weights with their tensor-core copy (past 16 tokens the sm90 kernel instead of dequantizing).
 ARMS = ["torch-bf16", "tilewise-bf16"] + [f"tilewise-{f}" for f in TILEWISE_FORMATS] + \
-    [f"tilewise-{f}-tc" for f in TENSOR_CORE_FORMATS] + ["torch-int8", "torch-int4-g128", "no-linears"]
+    [f"tilewise-{f}-tc" for f in TILEWISE_FORMATS] + ["torch-int8", "torch-int4-g128", "no-linears"]
 # int4 in one group size by default; g32 and the tensor-core copies on request
 DEFAULT_ARMS = [a for a in ARMS if a != "tilewise-int4-g32" and not a.endswith("-tc")]
 
@@ -177,6 +176,6 @@ def make(name):
         return simple[name]()
     if name.startswith("tilewise-") and name[len("tilewise-"):] in TILEWISE_FORMATS:
         return TilewisePacked(name[len("tilewise-"):])
-    if name.startswith("tilewise-") and name.endswith("-tc") and name[len("tilewise-"):-3] in TENSOR_CORE_FORMATS:
+    if name.startswith("tilewise-") and name.endswith("-tc") and name[len("tilewise-"):-3] in TILEWISE_FORMATS:
         return TilewisePacked(name[len("tilewise-"):-3], tensor_cores=True)
     raise ValueError(f"unknown arm '{name}' (known: {', '.join(ARMS)})")

@@ -36,8 +36,8 @@ struct PackedWeights {
   PackedShape shape;
   const void* q = nullptr;       // shape.q_bytes() bytes, 16-byte aligned
   const void* scales = nullptr;  // shape.scale_bytes bytes
-  // Optional, int4 and fp8 formats: the same weights in the tensor-core kernel's order (pack_for_tensor_cores), the
-  // same sizes, 16-byte aligned. With them linear serves more than 16 tokens.
+  // Optional: the same weights in the tensor-core kernel's order (pack_for_tensor_cores), the same sizes, 16-byte
+  // aligned. With them linear serves more than 16 tokens.
   const void* q_mma = nullptr;
   const void* scales_mma = nullptr;
 };
@@ -55,9 +55,9 @@ TILEWISE_API void dequantize_host(const PackedWeights& w, float* out);
 // does not serve the token count. Throws Error for fp8 or a null pointer.
 TILEWISE_API void dequantize(const PackedWeights& w, void* out, DType out_dtype, cudaStream_t stream);
 
-// w.q and w.scales (int4g128, int4g32 or fp8) in the order the Hopper tensor-core kernel reads them ("mma order",
-// version 1: kernels/sm90/packed.h) into device memory q_mma (shape.q_bytes()) and scales_mma (shape.scale_bytes),
-// asynchronous on `stream`. Throws Unsupported for q8_0, or F or K not in whole blocks of 64; Error for a
+// w.q and w.scales in the order the Hopper tensor-core kernel reads them ("mma order", version 1:
+// kernels/sm90/packed.h) into device memory q_mma (shape.q_bytes()) and scales_mma (shape.scale_bytes), asynchronous
+// on `stream`. Throws Unsupported for F or K not in whole blocks of 64; Error for a
 // null pointer, outputs not 16-byte aligned (scales not 2-byte aligned), or an output overlapping another buffer.
 TILEWISE_API void pack_for_tensor_cores(const PackedWeights& w, void* q_mma, void* scales_mma, cudaStream_t stream);
 
@@ -66,7 +66,7 @@ inline constexpr int64_t kGemvMaxTokens = 16;
 
 // y[tokens][F] = x[tokens][K] W^T for bf16 or fp16 x and y (contiguous rows), on `stream`. 1..16 tokens run the gemv
 // family's kernel on the packed weights (its default configuration for the format and shape, built on first use and
-// kept by the context). More run the sm90 kernel on w.q_mma / w.scales_mma (int4 or fp8, dequantized in registers; one
+// kept by the context). More run the sm90 kernel on w.q_mma / w.scales_mma (dequantized in registers; one
 // kernel per shape, token count and stream, kept by the context) where they are given, and throw Unsupported where
 // not: dequantize to x's dtype and run gemm on linear_problem() then. Throws Error, before any launch, for a null or
 // misaligned pointer, or only one of q_mma and scales_mma.

@@ -35,12 +35,12 @@ struct Sm90Gemm {
   static constexpr int MmasPerConsumer = RowsPerConsumer / 64;
   static constexpr int kAccPerMma = BlockM / 2;
   static constexpr int kThreads = 128 * (Consumers + 1);
-  // Packed weights: a k-tile of B is BlockN / 64 blocks of 64 rows x 64 int4 or fp8 (2048 or 4096 bytes each), then
-  // int4's scales (64 fp16 a group, one group or two a k-tile); the A tile after them starts on a 1024-byte
-  // boundary. fp8's row scales multiply the finished sums (sm90_gemm.cuh).
+  // Packed weights: a k-tile of B is BlockN / 64 blocks of 64 rows x 64 int4, Q8_0 or fp8 (2048 or 4096 bytes each),
+  // then the group scales of int4 and Q8_0 (64 fp16 a group, one group or two a k-tile); the A tile after them starts
+  // on a 1024-byte boundary. fp8's row scales multiply the finished sums (sm90_gemm.cuh).
   static constexpr int Weights = Weights_;
   static constexpr bool Packed = Weights != sm90::weights_as_input;
-  static constexpr bool PackedFp8 = Weights == sm90::weights_fp8;
+  static constexpr bool PackedFp8 = Weights == sm90::weights_fp8, PackedQ8 = Weights == sm90::weights_q8_0;
   // Arrivals that hand a stage back: one per consumer warp of every CTA that reads it (sm90_gemm.cuh), or with packed
   // weights, which every consumer thread reads with its own loads, one per consumer thread (sm90/packed.h).
   static constexpr int kStageReleases = kConsumersPerStage * (Packed ? 128 : 4) * ClusterSize;

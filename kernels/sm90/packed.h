@@ -11,18 +11,19 @@
 //           4 * (j / 2) + 16 * (j % 2), and is row 16w + l/4 + 8 * (j/2 % 2), column 16s + 2 * (l % 4) + j % 2 +
 //           8 * (j / 4) of the block; so register r of the fragment (values 2r, 2r + 1) is (word >> 4r) & 0x000F000F.
 //   scales  fp16 [N / 64][K / G][64]: the scale of row 64 nb + r in group g at ((nb * K/G) + g) * 64 + r.
-//   fp8 (e4m3 with an fp32 scale per row), version 1 as well:
+//   Q8_0 (a signed byte q, an fp16 scale d per group of 32 along K) and fp8 (e4m3, an fp32 scale per row):
 //   q       blocks of 64 rows x 64 k (4096 bytes), block (nb, kb) at byte (nb * K/64 + kb) * 4096. Thread t owns the
 //           32 bytes at t * 32: 8 a 16-k step s, byte j of the step holding value j as above (row and column as
 //           int4's), so register r of the fragment is bytes 2r and 2r + 1 of the step, widened.
-//   scales  fp32 [N], as the row-major packing keeps them; they multiply a tile's finished sums.
+//   scales  Q8_0: fp16 [N / 64][K / 32][64], as int4 g32's. fp8: fp32 [N], as the row-major packing keeps them; they
+//           multiply a tile's finished sums.
 // sm90/packed_order.h maps the order; src/families/sm90/packed.cpp writes it from the row-major packing (GPU and CPU).
 #pragma once
 #include <cuda/ptx>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
-#include "e4m3_pair.h"
+#include "widen.h"
 #include "sm90/config.h"
 #include "sm90/packed_order.h"
 #include "sm90/primitives.h"
@@ -53,6 +54,24 @@ __device__ __forceinline__ Scale<Input> make_scale(unsigned short bits) {
   }
 }
 
+// A pair of integers q (exact in the 16-bit type) times the row's scale: fp16 one multiply; bf16 fma(q, hi, q * lo),
+// which rounds once where q * lo is exact (int4's q of 4 bits; Q8_0's 8-bit q can round it too, within a rounding of
+// the reference's weights).
+template <int Input>
+__device__ __forceinline__ uint32_t scale_pair(uint32_t q_bits, const Scale<Input>& d) {
+  uint32_t out;
+  if constexpr (Input == input_fp16) {
+    const __half2 y = __hmul2(*reinterpret_cast<const __half2*>(&q_bits), *reinterpret_cast<const __half2*>(&d.hi));
+    out = *reinterpret_cast<const uint32_t*>(&y);
+  } else {
+    const __nv_bfloat162 q = *reinterpret_cast<const __nv_bfloat162*>(&q_bits);
+    const __nv_bfloat162 t = __hmul2(q, *reinterpret_cast<const __nv_bfloat162*>(&d.lo));
+    const __nv_bfloat162 y = __hfma2(q, *reinterpret_cast<const __nv_bfloat162*>(&d.hi), t);
+    out = *reinterpret_cast<const uint32_t*>(&y);
+  }
+  return out;
+}
+
 // Register r of a fragment from its word: two values q + 8 as 16-bit numbers 2^p + q + 8 (the nibble placed in the
 // mantissa of 128 in bf16, 1024 in fp16, one lop3), less 2^p + 8 (exact), times the row's scale.
 template <int Input>
@@ -60,18 +79,15 @@ __device__ __forceinline__ uint32_t dequantize_pair(uint32_t word, int r, const 
   constexpr uint32_t kMagic = Input == input_fp16 ? 0x64006400u : 0x43004300u;
   uint32_t v;
   asm("lop3.b32 %0, %1, %2, %3, 0xEA;" : "=r"(v) : "r"(word >> (4 * r)), "r"(0x000F000Fu), "r"(kMagic));
-  uint32_t out;
+  uint32_t q;
   if constexpr (Input == input_fp16) {
-    const __half2 q = __hsub2(*reinterpret_cast<const __half2*>(&v), __float2half2_rn(1032.0f));
-    const __half2 y = __hmul2(q, *reinterpret_cast<const __half2*>(&d.hi));
-    out = *reinterpret_cast<const uint32_t*>(&y);
+    const __half2 h = __hsub2(*reinterpret_cast<const __half2*>(&v), __float2half2_rn(1032.0f));
+    q = *reinterpret_cast<const uint32_t*>(&h);
   } else {
-    const __nv_bfloat162 q = __hsub2(*reinterpret_cast<const __nv_bfloat162*>(&v), __float2bfloat162_rn(136.0f));
-    const __nv_bfloat162 t = __hmul2(q, *reinterpret_cast<const __nv_bfloat162*>(&d.lo));
-    const __nv_bfloat162 y = __hfma2(q, *reinterpret_cast<const __nv_bfloat162*>(&d.hi), t);
-    out = *reinterpret_cast<const uint32_t*>(&y);
+    const __nv_bfloat162 b = __hsub2(*reinterpret_cast<const __nv_bfloat162*>(&v), __float2bfloat162_rn(136.0f));
+    q = *reinterpret_cast<const uint32_t*>(&b);
   }
-  return out;
+  return scale_pair<Input>(q, d);
 }
 
 // A consumer thread is done with `stage`: every thread read its fragments of it with its own (generic-proxy) loads,
@@ -100,22 +116,42 @@ __device__ __forceinline__ void keep_until_here(Fragments<Cfg>& f) {
       asm volatile("" : "+r"(f.r[i][s][0]), "+r"(f.r[i][s][1]), "+r"(f.r[i][s][2]), "+r"(f.r[i][s][3])::"memory");
 }
 
-// fp8: each thread's 32 bytes of each slab, widened (the row scales wait for the finished sums, scale_rows).
+// A value a byte: each thread's 32 bytes of each slab, widened; Q8_0's pairs times their group's row scale, fp8's
+// left for the finished sums (scale_rows).
 template <class Cfg>
-__device__ __forceinline__ void load_fp8_fragments(const Ring<Cfg>& ring, int stage, int slab0, Fragments<Cfg>& f) {
+__device__ __forceinline__ void load_byte_fragments(const Ring<Cfg>& ring, int stage, int slab0, Fragments<Cfg>& f) {
   constexpr int kSteps = Cfg::BlockK / Cfg::kStepK;  // 4 steps of 16
-  const uint8_t* q_tile = ring.b_tile(stage) + slab0 * Cfg::kPackedBlockBytes + threadIdx.x % 128 * 32;
+  constexpr bool kBf16 = Cfg::Input == input_bf16;
+  const int t = threadIdx.x % 128;
+  const uint8_t* q_tile = ring.b_tile(stage) + slab0 * Cfg::kPackedBlockBytes + t * 32;
+  const unsigned short* scale_tile = reinterpret_cast<const unsigned short*>(
+      ring.b_tile(stage) + Cfg::kPackedTileBytes + slab0 * Cfg::kScaleBlockBytes);
 #pragma unroll
   for (int i = 0; i < Cfg::MmasPerConsumer; ++i) {
     const uint4 lo = load_shared_16_bytes(q_tile + i * Cfg::kPackedBlockBytes);
     const uint4 hi = load_shared_16_bytes(q_tile + i * Cfg::kPackedBlockBytes + 16);
     const uint32_t words[2 * kSteps] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+    if constexpr (Cfg::PackedFp8) {
 #pragma unroll
-    for (int s = 0; s < kSteps; ++s)
+      for (int s = 0; s < kSteps; ++s)
 #pragma unroll
-      for (int r = 0; r < 4; ++r)
-        f.r[i][s][r] = e4m3_pair_to_16bit<Cfg::Input == input_bf16>(
-            static_cast<unsigned short>(words[2 * s + r / 2] >> (16 * (r % 2))));
+        for (int r = 0; r < 4; ++r)
+          f.r[i][s][r] =
+              e4m3_pair_to_16bit<kBf16>(static_cast<unsigned short>(words[2 * s + r / 2] >> (16 * (r % 2))));
+    } else {  // Q8_0: two groups of 32 a k-tile, steps 0-1 and 2-3
+      const unsigned short* scales = scale_tile + i * Cfg::kScaleBlockBytes / 2;
+#pragma unroll
+      for (int g = 0; g < 2; ++g) {
+        const Scale<Cfg::Input> d0 = make_scale<Cfg::Input>(load_shared_u16(scales + g * 64 + packed_row(t, 0)));
+        const Scale<Cfg::Input> d1 = make_scale<Cfg::Input>(load_shared_u16(scales + g * 64 + packed_row(t, 2)));
+#pragma unroll
+        for (int s = 2 * g; s < 2 * g + 2; ++s)
+#pragma unroll
+          for (int r = 0; r < 4; ++r)
+            f.r[i][s][r] = scale_pair<Cfg::Input>(int8_pair_to_16bit<kBf16>(words[2 * s + r / 2], 2 * (r % 2)),
+                                                  r % 2 ? d1 : d0);
+      }
+    }
   }
 }
 
@@ -149,7 +185,7 @@ __device__ __forceinline__ void load_int4_fragments(const Ring<Cfg>& ring, int s
 // The fragments of a stage, in the registers wgmma reads.
 template <class Cfg>
 __device__ __forceinline__ void load_fragments(const Ring<Cfg>& ring, int stage, int slab0, Fragments<Cfg>& f) {
-  if constexpr (Cfg::PackedFp8) load_fp8_fragments<Cfg>(ring, stage, slab0, f);
+  if constexpr (packed_bytes(Cfg::Weights)) load_byte_fragments<Cfg>(ring, stage, slab0, f);
   else load_int4_fragments<Cfg>(ring, stage, slab0, f);
 }
 

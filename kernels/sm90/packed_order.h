@@ -10,13 +10,16 @@ namespace tilewise::kernels::sm90 {
 constexpr int kPackedBlockRows = 64, kPackedBlockK = 64;
 constexpr int kPackedBlockWords = kPackedBlockRows * kPackedBlockK / 8;  // int4: 512 words of 8 values
 
-// The group of K one scale covers: 32 or 128 for int4, 0 for fp8 (one scale a row, applied to the sums).
+// The group of K one scale covers: 32 for Q8_0 and int4 g32, 128 for int4 g128, 0 for fp8 (one scale a row,
+// applied to the sums).
 TW_HOST_DEVICE constexpr int packed_group(int weights) {
-  return weights == weights_int4_g32 ? 32 : weights == weights_int4_g128 ? 128 : 0;
+  return weights == weights_int4_g32 || weights == weights_q8_0 ? 32 : weights == weights_int4_g128 ? 128 : 0;
 }
-// One 64 x 64 block: 2048 bytes of int4, 4096 of fp8.
+// Whether a value takes a byte (Q8_0, fp8) rather than a nibble (int4).
+TW_HOST_DEVICE constexpr bool packed_bytes(int weights) { return weights == weights_q8_0 || weights == weights_fp8; }
+// One 64 x 64 block: 2048 bytes of int4, 4096 of Q8_0 or fp8.
 TW_HOST_DEVICE constexpr int packed_block_bytes(int weights) {
-  return kPackedBlockRows * kPackedBlockK / (weights == weights_fp8 ? 1 : 2);
+  return kPackedBlockRows * kPackedBlockK / (packed_bytes(weights) ? 1 : 2);
 }
 // The scales of one block a k-tile: 64 fp16 a group, one group (G = 128) or two (G = 32); fp8's row scales are read
 // once a tile, not staged.
@@ -50,11 +53,11 @@ TW_HOST_DEVICE unsigned int packed_word(long long w, int K, Nibble&& nibble) {
   return word;
 }
 
-// fp8: word w of the packed q of B[N][K] (w = block * 1024 + t * 8 + 2 * s + h, block = nb * K/64 + kb) from B's
-// row-major bytes, read through `byte(n, k)`: thread t's 32 bytes of a block hold its fragments' values in order,
-// 8 a 16-k step, so word h of step s holds values 4h .. 4h + 3 (value j in byte j % 4).
+// A value a byte (Q8_0, fp8): word w of the packed q of B[N][K] (w = block * 1024 + t * 8 + 2 * s + h, block =
+// nb * K/64 + kb) from B's row-major bytes, read through `byte(n, k)`: thread t's 32 bytes of a block hold its
+// fragments' values in order, 8 a 16-k step, so word h of step s holds values 4h .. 4h + 3 (value j in byte j % 4).
 template <class Byte>
-TW_HOST_DEVICE unsigned int packed_fp8_word(long long w, int K, Byte&& byte) {
+TW_HOST_DEVICE unsigned int packed_byte_word(long long w, int K, Byte&& byte) {
   constexpr int kWords = kPackedBlockRows * kPackedBlockK / 4;  // 1024
   const long long block = w / kWords;
   const int within = int(w % kWords), t = within / 8, s = within % 8 / 2, h = within % 2;

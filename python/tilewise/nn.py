@@ -50,7 +50,7 @@ def patch(module, format=None, filter=None, tensor_cores=False):
     """Swaps every nn.Linear inside `module` (recursively, in place) for a tilewise.Linear; returns `module`.
 
     format: None keeps the 16-bit weights (shared with the layer, not copied); "q8_0", "int4-g32", "int4-g128" or
-    "fp8" packs each layer's weight once, here; tensor_cores (int4, fp8) adds each one's tensor-core copy, with which more
+    "fp8" packs each layer's weight once, here; tensor_cores adds each one's tensor-core copy, with which more
     than 16 tokens run the sm90 kernel. filter(name, layer) -> bool leaves out the layers it returns False for.
     Raises ValueError naming the first layer the format cannot take (K not a multiple of its group, say)."""
     targets = [(name, layer) for name, layer in module.named_modules()

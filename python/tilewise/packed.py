@@ -5,7 +5,6 @@ from . import _capi
 
 # Along K: the group one scale covers (0: one scale per row).
 _GROUP = {"q8_0": 32, "int4-g32": 32, "int4-g128": 128, "fp8": 0}
-_TENSOR_CORE_FORMATS = ("int4-g128", "int4-g32", "fp8")  # the formats the sm90 kernel reads packed
 
 
 class PackedWeight:
@@ -32,8 +31,6 @@ class PackedWeight:
         if (q_mma is None) != (scales_mma is None):
             raise ValueError("q_mma and scales_mma come together")
         if q_mma is not None:
-            if format not in _TENSOR_CORE_FORMATS:
-                raise ValueError(f"{format} weights have no tensor-core copy ({', '.join(_TENSOR_CORE_FORMATS)} do)")
             for name, t, like in (("q_mma", q_mma, q), ("scales_mma", scales_mma, scales)):
                 if t.dtype != like.dtype or t.shape != like.shape or t.device != like.device or not t.is_contiguous():
                     raise ValueError(f"{name} must be a contiguous {like.dtype} tensor of shape {tuple(like.shape)} "
@@ -68,8 +65,8 @@ def quantize(w, format, tensor_cores=False):
     """Packs bf16/fp16 weights w[F, K] (nn.Linear's weight) in `format`: "q8_0", "int4-g32", "int4-g128" or "fp8".
 
     On CUDA the library's GPU quantizer runs on the current stream and synchronizes it (this is for load time); on the
-    CPU its CPU reference, which gives the same bits. With tensor_cores (CUDA, int4 or fp8, F and K multiples of 64)
-    the weights also get their tensor-core copy (twice the packed bytes). Raises ValueError for a format or shape it
+    CPU its CPU reference, which gives the same bits. With tensor_cores (CUDA, F and K multiples of 64) the weights
+    also get their tensor-core copy (twice the packed bytes). Raises ValueError for a format or shape it
     cannot take."""
     if format not in _capi.FORMATS:
         raise ValueError(f"unknown format {format!r}; known: {', '.join(_capi.FORMATS)}")
@@ -80,9 +77,8 @@ def quantize(w, format, tensor_cores=False):
     if w.stride(1) != 1:
         raise ValueError("the weights' rows must be contiguous (w.stride(1) == 1); call .contiguous()")
     F, K = w.shape
-    if tensor_cores and (not w.is_cuda or format not in _TENSOR_CORE_FORMATS or F % 64 or K % 64):
-        raise ValueError(f"the tensor-core copy is made on CUDA for int4 and fp8 weights whose F and K are multiples "
-                         f"of 64, "
+    if tensor_cores and (not w.is_cuda or F % 64 or K % 64):
+        raise ValueError(f"the tensor-core copy is made on CUDA for weights whose F and K are multiples of 64, "
                          f"not {format} {F} x {K} on {w.device}")
     code = _capi.FORMATS[format]
     try:

@@ -149,7 +149,7 @@ void linear_mma(Context& ctx, const void* x, int64_t tokens, DType act, const Pa
     const device::RelaxedCapture relaxed;  // stream-K's scratch is allocated here, also inside a graph's capture
     sm90::Limits limits;
     limits.sm_count = state.sm_count;
-    const sm90::Weights weights = sm90::packed_weights(gemv_format(s.format));  // Unsupported for q8_0
+    const sm90::Weights weights = sm90::packed_weights(gemv_format(s.format));
     gemm = std::make_unique<sm90::Gemm>(p, sm90::packed_rule(p, limits, weights, true), state.sm_count,
                                         &state.scratch_of(stream));
   }

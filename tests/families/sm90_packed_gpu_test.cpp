@@ -1,5 +1,5 @@
-// The sm90 kernel on packed int4 and fp8 weights (kernels/sm90/packed.h): the GPU reorder bit for bit against its CPU
-// reference, and the arms sm90:int4 / sm90:int4-g32 / sm90:fp8 against the fp32 reference from their own dequantized
+// The sm90 kernel on packed int4, Q8_0 and fp8 weights (kernels/sm90/packed.h): the GPU reorder bit for bit against
+// its CPU reference, and the arms sm90:int4 / -g32 / q8_0 / fp8 against the fp32 reference from their own dequantized
 // weights over token counts from 1 to past one tile (edge tiles along M), a partial block row of tiles along N
 // (N = 192 on 128-row tiles), K from one group to many, both 16-bit activations, and every store, stream-K and
 // ping-pong.
@@ -25,7 +25,7 @@ using testkit::download;
 TEST(Sm90PackedGpu, ReorderMatchesTheCpuReferenceBitForBit) {
   TW_REQUIRE_GPU();
   device::Stream s;
-  for (gemv::Format f : {gemv::Format::int4_g128, gemv::Format::int4_g32, gemv::Format::fp8}) {
+  for (gemv::Format f : {gemv::Format::int4_g128, gemv::Format::int4_g32, gemv::Format::q8_0, gemv::Format::fp8}) {
     const int64_t N = 320, K = 640;
     const Problem p = make_problem("w", 1, N, K, DType::bf16, Layout::TN);
     device::Operands ops(p, 1, 0);
@@ -68,6 +68,7 @@ TEST(Sm90PackedGpu, TheRuleMatchesTheDequantizedReference) {
       for (auto [N, K] : {std::pair<int64_t, int64_t>{192, 128}, {4096, 1024}, {256, 2048}}) {
         expect_correct(make_problem("q", tokens, N, K, act, Layout::TN), "sm90:int4", s.get());
         expect_correct(make_problem("q", tokens, N, K, act, Layout::TN), "sm90:fp8", s.get());
+        expect_correct(make_problem("q", tokens, N, K, act, Layout::TN), "sm90:int8", s.get());
         if (tokens == 17 || tokens == 300)
           expect_correct(make_problem("q", tokens, N, K, act, Layout::TN), "sm90:int4-g32", s.get());
       }
@@ -86,7 +87,7 @@ TEST(Sm90PackedGpu, EveryStoreScheduleAndSplitMatchesTheReference) {
       "block_m=128;block_n=256;stages=4;consumers=2;store=tma",
   };
   for (const char* c : configs)
-    for (const char* arm : {"sm90:int4", "sm90:int4-g32", "sm90:fp8"})
+    for (const char* arm : {"sm90:int4", "sm90:int4-g32", "sm90:int8", "sm90:fp8"})
       for (auto [M, N, K] : {std::tuple<int64_t, int64_t, int64_t>{200, 320, 512}, {1000, 1024, 1536}})
         expect_correct(make_problem("q", M, N, K, DType::bf16, Layout::TN), std::string(arm) + "@" + c, s.get());
 }
@@ -102,7 +103,7 @@ TEST(Sm90PackedGpu, SanitizedSet) {
                         "block_m=128;block_n=64;stages=4;consumers=1;store=tma",
                         "block_m=64;block_n=64;stages=4;consumers=1;store=direct;split=3",
                         "block_m=16;block_n=256;stages=16;consumers=2;store=direct;split=8"})
-    for (const char* arm : {"sm90:int4@", "sm90:fp8@"})
+    for (const char* arm : {"sm90:int4@", "sm90:int8@", "sm90:fp8@"})
       expect_correct(make_problem("q", 200, 320, 512, DType::bf16, Layout::TN), std::string(arm) + c, s.get());
 }
 
@@ -118,7 +119,7 @@ TEST(Sm90PackedGpu, NnLinearOrientationMatchesTheColumnMajorFormBitForBit) {
                          "block_m=64,block_n=64,stages=8,consumers=1,store=direct,split=3",
                          "block_m=24,block_n=128,stages=8,consumers=2,store=direct,schedule=pingpong",
                          "block_m=24,block_n=256,stages=16,consumers=2,store=direct,split=8"};
-  for (gemv::Format format : {gemv::Format::int4_g128, gemv::Format::fp8})
+  for (gemv::Format format : {gemv::Format::int4_g128, gemv::Format::q8_0, gemv::Format::fp8})
     for (DType act : {DType::bf16, DType::fp16})
       for (int64_t T : {17, 128, 300})
         for (const char* tile : tiles) {

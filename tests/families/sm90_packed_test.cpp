@@ -63,34 +63,36 @@ TEST(Sm90Packed, EachValueLandsInTheRegisterOfItsFragment) {
   }
 }
 
-// fp8: thread t's 32 bytes of a block hold its fragments step by step, byte 2r + e of step s the value of register r,
-// element e (rows and columns as int4's above); the row scales keep their order.
-TEST(Sm90Packed, EachFp8ValueLandsInTheRegisterOfItsFragment) {
-  const int64_t N = 192, K = 256;
-  const gemv::HostPacked rows = random_int4(gemv::Format::fp8, N, K, 13);
-  const gemv::HostPacked packed = to_kernel_order_cpu(rows);
-  ASSERT_EQ(packed.q.size(), rows.q.size());
-  EXPECT_EQ(packed.scales, rows.scales);
-  int checked = 0;
-  for (int64_t nb = 0; nb < N / 64; ++nb)
-    for (int64_t kb = 0; kb < K / 64; ++kb)
-      for (int t = 0; t < 128; ++t)
-        for (int s = 0; s < 4; ++s) {
-          const uint8_t* step = packed.q.data() + ((nb * (K / 64) + kb) * 4096 + t * 32 + s * 8);
-          const int warp = t / 32, lane = t % 32, g = lane / 4;
-          for (int r = 0; r < 4; ++r)
-            for (int e = 0; e < 2; ++e) {
-              const int64_t row = nb * 64 + warp * 16 + g + (r % 2 ? 8 : 0);
-              const int64_t col = kb * 64 + s * 16 + 2 * (lane % 4) + (r / 2 ? 8 : 0) + e;
-              EXPECT_EQ(step[2 * r + e], rows.q[size_t(row * rows.layout.row_bytes + col)]);
-              ++checked;
-            }
-        }
-  EXPECT_EQ(checked, N * K);
+// A value a byte (Q8_0, fp8): thread t's 32 bytes of a block hold its fragments step by step, byte 2r + e of step s
+// the value of register r, element e (rows and columns as int4's above); fp8's row scales keep their order.
+TEST(Sm90Packed, EachByteValueLandsInTheRegisterOfItsFragment) {
+  for (gemv::Format f : {gemv::Format::fp8, gemv::Format::q8_0}) {
+    const int64_t N = 192, K = 256;
+    const gemv::HostPacked rows = random_int4(f, N, K, 13);
+    const gemv::HostPacked packed = to_kernel_order_cpu(rows);
+    ASSERT_EQ(packed.q.size(), rows.q.size());
+    if (f == gemv::Format::fp8) EXPECT_EQ(packed.scales, rows.scales);
+    int checked = 0;
+    for (int64_t nb = 0; nb < N / 64; ++nb)
+      for (int64_t kb = 0; kb < K / 64; ++kb)
+        for (int t = 0; t < 128; ++t)
+          for (int s = 0; s < 4; ++s) {
+            const uint8_t* step = packed.q.data() + ((nb * (K / 64) + kb) * 4096 + t * 32 + s * 8);
+            const int warp = t / 32, lane = t % 32, g = lane / 4;
+            for (int r = 0; r < 4; ++r)
+              for (int e = 0; e < 2; ++e) {
+                const int64_t row = nb * 64 + warp * 16 + g + (r % 2 ? 8 : 0);
+                const int64_t col = kb * 64 + s * 16 + 2 * (lane % 4) + (r / 2 ? 8 : 0) + e;
+                EXPECT_EQ(step[2 * r + e], rows.q[size_t(row * rows.layout.row_bytes + col)]);
+                ++checked;
+              }
+          }
+    EXPECT_EQ(checked, N * K);
+  }
 }
 
 TEST(Sm90Packed, ScalesGoToTheirBlockAndGroup) {
-  for (gemv::Format f : {gemv::Format::int4_g128, gemv::Format::int4_g32}) {
+  for (gemv::Format f : {gemv::Format::int4_g128, gemv::Format::int4_g32, gemv::Format::q8_0}) {
     const int64_t N = 128, K = 384;
     const int groups = int(K / gemv::group_size(f));
     const gemv::HostPacked rows = random_int4(f, N, K, 11);
@@ -104,13 +106,14 @@ TEST(Sm90Packed, ScalesGoToTheirBlockAndGroup) {
 }
 
 TEST(Sm90Packed, FormatsAndShapesTheOrderCannotTakeAreNamed) {
-  const gemv::HostPacked q8 = random_int4(gemv::Format::q8_0, 64, 64, 1);
-  EXPECT_TRUE(Contains(error_of([&] { to_kernel_order_cpu(q8); }), "q8_0 weights have no sm90 kernel order"));
+  const gemv::HostPacked plain = random_int4(gemv::Format::bf16, 64, 64, 1);
+  EXPECT_TRUE(Contains(error_of([&] { to_kernel_order_cpu(plain); }), "bf16 weights have no sm90 kernel order"));
   const gemv::HostPacked short_rows = random_int4(gemv::Format::int4_g32, 96, 64, 1);
   EXPECT_TRUE(Contains(error_of([&] { to_kernel_order_cpu(short_rows); }), "96 x 64"));
   const gemv::HostPacked short_k = random_int4(gemv::Format::int4_g32, 64, 96, 1);
   EXPECT_TRUE(Contains(error_of([&] { to_kernel_order_cpu(short_k); }), "whole blocks of 64"));
-  EXPECT_TRUE(Contains(error_of([] { packed_weights(gemv::Format::q8_0); }), "not q8_0"));
+  EXPECT_TRUE(Contains(error_of([] { packed_weights(gemv::Format::fp16); }), "not fp16"));
+  EXPECT_EQ(packed_weights(gemv::Format::q8_0), Weights::q8_0);
   EXPECT_EQ(packed_weights(gemv::Format::int4_g32), Weights::int4_g32);
   EXPECT_EQ(packed_weights(gemv::Format::fp8), Weights::fp8);
 }
@@ -133,7 +136,7 @@ TEST(Sm90Packed, OnlyThePackedArmsPassPackedWeights) {
   const families::Family& sm90 = families::family("sm90");
   // tilewise::gemm (and a database entry) runs a configuration on the problem's own operands: refused with why.
   EXPECT_TRUE(Contains(sm90.infeasible("block_m=128,block_n=128,weights=int4g128", p, 132).value_or("feasible"),
-                       "only the packed arms (sm90:int4, sm90:int4-g32, sm90:fp8) pass"));
+                       "only the packed arms (sm90:int4, sm90:int4-g32, sm90:int8, sm90:fp8) pass"));
   EXPECT_EQ(sm90.infeasible("block_m=128,block_n=128,stages=4,store=tma", p, 132), std::nullopt);
   EXPECT_TRUE(Contains(error_of([&] { sm90.make_arm("sm90:block_m=128;weights=int4g128"); }), "arm sm90:block_m=128"));
   // The packed arms read their overrides when they are named, before any GPU work.
@@ -144,6 +147,7 @@ TEST(Sm90Packed, OnlyThePackedArmsPassPackedWeights) {
   EXPECT_TRUE(Contains(error_of([&] { sm90.make_arm("sm90:int4@block_m=64;swap=1"); }), "the arm packs B"));
   EXPECT_NE(sm90.make_arm("sm90:int4-g32@block_m=64;split=2"), nullptr);
   EXPECT_NE(sm90.make_arm("sm90:fp8@block_m=64"), nullptr);
+  EXPECT_NE(sm90.make_arm("sm90:int8@block_m=64"), nullptr);
 }
 
 TEST(Sm90Packed, WhatPackedWeightsNeedOfTheProblem) {
@@ -185,6 +189,14 @@ TEST(Sm90Packed, WhatPackedWeightsNeedOfTheProblem) {
   EXPECT_TRUE(Contains(why(fp8, make_problem("p", 256, 4096, 4128, DType::bf16, Layout::TN)), "multiple of 64"));
   EXPECT_TRUE(Contains(why(fp8, make_problem("p", 256, 4096, 4096, DType::fp8_e4m3, Layout::TN)), "fp8 weights"));
   EXPECT_EQ(shared_bytes(plain) - shared_bytes(fp8), 8 * (128 * 128 - 8 * 1024));
+  // Q8_0: a scale per 32, so K a multiple of 64 will do; 2 blocks of 4096 bytes and 2 x 256 bytes of scales, padded
+  // to 9 KB (8 such stages beside the A tiles would not fit: 6).
+  Config q8 = c;
+  q8.weights = Weights::q8_0, q8.stages = 6;
+  EXPECT_EQ(infeasible(q8, make_problem("p", 256, 4096, 4160, DType::bf16, Layout::TN)), std::nullopt);
+  EXPECT_TRUE(Contains(why(q8, make_problem("p", 256, 4096, 4128, DType::bf16, Layout::TN)), "multiple of 64"));
+  plain.stages = 6;
+  EXPECT_EQ(shared_bytes(plain) - shared_bytes(q8), 6 * (128 * 128 - 9 * 1024));
 }
 
 // The packed arms' rule and linear's: feasible in both orientations at every token count of the decode and prefill
@@ -193,7 +205,7 @@ TEST(Sm90Packed, WhatPackedWeightsNeedOfTheProblem) {
 // the column-major form (narrower where swapped stores would spill) with the operands swapped and the direct store.
 TEST(Sm90Packed, TheRuleIsFeasibleInBothOrientations) {
   const Limits limits;
-  for (Weights w : {Weights::int4_g128, Weights::int4_g32, Weights::fp8})
+  for (Weights w : {Weights::int4_g128, Weights::int4_g32, Weights::q8_0, Weights::fp8})
     for (auto [F, K] : {std::pair<int64_t, int64_t>{12288, 4096}, {4096, 14336}, {28672, 8192}, {320, 512}})
       for (int64_t T : {1, 16, 17, 64, 65, 128, 300, 2048, 8192}) {
         SCOPED_TRACE(std::to_string(T) + " tokens on " + std::to_string(F) + " x " + std::to_string(K));

@@ -180,12 +180,10 @@ class Quantize(unittest.TestCase):
             tilewise.PackedWeight(pw.q, pw.scales, "int4-g128", 64, 256, pw.q.clone())
         with self.assertRaisesRegex(ValueError, "q_mma must be a contiguous torch.uint8 tensor of shape"):
             tilewise.PackedWeight(pw.q, pw.scales, "int4-g128", 64, 256, pw.q[:32].clone(), pw.scales.clone())
-        q8 = tilewise.quantize(w, "q8_0")
-        with self.assertRaisesRegex(ValueError, "q8_0 weights have no tensor-core copy"):
-            tilewise.PackedWeight(q8.q, q8.scales, "q8_0", 64, 256, q8.q.clone(), q8.scales.clone())
-        f8 = tilewise.quantize(w, "fp8")
-        f8_both = tilewise.PackedWeight(f8.q, f8.scales, "fp8", 64, 256, f8.q.clone(), f8.scales.clone())
-        self.assertEqual(f8_both.scales_mma.dtype, torch.float32)
+        for fmt in ("q8_0", "fp8"):  # every packed format has the copy: the same sizes as its q and scales
+            p = tilewise.quantize(w, fmt)
+            with_copy = tilewise.PackedWeight(p.q, p.scales, fmt, 64, 256, p.q.clone(), p.scales.clone())
+            self.assertEqual(with_copy.scales_mma.dtype, p.scales.dtype)
         both = tilewise.PackedWeight(pw.q, pw.scales, "int4-g128", 64, 256, pw.q.clone(), pw.scales.clone())
         self.assertEqual(both.to("cpu").q_mma.shape, pw.q.shape)
         # A tilewise.Linear keeps the copy: as buffers (saved with the module) and in the weights it passes on.
@@ -199,10 +197,6 @@ class Quantize(unittest.TestCase):
         from tilewise import _capi
         lib = _capi.lib()
         q = torch.zeros(128, 128, dtype=torch.uint8)
-        status = lib.tw_pack_for_tensor_cores(_capi.FORMATS["q8_0"], 128, 128, q.data_ptr(), q.data_ptr(),
-                                              q.data_ptr(), q.data_ptr(), None)
-        self.assertEqual(status, _capi.UNSUPPORTED)
-        self.assertIn("q8_0 weights have no sm90 kernel order", lib.tw_last_error().decode())
         status = lib.tw_pack_for_tensor_cores(_capi.FORMATS["int4-g128"], 96, 256, q.data_ptr(), q.data_ptr(),
                                               q.data_ptr(), q.data_ptr(), None)
         self.assertEqual(status, _capi.UNSUPPORTED)

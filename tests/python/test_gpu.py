@@ -55,7 +55,7 @@ class Gpu(unittest.TestCase):
 
     def test_past_16_tokens_the_tensor_core_copy_serves(self):
         for dtype in (torch.bfloat16, torch.float16):
-            for fmt in ("int4-g128", "int4-g32", "fp8"):
+            for fmt in ("int4-g128", "int4-g32", "q8_0", "fp8"):
                 w = self.weights(1024, 2048, dtype)
                 pw = tilewise.quantize(w, fmt, tensor_cores=True)
                 ref_w = tilewise.dequantize(pw).to(self.dev)

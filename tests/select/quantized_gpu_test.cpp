@@ -151,16 +151,16 @@ TEST(QuantizedLinear, TwoStreamsAtOnceMoreTokensAndBadPointers) {
       "scales"));
 }
 
-// Past 16 tokens with the weights' tensor-core copy (pack_for_tensor_cores): the sm90 kernel on int4 and fp8 weights
-// in nn.Linear's orientation, correct against the dequantized weights in both activation types and int4's groups; without
-// the copy, or for a format the kernel does not read packed, Unsupported naming what to do.
+// Past 16 tokens with the weights' tensor-core copy (pack_for_tensor_cores): the sm90 kernel on every packed format
+// in nn.Linear's orientation, correct against the dequantized weights in both activation types; without the copy, or
+// for rows not in whole blocks of 64, Unsupported naming what to do.
 TEST(QuantizedLinear, PastSixteenTokensTheTensorCoreCopyServes) {
   TW_REQUIRE_GPU();
   Context ctx;
   device::Stream s;
   const int64_t F = 320, K = 512;
   for (DType act : {DType::bf16, DType::fp16})
-    for (WeightFormat f : {WeightFormat::int4_g128, WeightFormat::int4_g32, WeightFormat::fp8})
+    for (WeightFormat f : kFormats)
       for (int64_t tokens : {17, 64, 300}) {
         SCOPED_TRACE(std::string(to_string(f)) + ", " + std::to_string(tokens) + " tokens");
         const Problem p = make_problem("lin", F, tokens, K, act, Layout::TN);  // A: W[F][K], B: x[tokens][K]
@@ -185,11 +185,12 @@ TEST(QuantizedLinear, PastSixteenTokensTheTensorCoreCopyServes) {
   const Problem p = make_problem("lin", F, 32, K, DType::bf16, Layout::TN);
   device::Operands ops(p, 1, 0);
   const Packed q8 = pack(ops.set(0), DType::bf16, WeightFormat::q8_0, F, K, s.get());
-  device::Buffer q_mma(size_t(q8.shape.q_bytes())), scales_mma(size_t(q8.shape.scale_bytes));
+  const Packed short_rows = pack(ops.set(0), DType::bf16, WeightFormat::q8_0, 96, K, s.get());
+  device::Buffer q_mma(size_t(short_rows.shape.q_bytes())), scales_mma(size_t(short_rows.shape.scale_bytes));
   EXPECT_TRUE(testkit::Contains(testkit::error_of([&] {
-                                  pack_for_tensor_cores(q8.view(), q_mma.get(), scales_mma.get(), s.get());
+                                  pack_for_tensor_cores(short_rows.view(), q_mma.get(), scales_mma.get(), s.get());
                                 }),
-                                "q8_0 weights have no sm90 kernel order"));
+                                "whole blocks of 64"));
   EXPECT_TRUE(testkit::Contains(
       testkit::error_of([&] { linear(ctx, ops.set(0).b.get(), 32, DType::bf16, q8.view(), ops.set(0).c.get(), s.get()); }),
       "pack_for_tensor_cores"));

@@ -19,7 +19,7 @@ constexpr Named<Store> kStores[] = {
 constexpr Named<Schedule> kSchedules[] = {{"cooperative", Schedule::cooperative}, {"pingpong", Schedule::pingpong}};
 constexpr Named<Weights> kWeights[] = {
     {"as_input", Weights::as_input}, {"int4g128", Weights::int4_g128}, {"int4g32", Weights::int4_g32},
-    {"fp8", Weights::fp8}};
+    {"q8_0", Weights::q8_0}, {"fp8", Weights::fp8}};
 constexpr Named<std::pair<int, int>> kClusters[] = {{"1x1", {1, 1}}, {"2x1", {2, 1}}, {"1x2", {1, 2}}};
 
 std::string_view name(Raster r) { return families::name_of(kRasters, r); }

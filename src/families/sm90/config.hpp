@@ -25,16 +25,17 @@ enum class Store : int {
 // The stores TMA writes: they need the output's tensor map, whole 64-column atoms and a 16-byte-aligned ldc.
 inline bool stores_by_tma(Store s) { return s == Store::tma || s == Store::tma_ring; }
 // What wgmma's 64-row side reads: the kernel's B as the problem stores it, or packed weights in the kernel's own
-// order (kernels/sm90/packed.h), dequantized into registers: int4 with an fp16 scale per 128 or 32 along K, or e4m3
-// with an fp32 scale per row. Valued as the kernel's codes.
+// order (kernels/sm90/packed.h), dequantized into registers: int4 with an fp16 scale per 128 or 32 along K, Q8_0's
+// signed bytes with an fp16 scale per 32, or e4m3 with an fp32 scale per row. Valued as the kernel's codes.
 enum class Weights : int {
   as_input = kernels::sm90::weights_as_input,
   int4_g128 = kernels::sm90::weights_int4_g128,
   int4_g32 = kernels::sm90::weights_int4_g32,
+  q8_0 = kernels::sm90::weights_q8_0,
   fp8 = kernels::sm90::weights_fp8,
 };
 int weight_group(Weights w);            // the scale group along K of a packed format (0 for as_input and fp8)
-std::string_view to_string(Weights w);  // "as_input", "int4g128", "int4g32", "fp8"
+std::string_view to_string(Weights w);  // "as_input", "int4g128", "int4g32", "q8_0", "fp8"
 // cooperative: the consumers split each tile's rows; pingpong: each consumer takes whole tiles in turn, so one
 // multiplies while the other runs its epilogue.
 enum class Schedule { cooperative, pingpong };

@@ -112,7 +112,7 @@ void require_tma_expressible(const Problem& p) {
 std::optional<std::string> needs_packed_operands(const Config& c) {
   if (c.weights == Weights::as_input) return std::nullopt;
   return fmt::format("weights={} needs the weights packed and their scales, which only the packed arms (sm90:int4, "
-                     "sm90:int4-g32, sm90:fp8) pass", to_string(c.weights));
+                     "sm90:int4-g32, sm90:int8, sm90:fp8) pass", to_string(c.weights));
 }
 
 std::optional<std::string> infeasible(const Config& c, const Problem& p, const Limits& limits) {

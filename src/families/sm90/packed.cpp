@@ -15,14 +15,17 @@ namespace tilewise::sm90 {
 Weights packed_weights(gemv::Format f) {
   if (f == gemv::Format::int4_g128) return Weights::int4_g128;
   if (f == gemv::Format::int4_g32) return Weights::int4_g32;
+  if (f == gemv::Format::q8_0) return Weights::q8_0;
   if (f == gemv::Format::fp8) return Weights::fp8;
-  throw Unsupported(fmt::format("the sm90 kernel reads packed int4 and fp8 weights (int4g128, int4g32, fp8), not {}",
+  throw Unsupported(fmt::format("the sm90 kernel reads packed weights (int4g128, int4g32, q8_0, fp8), not {}",
                                 gemv::to_string(f)));
 }
 
 std::optional<std::string> kernel_order_unsupported(const gemv::PackedLayout& l) {
-  if (l.format != gemv::Format::int4_g128 && l.format != gemv::Format::int4_g32 && l.format != gemv::Format::fp8)
-    return fmt::format("{} weights have no sm90 kernel order (int4g128, int4g32 and fp8 do)", gemv::to_string(l.format));
+  if (l.format != gemv::Format::int4_g128 && l.format != gemv::Format::int4_g32 && l.format != gemv::Format::q8_0 &&
+      l.format != gemv::Format::fp8)
+    return fmt::format("{} weights have no sm90 kernel order (int4g128, int4g32, q8_0 and fp8 do)",
+                       gemv::to_string(l.format));
   if (l.n % kernels::sm90::kPackedBlockRows != 0 || l.k % kernels::sm90::kPackedBlockK != 0)
     return fmt::format("{} weights of {} x {}: the sm90 kernel order takes N and K in whole blocks of 64",
                        gemv::to_string(l.format), l.n, l.k);
@@ -37,15 +40,17 @@ gemv::HostPacked to_kernel_order_cpu(const gemv::HostPacked& rows) {
   const auto store = [&out](long long w, uint32_t word) {
     for (int b = 0; b < 4; ++b) out.q[size_t(w * 4 + b)] = uint8_t(word >> (8 * b));  // little-endian, as the GPU stores
   };
-  if (l.format == gemv::Format::fp8) {  // a byte a value; the row scales keep their order
+  if (kernels::sm90::packed_bytes(int(packed_weights(l.format)))) {  // a byte a value
     auto byte = [&](long long n, int k) { return rows.q[size_t(n * l.row_bytes + k)]; };
-    for (long long w = 0; w < l.n * l.k / 4; ++w) store(w, kernels::sm90::packed_fp8_word(w, K, byte));
-    out.scales = rows.scales;
-    return out;
+    for (long long w = 0; w < l.n * l.k / 4; ++w) store(w, kernels::sm90::packed_byte_word(w, K, byte));
+    if (l.format == gemv::Format::fp8) {  // the row scales keep their order
+      out.scales = rows.scales;
+      return out;
+    }
+  } else {
+    auto nibble = [&](long long n, int k) { return (rows.q[size_t(n * l.row_bytes + k / 2)] >> (4 * (k % 2))) & 0xF; };
+    for (long long w = 0; w < l.n * l.k / 8; ++w) store(w, kernels::sm90::packed_word(w, K, nibble));
   }
-  const long long words = l.n * l.k / 8;
-  auto nibble = [&](long long n, int k) { return (rows.q[size_t(n * l.row_bytes + k / 2)] >> (4 * (k % 2))) & 0xF; };
-  for (long long w = 0; w < words; ++w) store(w, kernels::sm90::packed_word(w, K, nibble));
   const int groups = int(l.k / gemv::group_size(l.format));
   const long long scales = l.n * groups;
   for (long long i = 0; i < scales; ++i) {

@@ -13,15 +13,18 @@ void to_kernel_order(const gemv::PackedLayout& l, const void* q, const void* sca
   const auto blocks = [](long long n) { return unsigned((n + kThreads - 1) / kThreads); };
   const auto* rows = static_cast<const unsigned char*>(q);
   auto* out = static_cast<unsigned int*>(q_out);
-  if (l.format == gemv::Format::fp8) {  // a byte a value; the row scales keep their order
+  if (kernels::sm90::packed_bytes(int(packed_weights(l.format)))) {  // a byte a value (Q8_0, fp8)
     const long long words = l.n * l.k / 4;
-    kernels::sm90::reorder_packed_fp8_q<<<blocks(words), kThreads, 0, stream>>>(rows, l.row_bytes, int(l.k), words, out);
-    TW_CUDA(cudaMemcpyAsync(scales_out, scales, size_t(l.scale_bytes), cudaMemcpyDeviceToDevice, stream));
+    kernels::sm90::reorder_packed_byte_q<<<blocks(words), kThreads, 0, stream>>>(rows, l.row_bytes, int(l.k), words, out);
   } else {
     const long long words = l.n * l.k / 8;
+    kernels::sm90::reorder_packed_q<<<blocks(words), kThreads, 0, stream>>>(rows, l.row_bytes, int(l.k), words, out);
+  }
+  if (l.format == gemv::Format::fp8) {  // the row scales keep their order
+    TW_CUDA(cudaMemcpyAsync(scales_out, scales, size_t(l.scale_bytes), cudaMemcpyDeviceToDevice, stream));
+  } else {
     const int groups = int(l.k / gemv::group_size(l.format));
     const long long count = l.n * groups;
-    kernels::sm90::reorder_packed_q<<<blocks(words), kThreads, 0, stream>>>(rows, l.row_bytes, int(l.k), words, out);
     kernels::sm90::reorder_packed_scales<<<blocks(count), kThreads, 0, stream>>>(
         static_cast<const unsigned short*>(scales), groups, count, static_cast<unsigned short*>(scales_out));
   }

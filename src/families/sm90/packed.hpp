@@ -1,5 +1,5 @@
 #pragma once
-// Packed int4 and fp8 weights in the order the sm90 kernel reads them (kernels/sm90/packed.h): the decode GEMV's packing
+// Packed int4, Q8_0 and fp8 weights in the order the sm90 kernel reads them (kernels/sm90/packed.h): the decode GEMV's packing
 // (families/gemv/quantize.hpp: the same values and scales, rows of K) reordered into 64 x 64 blocks of wgmma A
 // fragments. The GPU reorder and its CPU reference write the same bits; the byte counts are the row order's.
 #include <optional>
@@ -12,7 +12,7 @@
 namespace tilewise::sm90 {
 
 // The kernel's Weights for a packed format; throws Unsupported naming the format where the kernel reads none
-// (q8_0 is not yet packed for it).
+// (16-bit formats).
 Weights packed_weights(gemv::Format f);
 // Why weights of `layout` cannot be put in the kernel's order (a format it does not read, or N or K not in whole
 // blocks of 64), or nothing.
