@@ -18,9 +18,9 @@
 // SwapAB: the host hands the kernel A as its B and B as its A (TN only), so D is C itself and the problem's M runs
 // along the 64-row side: a problem with few columns (N = 16) then takes a 16-wide wgmma over N instead of a 64-row
 // tile that is three quarters zeros. Only the direct epilogue knows: it stores D(row, col) at C[col * ldc + row].
-// Packed: B is int4 or fp8 weights in the order of sm90/packed.h, copied into the stages by bulk copies (int4 with
-// its group scales) and dequantized by the consumers into wgmma's A registers (TN, 16-bit activations, no cluster);
-// fp8's row scales multiply the finished sums before the epilogue.
+// Packed: B is int4, Q8_0 or fp8 weights in the order of sm90/packed.h, copied into the stages by bulk copies (int4
+// and Q8_0 with their group scales) and dequantized by the consumers into wgmma's A registers (TN, 16-bit
+// activations, no cluster); fp8's row scales multiply the finished sums before the epilogue.
 // Pdl: launched as a programmatic dependent (pdl.h). The producer asks for its first stages' operand tiles into L2
 // (a prefetch: L2 is where every SM's writes meet, so a line fetched early is never stale) and then waits for the
 // grid before; the consumers wait before they write anything. So a short GEMM's launch, barrier setup and first

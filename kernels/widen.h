@@ -23,20 +23,24 @@ __device__ __forceinline__ unsigned e4m3_pair_to_16bit(unsigned short w) {
   return bits;
 }
 
-// Two signed bytes (bytes e and e + 1 of `w`) as bf16 (Bf16) or fp16, exactly, element e low. fp16: 0x64 over
-// (q + 128) is 1024 + q + 128, less 1152. bf16 holds no 256 consecutive integers under one exponent, so through fp32:
-// 0x4B000000 over (q + 128) is 2^23 + q + 128.
+// Two signed bytes (bytes e and e + 1 of `w`) as fp32, exactly: 0x4B000000 over (q + 128) is 2^23 + q + 128.
+__device__ __forceinline__ float2 int8_pair_to_float2(unsigned w, int e) {
+  const unsigned biased = w ^ 0x80808080u;
+  return make_float2(__uint_as_float(__byte_perm(biased, 0x4B000000u, 0x7540 + e)) - 8388736.0f,
+                     __uint_as_float(__byte_perm(biased, 0x4B000000u, 0x7540 + e + 1)) - 8388736.0f);
+}
+
+// The same as bf16 (Bf16) or fp16, exactly, element e low. fp16: 0x64 over (q + 128) is 1024 + q + 128, less 1152.
+// bf16 holds no 256 consecutive integers under one exponent, so through fp32.
 template <bool Bf16>
 __device__ __forceinline__ unsigned int8_pair_to_16bit(unsigned w, int e) {
-  const unsigned biased = w ^ 0x80808080u;
   if constexpr (!Bf16) {
-    const unsigned bits = __byte_perm(biased, 0x64646464u, e == 0 ? 0x4140 : 0x4342);
+    const unsigned bits = __byte_perm(w ^ 0x80808080u, 0x64646464u, e == 0 ? 0x4140 : 0x4342);
     const __half2 v = __hsub2(*reinterpret_cast<const __half2*>(&bits), __floats2half2_rn(1152.0f, 1152.0f));
     return *reinterpret_cast<const unsigned*>(&v);
   } else {
-    const float lo = __uint_as_float(__byte_perm(biased, 0x4B000000u, 0x7540 + e)) - 8388736.0f;
-    const float hi = __uint_as_float(__byte_perm(biased, 0x4B000000u, 0x7540 + e + 1)) - 8388736.0f;
-    const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+    const float2 q = int8_pair_to_float2(w, e);
+    const __nv_bfloat162 v = __floats2bfloat162_rn(q.x, q.y);
     return *reinterpret_cast<const unsigned*>(&v);
   }
 }

@@ -13,7 +13,7 @@ namespace tilewise::kernels {
 // the direct store's scattered 4-byte stores held back; the TMA ring leaves big tiles room for a deeper stage ring.
 // Split: 1 every tile whole; S > 1 stream-K with at most S pieces per streamed tile (cooperative, no cluster).
 // SwapAB: 1 the operands swapped (sm90_gemm.cuh). Pdl: 1 launched as a programmatic dependent (sm90_gemm.cuh).
-// Weights: a code of sm90/codes.h: B as the problem stores it, or packed int4 weights (sm90/packed.h).
+// Weights: a code of sm90/codes.h: B as the problem stores it, or packed int4, Q8_0 or fp8 weights (sm90/packed.h).
 template <int BlockM_, int BlockN_, int Stages_, int Consumers_, int Pingpong_, int ClusterM_, int ClusterN_,
           int RasterM_, int Group_, int Input_, int AMajorM_, int Store_, int Split_, int SwapAB_, int Pdl_,
           int Weights_ = sm90::weights_as_input>

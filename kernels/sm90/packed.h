@@ -13,8 +13,9 @@
 //   scales  fp16 [N / 64][K / G][64]: the scale of row 64 nb + r in group g at ((nb * K/G) + g) * 64 + r.
 //   Q8_0 (a signed byte q, an fp16 scale d per group of 32 along K) and fp8 (e4m3, an fp32 scale per row):
 //   q       blocks of 64 rows x 64 k (4096 bytes), block (nb, kb) at byte (nb * K/64 + kb) * 4096. Thread t owns the
-//           32 bytes at t * 32: 8 a 16-k step s, byte j of the step holding value j as above (row and column as
-//           int4's), so register r of the fragment is bytes 2r and 2r + 1 of the step, widened.
+//           16 bytes at t * 16 (16-k steps 0 and 1) and the 16 at 2048 + t * 16 (steps 2 and 3), 8 a step, so that
+//           a quarter warp's 16-byte loads read 128 contiguous bytes; byte j of a step holds value j as above (row and
+//           column as int4's), so register r of the fragment is bytes 2r and 2r + 1 of the step, widened.
 //   scales  Q8_0: fp16 [N / 64][K / 32][64], as int4 g32's. fp8: fp32 [N], as the row-major packing keeps them; they
 //           multiply a tile's finished sums.
 // sm90/packed_order.h maps the order; src/families/sm90/packed.cpp writes it from the row-major packing (GPU and CPU).
@@ -54,9 +55,9 @@ __device__ __forceinline__ Scale<Input> make_scale(unsigned short bits) {
   }
 }
 
-// A pair of integers q (exact in the 16-bit type) times the row's scale: fp16 one multiply; bf16 fma(q, hi, q * lo),
-// which rounds once where q * lo is exact (int4's q of 4 bits; Q8_0's 8-bit q can round it too, within a rounding of
-// the reference's weights).
+// A pair of int4 values q (exact in the 16-bit type) times the row's scale, rounded once: fp16 one multiply; bf16
+// fma(q, hi, q * lo), with q * lo exact (4 bits by at most 3). Q8_0's 8-bit q would make q * lo round too, so its bf16
+// pairs are scaled in fp32 instead (load_byte_fragments).
 template <int Input>
 __device__ __forceinline__ uint32_t scale_pair(uint32_t q_bits, const Scale<Input>& d) {
   uint32_t out;
@@ -116,20 +117,20 @@ __device__ __forceinline__ void keep_until_here(Fragments<Cfg>& f) {
       asm volatile("" : "+r"(f.r[i][s][0]), "+r"(f.r[i][s][1]), "+r"(f.r[i][s][2]), "+r"(f.r[i][s][3])::"memory");
 }
 
-// A value a byte: each thread's 32 bytes of each slab, widened; Q8_0's pairs times their group's row scale, fp8's
+// A value a byte: each thread's two 16 bytes of each slab, widened; Q8_0's pairs times their group's row scale, fp8's
 // left for the finished sums (scale_rows).
 template <class Cfg>
 __device__ __forceinline__ void load_byte_fragments(const Ring<Cfg>& ring, int stage, int slab0, Fragments<Cfg>& f) {
   constexpr int kSteps = Cfg::BlockK / Cfg::kStepK;  // 4 steps of 16
   constexpr bool kBf16 = Cfg::Input == input_bf16;
   const int t = threadIdx.x % 128;
-  const uint8_t* q_tile = ring.b_tile(stage) + slab0 * Cfg::kPackedBlockBytes + t * 32;
+  const uint8_t* q_tile = ring.b_tile(stage) + slab0 * Cfg::kPackedBlockBytes + t * 16;
   const unsigned short* scale_tile = reinterpret_cast<const unsigned short*>(
       ring.b_tile(stage) + Cfg::kPackedTileBytes + slab0 * Cfg::kScaleBlockBytes);
 #pragma unroll
   for (int i = 0; i < Cfg::MmasPerConsumer; ++i) {
-    const uint4 lo = load_shared_16_bytes(q_tile + i * Cfg::kPackedBlockBytes);
-    const uint4 hi = load_shared_16_bytes(q_tile + i * Cfg::kPackedBlockBytes + 16);
+    const uint4 lo = load_shared_16_bytes(q_tile + i * Cfg::kPackedBlockBytes);         // steps 0 and 1
+    const uint4 hi = load_shared_16_bytes(q_tile + i * Cfg::kPackedBlockBytes + 2048);  // steps 2 and 3
     const uint32_t words[2 * kSteps] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
     if constexpr (Cfg::PackedFp8) {
 #pragma unroll
@@ -142,14 +143,24 @@ __device__ __forceinline__ void load_byte_fragments(const Ring<Cfg>& ring, int s
       const unsigned short* scales = scale_tile + i * Cfg::kScaleBlockBytes / 2;
 #pragma unroll
       for (int g = 0; g < 2; ++g) {
-        const Scale<Cfg::Input> d0 = make_scale<Cfg::Input>(load_shared_u16(scales + g * 64 + packed_row(t, 0)));
-        const Scale<Cfg::Input> d1 = make_scale<Cfg::Input>(load_shared_u16(scales + g * 64 + packed_row(t, 2)));
+        const unsigned short d0 = load_shared_u16(scales + g * 64 + packed_row(t, 0));
+        const unsigned short d1 = load_shared_u16(scales + g * 64 + packed_row(t, 2));
 #pragma unroll
         for (int s = 2 * g; s < 2 * g + 2; ++s)
 #pragma unroll
-          for (int r = 0; r < 4; ++r)
-            f.r[i][s][r] = scale_pair<Cfg::Input>(int8_pair_to_16bit<kBf16>(words[2 * s + r / 2], 2 * (r % 2)),
-                                                  r % 2 ? d1 : d0);
+          for (int r = 0; r < 4; ++r) {
+            const uint32_t word = words[2 * s + r / 2];
+            const unsigned short d = r % 2 ? d1 : d0;
+            if constexpr (kBf16) {  // q x d in fp32 (8 by 11 bits: exact), rounded once, as the reference's weights
+              const float2 q = int8_pair_to_float2(word, 2 * (r % 2));
+              const float df = __half2float(__ushort_as_half(d));
+              const __nv_bfloat162 y = __floats2bfloat162_rn(q.x * df, q.y * df);
+              f.r[i][s][r] = *reinterpret_cast<const uint32_t*>(&y);
+            } else {
+              f.r[i][s][r] =
+                  scale_pair<Cfg::Input>(int8_pair_to_16bit<false>(word, 2 * (r % 2)), make_scale<Cfg::Input>(d));
+            }
+          }
       }
     }
   }

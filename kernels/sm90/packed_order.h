@@ -1,7 +1,8 @@
 #pragma once
 // The order of packed weights the sm90 kernel reads (the layout is documented in sm90/packed.h): where value j of
 // thread t's fragment at 16-k step s lies in its 64 x 64 block, and where that value's bits are stored (a nibble of
-// a word for int4, a byte for fp8), for the kernel (NVRTC), the reordering kernel (nvcc) and its CPU reference alike.
+// a word for int4, a byte for Q8_0 and fp8), for the kernel (NVRTC), the reordering kernel (nvcc) and its CPU
+// reference alike.
 #include "random.h"  // TW_HOST_DEVICE
 #include "sm90/codes.h"
 
@@ -53,14 +54,16 @@ TW_HOST_DEVICE unsigned int packed_word(long long w, int K, Nibble&& nibble) {
   return word;
 }
 
-// A value a byte (Q8_0, fp8): word w of the packed q of B[N][K] (w = block * 1024 + t * 8 + 2 * s + h, block =
-// nb * K/64 + kb) from B's row-major bytes, read through `byte(n, k)`: thread t's 32 bytes of a block hold its
-// fragments' values in order, 8 a 16-k step, so word h of step s holds values 4h .. 4h + 3 (value j in byte j % 4).
+// A value a byte (Q8_0, fp8): word w of the packed q of B[N][K] (w = block * 1024 + half * 512 + t * 4 + 2 * (s % 2)
+// + h, block = nb * K/64 + kb, half = s / 2) from B's row-major bytes, read through `byte(n, k)`: thread t's 16 bytes
+// in each half of a block hold its fragments' values in order, 8 a 16-k step, so word h of step s holds values
+// 4h .. 4h + 3 (value j in byte j % 4).
 template <class Byte>
 TW_HOST_DEVICE unsigned int packed_byte_word(long long w, int K, Byte&& byte) {
   constexpr int kWords = kPackedBlockRows * kPackedBlockK / 4;  // 1024
   const long long block = w / kWords;
-  const int within = int(w % kWords), t = within / 8, s = within % 8 / 2, h = within % 2;
+  const int within = int(w % kWords), half = within / 512, t = within % 512 / 4;
+  const int s = 2 * half + within % 4 / 2, h = within % 2;
   const long long n0 = block / (K / kPackedBlockK) * kPackedBlockRows;
   const int k0 = int(block % (K / kPackedBlockK)) * kPackedBlockK;
   unsigned int word = 0;

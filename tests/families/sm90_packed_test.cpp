@@ -1,7 +1,7 @@
-// Packed int4 and fp8 weights in the sm90 kernel's order (kernels/sm90/packed.h), on the CPU: each value lands where wgmma's
-// m64k16 A fragment takes it (register r of thread t at step s holds rows g and g + 8, columns 2 (t % 4) and 8 on,
-// as the PTX ISA lays the fragment out: checked here from that description, not from packed_order.h's formulas),
-// each scale in its block and group; the configuration field; what packed weights need of a problem. No GPU.
+// Packed int4, Q8_0 and fp8 weights in the sm90 kernel's order (kernels/sm90/packed.h), on the CPU: each value lands
+// where wgmma's m64k16 A fragment takes it (register r of thread t at step s holds rows g and g + 8, columns 2 (t % 4)
+// and 8 on, as the PTX ISA lays the fragment out: checked here from that description, not from packed_order.h's
+// formulas), each scale in its block and group; the configuration field; what packed weights need of a problem. No GPU.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -63,8 +63,9 @@ TEST(Sm90Packed, EachValueLandsInTheRegisterOfItsFragment) {
   }
 }
 
-// A value a byte (Q8_0, fp8): thread t's 32 bytes of a block hold its fragments step by step, byte 2r + e of step s
-// the value of register r, element e (rows and columns as int4's above); fp8's row scales keep their order.
+// A value a byte (Q8_0, fp8): thread t's 16 bytes in each half of a block hold its fragments step by step (steps 0-1
+// in the first half, 2-3 in the second), byte 2r + e of step s the value of register r, element e (rows and columns
+// as int4's above); fp8's row scales keep their order.
 TEST(Sm90Packed, EachByteValueLandsInTheRegisterOfItsFragment) {
   for (gemv::Format f : {gemv::Format::fp8, gemv::Format::q8_0}) {
     const int64_t N = 192, K = 256;
@@ -77,7 +78,8 @@ TEST(Sm90Packed, EachByteValueLandsInTheRegisterOfItsFragment) {
       for (int64_t kb = 0; kb < K / 64; ++kb)
         for (int t = 0; t < 128; ++t)
           for (int s = 0; s < 4; ++s) {
-            const uint8_t* step = packed.q.data() + ((nb * (K / 64) + kb) * 4096 + t * 32 + s * 8);
+            const uint8_t* step =
+                packed.q.data() + ((nb * (K / 64) + kb) * 4096 + (s / 2) * 2048 + t * 16 + s % 2 * 8);
             const int warp = t / 32, lane = t % 32, g = lane / 4;
             for (int r = 0; r < 4; ++r)
               for (int e = 0; e < 2; ++e) {

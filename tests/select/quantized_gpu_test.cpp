@@ -15,6 +15,7 @@
 #include "gpu.hpp"
 #include "receipt/derive.hpp"
 #include "select/context_state.hpp"
+#include "varied_scales.hpp"
 #include "tilewise/tilewise.hpp"
 
 namespace tilewise {
@@ -167,6 +168,7 @@ TEST(QuantizedLinear, PastSixteenTokensTheTensorCoreCopyServes) {
         device::Operands ops(p, 1, 0);
         ops.fill(37, s.get());
         ops.poison_outputs(s.get());
+        testkit::vary_scales(ops.set(0).a.get(), act, F, K, K, s.get());  // a scale misplaced shows
         const Packed w = pack(ops.set(0), act, f, F, K, s.get());
         device::Buffer q_mma(size_t(w.shape.q_bytes())), scales_mma(size_t(w.shape.scale_bytes));
         pack_for_tensor_cores(w.view(), q_mma.get(), scales_mma.get(), s.get());

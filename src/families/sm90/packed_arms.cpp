@@ -1,10 +1,10 @@
 // The arms `sm90:int4`, `sm90:int4-g32`, `sm90:int8` and `sm90:fp8`: the sm90 kernel on B quantized on the GPU into
 // int4 (a scale per 128 or 32 along K), Q8_0 (a scale per 32) or e4m3 (a scale per row) and put in the kernel's order
-// (families/sm90/packed.hpp),
-// dequantized into wgmma's registers as it multiplies. B is taken as the weights, as in the seeds' column-major form (tokens as M): the arm packs B whatever
-// the problem holds there, so on an nn.Linear-shaped problem (tokens as N) it would pack the tokens. Like the gemv
-// family's quantized arms it is judged against its own dequantized weights (families/gemv/quantized_copies.hpp).
-// "sm90:int4@<fields separated by ';'>" lays configuration fields over the arm's rule.
+// (families/sm90/packed.hpp), dequantized into wgmma's registers as it multiplies. B is taken as the weights, as in the
+// seeds' column-major form (tokens as M): the arm packs B whatever the problem holds there, so on an nn.Linear-shaped
+// problem (tokens as N) it would pack the tokens. Like the gemv family's quantized arms it is judged against its own
+// dequantized weights (families/gemv/quantized_copies.hpp). "sm90:int4@<fields separated by ';'>" lays configuration
+// fields over the arm's rule.
 #include <fmt/format.h>
 
 #include "device/operands.hpp"
