@@ -5,6 +5,7 @@
 // ping-pong.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <regex>
 #include <span>
 #include <vector>
@@ -76,7 +77,9 @@ constexpr std::pair<const char*, gemv::Format> kArms[] = {{"sm90:int4", gemv::Fo
 // `fields` with the deepest ring, up to its own, that fits `format`'s weights on `p`: a byte format's weight tile is
 // twice int4's, so the deepest rings of the int4 cases exceed shared memory with it (and are declined, naming it).
 std::string fitted(const std::string& fields, gemv::Format format, const Problem& p) {
-  Config c = parse_config(fields);
+  std::string commas = fields;  // an arm's overrides are separated by ';', a configuration's fields by ','
+  std::replace(commas.begin(), commas.end(), ';', ',');
+  Config c = parse_config(commas);
   c.weights = packed_weights(format);
   const std::span<const int> depths = ring_depths();
   for (auto depth = depths.rbegin(); depth != depths.rend(); ++depth) {
@@ -103,8 +106,12 @@ TEST(Sm90PackedGpu, TheRuleMatchesTheDequantizedReference) {
       }
 }
 
-TEST(Sm90PackedGpu, EveryStoreScheduleAndSplitMatchesTheReference) {
+// One instance an arm, so that the instances' compiles can run in processes of their own.
+class Sm90PackedStores : public testing::TestWithParam<std::pair<const char*, gemv::Format>> {};
+
+TEST_P(Sm90PackedStores, EveryStoreScheduleAndSplitMatchesTheReference) {
   TW_REQUIRE_GPU();
+  const auto [arm, format] = GetParam();
   device::Stream s;
   const char* configs[] = {
       "block_m=128;block_n=128;stages=8;consumers=2;store=tma",
@@ -116,14 +123,16 @@ TEST(Sm90PackedGpu, EveryStoreScheduleAndSplitMatchesTheReference) {
       "block_m=128;block_n=256;stages=4;consumers=2;store=tma",
   };
   for (const char* c : configs)
-    for (const auto& [arm, format] : kArms)
-      for (auto [M, N, K] : {std::tuple<int64_t, int64_t, int64_t>{200, 320, 512}, {1000, 1024, 1536}})
-        for (DType act : {DType::bf16, DType::fp16})  // the byte formats widen by other code in fp16
-          if (act == DType::bf16 || format == gemv::Format::q8_0 || format == gemv::Format::fp8) {
-            const Problem p = make_problem("q", M, N, K, act, Layout::TN);
-            expect_correct(p, std::string(arm) + "@" + fitted(c, format, p), s.get());
-          }
+    for (auto [M, N, K] : {std::tuple<int64_t, int64_t, int64_t>{200, 320, 512}, {1000, 1024, 1536}})
+      for (DType act : {DType::bf16, DType::fp16})  // the byte formats widen by other code in fp16
+        if (act == DType::bf16 || format == gemv::Format::q8_0 || format == gemv::Format::fp8) {
+          const Problem p = make_problem("q", M, N, K, act, Layout::TN);
+          expect_correct(p, std::string(arm) + "@" + fitted(c, format, p), s.get());
+        }
 }
+
+INSTANTIATE_TEST_SUITE_P(Arms, Sm90PackedStores, testing::ValuesIn(kArms),
+                         [](const auto& info) { return std::string(gemv::to_string(info.param.second)); });
 
 // What compute-sanitizer runs (scripts/gpu-tests.sh): one and two consumers, each store kind, ping-pong, stream-K's
 // fixup and the streaming tile's deep ring, on a problem with edge tiles along M and a partial row of tiles along N.
@@ -147,43 +156,45 @@ TEST(Sm90PackedGpu, SanitizedSet) {
 // weights stay on wgmma's 64-row side. The kernel then sees the same problem as in the column-major form (tokens as
 // M, W as B) and computes the same sums in the same order; only the store differs. So the two outputs must agree bit
 // for bit, element (t, f) of each, and the column-major form is the one judged against the reference above.
-TEST(Sm90PackedGpu, NnLinearOrientationMatchesTheColumnMajorFormBitForBit) {
+class Sm90PackedOrientations : public testing::TestWithParam<gemv::Format> {};
+
+TEST_P(Sm90PackedOrientations, NnLinearOrientationMatchesTheColumnMajorFormBitForBit) {
   TW_REQUIRE_GPU();
+  const gemv::Format format = GetParam();
   device::Stream s;
   const int sms = device::sm_count();
   const char* tiles[] = {"block_m=128,block_n=128,stages=6,consumers=2,store=direct",
                          "block_m=64,block_n=64,stages=8,consumers=1,store=direct,split=3",
                          "block_m=24,block_n=128,stages=8,consumers=2,store=direct,schedule=pingpong",
                          "block_m=24,block_n=256,stages=16,consumers=2,store=direct,split=8"};
-  for (gemv::Format format : {gemv::Format::int4_g128, gemv::Format::q8_0, gemv::Format::fp8})
-    for (DType act : {DType::bf16, DType::fp16})
-      for (int64_t T : {17, 128, 300})
-        for (const char* tile : tiles) {
-          const int64_t F = 320, K = 512;
-          SCOPED_TRACE(std::string(tile) + ", " + std::to_string(T) + " tokens, " + std::string(to_string(act)) + ", " +
-                       std::string(gemv::to_string(format)));
-          const Problem col = make_problem("col", T, F, K, act, Layout::TN);  // C[t + f * ldc]
-          const Problem lin = make_problem("lin", F, T, K, act, Layout::TN);  // C[f + t * ldc]: y row-major
-          device::Operands ops(col, 1, 0);
-          ops.fill(41, s.get());  // A: x[T][K], B: W[F][K]
-          const gemv::PackedWeights rows = gemv::quantize(ops.set(0).b.get(), act, F, K, K, format, s.get());
-          const gemv::PackedWeights packed = to_kernel_order(rows, s.get());
-          Config c = parse_config(fitted(tile, format, col));
-          c.weights = packed_weights(format);
-          Gemm by_col(col, c, sms);
-          c.swap = true;
-          Gemm by_lin(lin, c, sms);
-          device::Buffer y(size_t(lin.ldc * T * 2));
-          by_col.run(ops.set(0).a.get(), packed.q.get(), ops.set(0).c.get(), s.get(), packed.scales.get());
-          by_lin.run(packed.q.get(), ops.set(0).a.get(), y.get(), s.get(), packed.scales.get());
-          s.sync();
-          const std::vector<uint16_t> got_col = download<uint16_t>(ops.set(0).c.get(), size_t(col.ldc * F));
-          const std::vector<uint16_t> got_lin = download<uint16_t>(y.get(), size_t(lin.ldc * T));
-          int64_t differ = 0;
-          for (int64_t t = 0; t < T; ++t)
-            for (int64_t f = 0; f < F; ++f)
-              differ += got_col[size_t(t + f * col.ldc)] != got_lin[size_t(f + t * lin.ldc)];
-          EXPECT_EQ(differ, 0) << "of " << T * F << " outputs";
+  for (DType act : {DType::bf16, DType::fp16})
+    for (int64_t T : {17, 128, 300})
+      for (const char* tile : tiles) {
+        const int64_t F = 320, K = 512;
+        SCOPED_TRACE(std::string(tile) + ", " + std::to_string(T) + " tokens, " + std::string(to_string(act)) + ", " +
+                     std::string(gemv::to_string(format)));
+        const Problem col = make_problem("col", T, F, K, act, Layout::TN);  // C[t + f * ldc]
+        const Problem lin = make_problem("lin", F, T, K, act, Layout::TN);  // C[f + t * ldc]: y row-major
+        device::Operands ops(col, 1, 0);
+        ops.fill(41, s.get());  // A: x[T][K], B: W[F][K]
+        const gemv::PackedWeights rows = gemv::quantize(ops.set(0).b.get(), act, F, K, K, format, s.get());
+        const gemv::PackedWeights packed = to_kernel_order(rows, s.get());
+        Config c = parse_config(fitted(tile, format, col));
+        c.weights = packed_weights(format);
+        Gemm by_col(col, c, sms);
+        c.swap = true;
+        Gemm by_lin(lin, c, sms);
+        device::Buffer y(size_t(lin.ldc * T * 2));
+        by_col.run(ops.set(0).a.get(), packed.q.get(), ops.set(0).c.get(), s.get(), packed.scales.get());
+        by_lin.run(packed.q.get(), ops.set(0).a.get(), y.get(), s.get(), packed.scales.get());
+        s.sync();
+        const std::vector<uint16_t> got_col = download<uint16_t>(ops.set(0).c.get(), size_t(col.ldc * F));
+        const std::vector<uint16_t> got_lin = download<uint16_t>(y.get(), size_t(lin.ldc * T));
+        int64_t differ = 0;
+        for (int64_t t = 0; t < T; ++t)
+          for (int64_t f = 0; f < F; ++f)
+            differ += got_col[size_t(t + f * col.ldc)] != got_lin[size_t(f + t * lin.ldc)];
+        EXPECT_EQ(differ, 0) << "of " << T * F << " outputs";
         }
 }
 
