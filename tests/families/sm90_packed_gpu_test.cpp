@@ -195,8 +195,12 @@ TEST_P(Sm90PackedOrientations, NnLinearOrientationMatchesTheColumnMajorFormBitFo
           for (int64_t f = 0; f < F; ++f)
             differ += got_col[size_t(t + f * col.ldc)] != got_lin[size_t(f + t * lin.ldc)];
         EXPECT_EQ(differ, 0) << "of " << T * F << " outputs";
-        }
+      }
 }
+
+INSTANTIATE_TEST_SUITE_P(Formats, Sm90PackedOrientations,
+                         testing::Values(gemv::Format::int4_g128, gemv::Format::q8_0, gemv::Format::fp8),
+                         [](const auto& info) { return std::string(gemv::to_string(info.param)); });
 
 TEST(Sm90PackedGpu, AShapeThePackingCannotTakeIsDeclinedWithItsReason) {
   TW_REQUIRE_GPU();
