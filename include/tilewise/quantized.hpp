@@ -37,7 +37,7 @@ struct PackedWeights {
   const void* q = nullptr;       // shape.q_bytes() bytes, 16-byte aligned
   const void* scales = nullptr;  // shape.scale_bytes bytes
   // Optional: the same weights in the tensor-core kernel's order (pack_for_tensor_cores), the same sizes, 16-byte
-  // aligned. With them linear serves more than 16 tokens.
+  // aligned. With them linear serves more than 16 tokens, and runs the sm90 kernel at fewer where it is faster.
   const void* q_mma = nullptr;
   const void* scales_mma = nullptr;
 };
@@ -64,12 +64,18 @@ TILEWISE_API void pack_for_tensor_cores(const PackedWeights& w, void* q_mma, voi
 // The most tokens linear gives the gemv family (below).
 inline constexpr int64_t kGemvMaxTokens = 16;
 
+// Which kernel linear runs on `w` for `tokens`: true, the sm90 kernel on the tensor-core copy; false, the gemv on q
+// and scales. Past 16 tokens always the sm90 kernel. At 1..16 the sm90 kernel only where the copy is given and an
+// H200's measurement put it ahead of the gemv for the format, token count and K (on another GPU, the gemv).
+TILEWISE_API bool linear_runs_tensor_cores(const Context& ctx, const PackedWeights& w, int64_t tokens);
+
 // y[tokens][F] = x[tokens][K] W^T for bf16 or fp16 x and y (contiguous rows), on `stream`. 1..16 tokens run the gemv
 // family's kernel on the packed weights (its default configuration for the format and shape, built on first use and
-// kept by the context). More run the sm90 kernel on w.q_mma / w.scales_mma (dequantized in registers; one
-// kernel per shape, token count and stream, kept by the context) where they are given, and throw Unsupported where
-// not: dequantize to x's dtype and run gemm on linear_problem() then. Throws Error, before any launch, for a null or
-// misaligned pointer, or only one of q_mma and scales_mma.
+// kept by the context), or the sm90 kernel where linear_runs_tensor_cores says. More run the sm90 kernel on
+// w.q_mma / w.scales_mma (dequantized in registers; one kernel per shape, token count and stream, kept by the
+// context) where they are given, and throw Unsupported where not: dequantize to x's dtype and run gemm on
+// linear_problem() then. Throws Error, before any launch, for a null or misaligned pointer, or only one of q_mma and
+// scales_mma.
 TILEWISE_API void linear(Context& ctx, const void* x, int64_t tokens, DType act, const PackedWeights& w, void* y,
             cudaStream_t stream);
 

@@ -211,8 +211,9 @@ def linear(x, w, bias=None, *, x_scale=None, w_scale=None):
     - torch.float8_e4m3fn x and w with x_scale and w_scale (float32, one element each): y = (x w^T) x_scale w_scale
       in bf16 (K a multiple of 16, F of 8); the scales and bias are applied by torch after the GEMM.
     - w a tilewise.PackedWeight (tilewise.quantize), x bf16 or fp16: 1..16 tokens (x.numel() / K) run the gemv
-      family's kernel on the packed weights; more tokens run the sm90 kernel on the weights' tensor-core copy where w
-      has one (tilewise.quantize(..., tensor_cores=True)), else the weights are dequantized into a scratch
+      family's kernel on the packed weights (the sm90 kernel on the tensor-core copy where w has one and it measured
+      faster: tilewise.last_choice() names it); more tokens run the sm90 kernel on the weights' tensor-core copy
+      where w has one (tilewise.quantize(..., tensor_cores=True)), else the weights are dequantized into a scratch
       tensor from torch's caching allocator and the 16-bit path runs on it.
     Raises ValueError for a wrong dtype, shape, device or a non-contiguous tensor, tilewise.Error when the library
     refuses (its message says why)."""

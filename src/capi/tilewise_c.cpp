@@ -26,7 +26,8 @@ thread_local std::string last_error;
 thread_local struct {
   const tilewise::Choice* choice = nullptr;  // a plan's own, never replaced
   tilewise::WeightFormat format{};
-  int64_t tokens = 0;  // on packed weights: the gemv up to 16, past it the sm90 kernel on the tensor-core copy
+  int64_t tokens = 0;  // on packed weights
+  bool tensor_cores = false;  // on packed weights: the sm90 kernel on the tensor-core copy, else the gemv
   std::string text;
 } last_run;
 
@@ -86,7 +87,7 @@ const char* tw_last_choice(void) {
     const tilewise::Choice& c = *last_run.choice;
     last_run.text = fmt::format("{} {} ({})", c.family, c.config, c.source);
   } else if (last_run.tokens) {
-    const char* family = last_run.tokens > tilewise::kGemvMaxTokens ? "sm90" : "gemv";
+    const char* family = last_run.tensor_cores ? "sm90" : "gemv";
     last_run.text = fmt::format("{} on packed {} weights, {} tokens", family, tilewise::to_string(last_run.format),
                                 last_run.tokens);
   }
@@ -191,8 +192,10 @@ int tw_linear_packed_mma(tw_context* c, int32_t dtype, int64_t tokens, int32_t f
                          const void* scales_mma, void* y, void* stream) {
   return with_context(c, [&](tilewise::Context& ctx) {
     const tilewise::PackedShape s = tilewise::packed_shape(format_of(format), out_features, in_features);
-    tilewise::linear(ctx, x, tokens, dtype_of(dtype), {s, q, scales, q_mma, scales_mma}, y, stream_of(stream));
+    const tilewise::PackedWeights w{s, q, scales, q_mma, scales_mma};
+    tilewise::linear(ctx, x, tokens, dtype_of(dtype), w, y, stream_of(stream));
     last_run.choice = nullptr, last_run.format = s.format, last_run.tokens = tokens;
+    last_run.tensor_cores = tilewise::linear_runs_tensor_cores(ctx, w, tokens);
   });
 }
 

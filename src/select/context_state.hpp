@@ -60,13 +60,14 @@ struct Context::State {
   // nn.Linear on packed weights (quantized.cpp): the gemv kernel of each format and shape. Its launches share no
   // scratch, so one kernel serves every stream.
   std::map<std::tuple<int, int64_t, int64_t, int64_t, DType>, std::unique_ptr<gemv::Kernel>> packed;
-  // Past 16 tokens, the sm90 kernel on the weights' tensor-core copy, per format, shape, token count and stream (its
-  // stream-K partials in the stream's scratch).
+  // The sm90 kernel on the weights' tensor-core copy (past 16 tokens, and at fewer where linear_runs_tensor_cores
+  // says), per format, shape, token count and stream (its stream-K partials in the stream's scratch).
   std::map<std::tuple<int, int64_t, int64_t, int64_t, DType, cudaStream_t>, std::unique_ptr<sm90::Gemm>> packed_mma;
 };
 
 struct ContextAccess {
   static Context::State& state(Context& ctx) { return *ctx.s_; }
+  static const Context::State& state(const Context& ctx) { return *ctx.s_; }
 };
 
 }  // namespace tilewise

@@ -10,6 +10,7 @@
 #include "families/gemv/quantize.hpp"
 #include "families/sm90/packed.hpp"
 #include "select/context_state.hpp"
+#include "select/packed_crossover.hpp"
 #include "tilewise/quantized.hpp"
 
 namespace tilewise {
@@ -158,13 +159,19 @@ void linear_mma(Context& ctx, const void* x, int64_t tokens, DType act, const Pa
 
 }  // namespace
 
+bool linear_runs_tensor_cores(const Context& ctx, const PackedWeights& w, int64_t tokens) {
+  if (tokens > kGemvMaxTokens) return true;
+  return w.q_mma && w.scales_mma &&
+         select::tensor_cores_ahead(w.shape.format, tokens, w.shape.in_features, ContextAccess::state(ctx).identity.gpu);
+}
+
 void linear(Context& ctx, const void* x, int64_t tokens, DType act, const PackedWeights& w, void* y,
             cudaStream_t stream) {
   const PackedShape& s = w.shape;
   const gemv::PackedLayout l = layout_of(s);
   if (act == DType::fp8_e4m3) throw Error("linear on packed weights takes bf16 or fp16 activations, not fp8");
   if (tokens < 1) throw Error(fmt::format("linear on packed weights: {} tokens", tokens));
-  if (tokens > kGemvMaxTokens) return linear_mma(ctx, x, tokens, act, w, y, stream);
+  if (linear_runs_tensor_cores(ctx, w, tokens)) return linear_mma(ctx, x, tokens, act, w, y, stream);
   // The GEMV's own form: tokens as M, the F weight rows as N, y rows (out[m * ldc + n]).
   const Problem p{"linear", tokens, s.out_features, s.in_features, act, Layout::TN, s.in_features, s.in_features,
                   s.out_features};

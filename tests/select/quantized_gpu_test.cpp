@@ -14,7 +14,9 @@
 #include "expect_error.hpp"
 #include "gpu.hpp"
 #include "receipt/derive.hpp"
+#include "select/api.hpp"
 #include "select/context_state.hpp"
+#include "select/packed_crossover.hpp"
 #include "varied_scales.hpp"
 #include "tilewise/tilewise.hpp"
 
@@ -162,7 +164,7 @@ TEST(QuantizedLinear, PastSixteenTokensTheTensorCoreCopyServes) {
   const int64_t F = 320, K = 512;
   for (DType act : {DType::bf16, DType::fp16})
     for (WeightFormat f : kFormats)
-      for (int64_t tokens : {17, 64, 300}) {
+      for (int64_t tokens : {8, 16, 17, 64, 300}) {  // at 8 and 16 Q8_0 runs the copy on an H200, the rest the gemv
         SCOPED_TRACE(std::string(to_string(f)) + ", " + std::to_string(tokens) + " tokens");
         const Problem p = make_problem("lin", F, tokens, K, act, Layout::TN);  // A: W[F][K], B: x[tokens][K]
         device::Operands ops(p, 1, 0);
@@ -176,6 +178,8 @@ TEST(QuantizedLinear, PastSixteenTokensTheTensorCoreCopyServes) {
         both.q_mma = q_mma.get(), both.scales_mma = scales_mma.get();
         linear(ctx, ops.set(0).b.get(), tokens, act, both, ops.set(0).c.get(), s.get());
         s.sync();
+        if (f == WeightFormat::q8_0 && running_identity().gpu == select::kCrossoverMeasuredOn)
+          EXPECT_TRUE(linear_runs_tensor_cores(ctx, both, tokens));
         std::vector<float> deq(size_t(F * K));
         dequantize_host({w.shape, to_host<uint8_t>(w.q.get(), size_t(w.shape.q_bytes())).data(),
                          to_host<uint8_t>(w.scales.get(), size_t(w.shape.scale_bytes)).data()},
