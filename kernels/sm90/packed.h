@@ -129,8 +129,8 @@ __device__ __forceinline__ void load_byte_fragments(const Ring<Cfg>& ring, int s
       ring.b_tile(stage) + Cfg::kPackedTileBytes + slab0 * Cfg::kScaleBlockBytes);
 #pragma unroll
   for (int i = 0; i < Cfg::MmasPerConsumer; ++i) {
-    const uint4 lo = load_shared_16_bytes(q_tile + i * Cfg::kPackedBlockBytes);         // steps 0 and 1
-    const uint4 hi = load_shared_16_bytes(q_tile + i * Cfg::kPackedBlockBytes + 2048);  // steps 2 and 3
+    const uint4 lo = *reinterpret_cast<const uint4*>(q_tile + i * Cfg::kPackedBlockBytes);         // steps 0 and 1
+    const uint4 hi = *reinterpret_cast<const uint4*>(q_tile + i * Cfg::kPackedBlockBytes + 2048);  // steps 2 and 3
     const uint32_t words[2 * kSteps] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
     if constexpr (Cfg::PackedFp8) {
 #pragma unroll
@@ -143,8 +143,8 @@ __device__ __forceinline__ void load_byte_fragments(const Ring<Cfg>& ring, int s
       const unsigned short* scales = scale_tile + i * Cfg::kScaleBlockBytes / 2;
 #pragma unroll
       for (int g = 0; g < 2; ++g) {
-        const unsigned short d0 = load_shared_u16(scales + g * 64 + packed_row(t, 0));
-        const unsigned short d1 = load_shared_u16(scales + g * 64 + packed_row(t, 2));
+        const unsigned short d0 = scales[g * 64 + packed_row(t, 0)];
+        const unsigned short d1 = scales[g * 64 + packed_row(t, 2)];
 #pragma unroll
         for (int s = 2 * g; s < 2 * g + 2; ++s)
 #pragma unroll
@@ -178,13 +178,13 @@ __device__ __forceinline__ void load_int4_fragments(const Ring<Cfg>& ring, int s
       ring.b_tile(stage) + Cfg::kPackedTileBytes + slab0 * Cfg::kScaleBlockBytes);
 #pragma unroll
   for (int i = 0; i < Cfg::MmasPerConsumer; ++i) {
-    const uint4 q = load_shared_16_bytes(q_tile + i * Cfg::kPackedBlockBytes + t * 16);
+    const uint4 q = *reinterpret_cast<const uint4*>(q_tile + i * Cfg::kPackedBlockBytes + t * 16);
     const uint32_t words[kSteps] = {q.x, q.y, q.z, q.w};
     const unsigned short* scales = scale_tile + i * Cfg::kScaleBlockBytes / 2;
 #pragma unroll
     for (int g = 0; g < kGroups; ++g) {
-      const Scale<Cfg::Input> d0 = make_scale<Cfg::Input>(load_shared_u16(scales + g * 64 + row0));
-      const Scale<Cfg::Input> d1 = make_scale<Cfg::Input>(load_shared_u16(scales + g * 64 + row1));
+      const Scale<Cfg::Input> d0 = make_scale<Cfg::Input>(scales[g * 64 + row0]);
+      const Scale<Cfg::Input> d1 = make_scale<Cfg::Input>(scales[g * 64 + row1]);
 #pragma unroll
       for (int s = g * kSteps / kGroups; s < (g + 1) * kSteps / kGroups; ++s)
 #pragma unroll

@@ -23,11 +23,12 @@ __device__ __forceinline__ void prefetch_box_l2(const TensorMap* map, int32_t c0
                : "memory");
 }
 
-// Shared memory through ld.shared and st.shared. The ring is aligned to 1024 bytes through an integer
+// The epilogue's staging through ld.shared and st.shared. The ring is aligned to 1024 bytes through an integer
 // (sm90_gemm.cuh), which leaves the compiler a generic pointer: plain dereferences of it compile to generic LD.E and
-// ST.E, which resolve their window at run time, where LDS and STS take the shared path (a change of the alignment
-// itself spilled three three-consumer configurations). Volatile, and the stores clobber memory: they stay where the
-// barriers, waits and proxy fences around them put them.
+// ST.E, which resolve their window at run time, where LDS and STS take the shared path (2% faster on the small
+// squares). Volatile, and the stores clobber memory: they stay where the barriers, waits and proxy fences around them
+// put them. The packed consumers' fragment loads stay plain dereferences: through ld.shared they ran 1.4% slower
+// (docs/notes/2026-12-04-packed-shared-loads.md).
 __device__ __forceinline__ uint32_t shared_address(const void* p) {
   return static_cast<uint32_t>(__cvta_generic_to_shared(p));
 }
@@ -36,11 +37,6 @@ __device__ __forceinline__ uint4 load_shared_16_bytes(const void* p) {
   asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
                : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
                : "r"(shared_address(p)));
-  return v;
-}
-__device__ __forceinline__ unsigned short load_shared_u16(const void* p) {
-  unsigned short v;
-  asm volatile("ld.shared.u16 %0, [%1];" : "=h"(v) : "r"(shared_address(p)));
   return v;
 }
 __device__ __forceinline__ void store_shared_4_bytes(void* p, uint32_t v) {
