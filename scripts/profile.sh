@@ -55,7 +55,9 @@ for problem in "${problems[@]}"; do
     python3 - "$out/ncu-source-$name.csv" <<'EOF' >"$out/source-$name.txt"
 import csv, io, sys
 lines = [l for l in open(sys.argv[1]).read().splitlines() if l.startswith('"')]
-rows = list(csv.DictReader(io.StringIO("\n".join(lines))))
+# The page opens with the kernel's name on a line of its own; the table's header is the line that names Address.
+start = next((i for i, l in enumerate(lines) if l.startswith('"Address"')), 0)
+rows = list(csv.DictReader(io.StringIO("\n".join(lines[start:]))))
 if not rows:
     sys.exit("no source rows")
 def column(*words):
@@ -74,6 +76,18 @@ print(f"{len(rows)} SASS instructions, {total:.0f} stall samples; the 40 that ho
 print(f"{'share':>6} {'samples':>8} {'not issued':>10}  instruction")
 for r in sorted(rows, key=lambda r: -value(r, samples))[:40]:
     print(f"{value(r, samples) / total:6.1%} {value(r, samples):8.0f} {value(r, idle):10.0f}  {r.get(sass, '')}")
+# What the kernel spends its issue slots on: warp instructions executed per opcode (predicate and modifiers dropped).
+executed = column("Instructions Executed")
+by_opcode = {}
+for r in rows:
+    words = [w for w in (r.get(sass) or "").split() if not w.startswith("@")]
+    if words:
+        op = words[0].split(".")[0]
+        by_opcode[op] = by_opcode.get(op, 0.0) + value(r, executed)
+issued = sum(by_opcode.values()) or 1.0
+print(f"\n{issued:.0f} warp instructions executed; the 15 opcodes that take the most:")
+for op, n in sorted(by_opcode.items(), key=lambda kv: -kv[1])[:15]:
+    print(f"{n / issued:6.1%} {n:10.0f}  {op}")
 EOF
   done
 done
