@@ -77,7 +77,7 @@ print(f"{'share':>6} {'samples':>8} {'not issued':>10}  instruction")
 for r in sorted(rows, key=lambda r: -value(r, samples))[:40]:
     print(f"{value(r, samples) / total:6.1%} {value(r, samples):8.0f} {value(r, idle):10.0f}  {r.get(sass, '')}")
 # What the kernel spends its issue slots on: warp instructions executed per opcode (predicate and modifiers dropped).
-executed = column("Instructions Executed")
+executed = "Instructions Executed" if "Instructions Executed" in rows[0] else column("Instructions Executed")
 by_opcode = {}
 for r in rows:
     words = [w for w in (r.get(sass) or "").split() if not w.startswith("@")]

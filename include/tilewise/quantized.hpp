@@ -61,12 +61,13 @@ TILEWISE_API void dequantize(const PackedWeights& w, void* out, DType out_dtype,
 // null pointer, outputs not 16-byte aligned (scales not 2-byte aligned), or an output overlapping another buffer.
 TILEWISE_API void pack_for_tensor_cores(const PackedWeights& w, void* q_mma, void* scales_mma, cudaStream_t stream);
 
-// The most tokens linear gives the gemv family (below).
+// The most tokens linear gives the gemv family (below); from 8 some go to the sm90 kernel (linear_runs_tensor_cores).
 inline constexpr int64_t kGemvMaxTokens = 16;
 
 // Which kernel linear runs on `w` for `tokens`: true, the sm90 kernel on the tensor-core copy; false, the gemv on q
-// and scales. Past 16 tokens always the sm90 kernel. At 1..16 the sm90 kernel only where the copy is given and an
-// H200's measurement put it ahead of the gemv for the format, token count and K (on another GPU, the gemv).
+// and scales. Past 16 tokens always the sm90 kernel (linear throws Unsupported without the copy). At 1..16 the sm90
+// kernel only where the copy is given and an H200's measurement put it ahead of the gemv for the format, token count
+// and K (on another GPU, the gemv).
 TILEWISE_API bool linear_runs_tensor_cores(const Context& ctx, const PackedWeights& w, int64_t tokens);
 
 // y[tokens][F] = x[tokens][K] W^T for bf16 or fp16 x and y (contiguous rows), on `stream`. 1..16 tokens run the gemv

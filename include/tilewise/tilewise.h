@@ -72,13 +72,13 @@ TW_C_API int tw_dequantize(int32_t format, int64_t out_features, int64_t in_feat
 TW_C_API int tw_linear_packed(tw_context* ctx, int32_t dtype, int64_t tokens, int32_t format, int64_t out_features,
                               int64_t in_features, const void* x, const void* q, const void* scales, void* y,
                               void* stream);
-/* q and scales (int4g128 or int4g32) in the order the Hopper tensor-core kernel reads them, into q_mma and
- * scales_mma of the same sizes, asynchronous on `stream` (TW_UNSUPPORTED for q8_0 and fp8, or F or K not in whole
- * blocks of 64). */
+/* q and scales (any packed format) in the order the Hopper tensor-core kernel reads them, into q_mma and scales_mma
+ * of the same sizes, asynchronous on `stream` (TW_UNSUPPORTED for F or K not in whole blocks of 64). */
 TW_C_API int tw_pack_for_tensor_cores(int32_t format, int64_t out_features, int64_t in_features, const void* q,
                                       const void* scales, void* q_mma, void* scales_mma, void* stream);
-/* tw_linear_packed with the weights' tensor-core copy as well: 1..16 tokens read q and scales, more q_mma and
- * scales_mma (int4 formats). */
+/* tw_linear_packed with the weights' tensor-core copy as well: past 16 tokens the sm90 kernel reads q_mma and
+ * scales_mma; at 1..16 the gemv reads q and scales, or the sm90 kernel the copy where it measured faster (the C++
+ * API's linear_runs_tensor_cores; tw_last_choice names the kernel that ran). */
 TW_C_API int tw_linear_packed_mma(tw_context* ctx, int32_t dtype, int64_t tokens, int32_t format, int64_t out_features,
                                   int64_t in_features, const void* x, const void* q, const void* scales,
                                   const void* q_mma, const void* scales_mma, void* y, void* stream);

@@ -150,7 +150,7 @@ def _run_packed(x, pw, bias):
     y = torch.empty((*x.shape[:-1], F), dtype=x.dtype, device=x.device)
     if tokens:
         x = _aligned(x)
-        # With the tensor-core copy, past 16 tokens the sm90 kernel runs on it (None: the library has no copy).
+        # With the tensor-core copy the sm90 kernel runs on it past 16 tokens and where faster below (None: no copy).
         q_mma, scales_mma = (None, None) if pw.q_mma is None else (pw.q_mma.data_ptr(), pw.scales_mma.data_ptr())
         _capi.check(_capi.lib().tw_linear_packed_mma(
             _capi.context(x.device.index), _dtype_code(x.dtype, "x"), tokens, _capi.FORMATS[pw.format], F, K,

@@ -135,9 +135,6 @@ void linear_mma(Context& ctx, const void* x, int64_t tokens, DType act, const Pa
                 cudaStream_t stream) {
   const PackedShape& s = w.shape;
   auto& state = ContextAccess::state(ctx);
-  if (!w.q_mma != !w.scales_mma)
-    throw Error(fmt::format("linear on packed {} weights: q_mma ({}) and scales_mma ({}) come together",
-                            to_string(s.format), w.q_mma, w.scales_mma));
   if (!w.q_mma)
     throw Unsupported(fmt::format("linear on packed {} weights serves 1..{} tokens from q and scales, not {}: give "
                                   "the weights' tensor-core copy (pack_for_tensor_cores) or dequantize and run gemm",
@@ -171,6 +168,9 @@ void linear(Context& ctx, const void* x, int64_t tokens, DType act, const Packed
   const gemv::PackedLayout l = layout_of(s);
   if (act == DType::fp8_e4m3) throw Error("linear on packed weights takes bf16 or fp16 activations, not fp8");
   if (tokens < 1) throw Error(fmt::format("linear on packed weights: {} tokens", tokens));
+  if (!w.q_mma != !w.scales_mma)  // before the choice, which reads the copy's presence
+    throw Error(fmt::format("linear on packed {} weights: q_mma ({}) and scales_mma ({}) come together",
+                            to_string(s.format), w.q_mma, w.scales_mma));
   if (linear_runs_tensor_cores(ctx, w, tokens)) return linear_mma(ctx, x, tokens, act, w, y, stream);
   // The GEMV's own form: tokens as M, the F weight rows as N, y rows (out[m * ldc + n]).
   const Problem p{"linear", tokens, s.out_features, s.in_features, act, Layout::TN, s.in_features, s.in_features,

@@ -76,7 +76,10 @@ constexpr std::pair<const char*, gemv::Format> kArms[] = {{"sm90:int4", gemv::Fo
 
 // `fields` with the deepest ring, up to its own, that fits `format`'s weights on `p`: a byte format's weight tile is
 // twice int4's, so the deepest rings of the int4 cases exceed shared memory with it (and are declined, naming it).
+// `fields` names its stages, tile, consumers and store, the fields shared memory depends on; the arm lays them over
+// its rule's configuration, this over the defaults, which differ only in fields shared memory does not depend on.
 std::string fitted(const std::string& fields, gemv::Format format, const Problem& p) {
+  if (fields.find("stages=") == std::string::npos) ADD_FAILURE() << fields << " names no ring depth";
   std::string commas = fields;  // an arm's overrides are separated by ';', a configuration's fields by ','
   std::replace(commas.begin(), commas.end(), ';', ',');
   Config c = parse_config(commas);

@@ -182,8 +182,10 @@ class Quantize(unittest.TestCase):
             tilewise.PackedWeight(pw.q, pw.scales, "int4-g128", 64, 256, pw.q[:32].clone(), pw.scales.clone())
         for fmt in ("q8_0", "fp8"):  # every packed format has the copy: the same sizes as its q and scales
             p = tilewise.quantize(w, fmt)
-            with_copy = tilewise.PackedWeight(p.q, p.scales, fmt, 64, 256, p.q.clone(), p.scales.clone())
-            self.assertEqual(with_copy.scales_mma.dtype, p.scales.dtype)
+            q_copy, scales_copy = p.q.clone(), p.scales.clone()
+            with_copy = tilewise.PackedWeight(p.q, p.scales, fmt, 64, 256, q_copy, scales_copy)
+            self.assertIs(with_copy.q_mma, q_copy)
+            self.assertIs(with_copy.scales_mma, scales_copy)
         both = tilewise.PackedWeight(pw.q, pw.scales, "int4-g128", 64, 256, pw.q.clone(), pw.scales.clone())
         self.assertEqual(both.to("cpu").q_mma.shape, pw.q.shape)
         # A tilewise.Linear keeps the copy: as buffers (saved with the module) and in the weights it passes on.

@@ -53,6 +53,22 @@ class Gpu(unittest.TestCase):
             with self.assertRaisesRegex(ValueError, "does not fit packed int4-g32"):
                 call()
 
+    def test_from_8_tokens_q8_0_runs_its_copy_on_an_h200(self):
+        # The crossover (src/select/packed_crossover.cpp): Q8_0 with its copy runs the sm90 kernel from 8 tokens on
+        # the GPU it was measured on, the gemv below 8 and everywhere without the copy.
+        w = self.weights(1024, 2048, torch.bfloat16)
+        with_copy = tilewise.quantize(w, "q8_0", tensor_cores=True)
+        without = tilewise.quantize(w, "q8_0")
+        ref_w = tilewise.dequantize(without).to(self.dev)
+        h200 = torch.cuda.get_device_name() == "NVIDIA H200"
+        for tokens, pw, family in ((7, with_copy, "gemv"), (8, with_copy, "sm90" if h200 else "gemv"),
+                                   (8, without, "gemv")):
+            with self.subTest(tokens=tokens, copy=pw.q_mma is not None):
+                x = torch.randn(tokens, 2048, device=self.dev, dtype=torch.bfloat16)
+                y = tilewise.linear(x, pw)
+                self.assertTrue(tilewise.last_choice().startswith(f"{family} on packed"), tilewise.last_choice())
+                self.assertLess(relative_error(y, F.linear(x.float(), ref_w)), BOUND[torch.bfloat16])
+
     def test_past_16_tokens_the_tensor_core_copy_serves(self):
         for dtype in (torch.bfloat16, torch.float16):
             for fmt in ("int4-g128", "int4-g32", "q8_0", "fp8"):

@@ -178,8 +178,15 @@ TEST(QuantizedLinear, PastSixteenTokensTheTensorCoreCopyServes) {
         both.q_mma = q_mma.get(), both.scales_mma = scales_mma.get();
         linear(ctx, ops.set(0).b.get(), tokens, act, both, ops.set(0).c.get(), s.get());
         s.sync();
-        if (f == WeightFormat::q8_0 && running_identity().gpu == select::kCrossoverMeasuredOn)
-          EXPECT_TRUE(linear_runs_tensor_cores(ctx, both, tokens));
+        // Which kernel the context built for the call: the sm90 kernel on the copy, else the gemv.
+        const auto& state = ContextAccess::state(ctx);
+        const bool ran_sm90 = state.packed_mma.count({int(f), tokens, F, K, act, s.get()}) == 1;
+        const bool ran_gemv = state.packed.count({int(f), tokens, F, K, act}) == 1;
+        EXPECT_NE(ran_sm90, ran_gemv);
+        if (tokens > kGemvMaxTokens || (f == WeightFormat::q8_0 && running_identity().gpu == select::kCrossoverMeasuredOn))
+          EXPECT_TRUE(ran_sm90);
+        else
+          EXPECT_TRUE(ran_gemv);
         std::vector<float> deq(size_t(F * K));
         dequantize_host({w.shape, to_host<uint8_t>(w.q.get(), size_t(w.shape.q_bytes())).data(),
                          to_host<uint8_t>(w.scales.get(), size_t(w.shape.scale_bytes)).data()},
@@ -200,6 +207,14 @@ TEST(QuantizedLinear, PastSixteenTokensTheTensorCoreCopyServes) {
   EXPECT_TRUE(testkit::Contains(
       testkit::error_of([&] { linear(ctx, ops.set(0).b.get(), 32, DType::bf16, q8.view(), ops.set(0).c.get(), s.get()); }),
       "pack_for_tensor_cores"));
+  // Half the copy is refused at every token count, also where the gemv would serve it.
+  PackedWeights half = q8.view();
+  half.q_mma = q_mma.get();
+  for (int64_t tokens : {1, 8, 32})
+    EXPECT_TRUE(testkit::Contains(testkit::error_of([&] {
+                                    linear(ctx, ops.set(0).b.get(), tokens, DType::bf16, half, ops.set(0).c.get(), s.get());
+                                  }),
+                                  "come together"));
 }
 
 // A serving engine meets a new token count at most steps, and each gets its own plan: one stream's plans share its
