@@ -6,7 +6,7 @@
 #                          [sm90-tests] [sass] [sm90-explore] [sm90-sanitize] [square-sm90] [decode-gemv] [family-tests]
 #                          [peers-gpus] [gemv-engines] [sm90-sweep] [tune-llm24] [selected-llm24] [grid-vs-descent]
 #                          [host-gpu-tests] [decide-llm24] [gemv-bulk] [gemv-bulk-sanitize] [issue7] [kscan-stride]
-#                          [sm90-gaps] [gemv-prefetch] [shared-access]
+#                          [sm90-gaps] [gemv-prefetch] [old-kernels]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export TILEWISE_SOURCE_DIR=$PWD  # the GPU tests read suites from this copy, not from where they were built
@@ -221,21 +221,23 @@ for step in "$@"; do
       "$bin" fit results/sm90-sweep-warm.json "$work/sm90-swapped-warm.json" "$work/sm90-gaps-cold.json" \
         | tee "$work/sm90-gaps-fit.txt" | tail -n 7
       ;;
-    shared-access)
-      # The sm90 kernels' shared-memory loads and stores through LDS/STS (docs/notes/2026-12-04-packed-shared-loads.md,
-      # predictions there): the tool's own kernel sources against OLD_KERNELS (the sources before the change, carried),
-      # alternately, twice each: the packed arm at 16-128 tokens cold, the plain kernel's first rule on the squares up
-      # to 4096 warm. Each receipt names the sources it compiled (tool.kernel_sources, kernel_sources_dir).
-      for variants in "shared generic" "generic shared"; do  # each order once, so a drift over the run cancels
-        round=$([ "$variants" = "shared generic" ] && echo 1 || echo 2)
-        for variant in $variants; do
+    old-kernels)
+      # The tool's own kernel sources ("new") against OLD_KERNELS ("old": the kernels/ folder of another tree, e.g.
+      # extracted from `git archive REV kernels`, carried), alternately, each order once so that a drift over the run
+      # cancels: the packed int4 arm at 16-128 tokens cold (PACKED_SUITE, default suites/quant-small-batch.txt), and
+      # with SQUARES=1 the plain kernel's first rule on the squares up to 4096 warm. Each receipt names the sources
+      # it compiled (tool.kernel_sources, kernel_sources_dir). Runs behind docs/notes/2026-12-04-packed-shared-loads.md
+      # and docs/notes/2026-12-04-packed-scale-sums.md.
+      old=${OLD_KERNELS:?OLD_KERNELS names the kernels/ folder to compare against}
+      for order in "new old" "old new"; do
+        round=$([ "$order" = "new old" ] && echo 1 || echo 2)
+        for variant in $order; do
           dir=
-          # OLD_KERNELS: the kernels/ folder itself, e.g. extracted from `git archive 8a89ee6 kernels`.
-          [ "$variant" = generic ] && dir=${OLD_KERNELS:?OLD_KERNELS names the kernel sources before the change}
-          TILEWISE_KERNELS_DIR=$dir timeout 150 "$bin" bench --suite suites/quant-small-batch.txt \
+          [ "$variant" = old ] && dir=$old
+          TILEWISE_KERNELS_DIR=$dir timeout 150 "$bin" bench --suite "${PACKED_SUITE:-suites/quant-small-batch.txt}" \
             --arms cublaslt,sm90:int4 --baseline cublaslt --cold -o "$work/packed-$variant-$round.json" \
             2>"$work/packed-$variant-$round.log" | tail -n 2
-          TILEWISE_KERNELS_DIR=$dir timeout 150 "$bin" bench --suite suites/square.txt \
+          [ "${SQUARES:-0}" = 1 ] && TILEWISE_KERNELS_DIR=$dir timeout 150 "$bin" bench --suite suites/square.txt \
             --only sq256,sq512,sq768,sq1024,sq1536,sq2048,sq4096 --dtypes bf16 --layouts TN --arms cublaslt,sm90 \
             --baseline cublaslt -o "$work/square-$variant-$round.json" 2>"$work/square-$variant-$round.log" | tail -n 2
         done
