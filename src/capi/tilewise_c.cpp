@@ -11,6 +11,7 @@
 #include <string>
 
 #include "device/cuda.hpp"
+#include "select/quantized.hpp"
 #include "tilewise/tilewise.hpp"
 
 struct tw_context {
@@ -192,10 +193,10 @@ int tw_linear_packed_mma(tw_context* c, int32_t dtype, int64_t tokens, int32_t f
                          const void* scales_mma, void* y, void* stream) {
   return with_context(c, [&](tilewise::Context& ctx) {
     const tilewise::PackedShape s = tilewise::packed_shape(format_of(format), out_features, in_features);
-    const tilewise::PackedWeights w{s, q, scales, q_mma, scales_mma};
-    tilewise::linear(ctx, x, tokens, dtype_of(dtype), w, y, stream_of(stream));
+    const bool tensor_cores = tilewise::select::run_linear(ctx, x, tokens, dtype_of(dtype),
+                                                           {s, q, scales, q_mma, scales_mma}, y, stream_of(stream));
     last_run.choice = nullptr, last_run.format = s.format, last_run.tokens = tokens;
-    last_run.tensor_cores = tilewise::linear_runs_tensor_cores(ctx, w, tokens);
+    last_run.tensor_cores = tensor_cores;
   });
 }
 

@@ -11,6 +11,7 @@
 #include "select/context_state.hpp"
 #include "select/database_file.hpp"
 #include "select/machine_database.hpp"
+#include "select/packed_crossover.hpp"
 #include "select/shipped.hpp"
 #include "tilewise_version.hpp"
 
@@ -36,6 +37,7 @@ Context::Context(ContextOptions o) : s_(std::make_unique<State>()) {
   device::require_gpu();
   s.sm_count = device::sm_count();
   s.identity = running_identity();
+  s.packed_crossover = select::crossover_measured_on(s.identity.gpu);
   s.tune = o.tune ? *o.tune : tune_mode_from_environment();
   s.first_use = o.first_use;
   s.serve_buckets = o.serve_buckets;

@@ -44,6 +44,7 @@ struct Context::State {
 
   select::Identity identity;
   int sm_count = 0;
+  bool packed_crossover = false;  // the GPU linear's gemv/sm90 crossover was measured on (packed_crossover.hpp)
   std::optional<select::FloorRule> floor;  // empty: the shipped one
   TuneMode tune = TuneMode::off;
   FirstUseOptions first_use;

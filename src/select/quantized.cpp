@@ -11,6 +11,7 @@
 #include "families/sm90/packed.hpp"
 #include "select/context_state.hpp"
 #include "select/packed_crossover.hpp"
+#include "select/quantized.hpp"
 #include "tilewise/quantized.hpp"
 
 namespace tilewise {
@@ -158,12 +159,17 @@ void linear_mma(Context& ctx, const void* x, int64_t tokens, DType act, const Pa
 
 bool linear_runs_tensor_cores(const Context& ctx, const PackedWeights& w, int64_t tokens) {
   if (tokens > kGemvMaxTokens) return true;
-  return w.q_mma && w.scales_mma &&
-         select::tensor_cores_ahead(w.shape.format, tokens, w.shape.in_features, ContextAccess::state(ctx).identity.gpu);
+  return w.q_mma && w.scales_mma && ContextAccess::state(ctx).packed_crossover &&
+         select::tensor_cores_ahead(w.shape.format, tokens, w.shape.in_features);
 }
 
 void linear(Context& ctx, const void* x, int64_t tokens, DType act, const PackedWeights& w, void* y,
             cudaStream_t stream) {
+  select::run_linear(ctx, x, tokens, act, w, y, stream);
+}
+
+bool select::run_linear(Context& ctx, const void* x, int64_t tokens, DType act, const PackedWeights& w, void* y,
+                        cudaStream_t stream) {
   const PackedShape& s = w.shape;
   const gemv::PackedLayout l = layout_of(s);
   if (act == DType::fp8_e4m3) throw Error("linear on packed weights takes bf16 or fp16 activations, not fp8");
@@ -171,7 +177,10 @@ void linear(Context& ctx, const void* x, int64_t tokens, DType act, const Packed
   if (!w.q_mma != !w.scales_mma)  // before the choice, which reads the copy's presence
     throw Error(fmt::format("linear on packed {} weights: q_mma ({}) and scales_mma ({}) come together",
                             to_string(s.format), w.q_mma, w.scales_mma));
-  if (linear_runs_tensor_cores(ctx, w, tokens)) return linear_mma(ctx, x, tokens, act, w, y, stream);
+  if (linear_runs_tensor_cores(ctx, w, tokens)) {
+    linear_mma(ctx, x, tokens, act, w, y, stream);
+    return true;
+  }
   // The GEMV's own form: tokens as M, the F weight rows as N, y rows (out[m * ldc + n]).
   const Problem p{"linear", tokens, s.out_features, s.in_features, act, Layout::TN, s.in_features, s.in_features,
                   s.out_features};
@@ -187,6 +196,7 @@ void linear(Context& ctx, const void* x, int64_t tokens, DType act, const Packed
   a.w = w.q, a.w_row_bytes = l.row_bytes, a.scales = w.scales;
   a.out = y, a.ldc = s.out_features;
   kernel->launch(p, a, stream);  // checks every pointer and its alignment first
+  return false;
 }
 
 }  // namespace tilewise

@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <regex>
-#include <span>
 #include <vector>
 
 #include "arm_bench.hpp"
@@ -68,12 +67,6 @@ void expect_correct(const Problem& p, const std::string& arm_name, cudaStream_t 
   TW_CUDA(cudaStreamSynchronize(stream));
 }
 
-// The packed arms and the weights each packs.
-constexpr std::pair<const char*, gemv::Format> kArms[] = {{"sm90:int4", gemv::Format::int4_g128},
-                                                          {"sm90:int4-g32", gemv::Format::int4_g32},
-                                                          {"sm90:int8", gemv::Format::q8_0},
-                                                          {"sm90:fp8", gemv::Format::fp8}};
-
 // `fields` with the deepest ring, up to its own, that fits `format`'s weights on `p`: a byte format's weight tile is
 // twice int4's, so the deepest rings of the int4 cases exceed shared memory with it (and are declined, naming it).
 // `fields` names its stages, tile, consumers and store, the fields shared memory depends on; the arm lays them over
@@ -84,15 +77,12 @@ std::string fitted(const std::string& fields, gemv::Format format, const Problem
   std::replace(commas.begin(), commas.end(), ';', ',');
   Config c = parse_config(commas);
   c.weights = packed_weights(format);
-  const std::span<const int> depths = ring_depths();
-  for (auto depth = depths.rbegin(); depth != depths.rend(); ++depth) {
-    Config deeper = c;
-    deeper.stages = *depth;
-    if (*depth <= c.stages && !infeasible(deeper, p))
-      return std::regex_replace(fields, std::regex("stages=[0-9]+"), "stages=" + std::to_string(*depth));
+  const std::optional<Config> fits = with_deepest_ring(c, p, c.stages);
+  if (!fits) {
+    ADD_FAILURE() << "no ring depth fits " << fields << " with " << gemv::to_string(format) << " on " << describe(p);
+    return fields;
   }
-  ADD_FAILURE() << "no ring depth fits " << fields << " with " << gemv::to_string(format) << " on " << describe(p);
-  return fields;
+  return std::regex_replace(fields, std::regex("stages=[0-9]+"), "stages=" + std::to_string(fits->stages));
 }
 
 TEST(Sm90PackedGpu, TheRuleMatchesTheDequantizedReference) {
@@ -134,7 +124,7 @@ TEST_P(Sm90PackedStores, EveryStoreScheduleAndSplitMatchesTheReference) {
         }
 }
 
-INSTANTIATE_TEST_SUITE_P(Arms, Sm90PackedStores, testing::ValuesIn(kArms),
+INSTANTIATE_TEST_SUITE_P(Arms, Sm90PackedStores, testing::ValuesIn(packed_arms()),
                          [](const auto& info) { return std::string(gemv::to_string(info.param.second)); });
 
 // What compute-sanitizer runs (scripts/gpu-tests.sh): one and two consumers, each store kind, ping-pong, stream-K's
@@ -148,7 +138,7 @@ TEST(Sm90PackedGpu, SanitizedSet) {
                         "block_m=128;block_n=64;stages=4;consumers=1;store=tma",
                         "block_m=64;block_n=64;stages=4;consumers=1;store=direct;split=3",
                         "block_m=16;block_n=256;stages=16;consumers=2;store=direct;split=8"})
-    for (const auto& [arm, format] : kArms)
+    for (const auto& [arm, format] : packed_arms())
       if (format != gemv::Format::int4_g32) {
         const Problem p = make_problem("q", 200, 320, 512, DType::bf16, Layout::TN);
         expect_correct(p, std::string(arm) + "@" + fitted(c, format, p), s.get());

@@ -183,7 +183,7 @@ TEST(QuantizedLinear, PastSixteenTokensTheTensorCoreCopyServes) {
         const bool ran_sm90 = state.packed_mma.count({int(f), tokens, F, K, act, s.get()}) == 1;
         const bool ran_gemv = state.packed.count({int(f), tokens, F, K, act}) == 1;
         EXPECT_NE(ran_sm90, ran_gemv);
-        if (tokens > kGemvMaxTokens || (f == WeightFormat::q8_0 && running_identity().gpu == select::kCrossoverMeasuredOn))
+        if (tokens > kGemvMaxTokens || (f == WeightFormat::q8_0 && select::crossover_measured_on(running_identity().gpu)))
           EXPECT_TRUE(ran_sm90);
         else
           EXPECT_TRUE(ran_gemv);

@@ -1,16 +1,21 @@
 #pragma once
 #include <memory>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "families/arm.hpp"
+#include "families/gemv/config.hpp"
 
 namespace tilewise::sm90 {
 
 // The family's arms (arms.cpp): "sm90" (the first shape rule), "sm90:sweep" (the fastest of the rule's candidates)
 // and "sm90:<config fields separated by ';'>"; null for any other name, Error for a bad configuration.
 std::unique_ptr<families::Arm> make_arm(const std::string& name);
-// The arms on packed int4 weights (packed_arms.cpp): "sm90:int4", "sm90:int4-g32", each with "@<fields>" optional.
+// The arms on packed weights (packed_arms.cpp), each with "@<fields>" optional, and the format each packs:
+// "sm90:int4" (int4 g128), "sm90:int4-g32", "sm90:int8" (Q8_0) and "sm90:fp8".
+std::span<const std::pair<const char*, gemv::Format>> packed_arms();
 std::vector<std::string> packed_arm_names();
 std::unique_ptr<families::Arm> make_packed_arm(const std::string& name);
 

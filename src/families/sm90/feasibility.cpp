@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
 
 #include "core/error.hpp"
 #include "families/sm90/stream_k.hpp"
@@ -65,6 +66,14 @@ std::optional<std::string> packed_infeasible(const Config& c, const Problem& p) 
 }  // namespace
 
 std::span<const int> ring_depths() { return kStages; }
+
+std::optional<Config> with_deepest_ring(Config c, const Problem& p, int most, const Limits& limits) {
+  for (auto depth = std::rbegin(kStages); depth != std::rend(kStages); ++depth) {
+    c.stages = *depth;
+    if (*depth <= most && !infeasible(c, p, limits)) return c;
+  }
+  return std::nullopt;
+}
 
 int block_k(DType d) { return 128 / element_bytes(d); }
 

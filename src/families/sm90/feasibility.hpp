@@ -25,6 +25,10 @@ std::optional<std::string> needs_packed_operands(const Config& c);
 // not a multiple of 16 bytes); nothing in the family runs it.
 void require_tma_expressible(const Problem& p);
 
+// `c` with the deepest ring of ring_depths(), at most `most` stages, at which it is feasible for `p`; nothing where
+// none is.
+std::optional<Config> with_deepest_ring(Config c, const Problem& p, int most, const Limits& limits = {});
+
 // Every feasible configuration, in a fixed order.
 std::vector<Config> feasible_set(const Problem& p, const Limits& limits = {});
 

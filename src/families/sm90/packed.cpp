@@ -12,18 +12,28 @@
 
 namespace tilewise::sm90 {
 
+namespace {
+
+static_assert(int(Weights::q8_0) == int(gemv::Format::q8_0) && int(Weights::int4_g32) == int(gemv::Format::int4_g32) &&
+              int(Weights::int4_g128) == int(gemv::Format::int4_g128) && int(Weights::fp8) == int(gemv::Format::fp8));
+
+// The kernel's Weights for a packed format, valued as the gemv's format codes (kernels/sm90/codes.h); nothing for the
+// 16-bit formats, which are not packed.
+std::optional<Weights> weights_of(gemv::Format f) {
+  if (f == gemv::Format::bf16 || f == gemv::Format::fp16) return std::nullopt;
+  return Weights(int(f));
+}
+
+}  // namespace
+
 Weights packed_weights(gemv::Format f) {
-  if (f == gemv::Format::int4_g128) return Weights::int4_g128;
-  if (f == gemv::Format::int4_g32) return Weights::int4_g32;
-  if (f == gemv::Format::q8_0) return Weights::q8_0;
-  if (f == gemv::Format::fp8) return Weights::fp8;
+  if (std::optional<Weights> w = weights_of(f)) return *w;
   throw Unsupported(fmt::format("the sm90 kernel reads packed weights (int4g128, int4g32, q8_0, fp8), not {}",
                                 gemv::to_string(f)));
 }
 
 std::optional<std::string> kernel_order_unsupported(const gemv::PackedLayout& l) {
-  if (l.format != gemv::Format::int4_g128 && l.format != gemv::Format::int4_g32 && l.format != gemv::Format::q8_0 &&
-      l.format != gemv::Format::fp8)
+  if (!weights_of(l.format))
     return fmt::format("{} weights have no sm90 kernel order (int4g128, int4g32, q8_0 and fp8 do)",
                        gemv::to_string(l.format));
   if (l.n % kernels::sm90::kPackedBlockRows != 0 || l.k % kernels::sm90::kPackedBlockK != 0)
@@ -78,12 +88,7 @@ std::optional<Config> streaming_tile(const Problem& p, const Problem& view, cons
   c.weights = w, c.swap = weights_as_a;
   const int64_t tiles = tile_count(view, c.block_m, c.block_n);
   c.split = int(std::clamp<int64_t>((limits.sm_count + tiles - 1) / tiles, 1, 8));
-  const std::span<const int> depths = ring_depths();
-  for (auto it = depths.rbegin(); it != depths.rend(); ++it) {
-    c.stages = *it;
-    if (!infeasible(c, p, limits)) return c;
-  }
-  return std::nullopt;
+  return with_deepest_ring(c, p, ring_depths().back(), limits);
 }
 
 }  // namespace

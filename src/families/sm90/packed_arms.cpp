@@ -94,6 +94,8 @@ class PackedArm : public Arm {
 
 }  // namespace
 
+std::span<const std::pair<const char*, gemv::Format>> packed_arms() { return kPackedArms; }
+
 std::vector<std::string> packed_arm_names() {
   std::vector<std::string> out;
   for (const auto& [name, _] : kPackedArms) out.emplace_back(name);
