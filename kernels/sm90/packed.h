@@ -73,10 +73,10 @@ __device__ __forceinline__ uint32_t scale_pair(uint32_t q_bits, const Scale<Inpu
   return out;
 }
 
-// Register r of a fragment from its word, unscaled: two values q + 8 as 16-bit numbers 2^p + q + 8 (the nibble placed
-// in the mantissa of 128 in bf16, 1024 in fp16, one lop3), less 2^p + 8: q itself, exact.
+// Register r of a fragment from its word: two values q + 8 as 16-bit numbers 2^p + q + 8 (the nibble placed in the
+// mantissa of 128 in bf16, 1024 in fp16, one lop3), less 2^p + 8 (exact), times the row's scale.
 template <int Input>
-__device__ __forceinline__ uint32_t int4_pair(uint32_t word, int r) {
+__device__ __forceinline__ uint32_t dequantize_pair(uint32_t word, int r, const Scale<Input>& d) {
   constexpr uint32_t kMagic = Input == input_fp16 ? 0x64006400u : 0x43004300u;
   uint32_t v;
   asm("lop3.b32 %0, %1, %2, %3, 0xEA;" : "=r"(v) : "r"(word >> (4 * r)), "r"(0x000F000Fu), "r"(kMagic));
@@ -88,24 +88,8 @@ __device__ __forceinline__ uint32_t int4_pair(uint32_t word, int r) {
     const __nv_bfloat162 b = __hsub2(*reinterpret_cast<const __nv_bfloat162*>(&v), __float2bfloat162_rn(136.0f));
     q = *reinterpret_cast<const uint32_t*>(&b);
   }
-  return q;
+  return scale_pair<Input>(q, d);
 }
-
-// The same times the row's scale.
-template <int Input>
-__device__ __forceinline__ uint32_t dequantize_pair(uint32_t word, int r, const Scale<Input>& d) {
-  return scale_pair<Input>(int4_pair<Input>(word, r), d);
-}
-
-// int4 g128 at up to 32 tokens scales sums, not weights: wgmma multiplies q itself (exact in the 16-bit type) into
-// partial sums a group of 128 along K long, and each group's partial sums join the tile's sums once, times their
-// rows' scales, in fp32 (fold_group). That leaves the dequantization 2 of its 4.75 instructions a pair
-// (results/profile-sm90-int4-streaming.md) for BlockM / 2 multiply-adds a slab a thread a group; past 32 tokens the
-// partial sums would cost more registers and multiply-adds than the pairs' scaling saves.
-template <class Cfg>
-inline constexpr bool kScalesSums = Cfg::Weights == weights_int4_g128 && Cfg::BlockM <= 32;
-template <class Cfg>
-using RowScales = float[Cfg::MmasPerConsumer][2];  // a thread's two rows of each slab, one k-tile's group
 
 // A consumer thread is done with `stage`: every thread read its fragments of it with its own (generic-proxy) loads,
 // which must come before the producer's bulk copies (async proxy) into it, so each fences and arrives itself.
@@ -182,8 +166,7 @@ __device__ __forceinline__ void load_byte_fragments(const Ring<Cfg>& ring, int s
   }
 }
 
-// int4: each thread's 16 bytes of each slab, times the scales of its two rows; or, where the sums take the scales
-// (kScalesSums), q itself.
+// int4: each thread's 16 bytes of each slab and the scales of its two rows, dequantized.
 template <class Cfg>
 __device__ __forceinline__ void load_int4_fragments(const Ring<Cfg>& ring, int stage, int slab0, Fragments<Cfg>& f) {
   constexpr int kSteps = Cfg::BlockK / Cfg::kStepK;     // 4 steps of 16
@@ -197,13 +180,6 @@ __device__ __forceinline__ void load_int4_fragments(const Ring<Cfg>& ring, int s
   for (int i = 0; i < Cfg::MmasPerConsumer; ++i) {
     const uint4 q = *reinterpret_cast<const uint4*>(q_tile + i * Cfg::kPackedBlockBytes + t * 16);
     const uint32_t words[kSteps] = {q.x, q.y, q.z, q.w};
-    if constexpr (kScalesSums<Cfg>) {
-#pragma unroll
-      for (int s = 0; s < kSteps; ++s)
-#pragma unroll
-        for (int r = 0; r < 4; ++r) f.r[i][s][r] = int4_pair<Cfg::Input>(words[s], r);
-      continue;
-    }
     const unsigned short* scales = scale_tile + i * Cfg::kScaleBlockBytes / 2;
 #pragma unroll
     for (int g = 0; g < kGroups; ++g) {
@@ -217,46 +193,11 @@ __device__ __forceinline__ void load_int4_fragments(const Ring<Cfg>& ring, int s
   }
 }
 
-// The group scales of a thread's two rows of each slab, as a stage of the group holds them (every k-tile's stage
-// carries its group's).
-template <class Cfg>
-__device__ __forceinline__ void load_row_scales(const Ring<Cfg>& ring, int stage, int slab0, RowScales<Cfg>& d) {
-  const int t = threadIdx.x % 128;
-  const unsigned short* scale_tile = reinterpret_cast<const unsigned short*>(
-      ring.b_tile(stage) + Cfg::kPackedTileBytes + slab0 * Cfg::kScaleBlockBytes);
-#pragma unroll
-  for (int i = 0; i < Cfg::MmasPerConsumer; ++i) {
-    const unsigned short* scales = scale_tile + i * Cfg::kScaleBlockBytes / 2;
-    d[i][0] = __half2float(__ushort_as_half(scales[packed_row(t, 0)]));
-    d[i][1] = __half2float(__ushort_as_half(scales[packed_row(t, 2)]));
-  }
-}
-
 // The fragments of a stage, in the registers wgmma reads.
 template <class Cfg>
 __device__ __forceinline__ void load_fragments(const Ring<Cfg>& ring, int stage, int slab0, Fragments<Cfg>& f) {
   if constexpr (packed_bytes(Cfg::Weights)) load_byte_fragments<Cfg>(ring, stage, slab0, f);
   else load_int4_fragments<Cfg>(ring, stage, slab0, f);
-}
-
-// A group's partial sums into the tile's, times their rows' scales (accumulator row 16 w + l/4 + 8 h of each slab, as
-// scale_rows reads them), and the partial sums cleared for the next group.
-template <class Cfg>
-__device__ __forceinline__ void fold_group(float (&acc)[Cfg::MmasPerConsumer][Cfg::kAccPerMma],
-                                           float (&part)[Cfg::MmasPerConsumer][Cfg::kAccPerMma],
-                                           const RowScales<Cfg>& d) {
-#pragma unroll
-  for (int i = 0; i < Cfg::MmasPerConsumer; ++i)
-#pragma unroll
-    for (int j = 0; j < Cfg::BlockM / 8; ++j)
-#pragma unroll
-      for (int h = 0; h < 2; ++h)
-#pragma unroll
-        for (int c = 0; c < 2; ++c) {
-          float& p = part[i][4 * j + 2 * h + c];
-          acc[i][4 * j + 2 * h + c] = fmaf(d[i][h], p, acc[i][4 * j + 2 * h + c]);
-          p = 0.f;
-        }
 }
 
 // fp8 weights: a tile's finished sums times their rows' scales (fp32, one a row of B), as the epilogue takes the
@@ -293,44 +234,24 @@ __device__ __forceinline__ void multiply_packed(float (&acc)[Cfg::MmasPerConsume
   const int slab0 = Cfg::Pingpong ? 0 : consumer * Cfg::MmasPerConsumer;
   Fragments<Cfg> turns[2] = {};
   int previous = -1;
-  // kScalesSums: wgmma accumulates into `part`, the partial sums of group `group` (k-tiles of 128 / BlockK), whose
-  // rows' scales are `d`; a k-tile of the next group first folds them into `acc` (the batch before, the group's last,
-  // retires first).
-  constexpr int kTilesPerGroup = kScalesSums<Cfg> ? Cfg::kPackedGroup / Cfg::BlockK : 1;
-  float part[Cfg::MmasPerConsumer][Cfg::kAccPerMma] = {};  // unused, so not allocated, without kScalesSums
-  RowScales<Cfg> d = {};
-  int group = -1;
-  auto& sums = *(kScalesSums<Cfg> ? &part : &acc);  // what wgmma accumulates into
   auto step = [&](int kt, Fragments<Cfg>& mine, Fragments<Cfg>& others) {
     const int stage = int((slot0 + kt) % Cfg::Stages);
     const uint32_t phase = uint32_t((slot0 + kt) / Cfg::Stages) & 1;
     while (!ptx::mbarrier_try_wait_parity(&ring.full[stage], phase)) {
     }
     load_fragments<Cfg>(ring, stage, slab0, mine);
-    if constexpr (kScalesSums<Cfg>) {
-      if (kt / kTilesPerGroup != group) {
-        if (group >= 0) {
-          wgmma_wait<0>();
-#pragma unroll
-          for (int i = 0; i < Cfg::MmasPerConsumer; ++i) fence_registers(part[i], Cfg::kAccPerMma);
-          fold_group<Cfg>(acc, part, d);
-        }
-        group = kt / kTilesPerGroup;
-        load_row_scales<Cfg>(ring, stage, slab0, d);
-      }
-    }
     wgmma_fence();
 #pragma unroll
-    for (int i = 0; i < Cfg::MmasPerConsumer; ++i) fence_registers(sums[i], Cfg::kAccPerMma);
+    for (int i = 0; i < Cfg::MmasPerConsumer; ++i) fence_registers(acc[i], Cfg::kAccPerMma);
 #pragma unroll
     for (int s = 0; s < kSteps; ++s) {
       const uint64_t b_desc = smem_descriptor(ring.a_tile(stage) + s * 32, 16, 1024);
 #pragma unroll
-      for (int i = 0; i < Cfg::MmasPerConsumer; ++i) wgmma_rs<Cfg::Input, Cfg::BlockM, 0>(sums[i], mine.r[i][s], b_desc);
+      for (int i = 0; i < Cfg::MmasPerConsumer; ++i) wgmma_rs<Cfg::Input, Cfg::BlockM, 0>(acc[i], mine.r[i][s], b_desc);
     }
     wgmma_commit();
 #pragma unroll
-    for (int i = 0; i < Cfg::MmasPerConsumer; ++i) fence_registers(sums[i], Cfg::kAccPerMma);
+    for (int i = 0; i < Cfg::MmasPerConsumer; ++i) fence_registers(acc[i], Cfg::kAccPerMma);
     wgmma_wait<1>();  // the batch before, which read `others`, has retired
     keep_until_here<Cfg>(others);
     if (previous >= 0) release_packed_stage(previous, ring.empty);
@@ -347,9 +268,7 @@ __device__ __forceinline__ void multiply_packed(float (&acc)[Cfg::MmasPerConsume
   keep_until_here<Cfg>(turns[0]);
   keep_until_here<Cfg>(turns[1]);
 #pragma unroll
-  for (int i = 0; i < Cfg::MmasPerConsumer; ++i) fence_registers(sums[i], Cfg::kAccPerMma);
-  if constexpr (kScalesSums<Cfg>)
-    if (group >= 0) fold_group<Cfg>(acc, part, d);
+  for (int i = 0; i < Cfg::MmasPerConsumer; ++i) fence_registers(acc[i], Cfg::kAccPerMma);
   if (previous >= 0) release_packed_stage(previous, ring.empty);
 }
 
