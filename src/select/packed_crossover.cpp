@@ -2,7 +2,9 @@
 // results/quant-crossover-cold.json (the decode suite's three weight shapes, K = 4096, 8192 and 14336, at 4-16 tokens,
 // cold) and results/protocol-packed-8bit.json (1 and 16 tokens). docs/notes/2026-12-04-packed-8bit.md has the table:
 // the rule picks the faster kernel at 44 of the 48 points measured (the crossover receipt's 36 and the protocol's 12,
-// fp8 and Q8_0 at 1 and 16 tokens) and gives up 0.3-4.7% at the other four.
+// fp8 and Q8_0 at 1 and 16 tokens) and gives up 0.3-4.7% at the other four. Judged out of sample on a 70B-class
+// layer's other three shapes (results/quant-crossover-70b-cold.json, docs/notes/2026-12-04-crossover-70b.md): 31 of 36
+// points, the other five 3.8-12.5% slower than the family it passed over.
 #include "select/packed_crossover.hpp"
 
 namespace tilewise::select {
