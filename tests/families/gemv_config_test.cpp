@@ -340,7 +340,16 @@ TEST(GemvConfig, TheMmaEnginesRingNamesWhatItDoesNotTake) {
   v = c, v.stages = 9;
   EXPECT_TRUE(Contains(why(v, p), "stages = 9 is not in 2..8"));
   v = c, v.stages = 8, v.threads = 512, v.ksplit = 8, v.unroll = 8;
-  EXPECT_TRUE(Contains(why(v, p), "bytes of shared memory, over the SM's"));
+  EXPECT_TRUE(Contains(why(v, p), "bytes of shared memory and the warps' sums"));
+  v = c, v.hint = Hint::evict_first;
+  EXPECT_TRUE(Contains(why(v, p), "takes hint na, not ef"));
+  // The static partial sums count too: 10240 bytes beside 227328 of rings is over the SM's 232448.
+  const Problem five = decode(5, 12288, 4096);
+  Config tight = default_config(five, Format::fp8, 132, Engine::mma);
+  tight.prefetch = false, tight.interleave = false, tight.hint = Hint::no_allocate;
+  tight.threads = 256, tight.cols = 64, tight.ksplit = 1, tight.unroll = 2, tight.stages = 3;
+  EXPECT_EQ(dynamic_shared_bytes(tight), 227328);
+  EXPECT_TRUE(Contains(why(tight, five), "the warps' sums 10240, over the SM's 232448")) << why(tight, five);
   Problem nn = make_problem("nn", 8, 12288, 4096, DType::bf16, Layout::NN);
   nn.lda = 8;
   v = default_config(nn, Format::int4_g128, 132, Engine::mma), v.stages = 3;

@@ -265,9 +265,14 @@ std::string ring_infeasible(const Config& c, const Problem& p) {
   if (p.M > 8) return fmt::format("the mma engine's ring takes up to 8 tokens (one half of the mma's 8 columns), not {}", p.M);
   if (c.prefetch || c.interleave) return "the mma engine's ring streams ahead itself: prefetch and interleave are 0";
   if (c.stages < 2 || c.stages > 8) return fmt::format("stages = {} is not in 2..8", c.stages);
-  if (dynamic_shared_bytes(c) > max_shared_bytes)
-    return fmt::format("a ring of {} stages for {} warps takes {} bytes of shared memory, over the SM's {}", c.stages,
-                       c.threads / 32, dynamic_shared_bytes(c), max_shared_bytes);
+  // Its cp.async copies carry no cache policy: other hints would be the same kernel compiled and timed again.
+  if (c.hint != Hint::no_allocate)
+    return fmt::format("the mma engine's ring copies with cp.async and takes hint na, not {}", to_string(c.hint));
+  // The dynamic rings beside the static partial sums of the K split (kernels/gemv_mma.cuh, `partial`).
+  const int partial_bytes = c.threads / 32 * c.cols * c.m * 4;
+  if (dynamic_shared_bytes(c) + partial_bytes > max_shared_bytes)
+    return fmt::format("a ring of {} stages for {} warps takes {} bytes of shared memory and the warps' sums {}, over "
+                       "the SM's {}", c.stages, c.threads / 32, dynamic_shared_bytes(c), partial_bytes, max_shared_bytes);
   return "";
 }
 
