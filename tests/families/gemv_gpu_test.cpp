@@ -259,6 +259,43 @@ TEST(GemvGpu, TheMmaEnginesNextStepLoadsKeepEveryPieceOnce) {
   expect_all_correct(runs, s.get());
 }
 
+// The mma engine's per-warp ring (stages > 0: int4 g128 and fp8 weights, K-major x, M <= 8) over the same uneven
+// slices and tail as the next-step loads above (K = 2944), each depth, one to four tiles a warp, unroll 1 and 2 (the
+// scales' words start on an odd group in some slices); N = 200 leaves the last CTA short. Then a persistent grid over
+// N = 12288 (768 blocks of 16 columns, more than fit the GPU at once), whose warps refill their rings for later
+// blocks. Small enough for the sanitizers.
+TEST(GemvGpu, TheMmaEnginesRingKeepsEveryPieceOnce) {
+  TW_REQUIRE_GPU();
+  device::Stream s;
+  Runs runs;
+  for (Format f : {Format::int4_g128, Format::fp8})
+    for (DType act : {DType::bf16, DType::fp16, DType::fp8_e4m3})
+      for (int m : {1, 5, 8}) {
+        if (!mma_infeasible(f, act).empty()) continue;
+        const Problem p = make_problem("ring", m, 200, 2944, act, Layout::TN);
+        Config c = default_config(p, f, 132, Engine::mma);
+        c.prefetch = false, c.interleave = false;
+        for (int stages : {2, 3, 4}) {
+          c.stages = stages;
+          runs.emplace_back(c, p);
+        }
+        for (int cols : {16, 32, 64})
+          for (int unroll : {1, 2}) {
+            Config split = c;
+            split.stages = 3, split.cols = cols, split.threads = 128, split.ksplit = 4, split.unroll = unroll;
+            runs.emplace_back(split, p);
+          }
+        if (m == 1) {
+          const Problem wide = make_problem("ring-persistent", m, 12288, 2944, act, Layout::TN);
+          Config persistent = default_config(wide, f, 132, Engine::mma);
+          persistent.prefetch = false, persistent.interleave = false, persistent.stages = 3;
+          persistent.cols = 16, persistent.threads = 128, persistent.ksplit = 4, persistent.persistent = true;
+          runs.emplace_back(persistent, wide);
+        }
+      }
+  expect_all_correct(runs, s.get());
+}
+
 // x M-major (the NN layout) on every engine and format that takes it (the mma and bulk engines every format with
 // 16-bit x, the fma engine's own kernel the problem's 16-bit weights), M in one and both token halves (M = 8 and 16
 // tight, and M = 5 with a padded column of 24, which loads past token M read), N short of a CTA's columns, with the
