@@ -5,6 +5,8 @@
 namespace tilewise::device {
 
 void throw_cuda(cudaError_t err, const char* call, const char* file, int line) {
+  // Reported here, so a later TW_CUDA(cudaGetLastError()) does not blame the next call for it (sticky errors stay).
+  cudaGetLastError();
   throw Error(fmt::format("CUDA error {} ({}) in {} at {}:{}", cudaGetErrorName(err), cudaGetErrorString(err), call,
                           file, line));
 }
@@ -29,6 +31,7 @@ Buffer::Buffer(size_t bytes) : bytes_(bytes) {
   const cudaError_t err = cudaMalloc(&ptr_, bytes);
   if (err != cudaSuccess) {
     ptr_ = nullptr;
+    cudaGetLastError();  // reported here, as throw_cuda does
     throw Error(fmt::format("cannot allocate {:.1f} MiB on the GPU: {}", bytes / 1048576.0, cudaGetErrorString(err)));
   }
 }

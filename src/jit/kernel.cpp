@@ -23,8 +23,9 @@ cudaLaunchAttribute cluster_attribute(dim3 cluster) {
 }
 
 void check(cudaError_t err, const char* what, const std::string& name) {
-  if (err != cudaSuccess)
-    throw Error(fmt::format("{} failed for kernel {}: {}", what, name, cudaGetErrorString(err)));
+  if (err == cudaSuccess) return;
+  cudaGetLastError();  // reported here, so the next call's check does not report it again
+  throw Error(fmt::format("{} failed for kernel {}: {}", what, name, cudaGetErrorString(err)));
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <optional>
 
 #include "families/gemv/arms.hpp"
@@ -268,6 +269,7 @@ TEST(GemvGpu, TheMmaEnginesRingKeepsEveryPieceOnce) {
   TW_REQUIRE_GPU();
   device::Stream s;
   Runs runs;
+  std::map<int, int> depths;  // ring depth: configurations run
   for (Format f : {Format::int4_g128, Format::fp8})
     for (DType act : {DType::bf16, DType::fp16, DType::fp8_e4m3})
       for (int m : {1, 5, 8}) {
@@ -277,7 +279,8 @@ TEST(GemvGpu, TheMmaEnginesRingKeepsEveryPieceOnce) {
         c.prefetch = false, c.interleave = false;
         for (int stages : {2, 3, 4}) {
           c.stages = stages;
-          runs.emplace_back(c, p);
+          // Eight warps' rings of 4 steps pass the SM's shared memory at M = 8; the feasible set leaves those out.
+          if (infeasible(c, p).empty()) runs.emplace_back(c, p), ++depths[stages];
         }
         for (int cols : {16, 32, 64})
           for (int unroll : {1, 2}) {
@@ -293,6 +296,7 @@ TEST(GemvGpu, TheMmaEnginesRingKeepsEveryPieceOnce) {
           runs.emplace_back(persistent, wide);
         }
       }
+  for (int stages : {2, 3, 4}) EXPECT_GT(depths[stages], 0) << "no feasible configuration has a ring of " << stages;
   expect_all_correct(runs, s.get());
 }
 

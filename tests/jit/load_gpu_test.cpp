@@ -30,5 +30,14 @@ TEST(JitLoad, OneInstantiationIsLoadedOnceForAllItsHolders) {
   EXPECT_EQ(jit::loaded_count(), before) << "the kernel stayed loaded after its last holder";
 }
 
+// A kernel asked for more shared memory than the SM has (what an infeasible configuration launched anyway asks):
+// the error is thrown once, and the runtime's last error is left clear, so the next launch is not blamed for it.
+TEST(JitLoad, AFailedAttributeCallIsReportedOnce) {
+  TW_REQUIRE_GPU();
+  const jit::Loaded loaded = jit::load(some_build());
+  EXPECT_THROW(loaded.kernel->set_max_dynamic_shared(1 << 30), Error);
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+}
+
 }  // namespace
 }  // namespace tilewise
