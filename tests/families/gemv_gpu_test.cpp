@@ -276,7 +276,7 @@ TEST(GemvGpu, TheMmaEnginesRingKeepsEveryPieceOnce) {
         if (!mma_infeasible(f, act).empty()) continue;
         const Problem p = make_problem("ring", m, 200, 2944, act, Layout::TN);
         Config c = default_config(p, f, 132, Engine::mma);
-        c.prefetch = false, c.interleave = false;
+        c.prefetch = false, c.interleave = false, c.hint = Hint::no_allocate;  // hint na: the ring's copies carry no cache policy
         for (int stages : {2, 3, 4}) {
           c.stages = stages;
           // Eight warps' rings of 4 steps pass the SM's shared memory at M = 8; the feasible set leaves those out.
@@ -291,7 +291,7 @@ TEST(GemvGpu, TheMmaEnginesRingKeepsEveryPieceOnce) {
         if (m == 1) {
           const Problem wide = make_problem("ring-persistent", m, 12288, 2944, act, Layout::TN);
           Config persistent = default_config(wide, f, 132, Engine::mma);
-          persistent.prefetch = false, persistent.interleave = false, persistent.stages = 3;
+          persistent.prefetch = false, persistent.interleave = false, persistent.hint = Hint::no_allocate, persistent.stages = 3;
           persistent.cols = 16, persistent.threads = 128, persistent.ksplit = 4, persistent.persistent = true;
           runs.emplace_back(persistent, wide);
         }
