@@ -39,7 +39,7 @@
 
 namespace tilewise::kernels::gemv {
 
-// Where everything lives in the dynamic shared memory; src/families/gemv/config.cpp's dynamic_shared_bytes() is the same
+// Where everything lives in the dynamic shared memory; src/families/gemv/config.cpp's bulk_shared_bytes() is the same
 // arithmetic, and the kernel refuses to run with less (gemv_bulk, below).
 template <int M, int WF, int XT, int WARPS, int UNROLL, int STAGES>
 struct BulkLayout {

@@ -32,13 +32,9 @@
 // steps s, s + KSPLIT, ...), so that at any time they read one contiguous run of each row, not KSPLIT runs far apart.
 // That was faster for bf16 at M = 16 and fp8 x at M = 1 and slower elsewhere (src/families/gemv/heuristic.cpp).
 // PREFETCH (int4 g128 and fp8 weights): each piece's slot is loaded for the next step once the piece has been
-// computed, so loads and arithmetic overlap within a warp (the kernel's steps loop says more). RING (int4 g128 and fp8
-// weights, K-major x of up to 8 tokens): 0, or the steps of a per-warp ring in dynamic shared memory that every lane
-// fills with cp.async, RING - 1 steps ahead of the one it computes (gemv_ring.h).
+// computed, so loads and arithmetic overlap within a warp (the kernel's steps loop says more).
 #include "widen.h"
 #include "gemv.cuh"
-#include "gemv_piece.h"
-#include "gemv_ring.h"
 
 namespace tilewise::kernels::gemv {
 
@@ -101,6 +97,22 @@ __device__ __forceinline__ void x_pairs(const uint4 (&xv)[X_VECS], int s, unsign
     lo = word(xv[s / 2], (2 * s) % 4), hi = word(xv[s / 2], (2 * s + 1) % 4);
   }
 }
+
+// The shape of what one lane reads of one row for the mma engines (a "piece"), and what it feeds.
+template <int WF, int XT>
+struct MmaPiece {
+  static constexpr bool grouped = WF == w_q8_0 || WF == w_int4_g128;  // scaled per group in fp32 after each piece
+  static constexpr int bytes = WF == w_q8_0 ? 8 : 16;                  // a lane's load from one row
+  static constexpr int elems = WeightFormat<WF>::elems * bytes / 16;
+  static constexpr int x_bytes = XT == x_fp8 ? 1 : 2;
+  static constexpr int x_vecs = elems * x_bytes / 16;                 // 16-byte loads of x matching one piece: 1, 2 or 4
+  static constexpr int steps = XT == x_fp8 ? elems / 8 : elems / 4;   // mmas one piece feeds: a lane gives 8 or 4 k a row
+  // A grouped format's four lanes of a row read one group: slices of K are whole groups.
+  static_assert(!grouped || WeightFormat<WF>::group == 4 * elems, "four pieces make one group");
+  // What both mma engines take (src/families/gemv/config.cpp, mma_infeasible, says why the rest is refused).
+  static_assert((WF == w_bf16 && XT == x_bf16) || (WF == w_fp16 && XT == x_fp16) || WF == w_fp8 || (grouped && XT != x_fp8),
+                "the mma engines take 16-bit weights of the activation's type, fp8, or Q8_0 and int4 g128 with 16-bit x");
+};
 
 // One 8 x 8 block of 16-bit values transposed across the warp: lane (r, c) gives row r's values 2c and 2c + 1 (low
 // half first) and gets back row g = lane / 4 of the transpose, its values 2q and 2q + 1 (q = lane % 4).
@@ -215,7 +227,7 @@ __device__ __forceinline__ void store_fragment(const float (&acc)[TILES][4], int
 }
 
 template <int M, int WF, int XT, int XL, int THREADS, int COLS, int KSPLIT, int UNROLL, int HINT, int PDL, int INTERLEAVE,
-          int PREFETCH, int RING, int YROWS = 0>
+          int PREFETCH, int YROWS = 0>
 __global__ void __maxnreg__(register_limit<THREADS>)
     gemv_mma(const unsigned char* __restrict__ x, long long ldx, const unsigned char* __restrict__ w, long long w_row_bytes,
              const void* __restrict__ scales, void* __restrict__ out, long long ldc, int N, int K) {
@@ -271,111 +283,73 @@ __global__ void __maxnreg__(register_limit<THREADS>)
 #pragma unroll
         for (int i = 0; i < 4; ++i) acc[ct][t][i] = 0.0f;
 
-    if constexpr (RING > 0) {
-      // The per-warp ring (gemv_ring.h): RING - 1 steps' copies in flight ahead of the step computed.
-      static_assert(!INTERLEAVE && !PREFETCH && XL == x_k_major && tiles == 1 && (WF == w_int4_g128 || WF == w_fp8),
-                    "the ring takes int4 g128 and fp8 weights, K-major x of up to 8 tokens, no interleave or prefetch");
-      using S = RingSlot<M, WF, XT, COLS, UNROLL>;
-      extern __shared__ __align__(16) unsigned char ring_shared[];
-      unsigned char* ring = ring_shared + warp * RING * S::bytes;
-      const int steps = (c_end - c_begin + stride - 1) / stride;
-      auto issue = [&](int s) {
-        if (s < steps)
-          issue_step<M, WF, XT, COLS, UNROLL>(ring + (s % RING) * S::bytes, c_begin + s * stride, c_end, lane, row, x,
-                                               ldx, static_cast<const unsigned short*>(scales), n0, N, groups);
-        copy_commit();  // an empty group past the slice keeps the count the waits rely on
-      };
-#pragma unroll 1  // unrolled, ptxas computed every prologue step's addresses first: 16 registers more a step
-      for (int s = 0; s < RING - 1; ++s) issue(s);
-      for (int s = 0; s < steps; ++s) {
-        issue(s + RING - 1);    // into the slot step s - 1 was computed from
-        copy_wait<RING - 1>();  // step s's copies have landed (groups complete in order)
-        __syncwarp();           // and are visible to every lane
-        const unsigned char* slot = ring + (s % RING) * S::bytes;
+    // One step: UNROLL pieces of each row, every load issued before any arithmetic (these are the bytes in flight).
+    // Only the slice's last step (interleaved: the row's) can hold pieces past its end (lanes q >= inside), which
+    // load nothing and feed zeros to both operands, so their mmas add nothing. For int4 and fp8 weights the steps
+    // before it run without those checks, which took about a tenth of int4's instructions and registers (int4 at
+    // M = 1: 136 where 168) without changing the CTAs an SM the wave rule counts (results/logs/check-free-int4-fp8/
+    // NOTES.md). 16-bit and Q8_0 weights keep them: without, their two-tile kernels at M = 16 fit a fourth CTA an SM,
+    // whose 384-block grid then leaves SMs idle (bf16 29.8 against 27.1 us, results/logs/mma-tail-checks/NOTES.md).
+    constexpr bool check_free = WF == w_int4_g128 || WF == w_fp8;
+    static_assert(!PREFETCH || check_free, "prefetch = 1 streams the check-free steps: int4 g128 and fp8 weights");
+    // The registers one step's pieces are loaded into. A plain step holds its own (so the compiler sees them die at
+    // the step's end, and the 16-bit and Q8_0 kernels compile as they did before prefetch existed); prefetch keeps one
+    // set across steps.
+    struct Slots {
+      uint4 wv[UNROLL][col_tiles][2], xv[UNROLL][tiles][P::x_vecs];
+      float scale[UNROLL][col_tiles][2];
+    };
+    auto load = [&](Slots& s, int base, int u, bool tail) {  // piece u of the step at `base` into slot u
+      const int ci = base + 4 * u + q, inside = tail ? c_end - (base + 4 * u) : 4;  // lanes q < inside have a piece
+      const bool in = q < inside;
 #pragma unroll
-        for (int u = 0; u < UNROLL; ++u) {
-          uint4 xv[1][P::x_vecs];
-          read_x<M, WF, XT, COLS, UNROLL>(slot, u, lane, xv);
-#pragma unroll
-          for (int ct = 0; ct < col_tiles; ++ct) {
-            uint4 wv[2];
-            float scale[2];
-            read_rows<M, WF, XT, COLS, UNROLL>(slot, u, ct, lane, c_begin + s * stride, rows, groups, wv, scale);
-            mma_piece<WF, XT, 1>(wv, xv, scale, acc[ct]);
-          }
-        }
-        __syncwarp();  // every lane has read the slot before a later step's copies refill it
+      for (int r = 0; r < 2 * col_tiles; ++r) {
+        s.wv[u][r / 2][r % 2] =
+            in ? load_weights<HINT, P::bytes>(row[r] + (long long)ci * P::bytes, policy) : make_uint4(0, 0, 0, 0);
+        s.scale[u][r / 2][r % 2] = 0.0f;
+        if constexpr (P::grouped)  // the four lanes' pieces are one group (base and c_begin are whole groups)
+          s.scale[u][r / 2][r % 2] = in ? group_scale<WF>(static_cast<const unsigned short*>(scales), rows[r], groups,
+                                                          ci * P::bytes / 16)  // group_scale counts 16-byte chunks
+                                        : 0.0f;
       }
-      copy_wait<0>();
-    } else {
-      // One step: UNROLL pieces of each row, every load issued before any arithmetic (these are the bytes in flight).
-      // Only the slice's last step (interleaved: the row's) can hold pieces past its end (lanes q >= inside), which
-      // load nothing and feed zeros to both operands, so their mmas add nothing. For int4 and fp8 weights the steps
-      // before it run without those checks, which took about a tenth of int4's instructions and registers (int4 at
-      // M = 1: 136 where 168) without changing the CTAs an SM the wave rule counts (results/logs/check-free-int4-fp8/
-      // NOTES.md). 16-bit and Q8_0 weights keep them: without, their two-tile kernels at M = 16 fit a fourth CTA an SM,
-      // whose 384-block grid then leaves SMs idle (bf16 29.8 against 27.1 us, results/logs/mma-tail-checks/NOTES.md).
-      constexpr bool check_free = WF == w_int4_g128 || WF == w_fp8;
-      static_assert(!PREFETCH || check_free, "prefetch = 1 streams the check-free steps: int4 g128 and fp8 weights");
-      // The registers one step's pieces are loaded into. A plain step holds its own (so the compiler sees them die at
-      // the step's end, and the 16-bit and Q8_0 kernels compile as they did before prefetch existed); prefetch keeps one
-      // set across steps.
-      struct Slots {
-        uint4 wv[UNROLL][col_tiles][2], xv[UNROLL][tiles][P::x_vecs];
-        float scale[UNROLL][col_tiles][2];
-      };
-      auto load = [&](Slots& s, int base, int u, bool tail) {  // piece u of the step at `base` into slot u
-        const int ci = base + 4 * u + q, inside = tail ? c_end - (base + 4 * u) : 4;  // lanes q < inside have a piece
-        const bool in = q < inside;
-  #pragma unroll
-        for (int r = 0; r < 2 * col_tiles; ++r) {
-          s.wv[u][r / 2][r % 2] =
-              in ? load_weights<HINT, P::bytes>(row[r] + (long long)ci * P::bytes, policy) : make_uint4(0, 0, 0, 0);
-          s.scale[u][r / 2][r % 2] = 0.0f;
-          if constexpr (P::grouped)  // the four lanes' pieces are one group (base and c_begin are whole groups)
-            s.scale[u][r / 2][r % 2] = in ? group_scale<WF>(static_cast<const unsigned short*>(scales), rows[r], groups,
-                                                            ci * P::bytes / 16)  // group_scale counts 16-byte chunks
-                                          : 0.0f;
-        }
-        tokens.load(ci, inside, s.xv[u]);
-      };
-      auto compute = [&](Slots& s, int u) {
-  #pragma unroll
-        for (int ct = 0; ct < col_tiles; ++ct) mma_piece<WF, XT, tiles>(s.wv[u][ct], s.xv[u], s.scale[u][ct], acc[ct]);
-      };
-      auto step = [&](int base, bool tail) {  // inlined at each call, so `tail` is a constant in each
+      tokens.load(ci, inside, s.xv[u]);
+    };
+    auto compute = [&](Slots& s, int u) {
+#pragma unroll
+      for (int ct = 0; ct < col_tiles; ++ct) mma_piece<WF, XT, tiles>(s.wv[u][ct], s.xv[u], s.scale[u][ct], acc[ct]);
+    };
+    auto step = [&](int base, bool tail) {  // inlined at each call, so `tail` is a constant in each
+      Slots s;
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u) load(s, base, u, tail);
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u) compute(s, u);
+    };
+    int base = c_begin;  // warp-uniform: every lane runs every mma
+    if constexpr (PREFETCH) {
+      // Each slot is loaded again for the next step as soon as its piece has fed its mmas, so the next step's bytes
+      // are in flight while this step's later pieces compute, in the same registers. Without it a warp's loads and
+      // its arithmetic take turns, and a warp streams only a few steps (dec_m1_12288's int4: four).
+      if (base + 4 * UNROLL <= c_end) {
         Slots s;
-  #pragma unroll
-        for (int u = 0; u < UNROLL; ++u) load(s, base, u, tail);
-  #pragma unroll
-        for (int u = 0; u < UNROLL; ++u) compute(s, u);
-      };
-      int base = c_begin;  // warp-uniform: every lane runs every mma
-      if constexpr (PREFETCH) {
-        // Each slot is loaded again for the next step as soon as its piece has fed its mmas, so the next step's bytes
-        // are in flight while this step's later pieces compute, in the same registers. Without it a warp's loads and
-        // its arithmetic take turns, and a warp streams only a few steps (dec_m1_12288's int4: four).
-        if (base + 4 * UNROLL <= c_end) {
-          Slots s;
-  #pragma unroll
-          for (int u = 0; u < UNROLL; ++u) load(s, base, u, false);
-          for (;;) {
-            const int next = base + stride;
-            const bool more = next + 4 * UNROLL <= c_end;
-  #pragma unroll
-            for (int u = 0; u < UNROLL; ++u) {
-              compute(s, u);
-              if (more) load(s, next, u, false);
-            }
-            base = next;
-            if (!more) break;
+#pragma unroll
+        for (int u = 0; u < UNROLL; ++u) load(s, base, u, false);
+        for (;;) {
+          const int next = base + stride;
+          const bool more = next + 4 * UNROLL <= c_end;
+#pragma unroll
+          for (int u = 0; u < UNROLL; ++u) {
+            compute(s, u);
+            if (more) load(s, next, u, false);
           }
+          base = next;
+          if (!more) break;
         }
-      } else if constexpr (check_free) {
-        for (; base + 4 * UNROLL <= c_end; base += stride) step(base, false);
       }
-      for (; base < c_end; base += stride) step(base, true);
+    } else if constexpr (check_free) {
+      for (; base + 4 * UNROLL <= c_end; base += stride) step(base, false);
     }
+    for (; base < c_end; base += stride) step(base, true);
 
 #pragma unroll
     for (int ct = 0; ct < col_tiles; ++ct) store_fragment<M, tiles>(acc[ct], g, q, partial[ks][cg * col_tiles + ct]);

@@ -253,8 +253,8 @@ TEST(GemvConfig, TheBulkEngineNamesWhatItDoesNotTake) {
   EXPECT_EQ(parse_config(to_string(c)), c);
   EXPECT_EQ(block_threads(c), 288);  // the producer warp
   // Four stages of 16 rows x (2048 + 64) bytes, the warps' sums of two tiles, eight barriers.
-  EXPECT_EQ(dynamic_shared_bytes(c), 4 * 16 * 2112 + 2 * 8 * 16 * 1 * 4 + 64);
-  EXPECT_EQ(dynamic_shared_bytes(default_config(p, Format::bf16, 132, Engine::mma)), 0);
+  EXPECT_EQ(bulk_shared_bytes(c), 4 * 16 * 2112 + 2 * 8 * 16 * 1 * 4 + 64);
+  EXPECT_EQ(bulk_shared_bytes(default_config(p, Format::bf16, 132, Engine::mma)), 0);
   auto why = [&](Config v, const Problem& q) { return infeasible(v, q); };
   Config v = c;
   v.ksplit = 4;
@@ -309,62 +309,6 @@ TEST(GemvConfig, TheBulkEngineNamesWhatItDoesNotTake) {
   EXPECT_TRUE(Contains(args_error(default_config(p, Format::q8_0, 132, Engine::bulk), p, a), "not 16-byte aligned (the bulk engine copies them)"));
   a.scales = at(0x4010);
   EXPECT_EQ(args_error(default_config(p, Format::q8_0, 132, Engine::bulk), p, a), "");
-}
-
-// The mma engine's per-warp ring (stages > 0, kernels/gemv_ring.h): its shared memory is the slot's layout times the
-// depth and the warps, and it names what it does not take.
-TEST(GemvConfig, TheMmaEnginesRingNamesWhatItDoesNotTake) {
-  const Problem p = decode(1, 12288, 4096);
-  Config c = default_config(p, Format::int4_g128, 132, Engine::mma);
-  c.stages = 3, c.prefetch = false, c.interleave = false;
-  EXPECT_EQ(infeasible(c, p), "");
-  EXPECT_TRUE(Contains(to_string(c), ",stages=3"));
-  EXPECT_EQ(parse_config(to_string(c)), c);
-  EXPECT_TRUE(Contains(describe(c), "cp.async into a 3-step ring a warp"));
-  // A slot: unroll x cols / 8 row groups x 32 lanes x 16 bytes of weights, M x 4 unroll pieces x 64 bytes of x, and
-  // cols rows x (unroll / 2 + 1) words of scales.
-  const int slot = c.unroll * c.cols / 8 * 512 + 4 * c.unroll * 64 + c.cols * (c.unroll / 2 + 1) * 4;
-  EXPECT_EQ(dynamic_shared_bytes(c), 3 * (c.threads / 32) * ((slot + 15) / 16 * 16));
-  Config fp8 = default_config(p, Format::fp8, 132, Engine::mma);
-  fp8.stages = 4, fp8.prefetch = false, fp8.interleave = false;
-  EXPECT_EQ(infeasible(fp8, p), "");
-  EXPECT_EQ(dynamic_shared_bytes(fp8), 4 * (fp8.threads / 32) * (fp8.unroll * fp8.cols / 8 * 512 + 4 * fp8.unroll * 32));
-  auto why = [&](Config v, const Problem& q) { return infeasible(v, q); };
-  Config v = c;
-  v.weights = Format::q8_0;
-  EXPECT_TRUE(Contains(why(v, p), "the mma engine's ring takes int4g128 and fp8 weights, not q8_0"));
-  v = c, v.m = 9;
-  EXPECT_TRUE(Contains(why(v, decode(9, 12288, 4096)), "up to 8 tokens"));
-  v = c, v.prefetch = true;
-  EXPECT_TRUE(Contains(why(v, p), "prefetch and interleave are 0"));
-  v = c, v.stages = 9;
-  EXPECT_TRUE(Contains(why(v, p), "stages = 9 is not in 2..8"));
-  v = c, v.stages = 8, v.threads = 512, v.ksplit = 8, v.unroll = 8;
-  EXPECT_TRUE(Contains(why(v, p), "bytes of shared memory and the warps' sums"));
-  v = c, v.hint = Hint::evict_first;
-  EXPECT_TRUE(Contains(why(v, p), "takes hint na, not ef"));
-  // The static partial sums count too: 10240 bytes beside 227328 of rings is over the SM's 232448.
-  const Problem five = decode(5, 12288, 4096);
-  Config tight = default_config(five, Format::fp8, 132, Engine::mma);
-  tight.prefetch = false, tight.interleave = false, tight.hint = Hint::no_allocate;
-  tight.threads = 256, tight.cols = 64, tight.ksplit = 1, tight.unroll = 2, tight.stages = 3;
-  EXPECT_EQ(dynamic_shared_bytes(tight), 227328);
-  EXPECT_TRUE(Contains(why(tight, five), "the warps' sums 10240, over the SM's 232448")) << why(tight, five);
-  Problem nn = make_problem("nn", 8, 12288, 4096, DType::bf16, Layout::NN);
-  nn.lda = 8;
-  v = default_config(nn, Format::int4_g128, 132, Engine::mma), v.stages = 3;
-  EXPECT_TRUE(Contains(why(v, nn), "copies K-major x (TN)"));
-  // The feasible set holds rings, and its kernel is the mma engine's with the depth as RING.
-  int rings = 0;
-  for (const Config& f : feasible_set(p, Format::int4_g128)) rings += f.engine == Engine::mma && f.stages > 0;
-  EXPECT_GT(rings, 50);
-  EXPECT_TRUE(kernel_build(c).name_expression.ends_with(", 0, 0, 3>")) << kernel_build(c).name_expression;  // interleave, prefetch, RING
-  // Scales it copies a word at a time.
-  auto at = [](uintptr_t address) { return reinterpret_cast<void*>(address); };
-  Args a{at(0x1000), 4096, at(0x2000), 2048, at(0x4002), at(0x3000), 1};
-  EXPECT_TRUE(Contains(args_error(c, p, a), "not 4-byte aligned (the mma engine's ring copies them"));
-  a.scales = at(0x4004);
-  EXPECT_EQ(args_error(c, p, a), "");
 }
 
 TEST(GemvConfig, FeasibleSetIsLegalAndHoldsTheDefault) {
@@ -442,14 +386,6 @@ TEST(GemvConfig, RepresentativeConfigurationsCompileWithoutSpills) {
     if (e.M == 16)
       for (DType d : {DType::bf16, DType::fp16})
         add(default_config(make_problem("nn", e.M, e.N, e.K, d, Layout::NN), native_format(d)));
-  // The mma engine's ring at one, four and eight tokens on the defaults of the two formats it takes, each depth.
-  for (int64_t m : {1, 4, 8})
-    for (Format f : {Format::int4_g128, Format::fp8})
-      for (int stages : {2, 3, 4}) {
-        Config ring = default_config(decode(m, 12288, 4096), f, 132, Engine::mma);
-        ring.stages = stages, ring.prefetch = false, ring.interleave = false;
-        if (infeasible(ring, decode(m, 12288, 4096)).empty()) add(ring);
-      }
   std::vector<jit::KernelBuild> builds;
   for (const Config& c : configs) builds.push_back(kernel_build(c));
   const std::vector<jit::Built> built = jit::build_all(builds);
@@ -531,14 +467,14 @@ TEST(GemvConfig, KernelBuildNamesTheInstantiation) {
   Config mma = default_config(decode(16, 8192, 4096, DType::fp16), Format::fp16);
   mma.ksplit = 8, mma.pdl = false;
   EXPECT_EQ(kernel_build(mma).kernel_file, "gemv_mma.cuh");
-  EXPECT_EQ(kernel_build(mma).name_expression, "tilewise::kernels::gemv::gemv_mma<16, 1, 1, 0, 256, 16, 8, 4, 2, 0, 0, 0, 0>");
+  EXPECT_EQ(kernel_build(mma).name_expression, "tilewise::kernels::gemv::gemv_mma<16, 1, 1, 0, 256, 16, 8, 4, 2, 0, 0, 0>");
   // nn.Linear's y rows: one more template argument, another cache key.
-  EXPECT_EQ(kernel_build(mma, true).name_expression, "tilewise::kernels::gemv::gemv_mma<16, 1, 1, 0, 256, 16, 8, 4, 2, 0, 0, 0, 0, 1>");
+  EXPECT_EQ(kernel_build(mma, true).name_expression, "tilewise::kernels::gemv::gemv_mma<16, 1, 1, 0, 256, 16, 8, 4, 2, 0, 0, 0, 1>");
   EXPECT_NE(jit::cache_key(kernel_build(mma, true)), jit::cache_key(kernel_build(mma)));
   mma.pdl = true, mma.layout = Layout::NN, mma.interleave = true;
-  EXPECT_EQ(kernel_build(mma).name_expression, "tilewise::kernels::gemv::gemv_mma<16, 1, 1, 1, 256, 16, 8, 4, 2, 1, 1, 0, 0>");
+  EXPECT_EQ(kernel_build(mma).name_expression, "tilewise::kernels::gemv::gemv_mma<16, 1, 1, 1, 256, 16, 8, 4, 2, 1, 1, 0>");
   mma.weights = Format::int4_g128, mma.prefetch = true;
-  EXPECT_EQ(kernel_build(mma).name_expression, "tilewise::kernels::gemv::gemv_mma<16, 4, 1, 1, 256, 16, 8, 4, 2, 1, 1, 1, 0>");
+  EXPECT_EQ(kernel_build(mma).name_expression, "tilewise::kernels::gemv::gemv_mma<16, 4, 1, 1, 256, 16, 8, 4, 2, 1, 1, 1>");
   Config nn = sample();  // the fma engine on M-major x is its own kernel
   nn.layout = Layout::NN, nn.weights = Format::fp16;
   EXPECT_EQ(kernel_build(nn).kernel_file, "gemv_nn.cuh");

@@ -9,7 +9,6 @@
 
 #include <cmath>
 #include <cstring>
-#include <map>
 #include <optional>
 
 #include "families/gemv/arms.hpp"
@@ -257,46 +256,6 @@ TEST(GemvGpu, TheMmaEnginesNextStepLoadsKeepEveryPieceOnce) {
             runs.emplace_back(split, p);
           }
         }
-  expect_all_correct(runs, s.get());
-}
-
-// The mma engine's per-warp ring (stages > 0: int4 g128 and fp8 weights, K-major x, M <= 8) over the same uneven
-// slices and tail as the next-step loads above (K = 2944), each depth, one to four tiles a warp, unroll 1 and 2 (the
-// scales' words start on an odd group in some slices); N = 200 leaves the last CTA short. Then a persistent grid over
-// N = 12288 (768 blocks of 16 columns, more than fit the GPU at once), whose warps refill their rings for later
-// blocks. Small enough for the sanitizers.
-TEST(GemvGpu, TheMmaEnginesRingKeepsEveryPieceOnce) {
-  TW_REQUIRE_GPU();
-  device::Stream s;
-  Runs runs;
-  std::map<int, int> depths;  // ring depth: configurations run
-  for (Format f : {Format::int4_g128, Format::fp8})
-    for (DType act : {DType::bf16, DType::fp16, DType::fp8_e4m3})
-      for (int m : {1, 5, 8}) {
-        if (!mma_infeasible(f, act).empty()) continue;
-        const Problem p = make_problem("ring", m, 200, 2944, act, Layout::TN);
-        Config c = default_config(p, f, 132, Engine::mma);
-        c.prefetch = false, c.interleave = false, c.hint = Hint::no_allocate;  // hint na: the ring's copies carry no cache policy
-        for (int stages : {2, 3, 4}) {
-          c.stages = stages;
-          // Eight warps' rings of 4 steps pass the SM's shared memory at M = 8; the feasible set leaves those out.
-          if (infeasible(c, p).empty()) runs.emplace_back(c, p), ++depths[stages];
-        }
-        for (int cols : {16, 32, 64})
-          for (int unroll : {1, 2}) {
-            Config split = c;
-            split.stages = 3, split.cols = cols, split.threads = 128, split.ksplit = 4, split.unroll = unroll;
-            runs.emplace_back(split, p);
-          }
-        if (m == 1) {
-          const Problem wide = make_problem("ring-persistent", m, 12288, 2944, act, Layout::TN);
-          Config persistent = default_config(wide, f, 132, Engine::mma);
-          persistent.prefetch = false, persistent.interleave = false, persistent.hint = Hint::no_allocate, persistent.stages = 3;
-          persistent.cols = 16, persistent.threads = 128, persistent.ksplit = 4, persistent.persistent = true;
-          runs.emplace_back(persistent, wide);
-        }
-      }
-  for (int stages : {2, 3, 4}) EXPECT_GT(depths[stages], 0) << "no feasible configuration has a ring of " << stages;
   expect_all_correct(runs, s.get());
 }
 

@@ -38,18 +38,14 @@ const std::map<std::string, std::vector<std::string>> kernel_sources = {
     // Each weight format the mma engine takes with each activation type it takes, M on both sides of 8, one, two and
     // four 16-column tiles a warp, both x layouts, PDL, K split in slices and in turns, and the next step's loads
     // issued while this one computes (int4 g128 and fp8 weights). Parameters: M, weights, x, x layout, threads, cols,
-    // ksplit, unroll, hint, pdl, interleave, prefetch, ring, (y rows).
+    // ksplit, unroll, hint, pdl, interleave, prefetch.
     {"gemv_mma.cuh",
-     {"tilewise::kernels::gemv::gemv_mma<1, 0, 0, 0, 256, 16, 8, 4, 2, 1, 1, 0, 0>", "tilewise::kernels::gemv::gemv_mma<16, 1, 1, 1, 256, 32, 2, 4, 3, 0, 0, 0, 0>",
-      "tilewise::kernels::gemv::gemv_mma<5, 5, 0, 1, 128, 16, 1, 2, 0, 0, 0, 1, 0>", "tilewise::kernels::gemv::gemv_mma<9, 5, 1, 1, 512, 32, 4, 8, 1, 1, 0, 0, 0>",
-      "tilewise::kernels::gemv::gemv_mma<16, 5, 2, 0, 256, 64, 4, 1, 4, 0, 1, 1, 0>", "tilewise::kernels::gemv::gemv_mma<1, 2, 0, 0, 256, 16, 8, 8, 2, 0, 0, 0, 0>",
-      "tilewise::kernels::gemv::gemv_mma<16, 2, 1, 0, 128, 64, 2, 1, 3, 1, 1, 0, 0>", "tilewise::kernels::gemv::gemv_mma<3, 4, 0, 1, 128, 16, 1, 2, 2, 0, 0, 0, 0>",
-      "tilewise::kernels::gemv::gemv_mma<12, 4, 1, 0, 256, 16, 8, 1, 0, 0, 1, 0, 0>", "tilewise::kernels::gemv::gemv_mma<16, 0, 0, 0, 256, 16, 4, 4, 0, 1, 0, 0, 0, 1>",
-      "tilewise::kernels::gemv::gemv_mma<1, 4, 0, 0, 128, 32, 4, 2, 2, 1, 0, 1, 0>", "tilewise::kernels::gemv::gemv_mma<16, 4, 1, 0, 128, 64, 4, 1, 2, 1, 1, 1, 0, 1>",
-      // the per-warp ring (RING > 0): int4 g128 and fp8 weights, 16-bit and fp8 x, y rows
-      "tilewise::kernels::gemv::gemv_mma<1, 4, 0, 0, 128, 32, 4, 2, 2, 1, 0, 0, 3>",
-      "tilewise::kernels::gemv::gemv_mma<8, 5, 1, 0, 256, 64, 8, 1, 3, 0, 0, 0, 2, 1>",
-      "tilewise::kernels::gemv::gemv_mma<5, 5, 2, 0, 128, 16, 2, 3, 0, 1, 0, 0, 4>"}},
+     {"tilewise::kernels::gemv::gemv_mma<1, 0, 0, 0, 256, 16, 8, 4, 2, 1, 1, 0>", "tilewise::kernels::gemv::gemv_mma<16, 1, 1, 1, 256, 32, 2, 4, 3, 0, 0, 0>",
+      "tilewise::kernels::gemv::gemv_mma<5, 5, 0, 1, 128, 16, 1, 2, 0, 0, 0, 1>", "tilewise::kernels::gemv::gemv_mma<9, 5, 1, 1, 512, 32, 4, 8, 1, 1, 0, 0>",
+      "tilewise::kernels::gemv::gemv_mma<16, 5, 2, 0, 256, 64, 4, 1, 4, 0, 1, 1>", "tilewise::kernels::gemv::gemv_mma<1, 2, 0, 0, 256, 16, 8, 8, 2, 0, 0, 0>",
+      "tilewise::kernels::gemv::gemv_mma<16, 2, 1, 0, 128, 64, 2, 1, 3, 1, 1, 0>", "tilewise::kernels::gemv::gemv_mma<3, 4, 0, 1, 128, 16, 1, 2, 2, 0, 0, 0>",
+      "tilewise::kernels::gemv::gemv_mma<12, 4, 1, 0, 256, 16, 8, 1, 0, 0, 1, 0>", "tilewise::kernels::gemv::gemv_mma<16, 0, 0, 0, 256, 16, 4, 4, 0, 1, 0, 0, 1>",
+      "tilewise::kernels::gemv::gemv_mma<1, 4, 0, 0, 128, 32, 4, 2, 2, 1, 0, 1>", "tilewise::kernels::gemv::gemv_mma<16, 4, 1, 0, 128, 64, 4, 1, 2, 1, 1, 1, 1>"}},
     // The bulk engine: each format it takes, M on both sides of 8, both copy policies, both x layouts, PDL.
     // Parameters: M, weights, x, x layout, consumer warps, units a warp, stages, hint, pdl.
     {"gemv_bulk.cuh",

@@ -142,11 +142,11 @@ std::string describe(const Config& c) {
                        to_string(c.weights), tilewise::to_string(c.act), x_layout, c.m, c.threads, c.unroll, c.stages,
                        c.hint == Hint::evict_first ? ".L2::cache_hint evict_first" : "",
                        c.pdl ? ", programmatic dependent launch" : "");
-  const std::string loads = c.stages ? fmt::format("cp.async into a {}-step ring a warp", c.stages) : std::string(load_text(c.hint));
   return fmt::format("gemv {} weights, {}{} x, M={}, {} engine, {} threads, {} cols/warp, K split {}{}, unroll {}{}, {}{}{}",
                      to_string(c.weights), tilewise::to_string(c.act), x_layout, c.m, to_string(c.engine), c.threads, c.cols,
-                     c.ksplit, c.interleave ? " interleaved" : "", c.unroll, c.prefetch ? " a step ahead" : "", loads,
-                     c.persistent ? ", persistent grid" : "", c.pdl ? ", programmatic dependent launch" : "");
+                     c.ksplit, c.interleave ? " interleaved" : "", c.unroll, c.prefetch ? " a step ahead" : "",
+                     load_text(c.hint), c.persistent ? ", persistent grid" : "",
+                     c.pdl ? ", programmatic dependent launch" : "");
 }
 
 void to_json(nlohmann::json& j, const Config& c) {
@@ -164,21 +164,7 @@ int cta_cols(const Config& c) { return c.threads / 32 / std::max(c.ksplit, 1) * 
 
 int block_threads(const Config& c) { return c.threads + (c.engine == Engine::bulk ? 32 : 0); }
 
-namespace {
-
-// One step of the mma engine's ring, kernels/gemv_ring.h's RingSlot: the weights, x's matching elements of each token
-// and, for int4 g128, each row's scales as whole 4-byte words.
-int ring_slot_bytes(const Config& c) {
-  const int x_vecs = c.weights == Format::int4_g128 ? 4 : c.act != DType::fp8_e4m3 ? 2 : 1;
-  const int weights = c.unroll * (c.cols / 8) * 32 * 16, x = c.m * 4 * c.unroll * x_vecs * 16;
-  const int scales = group_size(c.weights) ? c.cols * (c.unroll / 2 + 1) * 4 : 0;
-  return (weights + x + scales + 15) / 16 * 16;
-}
-
-}  // namespace
-
-int dynamic_shared_bytes(const Config& c) {
-  if (c.engine == Engine::mma) return c.stages * c.threads / 32 * ring_slot_bytes(c);
+int bulk_shared_bytes(const Config& c) {
   if (c.engine != Engine::bulk) return 0;
   const int unit = 4 * piece_bytes(c.weights);
   const int units = c.threads / 32 * c.unroll;
@@ -249,30 +235,9 @@ std::string bulk_infeasible(const Config& c, const Problem& p) {
       return fmt::format("{} warps x unroll {} units make a stage, not a multiple of 8: its scales would not be whole "
                          "16-byte copies", warps, c.unroll);
   }
-  if (dynamic_shared_bytes(c) > max_shared_bytes)
-    return fmt::format("{} stages take {} bytes of shared memory, over the SM's {}", c.stages, dynamic_shared_bytes(c),
+  if (bulk_shared_bytes(c) > max_shared_bytes)
+    return fmt::format("{} stages take {} bytes of shared memory, over the SM's {}", c.stages, bulk_shared_bytes(c),
                        max_shared_bytes);
-  return "";
-}
-
-// The mma engine's ring (stages > 0, kernels/gemv_ring.h): 16-byte pieces that need no tail checks, K-major x of one
-// 8-token half, the register path's own refinements off, and the warps' rings in the SM's shared memory.
-std::string ring_infeasible(const Config& c, const Problem& p) {
-  if (c.weights != Format::int4_g128 && c.weights != Format::fp8)
-    return fmt::format("stages = {}: the mma engine's ring takes int4g128 and fp8 weights, not {}", c.stages,
-                       to_string(c.weights));
-  if (p.layout != Layout::TN) return "the mma engine's ring copies K-major x (TN)";
-  if (p.M > 8) return fmt::format("the mma engine's ring takes up to 8 tokens (one half of the mma's 8 columns), not {}", p.M);
-  if (c.prefetch || c.interleave) return "the mma engine's ring streams ahead itself: prefetch and interleave are 0";
-  if (c.stages < 2 || c.stages > 8) return fmt::format("stages = {} is not in 2..8", c.stages);
-  // Its cp.async copies carry no cache policy: other hints would be the same kernel compiled and timed again.
-  if (c.hint != Hint::no_allocate)
-    return fmt::format("the mma engine's ring copies with cp.async and takes hint na, not {}", to_string(c.hint));
-  // The dynamic rings beside the static partial sums of the K split (kernels/gemv_mma.cuh, `partial`).
-  const int partial_bytes = c.threads / 32 * c.cols * c.m * 4;
-  if (dynamic_shared_bytes(c) + partial_bytes > max_shared_bytes)
-    return fmt::format("a ring of {} stages for {} warps takes {} bytes of shared memory and the warps' sums {}, over "
-                       "the SM's {}", c.stages, c.threads / 32, dynamic_shared_bytes(c), partial_bytes, max_shared_bytes);
   return "";
 }
 
@@ -314,11 +279,8 @@ std::string infeasible(const Config& c, const Problem& p) {
   }
   if (c.engine == Engine::bulk) {
     if (std::string why = bulk_infeasible(c, p); !why.empty()) return why;
-  } else if (c.engine == Engine::mma && c.stages != 0) {
-    if (std::string why = ring_infeasible(c, p); !why.empty()) return why;
   } else if (c.stages != 0) {
-    return fmt::format("stages = {} is for the bulk engine and the mma engine's ring; the {} engine has none (0)",
-                       c.stages, to_string(c.engine));
+    return fmt::format("stages = {} is for the bulk engine; the {} engine has none (0)", c.stages, to_string(c.engine));
   }
   // K-major x is read 16 bytes at a time by the mma and bulk engines, else 8 elements (16 or 8 bytes) at a time.
   // M-major x (16-bit) 8 tokens of one k at a time.
@@ -380,9 +342,6 @@ std::vector<Config> feasible_set(const Problem& p, Format weights) {
     const bool bulk = engine == Engine::bulk;
     const bool streams_ahead = engine == Engine::fma ||
                                (engine == Engine::mma && (weights == Format::int4_g128 || weights == Format::fp8));
-    const std::vector<int> stage_counts = bulk ? std::vector<int>{2, 3, 4, 6, 8}
-                                          : engine == Engine::mma && streams_ahead ? std::vector<int>{0, 2, 3, 4}
-                                                                                  : std::vector<int>{0};
     for (int threads : {128, 160, 256, 512})
       for (int cols : engine == Engine::fma ? std::vector<int>{1, 2, 4} : bulk ? std::vector<int>{16} : std::vector<int>{16, 32, 64})
         for (int ksplit : bulk ? std::vector<int>{threads / 32} : std::vector<int>{1, 2, 4, 5, 8})
@@ -390,7 +349,7 @@ std::vector<Config> feasible_set(const Problem& p, Format weights) {
             for (Hint hint : {Hint::none, Hint::nc, Hint::no_allocate, Hint::evict_first, Hint::prefetch_256})
               for (bool persistent : {false, true})
                 for (bool pdl : {false, true})
-                  for (int stages : stage_counts)
+                  for (int stages : bulk ? std::vector<int>{2, 3, 4, 6, 8} : std::vector<int>{0})
                     for (bool prefetch : streams_ahead ? std::vector<bool>{false, true} : std::vector<bool>{false})
                       for (bool interleave : engine == Engine::mma ? std::vector<bool>{false, true} : std::vector<bool>{false}) {
                         c.engine = engine, c.threads = threads, c.cols = cols, c.ksplit = ksplit, c.unroll = unroll;

@@ -69,9 +69,7 @@ struct Config {
   int unroll = 4;    // 16-byte chunks per column in flight per lane (bulk: units a warp takes from each stage)
   Hint hint = Hint::no_allocate;  // bulk: evict_first, or no_allocate for copies without a cache policy
   bool persistent = false;  // grid of SMs x resident CTAs looping over column blocks, else one CTA per block
-  // The bulk engine's ring of shared-memory stages (2..8); the mma engine's per-warp ring of cp.async steps (int4 g128
-  // and fp8 weights, K-major x, M <= 8: 2..8, or 0 for its loads into registers); 0 for the fma engine.
-  int stages = 0;
+  int stages = 0;           // the bulk engine's ring of shared-memory stages (2..8); 0 for the others
   // Launched as a programmatic dependent: the grid may start while the kernel before it in the stream finishes,
   // prefetching its first weights before it waits for that kernel (kernels/gemv.cuh, launch_dependents).
   bool pdl = false;
@@ -103,9 +101,9 @@ void from_json(const nlohmann::json& j, Config& c);
 int cta_cols(const Config& c);
 // Threads of one CTA: `threads`, and the bulk engine's producer warp.
 int block_threads(const Config& c);
-// Dynamic shared memory: the bulk engine's stages, the warps' sums and the barriers (kernels/gemv_bulk.cuh,
-// BulkLayout); the mma engine's rings (kernels/gemv_ring.h, RingSlot; 0 without); 0 for the fma engine.
-int dynamic_shared_bytes(const Config& c);
+// The bulk engine's dynamic shared memory: its stages, the warps' sums and the barriers (kernels/gemv_bulk.cuh,
+// BulkLayout); 0 for the other engines.
+int bulk_shared_bytes(const Config& c);
 // Registers a thread may use with `threads` threads a CTA: 64K / threads rounded down to a multiple of 8, at most 255
 // (the kernel's __maxnreg__, kernels/gemv.cuh).
 int register_limit(int threads);

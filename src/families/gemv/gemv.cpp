@@ -33,9 +33,9 @@ jit::KernelBuild kernel_build(const Config& c, bool y_rows) {
                                     xl, c.threads / 32, c.unroll, c.stages, hint, pdl);
   } else if (c.engine == Engine::mma) {
     b.kernel_file = "gemv_mma.cuh";
-    b.name_expression = fmt::format("tilewise::kernels::gemv::gemv_mma<{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}>",
-                                    c.m, w, x, xl, c.threads, c.cols, c.ksplit, c.unroll, hint, pdl, int(c.interleave),
-                                    int(c.prefetch), c.stages);
+    b.name_expression = fmt::format("tilewise::kernels::gemv::gemv_mma<{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}>", c.m,
+                                    w, x, xl, c.threads, c.cols, c.ksplit, c.unroll, hint, pdl, int(c.interleave),
+                                    int(c.prefetch));
   } else if (c.layout == Layout::NN) {  // the fma engine's form for M-major x
     b.kernel_file = "gemv_nn.cuh";
     b.name_expression = fmt::format("tilewise::kernels::gemv::gemv_nn<{}, {}, {}, {}, {}, {}, {}, {}, {}>", c.m, w, x,
@@ -54,15 +54,15 @@ Kernel::Kernel(const Config& c, bool y_rows) : config_(c), y_rows_(y_rows) {
   jit::Loaded loaded = jit::load(kernel_build(c, y_rows));
   usage_ = loaded.usage;
   kernel_ = std::move(loaded.kernel);
-  if (dynamic_shared_bytes(c) > 0) kernel_->set_max_dynamic_shared(dynamic_shared_bytes(c));
+  if (c.engine == Engine::bulk) kernel_->set_max_dynamic_shared(bulk_shared_bytes(c));
   // A persistent grid is as many CTAs as fit the GPU at once: what the kernel's registers and shared memory leave.
-  resident_ctas_ = device::sm_count() * kernel_->max_active_blocks_per_sm(block_threads(c), dynamic_shared_bytes(c));
+  resident_ctas_ = device::sm_count() * kernel_->max_active_blocks_per_sm(block_threads(c), bulk_shared_bytes(c));
   if (c.engine == Engine::bulk) {
     // The one failure seen (at 142 KB of shared memory) was the registers: the kernel took at most 256 threads.
     if (resident_ctas_ < 1)
       throw Error(fmt::format("gemv {}: not one CTA fits an SM ({} threads of {} registers, {} bytes of shared memory; "
                               "the kernel takes at most {} threads and {} bytes of dynamic shared memory)",
-                              to_string(c), block_threads(c), usage_.registers, dynamic_shared_bytes(c),
+                              to_string(c), block_threads(c), usage_.registers, bulk_shared_bytes(c),
                               kernel_->attributes().maxThreadsPerBlock, kernel_->attributes().maxDynamicSharedSizeBytes));
   }
 }
@@ -84,9 +84,6 @@ std::string args_error(const Config& c, const Problem& p, const Args& a) {
   const int x_align = p.layout == Layout::TN && c.engine == Engine::fma && p.dtype == DType::fp8_e4m3 ? 8 : 16;
   if (c.engine == Engine::bulk && group_size(c.weights) && reinterpret_cast<uintptr_t>(a.scales) % 16)
     return fmt::format("scales at {} are not 16-byte aligned (the bulk engine copies them)", a.scales);
-  if (c.engine == Engine::mma && c.stages && group_size(c.weights) && reinterpret_cast<uintptr_t>(a.scales) % 4)
-    return fmt::format("scales at {} are not 4-byte aligned (the mma engine's ring copies them a word at a time)",
-                       a.scales);
   if (reinterpret_cast<uintptr_t>(a.x) % x_align)
     return fmt::format("x at {} is not {}-byte aligned ({} engine vector loads)", a.x, x_align, to_string(c.engine));
   if (const int out_align = element_bytes(output_dtype(c.act)); reinterpret_cast<uintptr_t>(a.out) % out_align)
@@ -107,7 +104,7 @@ void Kernel::launch(const Problem& p, const Args& a, cudaStream_t stream) const 
   void* out = a.out;
   int N = int(p.N), K = int(p.K);
   void* args[] = {&x, &ldx, &w, &w_row_bytes, &scales, &out, &ldc, &N, &K};
-  kernel_->launch(dim3(unsigned(grid(p.N))), dim3(unsigned(block_threads(config_))), dynamic_shared_bytes(config_), stream,
+  kernel_->launch(dim3(unsigned(grid(p.N))), dim3(unsigned(block_threads(config_))), bulk_shared_bytes(config_), stream,
                   args, {1, 1, 1}, config_.pdl);
 }
 
