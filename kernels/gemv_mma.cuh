@@ -202,8 +202,9 @@ __device__ __forceinline__ void piece_start(const uint4 (&xv)[TILES][MmaPiece<WF
 }
 
 // The mmas of one piece: this lane's pieces of rows g and g + 8 (wv), x's matching elements for each 8-token half
-// (xv), and for a grouped format the two rows' scales, which multiply the piece's sums (one group, begun at `start`,
-// piece_start's) into acc in fp32.
+// (xv), and for a grouped format the two rows' scales, which multiply the piece's sums (one group) into acc in fp32,
+// int4's plus `start` (piece_start's). Added at the end, not as the sums' first value: that made every tile's chain of
+// dependent mmas twice as long, and the kernel slower (docs/notes/2026-12-04-gemv-bias-fold.md).
 template <int WF, int XT, int TILES>
 __device__ __forceinline__ void mma_piece(const uint4 (&wv)[2], const uint4 (&xv)[TILES][MmaPiece<WF, XT>::x_vecs],
                                           const float (&scale)[2], const float (&start)[TILES][4],
@@ -214,7 +215,7 @@ __device__ __forceinline__ void mma_piece(const uint4 (&wv)[2], const uint4 (&xv
 #pragma unroll
   for (int t = 0; t < TILES; ++t)
 #pragma unroll
-    for (int i = 0; i < 4; ++i) part[t][i] = start[t][i];
+    for (int i = 0; i < 4; ++i) part[t][i] = 0.0f;
 #pragma unroll
   for (int s = 0; s < P::steps; ++s) {
     unsigned a[4];
@@ -231,7 +232,8 @@ __device__ __forceinline__ void mma_piece(const uint4 (&wv)[2], const uint4 (&xv
 #pragma unroll
     for (int t = 0; t < TILES; ++t)
 #pragma unroll
-      for (int i = 0; i < 4; ++i) acc[t][i] = fmaf(scale[i / 2], part[t][i], acc[t][i]);
+      for (int i = 0; i < 4; ++i)
+        acc[t][i] = fmaf(scale[i / 2], WF == w_int4_g128 ? part[t][i] + start[t][i] : part[t][i], acc[t][i]);
 }
 
 // A warp's accumulators, acc[t]: [0] row g, token 8t + 2q; [1] row g, token 8t + 2q + 1; [2] and [3] the same for
