@@ -212,11 +212,7 @@ __global__ void __maxnreg__(register_limit<(WARPS + 1) * 32>)
       if (++stage == STAGES) stage = 0, phase ^= 1;
 #pragma unroll
       for (int u = 0; u < UNROLL; ++u)
-        if (warp * UNROLL + u < units) {
-          float start[tiles_m][4];
-          piece_start<WF, XT, tiles_m>(xv[u], start);
-          mma_piece<WF, XT, tiles_m>(wv[u], xv[u], scale[u], start, acc);
-        }
+        if (warp * UNROLL + u < units) mma_piece<WF, XT, tiles_m>(wv[u], xv[u], scale[u], acc);
     }
 
     // The warps' sums, added in warp order. Two buffers: a warp writing tile i + 2's sums has passed tile i + 1's

@@ -17,13 +17,10 @@
 //
 // Weight formats: bf16 and fp16 as they are (the activation's type); fp8 e4m3 widened to the activation's 16-bit
 // type (exactly: every e4m3 value is a bf16 and an fp16), or, with fp8 activations, both fed as they are to the
-// e4m3 mma (k = 32); its channel scale multiplies the sum. Q8_0 feeds q itself, exact in the 16-bit type, and scales
-// in fp32 as the reference does: the four lanes' pieces of a row are one group, so every mma sums within one group of
-// each row into a partial that the group's scale multiplies into the accumulator. int4 with groups of 128 does the
-// same, but feeds the mma what the magic-number conversion makes, q + bias (exact too), and starts each group's partial
-// at -bias times the group's sum of x (piece_start), which one more mma a step takes for every row and column tile at
-// once: that subtraction was a fifth of the kernel's instructions (docs/notes/2026-12-04-gemv-bias-fold.md). int4 with
-// groups of 32 (16 bytes) would need 4-byte pieces, and stays with the FMA kernel.
+// e4m3 mma (k = 32); its channel scale multiplies the sum. Q8_0 and int4 with groups of 128 feed q itself, exact in
+// the 16-bit type, and scale in fp32 as the reference does: the four lanes' pieces of a row are one group, so every
+// mma sums within one group of each row into a partial that the group's scale multiplies into the accumulator.
+// int4 with groups of 32 (16 bytes) would need 4-byte pieces, and stays with the FMA kernel.
 //
 // Template parameters (the gemv configuration with engine=mma, src/families/gemv): M, WF, XT as in gemv.cuh; XL x's
 // layout, K-major (TN) or M-major (NN; TokenRows says how each is read); THREADS (warps: THREADS/32/KSPLIT column
@@ -56,13 +53,18 @@ __device__ __forceinline__ void mma(float (&d)[4], const unsigned (&a)[4], unsig
   }
 }
 
-// int4's pairs as the conversion makes them: magic | u reads as base + u in the activation's type, u = q + 8, so the
-// value is q + bias with bias = base + 8 (136 in bf16, 1032 in fp16).
+// Two small integers stored as magic | u in the 16-bit halves of `bits` (magic | u reads as the integer base + u in
+// the activation's type), returned as (base + u) - bias: exact, since both are integers the type holds.
 template <int XT>
-struct Int4Magic {
-  static constexpr unsigned pair = XT == x_bf16 ? 0x43004300u : 0x64006400u;           // 128 (bf16) or 1024 (fp16)
-  static constexpr unsigned minus_bias_pair = XT == x_bf16 ? 0xC308C308u : 0xE408E408u;  // -136 or -1032, twice
-};
+__device__ __forceinline__ unsigned magic_pair(unsigned bits, float bias) {
+  if constexpr (XT == x_bf16) {
+    const __nv_bfloat162 v = __hsub2(*reinterpret_cast<const __nv_bfloat162*>(&bits), __floats2bfloat162_rn(bias, bias));
+    return *reinterpret_cast<const unsigned*>(&v);
+  } else {
+    const __half2 v = __hsub2(*reinterpret_cast<const __half2*>(&bits), __floats2half2_rn(bias, bias));
+    return *reinterpret_cast<const unsigned*>(&v);
+  }
+}
 
 // The A registers of step s for one row's piece: the pair for k = 2q (lo) and for k = 2q + 8 (hi) in the mma's own
 // numbering; the caller interleaves the two rows.
@@ -75,8 +77,9 @@ __device__ __forceinline__ void row_pairs(const uint4& v, int s, unsigned& lo, u
     lo = int8_pair_to_16bit<XT == x_bf16>(word(v, s), 0), hi = int8_pair_to_16bit<XT == x_bf16>(word(v, s), 2);
   } else if constexpr (WF == w_int4_g128) {  // 32 elements, eight steps: word s / 2, nibbles 2h, 2h + 4 and 2h + 1, 2h + 5
     const unsigned w = word(v, s / 2) >> (8 * (s % 2));
-    constexpr unsigned magic = Int4Magic<XT>::pair;  // q + bias: piece_start takes the bias off
-    lo = and_or(w, 0x000F000Fu, magic), hi = and_or(w >> 4, 0x000F000Fu, magic);
+    const unsigned magic = XT == x_bf16 ? 0x43004300u : 0x64006400u;  // 128 + u in bf16, 1024 + u in fp16
+    const float bias = XT == x_bf16 ? 136.0f : 1032.0f;               // stored u is q + 8
+    lo = magic_pair<XT>(and_or(w, 0x000F000Fu, magic), bias), hi = magic_pair<XT>(and_or(w >> 4, 0x000F000Fu, magic), bias);
   } else {  // 16-bit weights (two steps of two pairs) or e4m3 with e4m3 x (two steps of two quads): as they are
     lo = word(v, 2 * s), hi = word(v, 2 * s + 1);
   }
@@ -179,36 +182,11 @@ struct TokenRows {
   }
 };
 
-// Where a grouped format's partial sums of one piece start: zero, or for int4 -bias times the sum of x's elements
-// that match the piece (the group's, for each token), the same for every row, so a warp's column tiles share it.
-template <int WF, int XT, int TILES>
-__device__ __forceinline__ void piece_start(const uint4 (&xv)[TILES][MmaPiece<WF, XT>::x_vecs], float (&start)[TILES][4]) {
-#pragma unroll
-  for (int t = 0; t < TILES; ++t)
-#pragma unroll
-    for (int i = 0; i < 4; ++i) start[t][i] = 0.0f;
-  if constexpr (WF == w_int4_g128) {
-    constexpr unsigned c = Int4Magic<XT>::minus_bias_pair;
-    const unsigned a[4] = {c, c, c, c};
-#pragma unroll
-    for (int s = 0; s < MmaPiece<WF, XT>::steps; ++s)
-#pragma unroll
-      for (int t = 0; t < TILES; ++t) {
-        unsigned b0, b1;
-        x_pairs<WF>(xv[t], s, b0, b1);
-        mma<XT>(start[t], a, b0, b1);
-      }
-  }
-}
-
 // The mmas of one piece: this lane's pieces of rows g and g + 8 (wv), x's matching elements for each 8-token half
-// (xv), and for a grouped format the two rows' scales, which multiply the piece's sums (one group) into acc in fp32,
-// int4's plus `start` (piece_start's). Added at the end, not as the sums' first value: that made every tile's chain of
-// dependent mmas twice as long, and the kernel slower (docs/notes/2026-12-04-gemv-bias-fold.md).
+// (xv), and for a grouped format the two rows' scales, which multiply the piece's sums (one group) into acc in fp32.
 template <int WF, int XT, int TILES>
 __device__ __forceinline__ void mma_piece(const uint4 (&wv)[2], const uint4 (&xv)[TILES][MmaPiece<WF, XT>::x_vecs],
-                                          const float (&scale)[2], const float (&start)[TILES][4],
-                                          float (&acc)[TILES][4]) {
+                                          const float (&scale)[2], float (&acc)[TILES][4]) {
   using P = MmaPiece<WF, XT>;
   float part[TILES][4];
   float(&sum)[TILES][4] = P::grouped ? part : acc;
@@ -232,8 +210,7 @@ __device__ __forceinline__ void mma_piece(const uint4 (&wv)[2], const uint4 (&xv
 #pragma unroll
     for (int t = 0; t < TILES; ++t)
 #pragma unroll
-      for (int i = 0; i < 4; ++i)
-        acc[t][i] = fmaf(scale[i / 2], WF == w_int4_g128 ? part[t][i] + start[t][i] : part[t][i], acc[t][i]);
+      for (int i = 0; i < 4; ++i) acc[t][i] = fmaf(scale[i / 2], part[t][i], acc[t][i]);
 }
 
 // A warp's accumulators, acc[t]: [0] row g, token 8t + 2q; [1] row g, token 8t + 2q + 1; [2] and [3] the same for
@@ -338,11 +315,8 @@ __global__ void __maxnreg__(register_limit<THREADS>)
       tokens.load(ci, inside, s.xv[u]);
     };
     auto compute = [&](Slots& s, int u) {
-      float start[tiles][4];
-      piece_start<WF, XT, tiles>(s.xv[u], start);
 #pragma unroll
-      for (int ct = 0; ct < col_tiles; ++ct)
-        mma_piece<WF, XT, tiles>(s.wv[u][ct], s.xv[u], s.scale[u][ct], start, acc[ct]);
+      for (int ct = 0; ct < col_tiles; ++ct) mma_piece<WF, XT, tiles>(s.wv[u][ct], s.xv[u], s.scale[u][ct], acc[ct]);
     };
     auto step = [&](int base, bool tail) {  // inlined at each call, so `tail` is a constant in each
       Slots s;
