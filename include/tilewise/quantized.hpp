@@ -66,8 +66,8 @@ inline constexpr int64_t kGemvMaxTokens = 16;
 
 // Which kernel linear runs on `w` for `tokens`: true, the sm90 kernel on the tensor-core copy; false, the gemv on q
 // and scales. Past 16 tokens always the sm90 kernel (linear throws Unsupported without the copy). At 1..16 the sm90
-// kernel only where the copy is given and an H200's measurement put it ahead of the gemv for the format, token count
-// and K (on another GPU, the gemv).
+// kernel only where the copy is given and an H200's measurement put it ahead of the gemv for the format, token count,
+// K and F (on another GPU, the gemv).
 TILEWISE_API bool linear_runs_tensor_cores(const Context& ctx, const PackedWeights& w, int64_t tokens);
 
 // y[tokens][F] = x[tokens][K] W^T for bf16 or fp16 x and y (contiguous rows), on `stream`. 1..16 tokens run the gemv

@@ -4,26 +4,33 @@
 // the rule picks the faster kernel at 44 of the 48 points measured (the crossover receipt's 36 and the protocol's 12,
 // fp8 and Q8_0 at 1 and 16 tokens) and gives up 0.3-4.7% at the other four. Judged out of sample on a 70B-class
 // layer's other three shapes (results/quant-crossover-70b-cold.json, docs/notes/2026-12-04-crossover-70b.md): 31 of 36
-// points, the other five 3.8-12.5% slower than the family it passed over.
+// points, the other five 3.8-12.5% slower than the family it passed over. int4 g128's rule was then refitted on six
+// more shapes (results/quant-crossover-fresh.json, docs/notes/2026-12-04-crossover-fresh.md).
 #include "select/packed_crossover.hpp"
+
+#include <cstdint>
 
 namespace tilewise::select {
 
 namespace {
 
 struct Crossover {
-  int64_t min_tokens, min_k;
+  int64_t min_tokens, min_k, max_n;  // from min_tokens on, where K >= min_k and N (out features) <= max_n
 };
-constexpr Crossover kNever{kGemvMaxTokens + 1, 0};
+constexpr int64_t kAnyN = INT64_MAX;
+constexpr Crossover kNever{kGemvMaxTokens + 1, 0, kAnyN};
 
-// Q8_0 from 8 tokens on every shape (the gemv widens its bytes through fp32); fp8 from 12 at K >= 8192; int4 g128 from
-// 12 at K >= 14336 (of the three shapes, only K = 14336); int4 g32 not measured, so the gemv. K is what separated the
-// three shapes measured; more shapes would say whether it is K or the weights' size.
+// Q8_0 from 8 tokens on every shape (the gemv widens its bytes through fp32); fp8 from 12 at K >= 8192. int4 g128 from
+// 12 where N <= 8192 and K >= 5120: the packed kernel ran 1.00-1.86x the gemv's speed on the 7 such shapes measured
+// (on the fresh ones the gemv's grid was 96-224 CTAs of 8 warps at one an SM: a part-full wave or a second one); the
+// gemv led on every N >= 10240 (the packed kernel 0.68-0.95x) and on 4096 x 4096 (0.84-0.87x, 128 CTAs, one full
+// wave). K >= 5120 is fitted to that one shape, so it is judged in sample only (the note). int4 g32 not measured, so
+// the gemv.
 Crossover crossover(WeightFormat f) {
   switch (f) {
-    case WeightFormat::q8_0: return {8, 0};
-    case WeightFormat::fp8: return {12, 8192};
-    case WeightFormat::int4_g128: return {12, 14336};
+    case WeightFormat::q8_0: return {8, 0, kAnyN};
+    case WeightFormat::fp8: return {12, 8192, kAnyN};
+    case WeightFormat::int4_g128: return {12, 5120, 8192};
     case WeightFormat::int4_g32: return kNever;
   }
   return kNever;
@@ -31,9 +38,9 @@ Crossover crossover(WeightFormat f) {
 
 }  // namespace
 
-bool tensor_cores_ahead(WeightFormat f, int64_t tokens, int64_t in_features) {
+bool tensor_cores_ahead(WeightFormat f, int64_t tokens, int64_t in_features, int64_t out_features) {
   const Crossover c = crossover(f);
-  return tokens >= c.min_tokens && in_features >= c.min_k;
+  return tokens >= c.min_tokens && in_features >= c.min_k && out_features <= c.max_n;
 }
 
 }  // namespace tilewise::select

@@ -160,7 +160,7 @@ void linear_mma(Context& ctx, const void* x, int64_t tokens, DType act, const Pa
 bool linear_runs_tensor_cores(const Context& ctx, const PackedWeights& w, int64_t tokens) {
   if (tokens > kGemvMaxTokens) return true;
   return w.q_mma && w.scales_mma && ContextAccess::state(ctx).packed_crossover &&
-         select::tensor_cores_ahead(w.shape.format, tokens, w.shape.in_features);
+         select::tensor_cores_ahead(w.shape.format, tokens, w.shape.in_features, w.shape.out_features);
 }
 
 void linear(Context& ctx, const void* x, int64_t tokens, DType act, const PackedWeights& w, void* y,
