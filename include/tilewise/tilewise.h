@@ -36,11 +36,13 @@ typedef struct tw_problem {
 TW_C_API int tw_abi_version(void);
 /* The message of the calling thread's last failed call ("" when none failed). */
 TW_C_API const char* tw_last_error(void);
-/* What the calling thread's last gemm or linear ran: "family config (source)". */
+/* What the calling thread's last gemm or linear ran: "family config (source)"; "not known: ..." once any context has
+ * been destroyed since that call. */
 TW_C_API const char* tw_last_choice(void);
 
 /* A context on CUDA device `device` with the library's default options (the shipped database, TILEWISE_TUNE,
- * TILEWISE_DB) and, when `database` is not NULL, that tuned database file searched first. */
+ * TILEWISE_DB) and, when `database` is not NULL, that tuned database file searched first. Every call on a context
+ * makes its device current for the call and the caller's current again before it returns. */
 TW_C_API int tw_context_create(int device, const char* database, tw_context** out);
 TW_C_API void tw_context_destroy(tw_context* ctx);
 

@@ -8,7 +8,10 @@ from .packed import PackedWeight, quantize
 class Linear(torch.nn.Module):
     """nn.Linear's forward on tilewise.linear: 16-bit weights as they are (`weight`), or packed in a format
     (`q` and `scales` buffers, tilewise.quantize's, with `q_mma` and `scales_mma` where the packed weights carry their
-    tensor-core copy). Made by patch() or from_linear()."""
+    tensor-core copy). Made by patch() or from_linear(). A model's dtype cast (.half(), .to(torch.bfloat16)) leaves
+    packed weights as they are; a move to another device moves them."""
+
+    _PACKED = ("q", "scales", "q_mma", "scales_mma")
 
     def __init__(self, in_features, out_features, weight=None, packed=None, bias=None):
         super().__init__()
@@ -38,6 +41,14 @@ class Linear(torch.nn.Module):
         return PackedWeight(self.q, self.scales, self.format, self.out_features, self.in_features,
                             getattr(self, "q_mma", None), getattr(self, "scales_mma", None))
 
+    def _apply(self, fn, recurse=True):
+        # The packed values and scales are data in their format's own types: fn may move them, never cast them.
+        kept = {name: t for name, t in self._buffers.items() if name in self._PACKED}
+        super()._apply(fn, recurse)
+        for name, t in kept.items():
+            self._buffers[name] = t.to(self._buffers[name].device)
+        return self
+
     def forward(self, x):
         return linear(x, self.weight if self.format is None else self.packed(), self.bias)
 
@@ -52,9 +63,13 @@ def patch(module, format=None, filter=None, tensor_cores=False):
     format: None keeps the 16-bit weights (shared with the layer, not copied); "q8_0", "int4-g32", "int4-g128" or
     "fp8" packs each layer's weight once, here; tensor_cores adds each one's tensor-core copy, with which more
     than 16 tokens (and fewer, where it measured faster) run the sm90 kernel. filter(name, layer) -> bool leaves out the layers it returns False for.
-    Raises ValueError naming the first layer the format cannot take (K not a multiple of its group, say)."""
+    The output projection of an nn.MultiheadAttention is left as it is: attention reads its weight directly and never
+    calls it as a module. Raises ValueError naming the first layer the format cannot take (K not a multiple of its
+    group, say)."""
+    attention = {name for name, m in module.named_modules() if isinstance(m, torch.nn.MultiheadAttention)}
     targets = [(name, layer) for name, layer in module.named_modules()
-               if isinstance(layer, torch.nn.Linear) and (filter is None or filter(name, layer))]
+               if isinstance(layer, torch.nn.Linear) and name.rpartition(".")[0] not in attention
+               and (filter is None or filter(name, layer))]
     if isinstance(module, torch.nn.Linear) and targets and targets[0][0] == "":
         raise ValueError("patch swaps the nn.Linear layers inside a module; wrap a lone nn.Linear with "
                          "tilewise.Linear.from_linear instead")

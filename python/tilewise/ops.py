@@ -89,7 +89,7 @@ def _fp8(x: torch.Tensor, w: torch.Tensor, x_scale: torch.Tensor, w_scale: torch
     _check_linear(x, w, bias, (torch.float8_e4m3fn,), torch.bfloat16, True)
     _check_scales(x_scale, w_scale, x.device)
     y = _run_dense(x, w, _capi.FP8_E4M3, torch.bfloat16)
-    y.mul_(x_scale * w_scale)
+    y.mul_((x_scale * w_scale).reshape(()))  # one element of any shape, so y keeps its own
     return y.add_(bias) if bias is not None else y
 
 

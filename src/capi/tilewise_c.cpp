@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
 #include <exception>
 #include <memory>
 #include <mutex>
@@ -23,9 +24,12 @@ struct tw_context {
 namespace {
 
 thread_local std::string last_error;
+// Contexts destroyed so far: a choice stored before the latest destruction may be gone with its context's plan.
+std::atomic<uint64_t> contexts_destroyed{0};
 // What the thread's last call ran, described only when asked (the hot path stores, never formats).
 thread_local struct {
-  const tilewise::Choice* choice = nullptr;  // a plan's own, never replaced
+  const tilewise::Choice* choice = nullptr;  // a plan's own, never replaced, alive while its context is
+  uint64_t destroyed_before = 0;             // contexts_destroyed when `choice` was stored
   tilewise::WeightFormat format{};
   int64_t tokens = 0;  // on packed weights
   bool tensor_cores = false;  // on packed weights: the sm90 kernel on the tensor-core copy, else the gemv
@@ -63,17 +67,41 @@ tilewise::WeightFormat format_of(int32_t f) {
 
 cudaStream_t stream_of(void* s) { return static_cast<cudaStream_t>(s); }
 
+// `device` current for this thread while it lives, and the caller's device current again after (PyTorch reads the
+// runtime's current device for its own allocations and streams).
+class DeviceScope {
+ public:
+  explicit DeviceScope(int device) {
+    TW_CUDA(cudaGetDevice(&saved_));
+    if (saved_ == device) return;
+    TW_CUDA(cudaSetDevice(device));
+    changed_ = true;
+  }
+  ~DeviceScope() {
+    if (changed_) cudaSetDevice(saved_);
+  }
+  DeviceScope(const DeviceScope&) = delete;
+  DeviceScope& operator=(const DeviceScope&) = delete;
+
+ private:
+  int saved_ = 0;
+  bool changed_ = false;
+};
+
 // The context's device current for this thread, and its lock held, for one call.
 template <typename Fn>
 int with_context(tw_context* c, Fn&& fn) {
   return guarded([&] {
     if (!c) throw tilewise::Error("no context (NULL)");
     const std::lock_guard<std::mutex> hold(c->lock);
-    int current = -1;
-    TW_CUDA(cudaGetDevice(&current));
-    if (current != c->device) TW_CUDA(cudaSetDevice(c->device));
+    const DeviceScope on(c->device);
     fn(*c->ctx);
   });
+}
+
+void ran(const tilewise::Choice& choice) {
+  last_run.choice = &choice;
+  last_run.destroyed_before = contexts_destroyed.load(std::memory_order_acquire);
 }
 
 
@@ -84,7 +112,9 @@ extern "C" {
 int tw_abi_version(void) { return TW_ABI_VERSION; }
 const char* tw_last_error(void) { return last_error.c_str(); }
 const char* tw_last_choice(void) {
-  if (last_run.choice) {
+  if (last_run.choice && last_run.destroyed_before != contexts_destroyed.load(std::memory_order_acquire)) {
+    last_run.text = "not known: a context was destroyed since the call";
+  } else if (last_run.choice) {
     const tilewise::Choice& c = *last_run.choice;
     last_run.text = fmt::format("{} {} ({})", c.family, c.config, c.source);
   } else if (last_run.tokens) {
@@ -102,7 +132,7 @@ int tw_context_create(int device, const char* database, tw_context** out) {
     int count = 0;
     TW_CUDA(cudaGetDeviceCount(&count));
     if (device < 0 || device >= count) throw tilewise::Error(fmt::format("no CUDA device {} ({} present)", device, count));
-    TW_CUDA(cudaSetDevice(device));
+    const DeviceScope on(device);
     auto c = std::make_unique<tw_context>();
     c->device = device;
     tilewise::ContextOptions o;
@@ -112,7 +142,11 @@ int tw_context_create(int device, const char* database, tw_context** out) {
   });
 }
 
-void tw_context_destroy(tw_context* ctx) { delete ctx; }
+void tw_context_destroy(tw_context* ctx) {
+  if (!ctx) return;
+  contexts_destroyed.fetch_add(1, std::memory_order_acq_rel);
+  delete ctx;
+}
 
 int tw_gemm(tw_context* c, const tw_problem* p, const void* A, const void* B, void* C, void* stream) {
   return with_context(c, [&](tilewise::Context& ctx) {
@@ -120,7 +154,7 @@ int tw_gemm(tw_context* c, const tw_problem* p, const void* A, const void* B, vo
     if (p->layout != TW_TN && p->layout != TW_NN) throw tilewise::Error(fmt::format("unknown layout code {}", p->layout));
     const tilewise::Problem problem{"gemm",           p->M,  p->N, p->K, dtype_of(p->dtype), tilewise::Layout(p->layout),
                                     p->lda,           p->ldb, p->ldc};
-    last_run.choice = &tilewise::gemm(ctx, problem, A, B, C, stream_of(stream));
+    ran(tilewise::gemm(ctx, problem, A, B, C, stream_of(stream)));
   });
 }
 
@@ -128,7 +162,7 @@ int tw_linear(tw_context* c, int32_t dtype, int64_t tokens, int64_t out_features
               const void* w, void* y, void* stream) {
   return with_context(c, [&](tilewise::Context& ctx) {
     const tilewise::Problem p = tilewise::linear_problem(tokens, out_features, in_features, dtype_of(dtype));
-    last_run.choice = &tilewise::gemm(ctx, p, w, x, y, stream_of(stream));
+    ran(tilewise::gemm(ctx, p, w, x, y, stream_of(stream)));
   });
 }
 

@@ -113,8 +113,10 @@ int run_tune(const TuneOptions& o) {
   // So does a campaign file that cannot be continued, or a database that cannot be written.
   if (std::filesystem::exists(o.campaign)) tune::require_sound(tune::read_campaign(o.campaign), o.campaign);
   if (!o.database.empty()) {
-    files::refuse_input_as_output(o.database, {o.campaign});
-    files::check_output(o.database, files::Existing::replace);
+    std::vector<std::string> inputs = o.suites;
+    inputs.push_back(o.campaign);
+    files::refuse_input_as_output(o.database, inputs);
+    files::check_output(o.database, o.overwrite ? files::Existing::replace : files::Existing::refuse);
   }
   bench::TuneMeasureOptions mo = o.measure;
   mo.progress = [](const std::string& line) { fmt::print(stderr, "           {}\n", line); };
@@ -339,6 +341,7 @@ TuneCommands::TuneCommands(CLI::App& app) {
   tune_->add_option("--seed", o_.measure.seed, "operand fills")->capture_default_str()->check(whole_u64());
   tune_->add_option("--campaign", o_.campaign, "campaign file: created, or continued where it stopped")->required();
   tune_->add_option("--database", o_.database, "write the finished cases here as a database");
+  tune_->add_flag("--overwrite", o_.overwrite, "replace an existing database at that path");
   tune_->add_option("--start", o_.start,
                     "descend from this configuration of the one --family given (sm90: block_m=64,block_n=64,...; "
                     "fields left out keep their defaults) instead of its rule, in every case; one infeasible for a "

@@ -24,6 +24,7 @@ struct TuneOptions {
   int grid_cap = 10000;
   std::string campaign;  // the resumable campaign file
   std::string database;  // where the finished cases are written as a database; empty: not written
+  bool overwrite = false;  // replace an existing database at that path (else refused before any GPU work)
   std::string start;     // a configuration of the one family tuned every case descends from; empty: its rule
   std::vector<std::string> hold;  // fields every case keeps at its warm start's values (tune::hold)
   bench::TuneMeasureOptions measure;

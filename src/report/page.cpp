@@ -140,9 +140,11 @@ Page render_page(const std::vector<PageReceipt>& all) {
 
 void write_page(const std::vector<std::string>& receipt_paths, const std::string& out_dir, files::Existing existing) {
   const fs::path dir(out_dir), index = dir / "index.html", tables = dir / "tables";
+  const fs::path tables_at = fs::weakly_canonical(tables);
   for (const std::string& path : receipt_paths) {
     const fs::path p = fs::weakly_canonical(path);
-    if (p == fs::weakly_canonical(index) || p.parent_path() == fs::weakly_canonical(tables))
+    const fs::path below = p.lexically_relative(tables_at);  // the page rewrites everything under tables/
+    if (p == fs::weakly_canonical(index) || (!below.empty() && *below.begin() != ".."))
       throw Error(fmt::format("{}: the page would replace this receipt; write it into another folder", path));
   }
   for (const fs::path& output : {index, tables})

@@ -95,7 +95,10 @@ select::Rules Context::State::rules() const { return {sm_count, floor ? &*floor 
 
 std::vector<const select::Database*> Context::State::databases() const { return {machine.get(), user.get(), shipped.get()}; }
 
-Choice Context::choose(const Problem& p) const { return select::choose(s_->databases(), p, s_->rules()); }
+Choice Context::choose(const Problem& p) const {
+  validate(p);  // what gemm would refuse has no choice
+  return select::choose(s_->databases(), p, s_->rules());
+}
 
 std::unique_ptr<Plan> Context::State::make(const Problem& p, const select::Choice& c, cudaStream_t stream,
                                            device::StreamScratch* scratch) {

@@ -130,6 +130,12 @@ TEST_F(Cli, AReceiptCountsOnceAndNoReportReplacesAnInput) {
   EXPECT_TRUE(Ends(run({"floor", "fit", "--fit", r, "--fit", "./" + r, "--judge", other, "-o", "g.json"}), 2,
                    "are one file, given twice: each input counts once"));
   EXPECT_EQ(slurp(dir_ / r), before) << "the input receipt is untouched";
+  // A receipt anywhere under the page's tables/ folder, which the page rewrites whole.
+  fs::create_directories(dir_ / "page/tables/old");
+  fs::copy_file(dir_ / r, dir_ / "page/tables/old/kept.json");
+  EXPECT_TRUE(Ends(run({"report", "page/tables/old/kept.json", "-o", "page", "--overwrite"}), 2,
+                   "the page would replace this receipt; write it into another folder"));
+  EXPECT_EQ(slurp(dir_ / "page/tables/old/kept.json"), before);
   EXPECT_TRUE(Ends(run({"headline", r, r, "--arm", "cublaslt"}), 2, "given twice: each input counts once"));
   EXPECT_TRUE(Ends(run({"fit", r, other, r}), 2, "given twice: each input counts once"));
   // An arm no receipt has: an empty table would read as a run with nothing to say.
@@ -332,6 +338,16 @@ TEST_F(Cli, WritersRefuseAnExistingFileWithoutOverwrite) {
   EXPECT_TRUE(Ends(run({"db", "merge", db, "-o", "taken.json"}), 2, "taken.json exists; it is replaced only with --overwrite"));
   EXPECT_TRUE(Ends(run({"campaign", "c.json", "--database", "taken.json"}), 2, "taken.json exists"));
   EXPECT_TRUE(Ends(run({"report", r, "-o", "page"}), 2, "page/index.html exists"));
+  // tune's database and bench's receipt, refused before the GPU is looked for (none here).
+  put("s.txt", "sq256 256 256 256\n");
+  EXPECT_TRUE(Ends(run({"tune", "--suite", "s.txt", "--campaign", "new.json", "--database", "taken.json"}), 2,
+                   "taken.json exists; it is replaced only with --overwrite"));
+  EXPECT_TRUE(Ends(run({"tune", "--suite", "s.txt", "--campaign", "new.json", "--database", "s.txt", "--overwrite"}), 2,
+                   "an output never replaces what it is made from"));
+  EXPECT_TRUE(Ends(run({"bench", "--suite", "s.txt", "-o", "s.txt", "--overwrite"}), 2,
+                   "an output never replaces what it is made from"));
+  EXPECT_EQ(slurp(dir_ / "s.txt"), "sq256 256 256 256\n");
+  EXPECT_FALSE(fs::exists(dir_ / "new.json"));
   EXPECT_EQ(slurp(dir_ / "taken.json"), "mine");
   EXPECT_EQ(slurp(dir_ / "page/index.html"), "mine");
   EXPECT_TRUE(Ends(run({"db", "merge", db, "-o", db, "--overwrite"}), 2, "an output never replaces what it is made from"));

@@ -439,6 +439,11 @@ TEST(GemvConfig, LaunchArgumentsAreCheckedBeforeTheLaunch) {
   EXPECT_TRUE(Contains(args_error(c, p, a), "q8_0 weights need their scales"));
   a.scales = at(0x4000);
   EXPECT_EQ(args_error(c, p, a), "");
+  a.scales = at(0x4001);  // fp16 scales on an odd address: refused, not a faulting load
+  EXPECT_TRUE(Contains(args_error(c, p, a), "scales at 0x4001 are not 2-byte aligned"));
+  a.scales = at(0x4002);
+  EXPECT_TRUE(Contains(args_error(default_config(p, Format::fp8), p, a), "scales at 0x4002 are not 4-byte aligned"));
+  a.scales = at(0x4000);
   const Problem fp8 = decode(1, 64, 128, DType::fp8_e4m3);
   c = default_config(fp8, Format::fp8, 132, Engine::fma);
   a.x = at(0x1008);

@@ -114,6 +114,24 @@ class Patch(unittest.TestCase):
         self.assertIn("head.q", m.state_dict())
         self.assertIn("weights=int4-g32", repr(m["head"]))
 
+    def test_a_dtype_cast_of_the_model_leaves_packed_weights_as_they_are(self):
+        m = self.model()
+        tilewise.patch(m, format="int4-g128", filter=lambda name, layer: name == "up")
+        q, scales = m["up"].q.clone(), m["up"].scales.clone()
+        for cast in (lambda x: x.half(), lambda x: x.to(torch.bfloat16), lambda x: x.float(), lambda x: x.half()):
+            cast(m)
+            self.assertEqual(m["up"].scales.dtype, torch.float16)
+            self.assertTrue(torch.equal(m["up"].scales, scales))  # not rounded through another type
+            self.assertTrue(torch.equal(m["up"].q, q))
+        self.assertEqual(m["head"].weight.dtype, torch.float16)  # the 16-bit layers are cast as before
+        m["up"].packed()  # the packed weights are still what their format says
+
+    def test_the_projection_attention_reads_directly_is_left_as_it_is(self):
+        m = torch.nn.ModuleDict({"attn": torch.nn.MultiheadAttention(16, 2), "mlp": torch.nn.Linear(16, 16)})
+        tilewise.patch(m)
+        self.assertNotIsInstance(m["attn"].out_proj, tilewise.Linear)
+        self.assertIsInstance(m["mlp"], tilewise.Linear)
+
     def test_a_shape_the_format_cannot_take_names_the_layer(self):
         m = torch.nn.Sequential(torch.nn.Linear(96, 16, dtype=torch.bfloat16))
         with self.assertRaisesRegex(ValueError, r"layer 0 \(16 x 96\).*multiple of 128 \(the group of 128"):

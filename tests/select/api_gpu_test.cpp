@@ -78,6 +78,14 @@ struct ApiTest : ::testing::Test {
 
 const Problem kP = make_problem("p", 1024, 2048, 512, DType::bf16, Layout::TN);
 
+// choose() refuses what gemm refuses, naming it, rather than choosing for it.
+TEST_F(ApiTest, ChooseRefusesAProblemGemmRefuses) {
+  Problem p = kP;
+  p.lda = 100;  // short of K = 512 for TN's A
+  const Context ctx(isolated());
+  EXPECT_NE(testkit::error_of([&] { ctx.choose(p); }), "");
+}
+
 TEST_F(ApiTest, TheDatabasesFastestEntryRuns) {
   const cublaslt::Context lt;
   const cublaslt::Matmul m(lt, kP);

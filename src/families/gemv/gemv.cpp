@@ -84,6 +84,10 @@ std::string args_error(const Config& c, const Problem& p, const Args& a) {
   const int x_align = p.layout == Layout::TN && c.engine == Engine::fma && p.dtype == DType::fp8_e4m3 ? 8 : 16;
   if (c.engine == Engine::bulk && group_size(c.weights) && reinterpret_cast<uintptr_t>(a.scales) % 16)
     return fmt::format("scales at {} are not 16-byte aligned (the bulk engine copies them)", a.scales);
+  // Every engine reads a scale as one element: fp16 a group, fp32 an fp8 row (kernels/gemv.cuh, group_scale).
+  if (const int scale_align = c.weights == Format::fp8 ? 4 : 2;
+      (group_size(c.weights) || c.weights == Format::fp8) && reinterpret_cast<uintptr_t>(a.scales) % scale_align)
+    return fmt::format("scales at {} are not {}-byte aligned (their elements)", a.scales, scale_align);
   if (reinterpret_cast<uintptr_t>(a.x) % x_align)
     return fmt::format("x at {} is not {}-byte aligned ({} engine vector loads)", a.x, x_align, to_string(c.engine));
   if (const int out_align = element_bytes(output_dtype(c.act)); reinterpret_cast<uintptr_t>(a.out) % out_align)
