@@ -31,6 +31,8 @@ TEST(PackedCrossover, EachFormatFromItsMeasuredTokenCountKAndN) {
   EXPECT_FALSE(tensor_cores_ahead(WeightFormat::int4_g128, 16, 4096, 4096));
   EXPECT_FALSE(tensor_cores_ahead(WeightFormat::int4_g128, 16, 8192, 10240));
   EXPECT_FALSE(tensor_cores_ahead(WeightFormat::int4_g128, 16, 5120, 27648));
+  EXPECT_FALSE(tensor_cores_ahead(WeightFormat::int4_g128, 16, 5119, 4096));  // the bounds, each side
+  EXPECT_FALSE(tensor_cores_ahead(WeightFormat::int4_g128, 16, 8192, 8193));
   // int4 g32 was not measured: the gemv at every token count.
   for (int64_t t = 1; t <= kGemvMaxTokens; ++t) EXPECT_FALSE(tensor_cores_ahead(WeightFormat::int4_g32, t, 14336, n));
   // One token is the gemv's for every format.
