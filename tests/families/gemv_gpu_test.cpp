@@ -390,6 +390,15 @@ TEST(GemvGpu, TheWaveRuleCountsTheCtasAnSmTheKernelsHold) {
     expect_resident(one, 4);
     expect_resident(two, 3);
   }
+  // int4 at M > 8 below N = 8000: one tile a warp, 8-warp CTAs hold one an SM and 4-warp CTAs three.
+  for (int m : {9, 16}) {
+    const Config eight = default_config(make_problem("e", m, 4096, 4096, DType::bf16, Layout::TN), Format::int4_g128);
+    const Config four = default_config(make_problem("f", m, 5120, 5120, DType::bf16, Layout::TN), Format::int4_g128);
+    ASSERT_EQ(eight.threads, 256);
+    ASSERT_EQ(four.threads, 128);
+    expect_resident(eight, 1);
+    expect_resident(four, 3);
+  }
 }
 
 // A persistent grid is the CTAs the kernel's registers let the GPU hold at once, not a thread count's worth: two

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <tuple>
 
 #include "core/error.hpp"
 #include "core/suite.hpp"
@@ -80,6 +81,16 @@ TEST(GemvHeuristic, EachRuleTakesTheSettingItWasMeasuredFasterWith) {
             "m=16,w=int4g128,x=bf16," + wide(32, 1));
   EXPECT_EQ(default_config(decode(9, 8192, 4096), Format::int4_g128).cols, 32);  // 256 blocks of 32 columns
   EXPECT_EQ(default_config(decode(16, 8000, 4096), Format::int4_g128).cols, 16);  // 250 blocks, under 1.9 x 132
+  // ... and below that, 4-warp CTAs of 16 columns (3 an SM) where their grid fills more of its last wave than 8-warp
+  // CTAs of 32 (1 an SM): N = 5120, 320 blocks in one wave of 396 (0.81) against 160 in two of 132 (0.61); N = 6144
+  // 0.97 against 0.73. Not N = 4096 (0.65 against 0.97), 7168 (0.57 against 0.85) nor 3072 (0.48 against 0.73).
+  for (auto [n, k, threads] : {std::tuple{5120, 5120, 128}, std::tuple{5120, 13824, 128}, std::tuple{6144, 4096, 128},
+                               std::tuple{4096, 4096, 256}, std::tuple{7168, 5120, 256}, std::tuple{3072, 8192, 256}})
+    for (int m : {9, 12, 16}) {
+      const Config c = default_config(decode(m, n, k), Format::int4_g128);
+      EXPECT_EQ(c.threads, threads) << m << " x " << n;
+      EXPECT_EQ(cta_cols(c), threads / 8) << m << " x " << n;
+    }
   EXPECT_EQ(to_string(default_config(decode(16, 12288, 4096), Format::fp8)),
             "m=16,w=fp8,x=bf16," + wide(32, 2));
   EXPECT_EQ(default_config(decode(16, 16384, 4096), Format::fp8).cols, 32);  // fp8 takes two tiles at most

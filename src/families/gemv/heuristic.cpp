@@ -21,11 +21,13 @@ double last_wave_fill(int64_t blocks, int per_sm, int sm_count) {
   return double(blocks) / double(waves * wave);
 }
 
+// The CTAs of `c`'s grid on `p`: one a block of N's columns.
+int64_t grid_blocks(const Config& c, const Problem& p) { return (p.N + cta_cols(c) - 1) / cta_cols(c); }
+
 // The mma engine's wider tiles: a warp on two or four 16-column tiles feeds each load of x to all of them, where
 // their grid still fills the waves; returns `c` where one tile a warp stays. Each rule was timed side by side with
 // `c` (the note's "Wider tiles").
 Config widest_tiles(const Config& c, const Problem& p, Format weights, int sm_count) {
-  const auto blocks = [&](const Config& v) { return (p.N + cta_cols(v) - 1) / cta_cols(v); };
   Config wide = c;
   wide.threads = 128, wide.ksplit = 4, wide.pdl = true;
   Config two_tiles = wide;
@@ -34,8 +36,8 @@ Config widest_tiles(const Config& c, const Problem& p, Format weights, int sm_co
   // int4 at M <= 8 and for 16-bit and Q8_0 weights from M = 9, where x is a large part of the bytes read.
   const bool sixteen_bit_or_q8 = weights == Format::bf16 || weights == Format::fp16 || weights == Format::q8_0;
   if ((weights == Format::int4_g128 && p.M <= 8) || (sixteen_bit_or_q8 && p.M > 8 && p.dtype != DType::fp8_e4m3)) {
-    const double two = last_wave_fill(blocks(two_tiles), 3, sm_count);
-    const double one = last_wave_fill(blocks(c), 16 / (c.threads / 32), sm_count);
+    const double two = last_wave_fill(grid_blocks(two_tiles, p), 3, sm_count);
+    const double one = last_wave_fill(grid_blocks(c, p), 16 / (c.threads / 32), sm_count);
     if (two + 0.02 < one) return c;
     // 16-bit weights from M = 10 take CTAs of 5 warps with K's steps in turns where 4-warp CTAs would fit 4 an SM
     // (the wave rule counts 3), and M = 16 on K-major x the 4 warps in turns; Q8_0 ran slower in turns.
@@ -51,7 +53,7 @@ Config widest_tiles(const Config& c, const Problem& p, Format weights, int sm_co
   // about two blocks (1.9).
   for (int cols : weights == Format::int4_g128 ? std::vector<int>{64, 32} : std::vector<int>{32}) {
     wide.cols = cols, wide.unroll = weights == Format::int4_g128 ? 1 : 2;
-    if (blocks(wide) * 10 >= 19 * int64_t(sm_count)) return wide;
+    if (grid_blocks(wide, p) * 10 >= 19 * int64_t(sm_count)) return wide;
   }
   return c;
 }
@@ -84,7 +86,7 @@ Config default_on(const Problem& p, Format weights, int sm_count, Engine engine)
   }
   // At least four CTAs per SM, so the block scheduler can keep every SM streaming to the end: split K inside the CTA
   // when N alone gives too few.
-  while ((p.N + cta_cols(c) - 1) / cta_cols(c) < 4 * int64_t(sm_count) && c.ksplit < c.threads / 32) c.ksplit *= 2;
+  while (grid_blocks(c, p) < 4 * int64_t(sm_count) && c.ksplit < c.threads / 32) c.ksplit *= 2;
   // The mma engine as the gemv campaign chose it on llm24's M = 16 shapes: launched as a programmatic dependent, K
   // cut over at most four warps; not Q8_0 nor fp8 x, which ran slower so (the note's "PDL and at most four warps").
   const bool sixteen_bit = weights == Format::bf16 || weights == Format::fp16;
@@ -99,6 +101,14 @@ Config default_on(const Problem& p, Format weights, int sm_count, Engine engine)
     // engine").
     const bool one_wave = p.M <= 8 && (p.N + 15) / 16 * 8 <= 16 * int64_t(sm_count);
     c.threads = one_wave ? 256 : 128, c.ksplit = c.threads / 32, c.unroll = 2, c.pdl = true;
+  } else if (engine == Engine::mma && weights == Format::int4_g128 && p.dtype != DType::fp8_e4m3) {
+    // int4 (16-bit x) at M > 8 on a narrower N: 8-warp CTAs of 32 columns hold one an SM (162-168 registers), 4-warp
+    // CTAs of 16 three; the one whose grid fills more of its last wave
+    // (docs/notes/2026-12-04-gemv-int4-small-batch-ctas.md).
+    Config four = c;
+    four.threads = 128;
+    if (last_wave_fill(grid_blocks(four, p), 3, sm_count) > last_wave_fill(grid_blocks(c, p), 1, sm_count) + 0.02)
+      c = four;
   }
   if (engine == Engine::mma) c = widest_tiles(c, p, weights, sm_count);
   // fp8 weights with fp8 x at M = 1: one L2 request of 256 bytes brings what a row's next four loads read, and a K
