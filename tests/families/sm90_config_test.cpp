@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "core/suite.hpp"
 #include "expect_error.hpp"
+#include "families/sm90/arms.hpp"
 #include "families/sm90/config.hpp"
 #include "families/sm90/feasibility.hpp"
 #include "families/sm90/heuristic.hpp"
@@ -49,6 +50,16 @@ TEST(Sm90Config, BadTextNamesTheField) {
   EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { parse_config("schedule=x"); }), "schedule=x is not one of"));
   EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { parse_config("pdl=2"); }), "pdl=2 is not one of 0, 1"));
   EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { nlohmann::json(5).get<Config>(); }), "must be a string"));
+}
+
+// "sm90@<fields>" lays fields over the first rule's choice; a bad one is named when the arm is made, before any GPU
+// work, as are packed weights, which need the packed arms' operands.
+TEST(Sm90Arms, FieldsOverTheRuleAreCheckedWhenTheArmIsMade) {
+  EXPECT_NE(make_arm("sm90@pdl=0"), nullptr);
+  EXPECT_NE(make_arm("sm90@pdl=1;stages=4"), nullptr);
+  EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { make_arm("sm90@tiles=3"); }), "unknown field 'tiles'"));
+  EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { make_arm("sm90@pdl=2"); }), "pdl=2 is not one of 0, 1"));
+  EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { make_arm("sm90@weights=int4g128"); }), "arm sm90@weights=int4g128"));
 }
 
 Problem square(int64_t n, DType d = DType::bf16, Layout l = Layout::TN) { return make_problem("sq", n, n, n, d, l); }
@@ -212,6 +223,13 @@ TEST(Sm90Heuristic, TileFromTheWavesItFillsAndFeasibleEverywhere) {
   EXPECT_EQ(first_rule(square(1024)).block_n, 64);
   EXPECT_EQ(first_rule(square(512)).block_m, 64);
   EXPECT_EQ(first_rule(make_problem("m16", 16, 12288, 4096, DType::bf16, Layout::TN)).block_m, 16);
+  // Grids of half the SMs or fewer launch as programmatic dependents: sq256's 16 tiles and sq512's 64 (of 64x64),
+  // sn_16_dec's 4 pieces; not sq768's 72 tiles of 128x64, sq1024's 128, d4k_down_dec's 64 tiles in several pieces.
+  for (int64_t n : {256, 512}) EXPECT_TRUE(first_rule(square(n)).pdl) << n;
+  EXPECT_TRUE(llm(16, 16, 4096).pdl);
+  for (int64_t n : {768, 1024, 1536, 2048}) EXPECT_FALSE(first_rule(square(n)).pdl) << n;
+  EXPECT_FALSE(llm(16, 4096, 16384).pdl);
+  EXPECT_FALSE(first_rule(square(512), Limits{.sm_count = 120}).pdl);  // 64 tiles are more than half of 120
   for (const char* suite : {"square.txt", "llm24.txt", "decode.txt"})
     for (const SuiteEntry& sp : load_suite(std::string(TILEWISE_SOURCE_DIR) + "/suites/" + suite).entries)
       for (DType d : {DType::bf16, DType::fp16, DType::fp8_e4m3})

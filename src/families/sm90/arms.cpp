@@ -1,5 +1,6 @@
 // The arm `sm90`: our Hopper GEMM with the configuration given in its name ("sm90:block_m=128;stages=5", fields
-// separated by ';' because ',' separates arms) or, for a plain "sm90", the first shape rule. And `sm90:sweep`:
+// separated by ';' because ',' separates arms), for a plain "sm90" the first shape rule, and for "sm90@pdl=0" fields
+// laid over the first rule's choice (to compare one setting with the rule's). And `sm90:sweep`:
 // every configuration the first rule chooses among (sweep_candidates: with the rungs it has no rate for yet), checked
 // and timed as the cublaslt arm
 // times its candidates (families/choose.hpp); the fastest runs, and the receipt keeps every candidate's time, the
@@ -9,6 +10,7 @@
 #include <algorithm>
 
 #include "families/choose.hpp"
+#include "families/fields.hpp"
 #include "families/sm90/arms.hpp"
 #include "families/sm90/family.hpp"
 #include "families/sm90/gemm.hpp"
@@ -21,6 +23,14 @@ using families::Workbench;
 
 namespace {
 
+// `c` with the fields of `overrides` (separated by ';') in place of its own; an arm runs a problem's own operands, so
+// packed weights are refused.
+Config overlaid(const Config& c, const std::string& overrides, const std::string& arm) {
+  const Config out = parse_config(families::overlay(to_string(c), overrides, fmt::format("arm {}", arm)));
+  if (auto why = needs_packed_operands(out)) throw Error(fmt::format("arm {}: {}", arm, *why));
+  return out;
+}
+
 nlohmann::json gemm_config(const Config& c, const Gemm& gemm) {
   const jit::ResourceUsage& u = gemm.usage();
   return {{"config", to_string(c)},
@@ -32,7 +42,9 @@ nlohmann::json gemm_config(const Config& c, const Gemm& gemm) {
 
 class Sm90Arm : public Arm {
  public:
-  Sm90Arm(std::string name, std::optional<Config> fixed) : name_(std::move(name)), fixed_(fixed) {}
+  // `overrides`: fields separated by ';', laid over the first rule's choice.
+  Sm90Arm(std::string name, std::optional<Config> fixed, std::string overrides = "")
+      : name_(std::move(name)), fixed_(fixed), overrides_(std::move(overrides)) {}
 
   const std::string& name() const override { return name_; }
 
@@ -41,6 +53,7 @@ class Sm90Arm : public Arm {
     Limits limits;
     limits.sm_count = device::sm_count();
     config_ = fixed_ ? *fixed_ : first_rule(wb.problem, limits);
+    if (!overrides_.empty()) config_ = overlaid(config_, overrides_, name_);
     gemm_ = std::make_unique<Gemm>(wb.problem, config_, limits.sm_count);
   }
 
@@ -55,6 +68,7 @@ class Sm90Arm : public Arm {
  private:
   std::string name_;
   std::optional<Config> fixed_;
+  std::string overrides_;
   Config config_;
   std::unique_ptr<Gemm> gemm_;
   const device::Operands* operands_ = nullptr;
@@ -120,6 +134,11 @@ class Sm90SweepArm : public Arm {
 
 std::unique_ptr<Arm> make_arm(const std::string& name) {
   if (name == kName) return std::make_unique<Sm90Arm>(name, std::nullopt);
+  if (name.starts_with(std::string(kName) + "@")) {
+    const std::string overrides = name.substr(kName.size() + 1);
+    overlaid(Config{}, overrides, name);  // a field or value that does not parse is named here, before any GPU work
+    return std::make_unique<Sm90Arm>(name, std::nullopt, overrides);
+  }
   const std::string prefix = std::string(kName) + ":";
   if (!name.starts_with(prefix)) return nullptr;
   if (name == prefix + "sweep") return std::make_unique<Sm90SweepArm>();

@@ -144,8 +144,16 @@ Config complete(const Problem& p, const Limits& limits, const TileChoice& choice
   throw Unsupported(fmt::format("sm90: no feasible configuration for {}", describe(p)));
 }
 
+Config launched(const Problem& p, const Limits& limits, Config c) {
+  // A grid that leaves half the SMs or more idle launches as a programmatic dependent, so its CTAs start on the idle
+  // SMs during the kernel before it; larger grids measured slower so (docs/notes/2026-12-04-sm90-small-grid-pdl.md).
+  const int64_t ctas = tile_count(kernel_view(p, c), c.block_m, c.block_n) * c.split;
+  c.pdl = ctas <= limits.sm_count / 2;
+  return c;
+}
+
 Config first_rule(const Problem& p, const Limits& limits, const RuleParams& params) {
-  return complete(p, limits, choose_tile(p, limits, params));
+  return launched(p, limits, complete(p, limits, choose_tile(p, limits, params)));
 }
 
 namespace {
@@ -157,7 +165,7 @@ std::vector<Config> candidates(const Problem& p, const Limits& limits, const Rul
   for (const Rung& r : rungs_for(p)) {
     if (params && rate_of(r, *params) <= 0) continue;
     for (int split : kSplits) try {
-        const Config c = complete(p, limits, choice_of(r, split));
+        const Config c = launched(p, limits, complete(p, limits, choice_of(r, split)));
         if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
       } catch (const Unsupported&) {  // a rung the problem cannot take is no candidate
       }

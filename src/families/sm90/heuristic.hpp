@@ -39,7 +39,9 @@ struct TileChoice {
 TileChoice choose_tile(const Problem& p, const Limits& limits = {}, const RuleParams& params = {});
 // The choice as a feasible configuration: the TMA store while it still leaves four stages, else the deepest ring.
 Config complete(const Problem& p, const Limits& limits, const TileChoice& choice);
-// complete(choose_tile(...)).
+// `c` launched as the rule launches it: as a programmatic dependent where its grid leaves half the SMs idle.
+Config launched(const Problem& p, const Limits& limits, Config c);
+// launched(complete(choose_tile(...))).
 Config first_rule(const Problem& p, const Limits& limits = {}, const RuleParams& params = {});
 // Every configuration first_rule can return for `p` under constants that use the rungs `params` uses (a rung rated 0
 // is out of use: the swapped tiles, until a sweep fits their rate): each rung of the ladder (or the narrow width) at

@@ -69,7 +69,8 @@ class Judge {
       out.worst = std::max(out.worst, e);
       if (rows)  // the strings only for the rows shown, not for every set the grid judges
         rows->push_back({describe(cases_[i].problem), fastest_[i]->first,
-                         to_string(complete(cases_[i].problem, limits_, choice)), fastest_[i]->second, chosen_us});
+                         to_string(launched(cases_[i].problem, limits_, complete(cases_[i].problem, limits_, choice))),
+                         fastest_[i]->second, chosen_us});
     }
     out.rms = std::sqrt(out.rms);
     return out;
@@ -78,8 +79,11 @@ class Judge {
   double time_of(size_t i, const TileChoice& choice) {
     auto [slot, fresh] = chosen_[i].try_emplace(choice, 0.0);
     if (fresh) {
-      const std::string config = to_string(complete(cases_[i].problem, limits_, choice));
-      const auto measured = cases_[i].us.find(config);
+      // The choice as the rule launches it, or as receipts before the launch rule timed it (no programmatic launch).
+      const Config plain = complete(cases_[i].problem, limits_, choice);
+      const std::string config = to_string(launched(cases_[i].problem, limits_, plain));
+      auto measured = cases_[i].us.find(config);
+      if (measured == cases_[i].us.end()) measured = cases_[i].us.find(to_string(plain));
       if (measured == cases_[i].us.end()) {
         chosen_[i].erase(slot);
         throw Error(fmt::format("sweep: the rule's choice for {} ({}) was not measured", describe(cases_[i].problem),
