@@ -10,8 +10,9 @@
 
 namespace tilewise::sm90 {
 
-// The family's arms (arms.cpp): "sm90" (the first shape rule), "sm90:sweep" (the fastest of the rule's candidates)
-// and "sm90:<config fields separated by ';'>"; null for any other name, Error for a bad configuration.
+// The family's arms (arms.cpp): "sm90" (the first shape rule), "sm90@<fields separated by ';'>" (laid over the rule's
+// choice), "sm90:sweep" (the fastest of the rule's candidates) and "sm90:<config fields separated by ';'>"; null for
+// any other name, Error for a bad configuration.
 std::unique_ptr<families::Arm> make_arm(const std::string& name);
 // The arms on packed weights (packed_arms.cpp), each with "@<fields>" optional, and the format each packs:
 // "sm90:int4" (int4 g128), "sm90:int4-g32", "sm90:int8" (Q8_0) and "sm90:fp8".

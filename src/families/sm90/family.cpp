@@ -76,7 +76,7 @@ class Sm90 : public families::Family {
 
   std::vector<std::string> arm_names() const override {
     const std::string n(kName);
-    std::vector<std::string> names{n, n + ":<config>", n + ":sweep"};
+    std::vector<std::string> names{n, n + "@<config>", n + ":<config>", n + ":sweep"};
     for (const std::string& packed : packed_arm_names()) names.push_back(packed), names.push_back(packed + "@<config>");
     return names;
   }
