@@ -91,6 +91,9 @@ TEST(GemvHeuristic, EachRuleTakesTheSettingItWasMeasuredFasterWith) {
       EXPECT_EQ(c.threads, threads) << m << " x " << n;
       EXPECT_EQ(cta_cols(c), threads / 8) << m << " x " << n;
     }
+  Problem nn = make_problem("nn", 16, 5120, 5120, DType::bf16, Layout::NN);  // M-major x: not measured, so not taken
+  nn.lda = 16;
+  EXPECT_EQ(default_config(nn, Format::int4_g128).threads, 256);
   EXPECT_EQ(to_string(default_config(decode(16, 12288, 4096), Format::fp8)),
             "m=16,w=fp8,x=bf16," + wide(32, 2));
   EXPECT_EQ(default_config(decode(16, 16384, 4096), Format::fp8).cols, 32);  // fp8 takes two tiles at most

@@ -59,7 +59,8 @@ TEST(Sm90Arms, FieldsOverTheRuleAreCheckedWhenTheArmIsMade) {
   EXPECT_NE(make_arm("sm90@pdl=1;stages=4"), nullptr);
   EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { make_arm("sm90@tiles=3"); }), "unknown field 'tiles'"));
   EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { make_arm("sm90@pdl=2"); }), "pdl=2 is not one of 0, 1"));
-  EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { make_arm("sm90@weights=int4g128"); }), "arm sm90@weights=int4g128"));
+  EXPECT_TRUE(
+      testkit::Contains(testkit::error_of([&] { make_arm("sm90@weights=int4g128"); }), "arm sm90@weights=int4g128"));
 }
 
 Problem square(int64_t n, DType d = DType::bf16, Layout l = Layout::TN) { return make_problem("sq", n, n, n, d, l); }

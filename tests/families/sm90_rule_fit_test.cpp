@@ -172,6 +172,25 @@ TEST(RuleFit, TheDefaultsAreTheFitToTheCommittedSweep) {
   }
 }
 
+// Receipts before the launch rule timed every candidate plain; the fit reads the rule's choice from them as it was
+// timed, and from a newer receipt as the rule launches it.
+TEST(RuleFit, AChoiceTimedBeforeTheLaunchRuleIsReadAsItWasTimed) {
+  const Problem p = make_problem("sq256", 256, 256, 256, DType::bf16, Layout::TN);
+  Config launched_choice = first_rule(p), plain = launched_choice;
+  ASSERT_TRUE(launched_choice.pdl);
+  plain.pdl = false;
+  SweepCase old{p, {{to_string(plain), 2.0}}};
+  const Fit from_old = evaluate({old}, RuleParams{}, {});
+  ASSERT_EQ(from_old.rows.size(), 1u);
+  EXPECT_EQ(from_old.rows[0].chosen, to_string(plain));
+  EXPECT_EQ(from_old.rows[0].chosen_us, 2.0);
+  SweepCase both = old;
+  both.us[to_string(launched_choice)] = 1.5;
+  const Fit from_both = evaluate({both}, RuleParams{}, {});
+  EXPECT_EQ(from_both.rows[0].chosen, to_string(launched_choice));
+  EXPECT_EQ(from_both.rows[0].chosen_us, 1.5);
+}
+
 TEST(RuleFit, ASweepThatMissesTheRulesChoiceIsAnErrorNamingTheProblem) {
   const Problem p = make_problem("sqL", 2048, 2048, 2048, DType::bf16, Layout::TN);
   std::vector<SweepCase> cases = sweep_favouring(RuleParams{}, {p});

@@ -21,6 +21,9 @@ double last_wave_fill(int64_t blocks, int per_sm, int sm_count) {
   return double(blocks) / double(waves * wave);
 }
 
+// How much fuller (in waves) one grid's last wave must be for a rule to prefer it: timing noise is about that.
+constexpr double kFillMargin = 0.02;
+
 // The CTAs of `c`'s grid on `p`: one a block of N's columns.
 int64_t grid_blocks(const Config& c, const Problem& p) { return (p.N + cta_cols(c) - 1) / cta_cols(c); }
 
@@ -38,7 +41,7 @@ Config widest_tiles(const Config& c, const Problem& p, Format weights, int sm_co
   if ((weights == Format::int4_g128 && p.M <= 8) || (sixteen_bit_or_q8 && p.M > 8 && p.dtype != DType::fp8_e4m3)) {
     const double two = last_wave_fill(grid_blocks(two_tiles, p), 3, sm_count);
     const double one = last_wave_fill(grid_blocks(c, p), 16 / (c.threads / 32), sm_count);
-    if (two + 0.02 < one) return c;
+    if (two + kFillMargin < one) return c;
     // 16-bit weights from M = 10 take CTAs of 5 warps with K's steps in turns where 4-warp CTAs would fit 4 an SM
     // (the wave rule counts 3), and M = 16 on K-major x the 4 warps in turns; Q8_0 ran slower in turns.
     if (weights != Format::q8_0 && p.M > 8) {
@@ -101,14 +104,15 @@ Config default_on(const Problem& p, Format weights, int sm_count, Engine engine)
     // engine").
     const bool one_wave = p.M <= 8 && (p.N + 15) / 16 * 8 <= 16 * int64_t(sm_count);
     c.threads = one_wave ? 256 : 128, c.ksplit = c.threads / 32, c.unroll = 2, c.pdl = true;
-  } else if (engine == Engine::mma && weights == Format::int4_g128 && p.dtype != DType::fp8_e4m3) {
-    // int4 (16-bit x) at M > 8 on a narrower N: 8-warp CTAs of 32 columns hold one an SM (162-168 registers), 4-warp
-    // CTAs of 16 three; the one whose grid fills more of its last wave
-    // (docs/notes/2026-12-04-gemv-int4-small-batch-ctas.md).
+  } else if (engine == Engine::mma && weights == Format::int4_g128 && p.dtype != DType::fp8_e4m3 &&
+             p.layout == Layout::TN) {
+    // int4 (16-bit K-major x) at M > 8 on a narrower N: 8-warp CTAs of 32 columns hold one an SM (162-168
+    // registers), 4-warp CTAs of 16 three; the one whose grid fills more of its last wave
+    // (docs/notes/2026-12-04-gemv-int4-small-batch-ctas.md; measured on K-major x only).
     Config four = c;
-    four.threads = 128;
-    if (last_wave_fill(grid_blocks(four, p), 3, sm_count) > last_wave_fill(grid_blocks(c, p), 1, sm_count) + 0.02)
-      c = four;
+    four.threads = 128, four.ksplit = 4;
+    const double four_fill = last_wave_fill(grid_blocks(four, p), 3, sm_count);
+    if (four_fill > last_wave_fill(grid_blocks(c, p), 1, sm_count) + kFillMargin) c = four;
   }
   if (engine == Engine::mma) c = widest_tiles(c, p, weights, sm_count);
   // fp8 weights with fp8 x at M = 1: one L2 request of 256 bytes brings what a row's next four loads read, and a K

@@ -1,10 +1,10 @@
 // The arm `sm90`: our Hopper GEMM with the configuration given in its name ("sm90:block_m=128;stages=5", fields
 // separated by ';' because ',' separates arms), for a plain "sm90" the first shape rule, and for "sm90@pdl=0" fields
-// laid over the first rule's choice (to compare one setting with the rule's). And `sm90:sweep`:
-// every configuration the first rule chooses among (sweep_candidates: with the rungs it has no rate for yet), checked
-// and timed as the cublaslt arm
-// times its candidates (families/choose.hpp); the fastest runs, and the receipt keeps every candidate's time, the
-// sweep `tilewise fit` fits the rule's constants to.
+// laid over the first rule's choice, to compare one setting with the rule's (the rest, the launch attribute among
+// them, stays as the rule chose it for its own tile). And `sm90:sweep`: every configuration the first rule chooses
+// among (sweep_candidates: with the rungs it has no rate for yet), checked and timed as the cublaslt arm times its
+// candidates (families/choose.hpp); the fastest runs, and the receipt keeps every candidate's time, the sweep
+// `tilewise fit` fits the rule's constants to.
 #include <fmt/format.h>
 
 #include <algorithm>

@@ -146,9 +146,10 @@ Config complete(const Problem& p, const Limits& limits, const TileChoice& choice
 
 Config launched(const Problem& p, const Limits& limits, Config c) {
   // A grid that leaves half the SMs or more idle launches as a programmatic dependent, so its CTAs start on the idle
-  // SMs during the kernel before it; larger grids measured slower so (docs/notes/2026-12-04-sm90-small-grid-pdl.md).
+  // SMs during the kernel before it; larger grids mostly measured slower so
+  // (docs/notes/2026-12-04-sm90-small-grid-pdl.md). Packed weights are never launched so (feasibility.cpp).
   const int64_t ctas = tile_count(kernel_view(p, c), c.block_m, c.block_n) * c.split;
-  c.pdl = ctas <= limits.sm_count / 2;
+  c.pdl = c.weights == Weights::as_input && ctas <= limits.sm_count / 2;
   return c;
 }
 

@@ -37,6 +37,8 @@ double distance(const RuleParams& a, const RuleParams& b) {
 // The sweep, with each problem's fastest time and the time of every tile choice looked up once: completing a choice
 // into a configuration is what a grid of many parameter sets would otherwise repeat.
 class Judge {
+  using Timed = std::map<std::string, double>::const_iterator;  // a configuration and its time
+
  public:
   Judge(const std::vector<SweepCase>& cases, const Limits& limits) : cases_(cases), limits_(limits) {
     for (const SweepCase& c : cases) {
@@ -63,41 +65,42 @@ class Judge {
     Errors out;
     for (size_t i = 0; i < cases_.size(); ++i) {
       const TileChoice choice = choose_tile(cases_[i].problem, limits_, params);
-      const double chosen_us = time_of(i, choice), e = chosen_us / fastest_[i]->second - 1;
+      const auto chosen = measured(i, choice);
+      const double chosen_us = chosen->second, e = chosen_us / fastest_[i]->second - 1;
       out.mean += e / double(cases_.size());
       out.rms += e * e / double(cases_.size());
       out.worst = std::max(out.worst, e);
       if (rows)  // the strings only for the rows shown, not for every set the grid judges
-        rows->push_back({describe(cases_[i].problem), fastest_[i]->first,
-                         to_string(launched(cases_[i].problem, limits_, complete(cases_[i].problem, limits_, choice))),
-                         fastest_[i]->second, chosen_us});
+        rows->push_back(
+            {describe(cases_[i].problem), fastest_[i]->first, chosen->first, fastest_[i]->second, chosen_us});
     }
     out.rms = std::sqrt(out.rms);
     return out;
   }
 
-  double time_of(size_t i, const TileChoice& choice) {
-    auto [slot, fresh] = chosen_[i].try_emplace(choice, 0.0);
+  // The sweep's entry for `choice`: the configuration as the rule launches it, or as receipts before the launch rule
+  // timed it (no programmatic launch). Throws Error naming the problem when neither was measured.
+  Timed measured(size_t i, const TileChoice& choice) {
+    auto [slot, fresh] = chosen_[i].try_emplace(choice, cases_[i].us.end());
     if (fresh) {
-      // The choice as the rule launches it, or as receipts before the launch rule timed it (no programmatic launch).
       const Config plain = complete(cases_[i].problem, limits_, choice);
       const std::string config = to_string(launched(cases_[i].problem, limits_, plain));
-      auto measured = cases_[i].us.find(config);
-      if (measured == cases_[i].us.end()) measured = cases_[i].us.find(to_string(plain));
-      if (measured == cases_[i].us.end()) {
+      auto found = cases_[i].us.find(config);
+      if (found == cases_[i].us.end()) found = cases_[i].us.find(to_string(plain));
+      if (found == cases_[i].us.end()) {
         chosen_[i].erase(slot);
         throw Error(fmt::format("sweep: the rule's choice for {} ({}) was not measured", describe(cases_[i].problem),
                                 config));
       }
-      slot->second = measured->second;
+      slot->second = found;
     }
     return slot->second;
   }
 
   const std::vector<SweepCase>& cases_;
   Limits limits_;
-  std::vector<std::map<std::string, double>::const_iterator> fastest_;
-  std::vector<std::map<TileChoice, double>> chosen_;
+  std::vector<Timed> fastest_;
+  std::vector<std::map<TileChoice, Timed>> chosen_;
 };
 
 }  // namespace
