@@ -23,10 +23,12 @@ constexpr Crossover kNever{kGemvMaxTokens + 1, 0, kAnyN};
 
 // Q8_0 from 8 tokens on every shape (the gemv widens its bytes through fp32); fp8 from 12 at K >= 8192. int4 g128 from
 // 12 where N <= 8192 and K >= 5120: the packed kernel ran 1.00-1.86x the gemv's speed on the 7 such shapes measured
-// (on the fresh ones the gemv's grid was 96-224 CTAs of 8 warps at one an SM: a part-full wave or a second one); the
-// gemv led on every N >= 10240 (the packed kernel 0.68-0.95x) and on 4096 x 4096 (0.84-0.87x, 128 CTAs, one full
-// wave). K >= 5120 is fitted to that one shape, so it is judged in sample only (the note). int4 g32 not measured, so
-// the gemv.
+// (on the fresh ones the gemv's grid was then 96-224 CTAs of 8 warps at one an SM: a part-full wave or a second one);
+// the gemv led on every N >= 10240 (the packed kernel 0.68-0.95x) and on 4096 x 4096 (0.84-0.87x, 128 CTAs, one full
+// wave). K >= 5120 is fitted to that one shape; Llama-3-8B's qkv (K = 4096) then kept the gemv ahead, 1.09x at 16
+// tokens. Against the gemv's 4-warp CTAs since (gemv/heuristic.cpp), one fitted point now misses: Qwen2.5-14B's o
+// (5120 x 5120) at 12 tokens, the gemv 1.05x the packed kernel (docs/notes/2026-12-04-gemv-int4-small-batch-ctas.md).
+// int4 g32 not measured, so the gemv.
 Crossover crossover(WeightFormat f) {
   switch (f) {
     case WeightFormat::q8_0: return {8, 0, kAnyN};
