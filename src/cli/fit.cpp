@@ -16,10 +16,11 @@ namespace {
 std::string params_text(const sm90::RuleParams& p) {
   return fmt::format("rates 256x128 {:.2f}, 192x128 {:.2f}, 128x64 {:.2f}, 64x64 {:.2f} of 128x128; stream-K worth "
                      "{:.2f}; split-K worth {:.2f}, below {:.2f} of the grid; at least {} k-tiles a split piece; "
-                     "swapped tiles {}",
+                     "swapped tiles {}; widths fitted to whole waves {}",
                      p.rates[0], p.rates[1], p.rates[3], p.rates[4], p.stream_k_worth, p.split_k_worth,
                      p.split_k_below, p.min_k_tiles_per_piece,
-                     p.swapped_rate > 0 ? fmt::format("{:.2f}", p.swapped_rate) : "not taken (rate 0)");
+                     p.swapped_rate > 0 ? fmt::format("{:.2f}", p.swapped_rate) : "not taken (rate 0)",
+                     p.fitted_rate > 0 ? fmt::format("{:.2f}", p.fitted_rate) : "not taken (rate 0)");
 }
 
 }  // namespace

@@ -56,6 +56,12 @@ RuleParams swapping() {
   return p;
 }
 
+RuleParams fitting() {
+  RuleParams p;
+  p.fitted_rate = 0.88;
+  return p;
+}
+
 // nn.Linear's orientation at few tokens (N), as the sweep's gap cases (suites/sm90-gaps.txt) have them.
 std::vector<Problem> few_token_problems() {
   std::vector<Problem> out;
@@ -72,9 +78,9 @@ TEST(RuleCandidates, HoldEveryChoiceTheRuleMakes) {
   for (const Problem& p : problems) {
     SCOPED_TRACE(describe(p));
     const std::vector<Config> in_use = rule_candidates(p), swept = sweep_candidates(p);
-    // One rung (narrow) or five, and up to four swapped ones, at four splits each.
-    EXPECT_LE(swept.size(), is_narrow_shape(p) ? 4u : 36u);
-    for (const RuleParams& params : {RuleParams{}, leaning_to_split_k(), swapping()}) {
+    // One rung (narrow) or five, and up to four swapped ones, at four splits each; up to three fitted widths unsplit.
+    EXPECT_LE(swept.size(), is_narrow_shape(p) ? 4u : 39u);
+    for (const RuleParams& params : {RuleParams{}, leaning_to_split_k(), swapping(), fitting()}) {
       const Config chosen = first_rule(p, {}, params);
       const std::vector<Config> cands = rule_candidates(p, {}, params);
       EXPECT_NE(std::find(cands.begin(), cands.end(), chosen), cands.end());
@@ -112,13 +118,37 @@ TEST(RuleCandidates, SwappedTilesFitTheirWidthToTheTokensAndWaitForARate) {
     for (const Config& s : sweep_candidates(q)) EXPECT_FALSE(s.swap) << describe(q) << " " << to_string(s);
 }
 
+TEST(RuleCandidates, FittedWidthsFillWholeWavesUnsplitWithTheStagedStoreAndWaitForARate) {
+  // 1536^3: the ladder's best is 96 tiles of 192 x 128 on 132 SMs; 144 x 128 makes 11 x 12 = 132.
+  const Problem sq1536 = make_problem("sq1536", 1536, 1536, 1536, DType::bf16, Layout::TN);
+  EXPECT_EQ(first_rule(sq1536).block_m, 192);  // rate 0: not taken
+  const Config c = first_rule(sq1536, {}, fitting());
+  EXPECT_EQ(c.block_m, 144);
+  EXPECT_EQ(c.block_n, 128);
+  EXPECT_EQ(c.split, 1);
+  EXPECT_EQ(c.store, Store::staged);
+  EXPECT_GE(c.stages, 4);
+  // 2560^3 (20 column tiles): 200 wide makes two whole waves (13 x 20 = 260), 136 wide three (19 x 20 = 380).
+  std::set<int> widths;
+  for (const Config& s : sweep_candidates(make_problem("sq2560", 2560, 2560, 2560, DType::bf16, Layout::TN)))
+    if (s.block_m % 64 != 0) {
+      widths.insert(s.block_m);
+      EXPECT_EQ(s.split, 1) << to_string(s);
+    }
+  EXPECT_EQ(widths, (std::set<int>{136, 200}));
+  // Only 16-bit TN: an M-major A loads whole 64-column atoms, and fp8 was not measured with them.
+  for (const Problem& q : {make_problem("nn", 1536, 1536, 1536, DType::bf16, Layout::NN),
+                           make_problem("fp8", 1536, 1536, 1536, DType::fp8_e4m3, Layout::TN)})
+    for (const Config& s : sweep_candidates(q)) EXPECT_EQ(s.block_m % 64 == 0 || s.block_m < 64, true) << to_string(s);
+}
+
 TEST(RuleCandidates, EveryChoiceCompletesOnTheBroadSweepWhateverTheRates) {
   // choose_tile weighs rungs and splits without asking feasibility, so each must complete: on the 600 problems of
   // the sweep the floor was fitted to, every constant set's choice is a feasible configuration.
   int swapped = 0;
   for (const SweepProblem& s : sweep(20261202, 600)) {
     const Problem p = make_problem(s.name, s.M, s.N, s.K, s.dtype, s.layout, s.pad);
-    for (const RuleParams& params : {RuleParams{}, leaning_to_split_k(), swapping()}) try {
+    for (const RuleParams& params : {RuleParams{}, leaning_to_split_k(), swapping(), fitting()}) try {
         const Config c = first_rule(p, {}, params);
         EXPECT_FALSE(infeasible(c, p, {})) << describe(p) << " " << to_string(c);
         swapped += c.swap;

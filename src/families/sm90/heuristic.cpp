@@ -14,9 +14,12 @@ namespace {
 
 struct Rung {
   int block_m, block_n, consumers;
-  int rate;  // index into RuleParams::rates; -1: the narrow width, rated 1; -2: a swapped tile (swapped_rate)
+  // Index into RuleParams::rates; -1: the narrow width, rated 1; -2: a swapped tile (swapped_rate); -3: a width
+  // fitted to whole waves (fitted_rate), which runs unsplit.
+  int rate;
   bool swap = false;
 };
+constexpr int kNarrowRate = -1, kSwappedRate = -2, kFittedRate = -3;
 // Largest tiles first, each rated by its throughput per SM at full waves (RuleParams; measured on sq3072, where every
 // tile runs several waves: docs/notes/2026-12-03-family-rules.md, "sm90's first shape rule").
 constexpr Rung kLadder[] = {{256, 128, 2, 0}, {192, 128, 2, 1}, {128, 128, 2, 2}, {128, 64, 1, 3}, {64, 64, 1, 4}};
@@ -48,7 +51,7 @@ void add_swapped(const Problem& p, std::vector<Rung>& rungs) {
     const int64_t fewest = (p.N + widest - 1) / widest;
     for (int64_t tiles : {fewest, fewest + 1}) {
       const int width = int((p.N + tiles - 1) / tiles + 7) / 8 * 8;
-      const Rung r{width, rows, consumers, -2, true};
+      const Rung r{width, rows, consumers, kSwappedRate, true};
       const bool seen = std::any_of(rungs.begin(), rungs.end(), [&](const Rung& o) {
         return o.swap && o.block_m == r.block_m && o.block_n == r.block_n;
       });
@@ -57,14 +60,43 @@ void add_swapped(const Problem& p, std::vector<Rung>& rungs) {
   }
 }
 
-// Decode-like shapes take the narrowest wgmma width that covers M; the ladder serves the rest, and few tokens as N
-// also the swapped rungs, after the ladder so that within 2% an unswapped tile wins.
-std::vector<Rung> rungs_for(const Problem& p) {
-  if (is_narrow(p)) return {{narrow_width(p.M), 64, 1, -1}};
+// The ladder's powers of two fill the SMs' waves badly on some shapes (1536^3: 96 tiles of 192 x 128 on 132 SMs).
+// A width between the ladder's 128 and 192 or 256 rows can make whole waves instead: for one to three waves of
+// 128-row tiles, the narrowest multiple of 8 that covers M in as many tiles as fit beside N's. Measured from 144 to
+// 200 wide, 16-bit TN (A K-major: an M-major A loads whole 64-column atoms), with the staged store that widths which
+// are not whole atoms take (docs/notes/2026-12-05-sm90-wave-widths.md).
+constexpr int kFittedRows = 128, kFittedMin = 136, kFittedMax = 200;
+
+bool takes_fitted(const Problem& p) {
+  return p.layout == Layout::TN && (p.dtype == DType::bf16 || p.dtype == DType::fp16);
+}
+
+void add_fitted(const Problem& p, int64_t sms, std::vector<Rung>& rungs) {
+  const int64_t n_tiles = (p.N + kFittedRows - 1) / kFittedRows;
+  for (int64_t waves = 1; waves <= 3; ++waves) {
+    const int64_t m_tiles = waves * sms / n_tiles;
+    if (m_tiles < 1) continue;
+    const int64_t width = ((p.M + m_tiles - 1) / m_tiles + 7) / 8 * 8;
+    if (width < kFittedMin || width > kFittedMax || width % 64 == 0) continue;
+    const Rung r{int(width), kFittedRows, 2, kFittedRate};
+    const bool seen = std::any_of(rungs.begin(), rungs.end(), [&](const Rung& o) { return o.rate == kFittedRate && o.block_m == r.block_m; });
+    if (!seen) rungs.push_back(r);
+  }
+}
+
+// Decode-like shapes take the narrowest wgmma width that covers M; the ladder serves the rest, 16-bit TN also the
+// widths fitted to whole waves, and few tokens as N also the swapped rungs, after the ladder so that within 2% a
+// ladder tile wins.
+std::vector<Rung> rungs_for(const Problem& p, int64_t sms) {
+  if (is_narrow(p)) return {{narrow_width(p.M), 64, 1, kNarrowRate}};
   std::vector<Rung> rungs(std::begin(kLadder), std::end(kLadder));
+  if (takes_fitted(p)) add_fitted(p, sms, rungs);
   if (takes_swapped(p)) add_swapped(p, rungs);
   return rungs;
 }
+
+// A fitted width runs unsplit: it is there to fill whole waves, which a split changes.
+bool splits(const Rung& r, int split) { return split == 1 || r.rate != kFittedRate; }
 
 TileChoice choice_of(const Rung& r, int split) { return {r.block_m, r.block_n, r.consumers, split, r.swap}; }
 
@@ -74,7 +106,12 @@ int64_t tiles_of(const Problem& p, const Rung& r) {
 }
 
 double rate_of(const Rung& r, const RuleParams& params) {
-  return r.rate == -1 ? 1.0 : r.rate == -2 ? params.swapped_rate : params.rates[r.rate];
+  switch (r.rate) {
+    case kNarrowRate: return 1.0;
+    case kSwappedRate: return params.swapped_rate;
+    case kFittedRate: return params.fitted_rate;
+    default: return params.rates[r.rate];
+  }
 }
 
 }  // namespace
@@ -103,7 +140,7 @@ TileChoice choose_tile(const Problem& p, const Limits& limits, const RuleParams&
     const double last_wave = double((tail * split + sms - 1) / sms) / split / params.stream_k_worth;
     return rate * covered * double(t) / (double(sms) * (double(t / sms) + last_wave));
   };
-  const std::vector<Rung> rungs = rungs_for(p);
+  const std::vector<Rung> rungs = rungs_for(p, sms);
   double whole = 0;
   for (const Rung& r : rungs) whole = std::max(whole, worth(r, 1));
   // Split-K below one wave only where no whole tile keeps enough of the grid busy.
@@ -118,14 +155,15 @@ TileChoice choose_tile(const Problem& p, const Limits& limits, const RuleParams&
   std::vector<Option> options;
   for (const Rung& r : rungs)
     for (int split : kSplits)
-      if (considered(r, split)) options.push_back({choice_of(r, split), worth(r, split)});
+      if (splits(r, split) && considered(r, split)) options.push_back({choice_of(r, split), worth(r, split)});
   const double best =
       std::max_element(options.begin(), options.end(), [](auto& a, auto& b) { return a.worth < b.worth; })->worth;
   return std::find_if(options.begin(), options.end(), [&](auto& o) { return o.worth >= 0.98 * best; })->choice;
 }
 
 // The choice with the rule's stages and store: the TMA store when it still leaves four stages; otherwise the ring's
-// depth matters more than the store width.
+// depth matters more than the store width. A fitted width, not whole 64-column atoms, which the TMA store needs,
+// takes the staged store where four stages fit, as measured (0.99-1.01x of the TMA store on a ladder tile).
 Config complete(const Problem& p, const Limits& limits, const TileChoice& choice) {
   Config c;
   c.block_m = choice.block_m;
@@ -135,7 +173,10 @@ Config complete(const Problem& p, const Limits& limits, const TileChoice& choice
   c.swap = choice.swap;
   c.raster = Raster::m;
   c.group = 8;
-  for (Store store : {Store::tma, Store::tma_ring, Store::direct})
+  const bool fitted = !choice.swap && choice.block_m > 64 && choice.block_m % 64 != 0;
+  const std::vector<Store> stores = fitted ? std::vector{Store::staged, Store::direct}
+                                           : std::vector{Store::tma, Store::tma_ring, Store::direct};
+  for (Store store : stores)
     for (int stages = 8; stages >= 2; --stages) {
       c.store = store;
       c.stages = stages;
@@ -163,9 +204,10 @@ namespace {
 std::vector<Config> candidates(const Problem& p, const Limits& limits, const RuleParams* params) {
   require_tma_expressible(p);
   std::vector<Config> out;
-  for (const Rung& r : rungs_for(p)) {
+  for (const Rung& r : rungs_for(p, limits.sm_count)) {
     if (params && rate_of(r, *params) <= 0) continue;
     for (int split : kSplits) try {
+        if (!splits(r, split)) continue;
         const Config c = launched(p, limits, complete(p, limits, choice_of(r, split)));
         if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
       } catch (const Unsupported&) {  // a rung the problem cannot take is no candidate

@@ -24,6 +24,9 @@ struct RuleParams {
   // count, the features on the 64-row side), relative to 128x128. 0 until a sweep that timed swapped tiles is fitted:
   // the rule does not swap (docs/notes/2026-12-03-sm90-sweep-classes.md says why it may).
   double swapped_rate = 0.0;
+  // Throughput per SM of a width fitted to whole waves (128 rows, 136-200 wide, the staged store), relative to
+  // 128x128. 0: out of use until a sweep that timed them is fitted.
+  double fitted_rate = 0.0;
   bool operator==(const RuleParams&) const = default;
 };
 
@@ -44,10 +47,10 @@ Config launched(const Problem& p, const Limits& limits, Config c);
 // launched(complete(choose_tile(...))).
 Config first_rule(const Problem& p, const Limits& limits = {}, const RuleParams& params = {});
 // Every configuration first_rule can return for `p` under constants that use the rungs `params` uses (a rung rated 0
-// is out of use: the swapped tiles, until a sweep fits their rate): each rung of the ladder (or the narrow width) at
+// is out of use: the swapped tiles or the widths fitted to whole waves, until a sweep fits their rate): each rung of the ladder (or the narrow width) at
 // each split it considers. What first-use tuning times.
 std::vector<Config> rule_candidates(const Problem& p, const Limits& limits = {}, const RuleParams& params = {});
-// Those and the rungs out of use (the swapped tiles where the problem has few tokens as N): what a sweep times to
+// Those and the rungs out of use (the swapped tiles where the problem has few tokens as N, the fitted widths): what a sweep times to
 // fit the rule, `sm90:sweep`.
 std::vector<Config> sweep_candidates(const Problem& p, const Limits& limits = {});
 

@@ -105,9 +105,9 @@ Config packed_rule(const Problem& p, const Limits& limits, Weights w, bool weigh
   as_run.swap = weights_as_a;
   const Problem view = kernel_view(p, as_run);  // B the packed weights, tokens as M
   if (std::optional<Config> streaming = streaming_tile(p, view, limits, w, weights_as_a)) return *streaming;
-  RuleParams unswapped;
-  unswapped.swapped_rate = 0.0;
-  TileChoice t = choose_tile(view, limits, unswapped);
+  RuleParams ladder;  // neither swapped tiles nor fitted widths, which packed weights were not measured with
+  ladder.swapped_rate = ladder.fitted_rate = 0.0;
+  TileChoice t = choose_tile(view, limits, ladder);
   if (t.consumers == 3) t.block_n = 128, t.consumers = 2;
   if (view.M >= 256 && tile_count(view, 256, 128) >= limits.sm_count) t = TileChoice{256, 128, 2, 1};
   Config c;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <span>
 
 #include "core/error.hpp"
 
@@ -22,14 +23,15 @@ constexpr double kStreamKWorth[] = {0.8, 0.84, 0.88, 0.92, 0.96, 1.0};
 constexpr double kSplitKWorth[] = {0.75, 0.8, 0.85, 0.9, 0.95};
 constexpr int kMinKTiles[] = {8, 16, 24};
 constexpr double kSplitKBelow[] = {0.3, 0.5, 0.7};
-// Swapped tiles' rate, scanned once the grid has fitted the rest (0: the rule does not swap).
+// Swapped tiles' and fitted widths' rates, scanned once the grid has fitted the rest (0: the rule does not take them).
 constexpr double kSwappedRate[] = {0.0, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2};
+constexpr double kFittedRate[] = {0.0, 0.8, 0.84, 0.88, 0.92, 0.96, 1.0};
 
 // How far a set lies from the defaults, to break ties toward what was measured before.
 double distance(const RuleParams& a, const RuleParams& b) {
   double d = std::abs(a.stream_k_worth - b.stream_k_worth) + std::abs(a.split_k_worth - b.split_k_worth) +
              std::abs(a.split_k_below - b.split_k_below) + std::abs(a.min_k_tiles_per_piece - b.min_k_tiles_per_piece) / 16.0 +
-             std::abs(a.swapped_rate - b.swapped_rate);
+             std::abs(a.swapped_rate - b.swapped_rate) + std::abs(a.fitted_rate - b.fitted_rate);
   for (int i = 0; i < 5; ++i) d += std::abs(a.rates[i] - b.rates[i]);
   return d;
 }
@@ -152,17 +154,21 @@ Fit fit_rule(const std::vector<SweepCase>& cases, const Limits& limits) {
                   }
                 }
   if (!best) throw Error("sweep: no parameter set's choices were all measured (" + last_error + ")");
-  // Then the swapped tiles' rate, the rest held: a sweep without swapped candidates measured leaves it at 0, since a
-  // rate that makes the rule swap there cannot be judged. The grid stays as small as before the swapped rungs.
-  p = *best;
-  for (double rate : kSwappedRate) {
-    p.swapped_rate = rate;
-    try {
-      const Errors e = judge.errors(p);
-      if (e.rms < best_errors.rms - 1e-12 ||
-          (e.rms < best_errors.rms + 1e-12 && distance(p, defaults) < distance(*best, defaults)))
-        best = p, best_errors = e;
-    } catch (const Error&) {  // its choices were not measured
+  // Then the swapped tiles' rate and the fitted widths', each with the rest held: a sweep that did not time those
+  // candidates leaves the rate at 0, since a rate that makes the rule take them there cannot be judged. The grid
+  // stays as small as before those rungs.
+  for (double RuleParams::*rate : {&RuleParams::swapped_rate, &RuleParams::fitted_rate}) {
+    p = *best;
+    for (double value : rate == &RuleParams::swapped_rate ? std::span<const double>(kSwappedRate)
+                                                          : std::span<const double>(kFittedRate)) {
+      p.*rate = value;
+      try {
+        const Errors e = judge.errors(p);
+        if (e.rms < best_errors.rms - 1e-12 ||
+            (e.rms < best_errors.rms + 1e-12 && distance(p, defaults) < distance(*best, defaults)))
+          best = p, best_errors = e;
+      } catch (const Error&) {  // its choices were not measured
+      }
     }
   }
   return judge.fit(*best);
