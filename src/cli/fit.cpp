@@ -25,7 +25,7 @@ std::string params_text(const sm90::RuleParams& p) {
 
 }  // namespace
 
-int run_fit(const std::vector<std::string>& receipts) {
+int run_fit(const std::vector<std::string>& receipts, bool hold_swapped) {
   std::vector<sm90::SweepCase> cases;
   int sm_count = 0;
   for (const auto& [path, r] : receipt::read_valid_receipts(receipts, "a fit takes valid receipts only")) {
@@ -52,7 +52,7 @@ int run_fit(const std::vector<std::string>& receipts) {
     unswept += takes && !timed;
   }
   const sm90::Fit now = sm90::evaluate(cases, sm90::RuleParams{}, limits);
-  const sm90::Fit fit = sm90::fit_rule(cases, limits);
+  const sm90::Fit fit = sm90::fit_rule(cases, limits, hold_swapped);
   fmt::print("{:<48} {:>10} {:>10} {:>10}   fastest / fitted choice\n", "problem", "fastest us", "fitted", "current");
   for (size_t i = 0; i < fit.rows.size(); ++i) {
     const sm90::FitRow &f = fit.rows[i], &c = now.rows[i];

@@ -9,6 +9,7 @@ namespace tilewise::cli {
 
 // Returns the exit status: 0 with a fit printed; throws Error naming the receipt for an invalid receipt, one
 // without sweep results, or sweeps measured on machines with different SM counts.
-int run_fit(const std::vector<std::string>& receipts);
+// `hold_swapped` keeps the swapped tiles' rate at the shipped constants' instead of fitting it.
+int run_fit(const std::vector<std::string>& receipts, bool hold_swapped = false);
 
 }  // namespace tilewise::cli

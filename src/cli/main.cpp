@@ -182,6 +182,8 @@ int main(int argc, char** argv) {
   fit->group(tw::cli::kNoGpu);
   std::vector<std::string> fit_files;
   fit->add_option("receipts", fit_files, "receipt files with sm90:sweep results")->required();
+  bool fit_hold_swapped = false;
+  fit->add_flag("--hold-swapped", fit_hold_swapped, "keep the swapped tiles' rate at the shipped one instead of fitting it");
 
   auto* compile = app.add_subcommand("compile", "build sm90 configurations for suites (no GPU) and report registers, "
                                                  "spills and shared memory; exits non-zero on any spill");
@@ -324,7 +326,7 @@ int main(int argc, char** argv) {
     if (*choose)
       return cmd_choose(choose_suites, split_list(choose_only, "--only"), dtypes(), layouts(), choose_database,
                         choose_sms, !choose_no_shipped);
-    if (*fit) return tw::cli::run_fit(fit_files);
+    if (*fit) return tw::cli::run_fit(fit_files, fit_hold_swapped);
     if (*compile) {
       co.dtypes = dtypes();
       co.layouts = layouts();

@@ -204,12 +204,14 @@ TEST(Sm90Heuristic, TileFromTheWavesItFillsAndFeasibleEverywhere) {
   // sq3072: 192x128 fills three waves to 97%, where 256x128 fills 73% and 128x128 87% (measured fastest there).
   EXPECT_EQ(first_rule(square(3072)).block_m, 192);
   EXPECT_EQ(first_rule(square(3072)).split, 1);
-  // sq2560: no tile fills its waves beyond 76%, and 128x128 makes three waves: stream-K.
-  EXPECT_EQ(first_rule(square(2560)).split, 2);
-  EXPECT_EQ(first_rule(square(2560)).block_m, 128);
+  // sq2560: no ladder tile fills its waves beyond 76%; a width fitted to them does: 200 x 128 in two whole waves.
+  EXPECT_EQ(first_rule(square(2560)).split, 1);
+  EXPECT_EQ(first_rule(square(2560)).block_m, 200);
   EXPECT_EQ(first_rule(square(2560)).block_n, 128);
-  // sq1536 fills as badly, but with a single wave of 128x128 tiles the fixup would cost more than it saves.
+  EXPECT_EQ(first_rule(square(2560)).store, Store::staged);
+  // sq1536 fills as badly: 144 x 128 makes one whole wave.
   EXPECT_EQ(first_rule(square(1536)).split, 1);
+  EXPECT_EQ(first_rule(square(1536)).block_m, 144);
   // Below half a wave, split-K where the pieces keep 16 k-tiles or more (results/llm24-streamk-cold.json).
   auto llm = [](int64_t m, int64_t n, int64_t k) { return first_rule(make_problem("llm", m, n, k, DType::bf16, Layout::TN)); };
   EXPECT_EQ(llm(16, 16, 4096).split, 4);        // sn_16_dec: one 16x64 tile

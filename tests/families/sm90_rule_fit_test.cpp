@@ -121,7 +121,9 @@ TEST(RuleCandidates, SwappedTilesFitTheirWidthToTheTokensAndWaitForARate) {
 TEST(RuleCandidates, FittedWidthsFillWholeWavesUnsplitWithTheStagedStoreAndWaitForARate) {
   // 1536^3: the ladder's best is 96 tiles of 192 x 128 on 132 SMs; 144 x 128 makes 11 x 12 = 132.
   const Problem sq1536 = make_problem("sq1536", 1536, 1536, 1536, DType::bf16, Layout::TN);
-  EXPECT_EQ(first_rule(sq1536).block_m, 192);  // rate 0: not taken
+  RuleParams ladder_only;
+  ladder_only.fitted_rate = 0;
+  EXPECT_EQ(first_rule(sq1536, {}, ladder_only).block_m, 192);  // rate 0: not taken
   const Config c = first_rule(sq1536, {}, fitting());
   EXPECT_EQ(c.block_m, 144);
   EXPECT_EQ(c.block_n, 128);
@@ -181,24 +183,27 @@ TEST(RuleFit, FindsConstantsThatPickTheFastestAndKeepsTheDefaultsWhereTheyDo) {
 }
 
 TEST(RuleFit, TheDefaultsAreTheFitToTheCommittedSweep) {
-  // results/sm90-sweep-warm.json timed every rule candidate on llm24 and square in bf16 TN. A change to the rule, its
-  // grid or the sweep that moves the fit fails here until the defaults are refitted (`tilewise fit`).
-  const receipt::Receipt r = receipt::read_file(std::string(TILEWISE_SOURCE_DIR) + "/results/sm90-sweep-warm.json");
+  // results/sm90-sweep-fitted-warm.json timed every rule candidate, the swapped tiles and the widths fitted to whole
+  // waves among them, on llm24 and square in bf16 TN. A change to the rule, its grid or the sweep that moves the fit
+  // fails here until the defaults are refitted (`tilewise fit --hold-swapped`: heuristic.hpp says why).
+  const receipt::Receipt r =
+      receipt::read_file(std::string(TILEWISE_SOURCE_DIR) + "/results/sm90-sweep-fitted-warm.json");
   const std::vector<SweepCase> cases = sweep_cases(r);
   ASSERT_EQ(cases.size(), 36u);
   Limits limits;
   limits.sm_count = r.machine.sm_count;
-  const Fit fit = fit_rule(cases, limits);
+  const Fit fit = fit_rule(cases, limits, /*hold_swapped=*/true);
   EXPECT_EQ(fit.params, RuleParams{});
+  EXPECT_EQ(fit_rule(cases, limits).params.swapped_rate, 0.70);  // what the swapped tiles' own fit would take
   // The rule's choice on every measured shape, and how far each lands from the fastest there.
   const Fit now = evaluate(cases, RuleParams{}, limits);
-  EXPECT_NEAR(now.errors.mean, 0.019, 0.0005);
-  EXPECT_NEAR(now.errors.worst, 0.220, 0.0005);
-  for (const FitRow& row : now.rows) {
+  EXPECT_NEAR(now.errors.mean, 0.034, 0.0005);
+  EXPECT_NEAR(now.errors.worst, 0.731, 0.0005);
+  for (const FitRow& row : now.rows) {  // the far ones: where a swapped tile is fastest, and wideN's 128 x 128
     SCOPED_TRACE(row.problem);
-    const bool far = row.problem.starts_with("sn_64_pf") || row.problem.starts_with("d8k_qkv_pf") ||
-                     row.problem.starts_with("d8k_down_pf");
-    EXPECT_LT(row.error(), far ? 0.25 : 0.05);
+    const bool far = row.problem.starts_with("sn_16_pf") || row.problem.starts_with("sn_64_pf") ||
+                     row.problem.starts_with("wideN");
+    EXPECT_LT(row.error(), far ? 0.74 : 0.05);
   }
 }
 

@@ -11,7 +11,9 @@
 namespace tilewise::sm90 {
 
 // The rule's constants, as `tilewise fit` fits them to a sweep receipt (src/families/sm90/rule_fit.hpp). The defaults
-// are the fit to results/sm90-sweep-warm.json (how well they fit: docs/notes/2026-12-03-family-rules.md).
+// are the fit to results/sm90-sweep-fitted-warm.json with the swapped tiles held out (`tilewise fit --hold-swapped`;
+// docs/notes/2026-12-05-sm90-wave-widths.md); the ladder's rates were first fitted to results/sm90-sweep-warm.json
+// (docs/notes/2026-12-03-family-rules.md).
 struct RuleParams {
   // Throughput per SM at full waves of the ladder's tiles 256x128, 192x128, 128x128 (two consumers), 128x64 and
   // 64x64 (one), relative to 128x128.
@@ -21,12 +23,13 @@ struct RuleParams {
   int min_k_tiles_per_piece = 16; // the fewest k-tiles a split piece needs to pay for its fixup
   double split_k_below = 0.5;     // split-K only where whole tiles keep less than this share of the grid busy
   // Throughput per SM of a swapped tile (TN with few tokens as N: the tokens on the wgmma width, fitted to their
-  // count, the features on the 64-row side), relative to 128x128. 0 until a sweep that timed swapped tiles is fitted:
-  // the rule does not swap (docs/notes/2026-12-03-sm90-sweep-classes.md says why it may).
+  // count, the features on the 64-row side), relative to 128x128. 0: the rule does not swap. Held there: the fit to
+  // the sweep below rates them 0.70 on three problems, one of them slower for it, and the fit to the nn.Linear gap
+  // cases (results/sm90-gaps-cold.json) 0 (docs/notes/2026-12-05-sm90-wave-widths.md).
   double swapped_rate = 0.0;
   // Throughput per SM of a width fitted to whole waves (128 rows, 136-200 wide, the staged store), relative to
-  // 128x128. 0: out of use until a sweep that timed them is fitted.
-  double fitted_rate = 0.0;
+  // 128x128. 0 takes none.
+  double fitted_rate = 0.92;
   bool operator==(const RuleParams&) const = default;
 };
 

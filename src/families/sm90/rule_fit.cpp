@@ -124,7 +124,7 @@ Fit evaluate(const std::vector<SweepCase>& cases, const RuleParams& params, cons
   return Judge(cases, limits).fit(params);
 }
 
-Fit fit_rule(const std::vector<SweepCase>& cases, const Limits& limits) {
+Fit fit_rule(const std::vector<SweepCase>& cases, const Limits& limits, bool hold_swapped) {
   const RuleParams defaults;
   Judge judge(cases, limits);
   std::optional<RuleParams> best;
@@ -158,6 +158,7 @@ Fit fit_rule(const std::vector<SweepCase>& cases, const Limits& limits) {
   // candidates leaves the rate at 0, since a rate that makes the rule take them there cannot be judged. The grid
   // stays as small as before those rungs.
   for (double RuleParams::*rate : {&RuleParams::swapped_rate, &RuleParams::fitted_rate}) {
+    if (hold_swapped && rate == &RuleParams::swapped_rate) continue;
     p = *best;
     for (double value : rate == &RuleParams::swapped_rate ? std::span<const double>(kSwappedRate)
                                                           : std::span<const double>(kFittedRate)) {

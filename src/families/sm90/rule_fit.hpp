@@ -42,7 +42,8 @@ std::vector<SweepCase> sweep_cases(const receipt::Receipt& r);
 // How `params` does on the sweep. Throws Error naming the problem where its choice was not measured (a sweep that
 // does not cover the rule's candidates cannot judge it).
 Fit evaluate(const std::vector<SweepCase>& cases, const RuleParams& params, const Limits& limits);
-// The best parameter set on the grid (Error where no set's choices were all measured).
-Fit fit_rule(const std::vector<SweepCase>& cases, const Limits& limits);
+// The best parameter set on the grid (Error where no set's choices were all measured); `hold_swapped` keeps the
+// swapped tiles' rate at the shipped one instead of fitting it.
+Fit fit_rule(const std::vector<SweepCase>& cases, const Limits& limits, bool hold_swapped = false);
 
 }  // namespace tilewise::sm90
