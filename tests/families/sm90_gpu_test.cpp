@@ -126,7 +126,8 @@ TEST(Sm90Sanitized, EachMechanismOnSmallShapes) {
                              "block_m=64,block_n=64,stages=12,consumers=1,store=tma,split=3,pdl=1",
                              "block_m=16,block_n=64,stages=8,consumers=1,store=direct,split=2,swap=1",
                              "block_m=64,block_n=192,stages=4,consumers=3,store=tma_ring,split=2",
-                             "block_m=96,block_n=128,stages=4,consumers=2,store=staged,split=3"}) {
+                             "block_m=96,block_n=128,stages=4,consumers=2,store=staged,split=3",
+                             "block_m=144,block_n=128,stages=5,consumers=2,store=staged"}) {
       SCOPED_TRACE(text);
       std::string arm = std::string("sm90:") + text;
       std::replace(arm.begin(), arm.end(), ',', ';');
@@ -224,6 +225,22 @@ TEST(Sm90FirstRule, CorrectWhereverTmaCanLoadTheOperands) {
     }
     EXPECT_EQ(run_and_check(p, "sm90", s), expressible);
   });
+}
+
+// The widths fitted to whole waves (128 rows, 136-200 wide, the staged store), where the rule takes them: one whole
+// wave, a last tile cut by M, an odd K, a padded ldc and fp16.
+TEST(Sm90FirstRule, FittedWidthsMatchTheReference) {
+  TW_REQUIRE_GPU();
+  device::Stream s;
+  for (const Problem& p : {make_problem("sq1536", 1536, 1536, 1536, DType::bf16, Layout::TN),
+                           make_problem("cut", 1530, 1536, 1000, DType::fp16, Layout::TN),
+                           make_problem("two_waves", 2560, 2560, 200, DType::bf16, Layout::TN),
+                           make_problem("pad", 1280, 1792, 1032, DType::bf16, Layout::TN, 8)}) {
+    SCOPED_TRACE(describe(p));
+    const sm90::Config c = sm90::first_rule(p);
+    ASSERT_TRUE(c.block_m % 64 != 0 && c.block_m > 128 && c.store == sm90::Store::staged) << sm90::to_string(c);
+    EXPECT_TRUE(run_and_check(p, "sm90", s));
+  }
 }
 
 }  // namespace
