@@ -64,7 +64,7 @@ void add_swapped(const Problem& p, std::vector<Rung>& rungs) {
 // A width between the ladder's 128 and 192 or 256 rows can make whole waves instead: for one to three waves of
 // 128-row tiles, the narrowest multiple of 8 that covers M in as many tiles as fit beside N's. Measured from 144 to
 // 200 wide, 16-bit TN (A K-major: an M-major A loads whole 64-column atoms), with the staged store that widths which
-// are not whole atoms take (docs/notes/2026-12-05-sm90-wave-widths.md).
+// are not whole atoms take (docs/notes/2026-12-04-sm90-wave-widths.md).
 constexpr int kFittedRows = 128, kFittedMin = 136, kFittedMax = 200;
 
 bool takes_fitted(const Problem& p) {

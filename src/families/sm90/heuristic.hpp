@@ -12,7 +12,7 @@ namespace tilewise::sm90 {
 
 // The rule's constants, as `tilewise fit` fits them to a sweep receipt (src/families/sm90/rule_fit.hpp). The defaults
 // are the fit to results/sm90-sweep-fitted-warm.json with the swapped tiles held out (`tilewise fit --hold-swapped`;
-// docs/notes/2026-12-05-sm90-wave-widths.md); the ladder's rates were first fitted to results/sm90-sweep-warm.json
+// docs/notes/2026-12-04-sm90-wave-widths.md); the ladder's rates were first fitted to results/sm90-sweep-warm.json
 // (docs/notes/2026-12-03-family-rules.md).
 struct RuleParams {
   // Throughput per SM at full waves of the ladder's tiles 256x128, 192x128, 128x128 (two consumers), 128x64 and
@@ -25,7 +25,7 @@ struct RuleParams {
   // Throughput per SM of a swapped tile (TN with few tokens as N: the tokens on the wgmma width, fitted to their
   // count, the features on the 64-row side), relative to 128x128. 0: the rule does not swap. Held there: the fit to
   // the sweep below rates them 0.70 on three problems, one of them slower for it, and the fit to the nn.Linear gap
-  // cases (results/sm90-gaps-cold.json) 0 (docs/notes/2026-12-05-sm90-wave-widths.md).
+  // cases (results/sm90-gaps-cold.json) 0 (docs/notes/2026-12-04-sm90-wave-widths.md).
   double swapped_rate = 0.0;
   // Throughput per SM of a width fitted to whole waves (128 rows, 136-200 wide, the staged store), relative to
   // 128x128. 0 takes none.
