@@ -62,15 +62,16 @@ void add_swapped(const Problem& p, std::vector<Rung>& rungs) {
 
 // The ladder's powers of two fill the SMs' waves badly on some shapes (1536^3: 96 tiles of 192 x 128 on 132 SMs).
 // A width between the ladder's 128 and 192 or 256 rows can make whole waves instead: for one or two waves of
-// 128-row tiles, the narrowest multiple of 8 that covers M in as many tiles as fit beside N's. Measured from 144 to
+// 128-row tiles, the narrowest multiple of 8 that covers M in as many tiles as fit beside N's. As measured: 144 to
 // 200 wide, 16-bit TN (A K-major: an M-major A loads whole 64-column atoms), with the staged store that widths which
-// are not whole atoms take. Not for three waves (slower than the ladder on three of four problems measured) nor for
-// an ldc the TMA store could not write (the staged store ran 0.67-0.89x of the ladder's direct one there):
-// docs/notes/2026-12-04-sm90-wave-widths.md.
-constexpr int kFittedRows = 128, kFittedMin = 136, kFittedMax = 200, kFittedWaves = 2;
+// are not whole atoms take. Not for three waves, nor for an ldc the TMA store could not write, nor for N in one
+// column tile: each measured slower than the ladder's tile on most of the problems that had it
+// (docs/notes/2026-12-04-sm90-wave-widths.md, "After the judge").
+constexpr int kFittedRows = 128, kFittedMin = 144, kFittedMax = 200, kFittedWaves = 2;
 
 bool takes_fitted(const Problem& p) {
-  return p.layout == Layout::TN && (p.dtype == DType::bf16 || p.dtype == DType::fp16) && p.ldc % 8 == 0;
+  return p.layout == Layout::TN && (p.dtype == DType::bf16 || p.dtype == DType::fp16) && p.ldc % 8 == 0 &&
+         p.N > kFittedRows;
 }
 
 void add_fitted(const Problem& p, int64_t sms, std::vector<Rung>& rungs) {

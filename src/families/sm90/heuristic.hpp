@@ -24,11 +24,12 @@ struct RuleParams {
   double split_k_below = 0.5;     // split-K only where whole tiles keep less than this share of the grid busy
   // Throughput per SM of a swapped tile (TN with few tokens as N: the tokens on the wgmma width, fitted to their
   // count, the features on the 64-row side), relative to 128x128. 0: the rule does not swap. Held there: the fit to
-  // the sweep below rates them 0.70 on three problems, one of them slower for it, and the fit to the nn.Linear gap
-  // cases (results/sm90-gaps-cold.json) 0 (docs/notes/2026-12-04-sm90-wave-widths.md).
+  // results/sm90-sweep-fitted-warm.json rates them 0.70 on three problems, one of them slower for it, and the fit to
+  // the nn.Linear gap cases (results/sm90-gaps-cold.json) 0 (docs/notes/2026-12-04-sm90-wave-widths.md).
   double swapped_rate = 0.0;
-  // Throughput per SM of a width fitted to whole waves (128 rows, 136-200 wide, the staged store), relative to
-  // 128x128. 0 takes none.
+  // Throughput per SM of a width fitted to whole waves (128 rows, 144-200 wide, the staged store), relative to
+  // 128x128; 0 takes none. The sweep bounds it from below: from 0.92 to 1.0 the rule chooses alike there, and 0.92
+  // is the lowest rate on the fit's grid that picks the fastest candidate.
   double fitted_rate = 0.92;
   bool operator==(const RuleParams&) const = default;
 };
@@ -50,11 +51,11 @@ Config launched(const Problem& p, const Limits& limits, Config c);
 // launched(complete(choose_tile(...))).
 Config first_rule(const Problem& p, const Limits& limits = {}, const RuleParams& params = {});
 // Every configuration first_rule can return for `p` under constants that use the rungs `params` uses (a rung rated 0
-// is out of use: the swapped tiles or the widths fitted to whole waves, until a sweep fits their rate): each rung of the ladder (or the narrow width) at
-// each split it considers. What first-use tuning times.
+// is out of use: the swapped tiles, held at 0): each rung of the ladder (or the narrow width), and the fitted widths,
+// at each split it considers. What first-use tuning times.
 std::vector<Config> rule_candidates(const Problem& p, const Limits& limits = {}, const RuleParams& params = {});
-// Those and the rungs out of use (the swapped tiles where the problem has few tokens as N, the fitted widths): what a sweep times to
-// fit the rule, `sm90:sweep`.
+// Those and the rungs out of use (the swapped tiles where the problem has few tokens as N): what a sweep times to fit
+// the rule, `sm90:sweep`.
 std::vector<Config> sweep_candidates(const Problem& p, const Limits& limits = {});
 
 }  // namespace tilewise::sm90

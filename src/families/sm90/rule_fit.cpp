@@ -130,7 +130,10 @@ Fit fit_rule(const std::vector<SweepCase>& cases, const Limits& limits, bool hol
   std::optional<RuleParams> best;
   Errors best_errors;
   std::string last_error;
+  // The grid runs with the late rates (below) at 0, so that a sweep from before their rungs can still be fitted.
   RuleParams p = defaults;
+  p.fitted_rate = 0;
+  if (!hold_swapped) p.swapped_rate = 0;
   for (double r0 : kRate256x128)
     for (double r1 : kRate192x128)
       for (double r3 : kRate128x64)
