@@ -82,7 +82,8 @@ void add_fitted(const Problem& p, int64_t sms, std::vector<Rung>& rungs) {
     const int64_t width = ((p.M + m_tiles - 1) / m_tiles + 7) / 8 * 8;
     if (width < kFittedMin || width > kFittedMax || width % 64 == 0) continue;
     const Rung r{int(width), kFittedRows, 2, kFittedRate};
-    const bool seen = std::any_of(rungs.begin(), rungs.end(), [&](const Rung& o) { return o.rate == kFittedRate && o.block_m == r.block_m; });
+    const bool seen = std::any_of(rungs.begin(), rungs.end(),
+                                  [&](const Rung& o) { return o.rate == kFittedRate && o.block_m == r.block_m; });
     if (!seen) rungs.push_back(r);
   }
 }

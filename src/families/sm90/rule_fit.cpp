@@ -30,7 +30,8 @@ constexpr double kFittedRate[] = {0.0, 0.8, 0.84, 0.88, 0.92, 0.96, 1.0};
 // How far a set lies from the defaults, to break ties toward what was measured before.
 double distance(const RuleParams& a, const RuleParams& b) {
   double d = std::abs(a.stream_k_worth - b.stream_k_worth) + std::abs(a.split_k_worth - b.split_k_worth) +
-             std::abs(a.split_k_below - b.split_k_below) + std::abs(a.min_k_tiles_per_piece - b.min_k_tiles_per_piece) / 16.0 +
+             std::abs(a.split_k_below - b.split_k_below) +
+             std::abs(a.min_k_tiles_per_piece - b.min_k_tiles_per_piece) / 16.0 +
              std::abs(a.swapped_rate - b.swapped_rate) + std::abs(a.fitted_rate - b.fitted_rate);
   for (int i = 0; i < 5; ++i) d += std::abs(a.rates[i] - b.rates[i]);
   return d;
@@ -130,6 +131,18 @@ Fit fit_rule(const std::vector<SweepCase>& cases, const Limits& limits, bool hol
   std::optional<RuleParams> best;
   Errors best_errors;
   std::string last_error;
+  // The least root-mean-square error (a large miss weighs more than several small ones), then the set nearest the
+  // defaults. A set whose choice was not measured cannot be judged.
+  auto consider = [&](const RuleParams& p) {
+    try {
+      const Errors e = judge.errors(p);
+      if (!best || e.rms < best_errors.rms - 1e-12 ||
+          (e.rms < best_errors.rms + 1e-12 && distance(p, defaults) < distance(*best, defaults)))
+        best = p, best_errors = e;
+    } catch (const Error& e) {
+      last_error = e.what();
+    }
+  };
   // The grid runs with the late rates (below) at 0, so that a sweep from before their rungs can still be fitted.
   RuleParams p = defaults;
   p.fitted_rate = 0;
@@ -145,36 +158,18 @@ Fit fit_rule(const std::vector<SweepCase>& cases, const Limits& limits, bool hol
                   p.rates[0] = r0, p.rates[1] = r1, p.rates[3] = r3, p.rates[4] = r4;
                   p.stream_k_worth = sk, p.split_k_worth = split_worth;
                   p.min_k_tiles_per_piece = min_k, p.split_k_below = below;
-                  try {
-                    // The least root-mean-square error (a large miss weighs more than several small ones), then the
-                    // set nearest the defaults.
-                    const Errors e = judge.errors(p);
-                    if (!best || e.rms < best_errors.rms - 1e-12 ||
-                        (e.rms < best_errors.rms + 1e-12 && distance(p, defaults) < distance(*best, defaults)))
-                      best = p, best_errors = e;
-                  } catch (const Error& e) {  // a set whose choice was not measured cannot be judged
-                    last_error = e.what();
-                  }
+                  consider(p);
                 }
   if (!best) throw Error("sweep: no parameter set's choices were all measured (" + last_error + ")");
   // Then the swapped tiles' rate and the fitted widths', each with the rest held: a sweep that did not time those
   // candidates leaves the rate at 0, since a rate that makes the rule take them there cannot be judged. The grid
   // stays as small as before those rungs.
-  for (double RuleParams::*rate : {&RuleParams::swapped_rate, &RuleParams::fitted_rate}) {
-    if (hold_swapped && rate == &RuleParams::swapped_rate) continue;
-    p = *best;
-    for (double value : rate == &RuleParams::swapped_rate ? std::span<const double>(kSwappedRate)
-                                                          : std::span<const double>(kFittedRate)) {
-      p.*rate = value;
-      try {
-        const Errors e = judge.errors(p);
-        if (e.rms < best_errors.rms - 1e-12 ||
-            (e.rms < best_errors.rms + 1e-12 && distance(p, defaults) < distance(*best, defaults)))
-          best = p, best_errors = e;
-      } catch (const Error&) {  // its choices were not measured
-      }
-    }
-  }
+  auto scan = [&](double RuleParams::*rate, std::span<const double> values) {
+    RuleParams q = *best;
+    for (double value : values) q.*rate = value, consider(q);
+  };
+  if (!hold_swapped) scan(&RuleParams::swapped_rate, kSwappedRate);
+  scan(&RuleParams::fitted_rate, kFittedRate);
   return judge.fit(*best);
 }
 
