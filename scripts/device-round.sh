@@ -222,21 +222,27 @@ for step in "$@"; do
         | tee "$work/sm90-gaps-fit.txt" | tail -n 7
       ;;
     old-kernels)
-      # The tool's own kernel sources ("new") against OLD_KERNELS ("old": the kernels/ folder of another tree, e.g.
-      # extracted from `git archive REV kernels`, carried), alternately, each order once so that a drift over the run
-      # cancels: the packed int4 arm at 16-128 tokens cold (PACKED_SUITE, default suites/quant-small-batch.txt), and
-      # with SQUARES=1 the plain kernel's first rule on the squares up to 4096 warm. Each receipt names the sources
-      # it compiled (tool.kernel_sources, kernel_sources_dir). Runs behind docs/notes/2026-12-04-packed-shared-loads.md
-      # and docs/notes/2026-12-04-packed-scale-sums.md.
+      # The tool's own kernel sources or NEW_KERNELS ("new") against OLD_KERNELS ("old"), each a kernels/ folder
+      # (e.g. extracted from `git archive REV kernels`, carried), alternately, each order once so that a drift over
+      # the run cancels: the packed int4 arm at 16-128 tokens cold (PACKED_SUITE, default
+      # suites/quant-small-batch.txt), with SQUARES=1 the plain kernel's first rule on the squares up to 4096 warm,
+      # and with GEMV=1 (then PACKED=0 skips the packed arm) the decode GEMV's default for each weight format at 1-16
+      # tokens, cold. Each receipt names the sources it compiled (tool.kernel_sources, kernel_sources_dir). Runs
+      # behind docs/notes/2026-12-04-packed-shared-loads.md, docs/notes/2026-12-04-packed-scale-sums.md and
+      # docs/notes/2026-12-04-gemv-int4-t1-sass.md ("The offset").
       old=${OLD_KERNELS:?OLD_KERNELS names the kernels/ folder to compare against}
       for order in "new old" "old new"; do
         round=$([ "$order" = "new old" ] && echo 1 || echo 2)
         for variant in $order; do
-          dir=
+          dir=${NEW_KERNELS:-}
           [ "$variant" = old ] && dir=$old
-          TILEWISE_KERNELS_DIR=$dir timeout 150 "$bin" bench --suite "${PACKED_SUITE:-suites/quant-small-batch.txt}" \
-            --arms cublaslt,sm90:int4 --baseline cublaslt --cold -o "$work/packed-$variant-$round.json" \
-            2>"$work/packed-$variant-$round.log" | tail -n 2
+          [ "${PACKED:-1}" = 1 ] && TILEWISE_KERNELS_DIR=$dir timeout 150 "$bin" bench \
+            --suite "${PACKED_SUITE:-suites/quant-small-batch.txt}" --arms cublaslt,sm90:int4 --baseline cublaslt \
+            --cold -o "$work/packed-$variant-$round.json" 2>"$work/packed-$variant-$round.log" | tail -n 2
+          [ "${GEMV:-0}" = 1 ] && TILEWISE_KERNELS_DIR=$dir timeout 150 "$bin" bench --suite suites/decode.txt \
+            --suite suites/quant-tokens.txt --only dec_m1_12288,dec_m4_12288,dec_m16_12288,dec_m1_down,dec_m1_8k,qt_t16_down,qt_t16_8k \
+            --arms gemv:int4,gemv:int8,gemv:fp8,gemv:bf16,cublaslt --baseline cublaslt --cold \
+            -o "$work/gemv-$variant-$round.json" 2>"$work/gemv-$variant-$round.log" | tail -n 2
           [ "${SQUARES:-0}" = 1 ] && TILEWISE_KERNELS_DIR=$dir timeout 150 "$bin" bench --suite suites/square.txt \
             --only sq256,sq512,sq768,sq1024,sq1536,sq2048,sq4096 --dtypes bf16 --layouts TN --arms cublaslt,sm90 \
             --baseline cublaslt -o "$work/square-$variant-$round.json" 2>"$work/square-$variant-$round.log" | tail -n 2

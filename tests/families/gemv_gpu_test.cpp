@@ -585,7 +585,7 @@ TEST(GemvGpu, BulkSanitizedSet) {
   expect_all_correct(runs, s.get());
 }
 
-// The mma engine's wide tiles (two and four 16-column tiles a warp), small enough for compute-sanitizer's racecheck:
+// The mma engine's tiles (one, two and four 16-column tiles a warp), small enough for compute-sanitizer's racecheck:
 // a last tile short of its warp's columns (N = 200), K slices of unequal length (K = 1408: 11 groups of 128 over 4
 // warps), both token halves, and a persistent grid that reuses its shared memory block after block, with PDL.
 TEST(GemvGpu, MmaWideTilesSanitizedSet) {
@@ -594,7 +594,7 @@ TEST(GemvGpu, MmaWideTilesSanitizedSet) {
   Runs runs;
   for (Format f : {Format::bf16, Format::q8_0, Format::int4_g128, Format::fp8})
     for (int m : {1, 16})
-      for (int cols : {32, 64}) {
+      for (int cols : {16, 32, 64}) {
         const Problem p = make_problem("wide", m, 200, 1408, DType::bf16, Layout::TN);
         Config c = default_config(p, f, 132, Engine::mma);
         c.cols = cols, c.threads = 128, c.ksplit = 4, c.unroll = 1;
