@@ -13,14 +13,15 @@ namespace tilewise::cli {
 
 namespace {
 
+std::string rate_text(double rate) { return rate > 0 ? fmt::format("{:.2f}", rate) : "not taken (rate 0)"; }
+
 std::string params_text(const sm90::RuleParams& p) {
   return fmt::format("rates 256x128 {:.2f}, 192x128 {:.2f}, 128x64 {:.2f}, 64x64 {:.2f} of 128x128; stream-K worth "
                      "{:.2f}; split-K worth {:.2f}, below {:.2f} of the grid; at least {} k-tiles a split piece; "
-                     "swapped tiles {}; widths fitted to whole waves {}",
+                     "swapped tiles {}; widths fitted to whole waves {} (two consumers), {} (one)",
                      p.rates[0], p.rates[1], p.rates[3], p.rates[4], p.stream_k_worth, p.split_k_worth,
-                     p.split_k_below, p.min_k_tiles_per_piece,
-                     p.swapped_rate > 0 ? fmt::format("{:.2f}", p.swapped_rate) : "not taken (rate 0)",
-                     p.fitted_rate > 0 ? fmt::format("{:.2f}", p.fitted_rate) : "not taken (rate 0)");
+                     p.split_k_below, p.min_k_tiles_per_piece, rate_text(p.swapped_rate), rate_text(p.fitted_rate),
+                     rate_text(p.fitted_one_consumer_rate));
 }
 
 }  // namespace
@@ -43,14 +44,22 @@ int run_fit(const std::vector<std::string>& receipts, bool hold_swapped) {
   }
   sm90::Limits limits;
   limits.sm_count = sm_count;
-  // A swapped rate is judged only where every problem that takes swapped tiles had them timed.
-  int unswept = 0;
-  for (const sm90::SweepCase& c : cases) {
-    bool takes = false, timed = false;
-    for (const sm90::Config& k : sm90::sweep_candidates(c.problem, limits)) takes = takes || k.swap;
-    for (const auto& [config, us] : c.us) timed = timed || sm90::parse_config(config).swap;
-    unswept += takes && !timed;
-  }
+  // A late rung's rate is judged only where every problem that takes it had it timed: the problems that take a kind
+  // of rung whose sweep timed none of it.
+  auto unswept = [&](auto is_kind) {
+    int n = 0;
+    for (const sm90::SweepCase& c : cases) {
+      bool takes = false, timed = false;
+      for (const sm90::Config& k : sm90::sweep_candidates(c.problem, limits)) takes = takes || is_kind(k);
+      for (const auto& [config, us] : c.us) timed = timed || is_kind(sm90::parse_config(config));
+      n += takes && !timed;
+    }
+    return n;
+  };
+  const int unswept_swapped = unswept([](const sm90::Config& k) { return k.swap; });
+  const int unswept_one_consumer = unswept([](const sm90::Config& k) {
+    return !k.swap && k.consumers == 1 && k.block_m > 64 && k.block_m % 64 != 0;
+  });
   const sm90::Fit now = sm90::evaluate(cases, sm90::RuleParams{}, limits);
   const sm90::Fit fit = sm90::fit_rule(cases, limits, hold_swapped);
   fmt::print("{:<48} {:>10} {:>10} {:>10}   fastest / fitted choice\n", "problem", "fastest us", "fitted", "current");
@@ -65,9 +74,11 @@ int run_fit(const std::vector<std::string>& receipts, bool hold_swapped) {
   };
   fmt::print("\ncurrent constants: {}\nfitted constants:  {}\n", summary(now), summary(fit));
   fmt::print("over {} problems from {} receipt(s), {} SMs\n", cases.size(), receipts.size(), sm_count);
-  if (unswept)
-    fmt::print("swapped tiles unrated: {} of these problems take them but their sweep timed none (re-time them with "
-               "sm90:sweep)\n", unswept);
+  for (auto [n, what] : {std::pair{unswept_swapped, "swapped tiles"},
+                         std::pair{unswept_one_consumer, "one consumer's fitted widths"}})
+    if (n)
+      fmt::print("{} unrated: {} of these problems take them but their sweep timed none (re-time them with "
+                 "sm90:sweep)\n", what, n);
   return 0;
 }
 

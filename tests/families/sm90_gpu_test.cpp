@@ -227,7 +227,7 @@ TEST(Sm90FirstRule, CorrectWhereverTmaCanLoadTheOperands) {
   });
 }
 
-// The widths fitted to whole waves (128 rows, 136-200 wide, the staged store), where the rule takes them: one whole
+// The widths fitted to whole waves (128 rows, 144-200 wide, the staged store), where the rule takes them: one whole
 // wave, a last tile cut by M, an odd K, a padded ldc and fp16.
 TEST(Sm90FirstRule, FittedWidthsMatchTheReference) {
   TW_REQUIRE_GPU();
@@ -240,6 +240,29 @@ TEST(Sm90FirstRule, FittedWidthsMatchTheReference) {
     const sm90::Config c = sm90::first_rule(p);
     ASSERT_TRUE(c.block_m % 64 != 0 && c.block_m > 128 && c.store == sm90::Store::staged) << sm90::to_string(c);
     EXPECT_TRUE(run_and_check(p, "sm90", s));
+  }
+}
+
+// One consumer's fitted widths (64 rows, 72-120 wide), which the shipped constants leave unrated but sm90:sweep
+// times: each as the rule would take it once rated, on one wave (768^3), a last tile cut by M, two waves, fp16 and
+// a padded ldc.
+TEST(Sm90FirstRule, OneConsumerFittedWidthsMatchTheReference) {
+  TW_REQUIRE_GPU();
+  device::Stream s;
+  sm90::RuleParams rated;
+  rated.fitted_one_consumer_rate = 0.9;
+  for (const Problem& p : {make_problem("sq768", 768, 768, 768, DType::bf16, Layout::TN),
+                           make_problem("cut", 760, 768, 1000, DType::fp16, Layout::TN),
+                           make_problem("two_waves", 1536, 1024, 512, DType::bf16, Layout::TN),
+                           make_problem("pad", 640, 1024, 1032, DType::bf16, Layout::TN, 8)}) {
+    SCOPED_TRACE(describe(p));
+    const sm90::Config c = sm90::first_rule(p, {}, rated);
+    ASSERT_TRUE(c.block_n == 64 && c.consumers == 1 && c.block_m % 64 != 0 && c.block_m > 64 &&
+                c.store == sm90::Store::staged)
+        << sm90::to_string(c);
+    std::string arm = "sm90:" + sm90::to_string(c);
+    std::replace(arm.begin(), arm.end(), ',', ';');
+    EXPECT_TRUE(run_and_check(p, arm, s));
   }
 }
 

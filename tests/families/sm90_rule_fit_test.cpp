@@ -62,6 +62,12 @@ RuleParams fitting() {
   return p;
 }
 
+RuleParams fitting_one_consumer() {
+  RuleParams p;
+  p.fitted_one_consumer_rate = 0.8;
+  return p;
+}
+
 // nn.Linear's orientation at few tokens (N), as the sweep's gap cases (suites/sm90-gaps.txt) have them.
 std::vector<Problem> few_token_problems() {
   std::vector<Problem> out;
@@ -78,9 +84,10 @@ TEST(RuleCandidates, HoldEveryChoiceTheRuleMakes) {
   for (const Problem& p : problems) {
     SCOPED_TRACE(describe(p));
     const std::vector<Config> in_use = rule_candidates(p), swept = sweep_candidates(p);
-    // One rung (narrow) or five, and up to four swapped ones, at four splits each; up to two fitted widths unsplit.
-    EXPECT_LE(swept.size(), is_narrow_shape(p) ? 4u : 38u);
-    for (const RuleParams& params : {RuleParams{}, leaning_to_split_k(), swapping(), fitting()}) {
+    // One rung (narrow) or five, and up to four swapped ones, at four splits each; up to four fitted widths unsplit.
+    EXPECT_LE(swept.size(), is_narrow_shape(p) ? 4u : 40u);
+    for (const RuleParams& params :
+         {RuleParams{}, leaning_to_split_k(), swapping(), fitting(), fitting_one_consumer()}) {
       const Config chosen = first_rule(p, {}, params);
       const std::vector<Config> cands = rule_candidates(p, {}, params);
       EXPECT_NE(std::find(cands.begin(), cands.end(), chosen), cands.end());
@@ -148,13 +155,44 @@ TEST(RuleCandidates, FittedWidthsFillWholeWavesUnsplitWithTheStagedStoreAndWaitF
       EXPECT_TRUE(s.swap || s.block_m % 64 == 0 || s.block_m < 64) << describe(q) << " " << to_string(s);
 }
 
+TEST(RuleCandidates, OneConsumerFittedWidthsFillWholeWavesUnsplitAndWaitForARate) {
+  // 768^3: the ladder's 128 x 64 makes 72 tiles on 132 SMs; 72 x 64 makes 11 x 12 = 132.
+  const Problem sq768 = make_problem("sq768", 768, 768, 768, DType::bf16, Layout::TN);
+  EXPECT_EQ(first_rule(sq768).block_m, 128);  // the shipped constants leave them unrated: not taken
+  const Config c = first_rule(sq768, {}, fitting_one_consumer());
+  EXPECT_EQ(c.block_m, 72);
+  EXPECT_EQ(c.block_n, 64);
+  EXPECT_EQ(c.consumers, 1);
+  EXPECT_EQ(c.split, 1);
+  EXPECT_EQ(c.store, Store::staged);
+  const std::vector<Config> in_use = rule_candidates(sq768), swept = sweep_candidates(sq768);
+  EXPECT_EQ(std::find(in_use.begin(), in_use.end(), c), in_use.end());
+  EXPECT_NE(std::find(swept.begin(), swept.end(), c), swept.end());
+  // 1536 x 1024 (16 column tiles of 64): one wave would be 8 tiles of 192 (past 120), two are 16 of 96.
+  std::set<int> widths;
+  for (const Config& s : sweep_candidates(make_problem("w", 1536, 1024, 512, DType::bf16, Layout::TN)))
+    if (!s.swap && s.block_m % 64 != 0 && s.consumers == 1) {
+      widths.insert(s.block_m);
+      EXPECT_EQ(s.split, 1) << to_string(s);
+    }
+  EXPECT_EQ(widths, (std::set<int>{96}));
+  // The same limits as two consumers' widths: 16-bit TN, an ldc the TMA store can write, N past one column tile.
+  for (const Problem& q : {make_problem("nn", 768, 768, 768, DType::bf16, Layout::NN),
+                           make_problem("fp8", 768, 768, 768, DType::fp8_e4m3, Layout::TN),
+                           make_problem("odd_ldc", 766, 768, 768, DType::bf16, Layout::TN),
+                           make_problem("one_column_tile", 4000, 60, 768, DType::bf16, Layout::TN)})
+    for (const Config& s : sweep_candidates(q))
+      EXPECT_TRUE(s.swap || s.block_m % 64 == 0 || s.block_m < 64) << describe(q) << " " << to_string(s);
+}
+
 TEST(RuleCandidates, EveryChoiceCompletesOnTheBroadSweepWhateverTheRates) {
   // choose_tile weighs rungs and splits without asking feasibility, so each must complete: on the 600 problems of
   // the sweep the floor was fitted to, every constant set's choice is a feasible configuration.
   int swapped = 0;
   for (const SweepProblem& s : sweep(20261202, 600)) {
     const Problem p = make_problem(s.name, s.M, s.N, s.K, s.dtype, s.layout, s.pad);
-    for (const RuleParams& params : {RuleParams{}, leaning_to_split_k(), swapping(), fitting()}) try {
+    for (const RuleParams& params :
+         {RuleParams{}, leaning_to_split_k(), swapping(), fitting(), fitting_one_consumer()}) try {
         const Config c = first_rule(p, {}, params);
         EXPECT_FALSE(infeasible(c, p, {})) << describe(p) << " " << to_string(c);
         swapped += c.swap;

@@ -14,12 +14,13 @@ namespace {
 
 struct Rung {
   int block_m, block_n, consumers;
-  // Index into RuleParams::rates; -1: the narrow width, rated 1; -2: a swapped tile (swapped_rate); -3: a width
-  // fitted to whole waves (fitted_rate), which runs unsplit.
+  // Index into RuleParams::rates; -1: the narrow width, rated 1; -2: a swapped tile (swapped_rate); -3 and -4: a
+  // width fitted to whole waves of two consumers' 128-row tiles (fitted_rate) or one's 64-row tiles
+  // (fitted_one_consumer_rate), which runs unsplit.
   int rate;
   bool swap = false;
 };
-constexpr int kNarrowRate = -1, kSwappedRate = -2, kFittedRate = -3;
+constexpr int kNarrowRate = -1, kSwappedRate = -2, kFittedRate = -3, kFittedOneConsumerRate = -4;
 // Largest tiles first, each rated by its throughput per SM at full waves (RuleParams; measured on sq3072, where every
 // tile runs several waves: docs/notes/2026-12-03-family-rules.md, "sm90's first shape rule").
 constexpr Rung kLadder[] = {{256, 128, 2, 0}, {192, 128, 2, 1}, {128, 128, 2, 2}, {128, 64, 1, 3}, {64, 64, 1, 4}};
@@ -61,32 +62,39 @@ void add_swapped(const Problem& p, std::vector<Rung>& rungs) {
 }
 
 // The ladder's powers of two fill the SMs' waves badly on some shapes (1536^3: 96 tiles of 192 x 128 on 132 SMs).
-// A width between the ladder's 128 and 192 or 256 rows can make whole waves instead: for one or two waves of
-// 128-row tiles, the narrowest multiple of 8 that covers M in as many tiles as fit beside N's. As measured: 144 to
-// 200 wide, 16-bit TN (A K-major: an M-major A loads whole 64-column atoms), with the staged store that widths which
-// are not whole atoms take. Not for three waves, nor for an ldc the TMA store could not write, nor for N in one
-// column tile: each measured slower than the ladder's tile on most of the problems that had it
-// (docs/notes/2026-12-04-sm90-wave-widths.md, "After the judge").
-constexpr int kFittedRows = 128, kFittedMin = 144, kFittedMax = 200, kFittedWaves = 2;
+// A width between the ladder's can make whole waves instead: for one or two waves of 128-row tiles (two consumers),
+// the narrowest multiple of 8 that covers M in as many tiles as fit beside N's. As measured: 144 to 200 wide, 16-bit
+// TN (A K-major: an M-major A loads whole 64-column atoms), with the staged store that widths which are not whole
+// atoms take. Not for three waves, nor for an ldc the TMA store could not write, nor for N in one column tile: each
+// measured slower than the ladder's tile on most of the problems that had it
+// (docs/notes/2026-12-04-sm90-wave-widths.md, "After the judge"). One consumer's 64-row tiles, 72 to 120 wide, the
+// same way (768^3: 11 x 12 tiles of 72 x 64).
+struct FittedTiles {
+  int rows, consumers, narrowest, widest, rate;
+};
+constexpr FittedTiles kFittedTiles[] = {{128, 2, 144, 200, kFittedRate}, {64, 1, 72, 120, kFittedOneConsumerRate}};
+constexpr int kFittedWaves = 2;
 
-bool takes_fitted(const Problem& p) {
+bool takes_fitted(const Problem& p, const FittedTiles& f) {
   return p.layout == Layout::TN && (p.dtype == DType::bf16 || p.dtype == DType::fp16) && p.ldc % 8 == 0 &&
-         p.N > kFittedRows;
+         p.N > f.rows;
 }
 
-void add_fitted(const Problem& p, int64_t sms, std::vector<Rung>& rungs) {
-  const int64_t n_tiles = (p.N + kFittedRows - 1) / kFittedRows;
+void add_fitted(const Problem& p, int64_t sms, const FittedTiles& f, std::vector<Rung>& rungs) {
+  const int64_t n_tiles = (p.N + f.rows - 1) / f.rows;
   for (int64_t waves = 1; waves <= kFittedWaves; ++waves) {
     const int64_t m_tiles = waves * sms / n_tiles;
     if (m_tiles < 1) continue;
     const int64_t width = ((p.M + m_tiles - 1) / m_tiles + 7) / 8 * 8;
-    if (width < kFittedMin || width > kFittedMax || width % 64 == 0) continue;
-    const Rung r{int(width), kFittedRows, 2, kFittedRate};
+    if (width < f.narrowest || width > f.widest || width % 64 == 0) continue;
+    const Rung r{int(width), f.rows, f.consumers, f.rate};
     const bool seen = std::any_of(rungs.begin(), rungs.end(),
-                                  [&](const Rung& o) { return o.rate == kFittedRate && o.block_m == r.block_m; });
+                                  [&](const Rung& o) { return o.rate == r.rate && o.block_m == r.block_m; });
     if (!seen) rungs.push_back(r);
   }
 }
+
+bool is_fitted(const Rung& r) { return r.rate == kFittedRate || r.rate == kFittedOneConsumerRate; }
 
 // Decode-like shapes take the narrowest wgmma width that covers M; the ladder serves the rest, 16-bit TN also the
 // widths fitted to whole waves, and few tokens as N also the swapped rungs, after the ladder so that within 2% a
@@ -94,13 +102,14 @@ void add_fitted(const Problem& p, int64_t sms, std::vector<Rung>& rungs) {
 std::vector<Rung> rungs_for(const Problem& p, int64_t sms) {
   if (is_narrow(p)) return {{narrow_width(p.M), 64, 1, kNarrowRate}};
   std::vector<Rung> rungs(std::begin(kLadder), std::end(kLadder));
-  if (takes_fitted(p)) add_fitted(p, sms, rungs);
+  for (const FittedTiles& f : kFittedTiles)
+    if (takes_fitted(p, f)) add_fitted(p, sms, f, rungs);
   if (takes_swapped(p)) add_swapped(p, rungs);
   return rungs;
 }
 
 // A fitted width runs unsplit: it is there to fill whole waves, which a split changes.
-bool splits(const Rung& r, int split) { return split == 1 || r.rate != kFittedRate; }
+bool splits(const Rung& r, int split) { return split == 1 || !is_fitted(r); }
 
 TileChoice choice_of(const Rung& r, int split) { return {r.block_m, r.block_n, r.consumers, split, r.swap}; }
 
@@ -114,6 +123,7 @@ double rate_of(const Rung& r, const RuleParams& params) {
     case kNarrowRate: return 1.0;
     case kSwappedRate: return params.swapped_rate;
     case kFittedRate: return params.fitted_rate;
+    case kFittedOneConsumerRate: return params.fitted_one_consumer_rate;
     default: return params.rates[r.rate];
   }
 }

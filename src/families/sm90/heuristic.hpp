@@ -31,6 +31,10 @@ struct RuleParams {
   // 128x128; 0 takes none. The sweep bounds it from below: from 0.92 to 1.0 the rule chooses alike there, and 0.92
   // is the lowest rate on the fit's grid that picks the fastest candidate.
   double fitted_rate = 0.92;
+  // The same for one consumer's 64-row tiles, 72-120 wide, relative to 128x128; 0 takes none. Unrated: 72 x 64 ran
+  // 1.095x the rule's 128 x 64 on 768^3 (results/protocol-sm90-wave-widths.json), but no sweep has timed such widths
+  // beside the ladder yet, so `sm90:sweep` times them and `tilewise fit` gives them their rate.
+  double fitted_one_consumer_rate = 0.0;
   bool operator==(const RuleParams&) const = default;
 };
 

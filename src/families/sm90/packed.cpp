@@ -106,7 +106,7 @@ Config packed_rule(const Problem& p, const Limits& limits, Weights w, bool weigh
   const Problem view = kernel_view(p, as_run);  // B the packed weights, tokens as M
   if (std::optional<Config> streaming = streaming_tile(p, view, limits, w, weights_as_a)) return *streaming;
   RuleParams ladder;  // neither swapped tiles nor fitted widths, which packed weights were not measured with
-  ladder.swapped_rate = ladder.fitted_rate = 0.0;
+  ladder.swapped_rate = ladder.fitted_rate = ladder.fitted_one_consumer_rate = 0.0;
   TileChoice t = choose_tile(view, limits, ladder);
   if (t.consumers == 3) t.block_n = 128, t.consumers = 2;
   if (view.M >= 256 && tile_count(view, 256, 128) >= limits.sm_count) t = TileChoice{256, 128, 2, 1};

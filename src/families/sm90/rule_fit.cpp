@@ -24,15 +24,18 @@ constexpr double kSplitKWorth[] = {0.75, 0.8, 0.85, 0.9, 0.95};
 constexpr int kMinKTiles[] = {8, 16, 24};
 constexpr double kSplitKBelow[] = {0.3, 0.5, 0.7};
 // Swapped tiles' and fitted widths' rates, scanned once the grid has fitted the rest (0: the rule does not take them).
+// One consumer's fitted widths lie between the ladder's 64x64 (0.5) and 128x64 (0.88).
 constexpr double kSwappedRate[] = {0.0, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2};
 constexpr double kFittedRate[] = {0.0, 0.8, 0.84, 0.88, 0.92, 0.96, 1.0};
+constexpr double kFittedOneConsumerRate[] = {0.0, 0.5, 0.56, 0.62, 0.68, 0.74, 0.8, 0.86, 0.92};
 
 // How far a set lies from the defaults, to break ties toward what was measured before.
 double distance(const RuleParams& a, const RuleParams& b) {
   double d = std::abs(a.stream_k_worth - b.stream_k_worth) + std::abs(a.split_k_worth - b.split_k_worth) +
              std::abs(a.split_k_below - b.split_k_below) +
              std::abs(a.min_k_tiles_per_piece - b.min_k_tiles_per_piece) / 16.0 +
-             std::abs(a.swapped_rate - b.swapped_rate) + std::abs(a.fitted_rate - b.fitted_rate);
+             std::abs(a.swapped_rate - b.swapped_rate) + std::abs(a.fitted_rate - b.fitted_rate) +
+             std::abs(a.fitted_one_consumer_rate - b.fitted_one_consumer_rate);
   for (int i = 0; i < 5; ++i) d += std::abs(a.rates[i] - b.rates[i]);
   return d;
 }
@@ -145,7 +148,7 @@ Fit fit_rule(const std::vector<SweepCase>& cases, const Limits& limits, bool hol
   };
   // The grid runs with the late rates (below) at 0, so that a sweep from before their rungs can still be fitted.
   RuleParams p = defaults;
-  p.fitted_rate = 0;
+  p.fitted_rate = p.fitted_one_consumer_rate = 0;
   if (!hold_swapped) p.swapped_rate = 0;
   for (double r0 : kRate256x128)
     for (double r1 : kRate192x128)
@@ -170,6 +173,7 @@ Fit fit_rule(const std::vector<SweepCase>& cases, const Limits& limits, bool hol
   };
   if (!hold_swapped) scan(&RuleParams::swapped_rate, kSwappedRate);
   scan(&RuleParams::fitted_rate, kFittedRate);
+  scan(&RuleParams::fitted_one_consumer_rate, kFittedOneConsumerRate);
   return judge.fit(*best);
 }
 
