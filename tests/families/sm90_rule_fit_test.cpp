@@ -125,6 +125,25 @@ TEST(RuleCandidates, SwappedTilesFitTheirWidthToTheTokensAndWaitForARate) {
     for (const Config& s : sweep_candidates(q)) EXPECT_FALSE(s.swap) << describe(q) << " " << to_string(s);
 }
 
+// The widths fitted to whole waves among `p`'s sweep candidates for `consumers` (not whole 64-column atoms, not
+// swapped), each of which must run unsplit.
+std::set<int> fitted_widths(const Problem& p, int consumers) {
+  std::set<int> widths;
+  for (const Config& s : sweep_candidates(p))
+    if (!s.swap && s.block_m > 64 && s.block_m % 64 != 0 && s.consumers == consumers) {
+      widths.insert(s.block_m);
+      EXPECT_EQ(s.split, 1) << to_string(s);
+    }
+  return widths;
+}
+
+// Problems that take no fitted width: an M-major A (it loads whole 64-column atoms), fp8 (not measured with them),
+// an ldc the TMA store could not write (not a multiple of 8 elements), N in one column tile.
+void expect_no_fitted_widths(std::initializer_list<Problem> problems) {
+  for (const Problem& q : problems)
+    for (int consumers : {1, 2}) EXPECT_EQ(fitted_widths(q, consumers), std::set<int>{}) << describe(q);
+}
+
 TEST(RuleCandidates, FittedWidthsFillWholeWavesUnsplitWithTheStagedStoreAndWaitForARate) {
   // 1536^3: the ladder's best is 96 tiles of 192 x 128 on 132 SMs; 144 x 128 makes 11 x 12 = 132.
   const Problem sq1536 = make_problem("sq1536", 1536, 1536, 1536, DType::bf16, Layout::TN);
@@ -138,21 +157,11 @@ TEST(RuleCandidates, FittedWidthsFillWholeWavesUnsplitWithTheStagedStoreAndWaitF
   EXPECT_EQ(c.store, Store::staged);
   EXPECT_GE(c.stages, 4);
   // 2560^3 (20 column tiles): 200 wide makes two whole waves (13 x 20 = 260); three waves (136 wide) are not taken.
-  std::set<int> widths;
-  for (const Config& s : sweep_candidates(make_problem("sq2560", 2560, 2560, 2560, DType::bf16, Layout::TN)))
-    if (s.block_m % 64 != 0) {
-      widths.insert(s.block_m);
-      EXPECT_EQ(s.split, 1) << to_string(s);
-    }
-  EXPECT_EQ(widths, (std::set<int>{200}));
-  // Only 16-bit TN: an M-major A loads whole 64-column atoms, and fp8 was not measured with them.
-  // Nor where the TMA store could not write C (an ldc not a multiple of 8 elements), nor for N in one column tile.
-  for (const Problem& q : {make_problem("nn", 1536, 1536, 1536, DType::bf16, Layout::NN),
+  EXPECT_EQ(fitted_widths(make_problem("sq2560", 2560, 2560, 2560, DType::bf16, Layout::TN), 2), (std::set<int>{200}));
+  expect_no_fitted_widths({make_problem("nn", 1536, 1536, 1536, DType::bf16, Layout::NN),
                            make_problem("fp8", 1536, 1536, 1536, DType::fp8_e4m3, Layout::TN),
                            make_problem("odd_ldc", 1530, 1536, 1536, DType::bf16, Layout::TN),
-                           make_problem("one_column_tile", 18048, 71, 18432, DType::bf16, Layout::TN)})
-    for (const Config& s : sweep_candidates(q))
-      EXPECT_TRUE(s.swap || s.block_m % 64 == 0 || s.block_m < 64) << describe(q) << " " << to_string(s);
+                           make_problem("one_column_tile", 18048, 71, 18432, DType::bf16, Layout::TN)});
 }
 
 TEST(RuleCandidates, OneConsumerFittedWidthsFillWholeWavesUnsplitAndWaitForARate) {
@@ -169,20 +178,12 @@ TEST(RuleCandidates, OneConsumerFittedWidthsFillWholeWavesUnsplitAndWaitForARate
   EXPECT_EQ(std::find(in_use.begin(), in_use.end(), c), in_use.end());
   EXPECT_NE(std::find(swept.begin(), swept.end(), c), swept.end());
   // 1536 x 1024 (16 column tiles of 64): one wave would be 8 tiles of 192 (past 120), two are 16 of 96.
-  std::set<int> widths;
-  for (const Config& s : sweep_candidates(make_problem("w", 1536, 1024, 512, DType::bf16, Layout::TN)))
-    if (!s.swap && s.block_m % 64 != 0 && s.consumers == 1) {
-      widths.insert(s.block_m);
-      EXPECT_EQ(s.split, 1) << to_string(s);
-    }
-  EXPECT_EQ(widths, (std::set<int>{96}));
-  // The same limits as two consumers' widths: 16-bit TN, an ldc the TMA store can write, N past one column tile.
-  for (const Problem& q : {make_problem("nn", 768, 768, 768, DType::bf16, Layout::NN),
+  EXPECT_EQ(fitted_widths(make_problem("w", 1536, 1024, 512, DType::bf16, Layout::TN), 1), (std::set<int>{96}));
+  // The same limits as two consumers' widths.
+  expect_no_fitted_widths({make_problem("nn", 768, 768, 768, DType::bf16, Layout::NN),
                            make_problem("fp8", 768, 768, 768, DType::fp8_e4m3, Layout::TN),
                            make_problem("odd_ldc", 766, 768, 768, DType::bf16, Layout::TN),
-                           make_problem("one_column_tile", 4000, 60, 768, DType::bf16, Layout::TN)})
-    for (const Config& s : sweep_candidates(q))
-      EXPECT_TRUE(s.swap || s.block_m % 64 == 0 || s.block_m < 64) << describe(q) << " " << to_string(s);
+                           make_problem("one_column_tile", 4000, 60, 768, DType::bf16, Layout::TN)});
 }
 
 TEST(RuleCandidates, EveryChoiceCompletesOnTheBroadSweepWhateverTheRates) {
