@@ -26,8 +26,8 @@ def _require(cond, message):
 
 def _check_tensor(t, name, dims, dtypes, on_device):
     _require(isinstance(t, torch.Tensor), lambda: f"{name} must be a tensor, not {type(t).__name__}")
-    _require(t.dim() in dims,
-             lambda: f"{name} must have {' or '.join(map(str, dims))} dimensions, not shape {tuple(t.shape)}")
+    counts = f"{dims.start} to {dims.stop - 1}" if isinstance(dims, range) else " or ".join(map(str, dims))
+    _require(t.dim() in dims, lambda: f"{name} must have {counts} dimensions, not shape {tuple(t.shape)}")
     _require(t.dtype in dtypes, lambda: f"{name} must be {' or '.join(map(str, dtypes))}, not {t.dtype}")
     if on_device:
         _require(t.is_contiguous(), lambda: f"{name} must be contiguous (strides {t.stride()}); call .contiguous()")
@@ -217,6 +217,7 @@ def linear(x, w, bias=None, *, x_scale=None, w_scale=None):
       tensor from torch's caching allocator and the 16-bit path runs on it.
     Raises ValueError for a wrong dtype, shape, device or a non-contiguous tensor, tilewise.Error when the library
     refuses (its message says why)."""
+    _require(isinstance(x, torch.Tensor), lambda: f"x must be a tensor, not {type(x).__name__}")
     if isinstance(w, PackedWeight):
         _require(x_scale is None and w_scale is None, "x_scale and w_scale are for fp8 x and w, not packed weights")
         if _direct(x, w.q, w.scales, bias):  # w was checked when it was made; x against it here

@@ -17,7 +17,10 @@ class PackedWeight:
     def __init__(self, q, scales, format, out_features, in_features, q_mma=None, scales_mma=None):
         if format not in _capi.FORMATS:
             raise ValueError(f"unknown format {format!r}; known: {', '.join(_capi.FORMATS)}")
-        row_bytes, _ = _capi.packed_shape(_capi.FORMATS[format], out_features, in_features)
+        try:
+            row_bytes, _ = _capi.packed_shape(_capi.FORMATS[format], out_features, in_features)
+        except _capi.Error as e:
+            raise ValueError(str(e)) from None
         group = _GROUP[format]
         scale_shape = (out_features, in_features // group) if group else (out_features,)
         scale_dtype = torch.float16 if group else torch.float32
@@ -75,9 +78,12 @@ def quantize(w, format, tensor_cores=False):
         raise ValueError(f"quantize takes a 2-D weight tensor w[F, K], not {type(w).__name__} "
                          f"{tuple(w.shape) if isinstance(w, torch.Tensor) else ''}")
     dtype = _dtype_code(w.dtype, "the weights")
-    if w.stride(1) != 1:
-        raise ValueError("the weights' rows must be contiguous (w.stride(1) == 1); call .contiguous()")
     F, K = w.shape
+    # A single row's stride is torch's to choose (a transposed column has 1); the rows of several must not overlap.
+    row_stride = K if F == 1 else w.stride(0)
+    if (K > 1 and w.stride(1) != 1) or row_stride < K:
+        raise ValueError(f"the weights' rows must be contiguous and apart (strides {tuple(w.stride())} for {F} x {K}); "
+                         f"call .contiguous()")
     if tensor_cores and (not w.is_cuda or F % 64 or K % 64):
         raise ValueError(f"the tensor-core copy is made on CUDA for weights whose F and K are multiples of 64, "
                          f"not {format} {F} x {K} on {w.device}")
@@ -94,10 +100,10 @@ def quantize(w, format, tensor_cores=False):
     if w.is_cuda:
         with torch.cuda.device(w.device):
             stream = torch.cuda.current_stream(w.device).cuda_stream
-            _capi.check(_capi.lib().tw_quantize(w.data_ptr(), dtype, w.stride(0), code, F, K, q.data_ptr(),
+            _capi.check(_capi.lib().tw_quantize(w.data_ptr(), dtype, row_stride, code, F, K, q.data_ptr(),
                                                 scales.data_ptr(), stream))
     elif w.device.type == "cpu":
-        _capi.check(_capi.lib().tw_quantize_host(w.data_ptr(), dtype, w.stride(0), code, F, K, q.data_ptr(),
+        _capi.check(_capi.lib().tw_quantize_host(w.data_ptr(), dtype, row_stride, code, F, K, q.data_ptr(),
                                                  scales.data_ptr()))
     else:
         raise ValueError(f"quantize runs on CUDA or CPU tensors, not {w.device}")

@@ -129,8 +129,7 @@ int tw_context_create(int device, const char* database, tw_context** out) {
   return guarded([&] {
     if (!out) throw tilewise::Error("tw_context_create needs somewhere to put the context");
     *out = nullptr;
-    int count = 0;
-    TW_CUDA(cudaGetDeviceCount(&count));
+    const int count = tilewise::device::require_gpu();
     if (device < 0 || device >= count) throw tilewise::Error(fmt::format("no CUDA device {} ({} present)", device, count));
     const DeviceScope on(device);
     auto c = std::make_unique<tw_context>();
@@ -161,6 +160,9 @@ int tw_gemm(tw_context* c, const tw_problem* p, const void* A, const void* B, vo
 int tw_linear(tw_context* c, int32_t dtype, int64_t tokens, int64_t out_features, int64_t in_features, const void* x,
               const void* w, void* y, void* stream) {
   return with_context(c, [&](tilewise::Context& ctx) {
+    if (tokens < 1 || out_features < 1 || in_features < 1)
+      throw tilewise::Error(fmt::format("linear: tokens {}, out_features {} and in_features {} must each be positive",
+                                        tokens, out_features, in_features));
     const tilewise::Problem p = tilewise::linear_problem(tokens, out_features, in_features, dtype_of(dtype));
     ran(tilewise::gemm(ctx, p, w, x, y, stream_of(stream)));
   });

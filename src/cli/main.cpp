@@ -296,14 +296,17 @@ int main(int argc, char** argv) {
   bool dequantize = false;
   quantize->add_option("input", qr.input, "raw weight file (with --dequantize: a packed file)")->required();
   quantize->add_option("-o,--output", qr.output, "output file")->required();
-  quantize->add_option("--format", q_format, "bf16, fp16, q8_0 (int8), int4g32, int4g128 (int4), fp8")
-      ->capture_default_str();
-  quantize->add_option("--dtype", q_dtype, "input type: bf16 or fp16")->capture_default_str();
-  quantize->add_option("--rows", qr.rows, "N, the output channels (rows of W)");
-  quantize->add_option("--cols", qr.cols, "K, the input features (contiguous in each row)");
-  quantize->add_flag("--cpu", qr.cpu, "the CPU reference even where a GPU is present (the two agree bit for bit)");
-  quantize->add_flag("--dequantize", dequantize, "turn a packed file back into raw weights");
-  quantize->add_option("--to", q_to, "with --dequantize: f32, bf16 or fp16")->capture_default_str();
+  // A packed file's header says its format, type and shape: with --dequantize those options would be ignored.
+  CLI::Option* packing[] = {
+      quantize->add_option("--format", q_format, "bf16, fp16, q8_0 (int8), int4g32, int4g128 (int4), fp8")
+          ->capture_default_str(),
+      quantize->add_option("--dtype", q_dtype, "input type: bf16 or fp16")->capture_default_str(),
+      quantize->add_option("--rows", qr.rows, "N, the output channels (rows of W)"),
+      quantize->add_option("--cols", qr.cols, "K, the input features (contiguous in each row)"),
+      quantize->add_flag("--cpu", qr.cpu, "the CPU reference even where a GPU is present (the two agree bit for bit)")};
+  CLI::Option* unpacking = quantize->add_flag("--dequantize", dequantize, "turn a packed file back into raw weights");
+  for (CLI::Option* o : packing) unpacking->excludes(o);
+  quantize->add_option("--to", q_to, "with --dequantize: f32, bf16 or fp16")->capture_default_str()->needs(unpacking);
   quantize->add_flag("--overwrite", qr.overwrite, "replace an existing output file (never the input)");
 
   tw::cli::TuneCommands tune_commands(app);    // `tune` and `db merge`
@@ -312,7 +315,8 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    const int status = app.exit(e);  // prints the help, or what is wrong with the command line
+    return status == 0 ? 0 : 2;      // a command line that cannot be taken is refused like any other input
   }
 
   try {

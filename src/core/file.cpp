@@ -113,6 +113,18 @@ std::string read(const std::string& path, int64_t max_bytes) {
   return read_opened(open_regular(AT_FDCWD, path, path, Links::follow), path, max_bytes);
 }
 
+namespace {
+
+// What an output may replace, asked or not: a file, or a link (the link itself, never what it points at). A device
+// or a FIFO at the path is someone else's (`-o /dev/null --overwrite` run as root would replace the system's).
+void refuse_to_replace(const struct stat& st, const std::string& shown) {
+  if (S_ISDIR(st.st_mode)) throw Error(fmt::format("{}: is a folder", shown));
+  if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
+    throw Error(fmt::format("{}: is {}, not a file; an output replaces only a file", shown, kind_of(st.st_mode)));
+}
+
+}  // namespace
+
 void write_at(int at, const std::string& name, std::string_view bytes, Existing existing, mode_t mode,
               const std::string& shown) {
   struct stat st {};
@@ -160,7 +172,10 @@ void write_at(int at, const std::string& name, std::string_view bytes, Existing 
 void write(const std::string& path, std::string_view bytes, Existing existing) {
   const auto [dir, name] = split(path);
   if (name.empty() || name == "." || name == "..") throw Error(fmt::format("{}: names a folder, not a file", path));
-  write_at(open_folder(dir, path).get(), name, bytes, existing, 0666, path);
+  const Fd folder = open_folder(dir, path);
+  struct stat st {};  // a user's output (the cache, writing into its own folder, replaces whatever is in its way)
+  if (::fstatat(folder.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) refuse_to_replace(st, path);
+  write_at(folder.get(), name, bytes, existing, 0666, path);
 }
 
 void check_output(const std::string& path, Existing existing) {
@@ -169,11 +184,11 @@ void check_output(const std::string& path, Existing existing) {
   struct stat st {};
   if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
     throw Error(fmt::format("{}: its folder {} does not exist", path, dir));
+  const bool exists = ::lstat(path.c_str(), &st) == 0;
+  if (exists) refuse_to_replace(st, path);
   if (::access(dir.c_str(), W_OK) != 0) throw Error(fmt::format("{}: its folder {} is not writable", path, dir));
-  if (::lstat(path.c_str(), &st) == 0) {
-    if (S_ISDIR(st.st_mode)) throw Error(fmt::format("{}: is a folder", path));
-    if (existing == Existing::refuse) throw Error(fmt::format("{} exists; it is replaced only with --overwrite", path));
-  }
+  if (exists && existing == Existing::refuse)
+    throw Error(fmt::format("{} exists; it is replaced only with --overwrite", path));
 }
 
 // By device and inode where both exist; by their resolved paths where one does not yet (a campaign file the run will

@@ -97,6 +97,11 @@ void validate(const Problem& p) {
   // Sizes are int32 inside kernels and cuBLASLt descriptors; anything larger is refused before it overflows.
   constexpr int64_t max_dim = std::numeric_limits<int32_t>::max();
   auto where = [&] { return p.name.empty() ? std::string("problem") : p.name; };
+  // A value cast into the enums from outside (a C caller's code) is named, never read as some other type.
+  if (p.dtype != DType::bf16 && p.dtype != DType::fp16 && p.dtype != DType::fp8_e4m3)
+    throw Error(fmt::format("{}: unknown dtype code {}", where(), int(p.dtype)));
+  if (p.layout != Layout::TN && p.layout != Layout::NN)
+    throw Error(fmt::format("{}: unknown layout code {}", where(), int(p.layout)));
   for (auto [v, n] : {std::pair{p.M, "M"}, {p.N, "N"}, {p.K, "K"}}) {
     if (v <= 0) throw Error(fmt::format("{}: {} = {} must be positive", where(), n, v));
     if (v > max_dim) throw Error(fmt::format("{}: {} = {} exceeds {}", where(), n, v, max_dim));

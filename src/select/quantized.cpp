@@ -37,7 +37,7 @@ gemv::PackedLayout layout_of(const PackedShape& s) {
 
 void require_source(const void* w, DType dtype, int64_t ld, const PackedShape& s, const void* q, const void* scales) {
   if (dtype == DType::fp8_e4m3) throw Error("quantize takes bf16 or fp16 weights, not fp8");
-  if (ld < s.in_features) throw Error(fmt::format("weight row stride {} is under K = {}", ld, s.in_features));
+  gemv::require_source(dtype, s.out_features, s.in_features, ld);
   if (!w || !q || !scales)
     throw Error(fmt::format("quantize needs the weights ({}), q ({}) and scales ({})", w, q, scales));
 }

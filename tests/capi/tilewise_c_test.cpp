@@ -17,6 +17,12 @@ TEST(CApi, BadArgumentsAreErrorsThatNameThem) {
   EXPECT_EQ(tw_context_create(-1, nullptr, &ctx), TW_ERROR);
   EXPECT_EQ(ctx, nullptr);
   EXPECT_STRNE(tw_last_error(), "");
+  if (tw_context_create(0, nullptr, &ctx) == TW_OK) {
+    tw_context_destroy(ctx);
+  } else {  // no GPU here: said as the C++ API says it, not as a raw CUDA error with a source path
+    EXPECT_TRUE(says(tw_last_error(), "no CUDA GPU is usable here")) << tw_last_error();
+    EXPECT_FALSE(says(tw_last_error(), ".cpp")) << tw_last_error();
+  }
   EXPECT_EQ(tw_context_create(0, nullptr, nullptr), TW_ERROR);
   EXPECT_TRUE(says(tw_last_error(), "somewhere to put the context")) << tw_last_error();
   tw_context_destroy(nullptr);  // nothing to do, no crash
@@ -35,6 +41,17 @@ TEST(CApi, BadArgumentsAreErrorsThatNameThem) {
   EXPECT_EQ(tw_packed_shape(TW_Q8_0, 64, 128, &row_bytes, &scale_bytes), TW_OK);
   EXPECT_STREQ(tw_last_error(), "");  // a call that succeeds clears the message
   EXPECT_GT(row_bytes, 0);
+}
+
+TEST(CApi, AWeightStrideNoBufferCouldHoldIsAnErrorNotACrash) {
+  // It once went ahead and read past any buffer: (3 - 1) * 2^62 + 32 elements overflow 64 bits.
+  const unsigned short w[32] = {};
+  unsigned char q[64];
+  unsigned short scales[4];
+  EXPECT_EQ(tw_quantize_host(w, TW_BF16, int64_t(1) << 62, TW_Q8_0, 3, 32, q, scales), TW_ERROR);
+  EXPECT_TRUE(says(tw_last_error(), "the weights' size overflows 64 bits")) << tw_last_error();
+  EXPECT_EQ(tw_quantize_host(w, TW_BF16, 16, TW_Q8_0, 1, 32, q, scales), TW_ERROR);
+  EXPECT_TRUE(says(tw_last_error(), "weight row stride 16 is under K = 32")) << tw_last_error();
 }
 
 }  // namespace

@@ -332,6 +332,21 @@ TEST_F(Cli, QuantizeNeverWritesOverItsInput) {
   EXPECT_EQ(fs::file_size(dir_ / w), 4u * 64 * 2);
 }
 
+TEST_F(Cli, DequantizeRefusesTheOptionsItsFileAlreadyAnswers) {
+  // The packed file's header gives its format, type and shape; these options were once ignored without a word.
+  const std::string w = put("w.bin", std::string(4 * 64 * 2, '\0'));
+  ASSERT_EQ(run({"quantize", w, "-o", "w.tww", "--rows", "4", "--cols", "64"}).status, 0);
+  for (std::vector<std::string> extra : {std::vector<std::string>{"--rows", "8"}, {"--format", "q8_0"}, {"--cpu"}}) {
+    std::vector<std::string> args{"quantize", "w.tww", "-o", "back.f32", "--dequantize"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    EXPECT_TRUE(Ends(run(args), 2, extra[0] + " excludes --dequantize")) << extra[0];
+  }
+  EXPECT_TRUE(Ends(run({"quantize", w, "-o", "x.tww", "--rows", "4", "--cols", "64", "--to", "bf16"}), 2,
+                   "--to requires --dequantize"));
+  EXPECT_FALSE(exists("back.f32"));
+  EXPECT_FALSE(exists("x.tww"));
+}
+
 TEST_F(Cli, WritersRefuseAnExistingFileWithoutOverwrite) {
   const std::string db = database(), r = receipt();
   put("taken.json", "mine");

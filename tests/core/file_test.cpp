@@ -98,6 +98,20 @@ TEST_F(Files, WriteRefusesADanglingLinkAtTheOutputAndDoesNotWriteThroughIt) {
   EXPECT_FALSE(fs::is_symlink(dir_ / "out.json"));
 }
 
+TEST_F(Files, AnOutputNeverReplacesAFifoOrADeviceEvenWhenAskedTo) {
+  // `-o /dev/null --overwrite` once replaced the device with a file: every writer and check_output refuse it.
+  ASSERT_EQ(::mkfifo(path("fifo").c_str(), 0600), 0);
+  for (Existing existing : {Existing::refuse, Existing::replace}) {
+    EXPECT_TRUE(Contains(error_of([&] { write(path("fifo"), "x", existing); }),
+                         "fifo: is a FIFO, not a file; an output replaces only a file"));
+    EXPECT_TRUE(Contains(error_of([&] { check_output(path("fifo"), existing); }), "is a FIFO, not a file"));
+    EXPECT_TRUE(Contains(error_of([&] { check_output("/dev/null", existing); }), "/dev/null: is a device, not a file"));
+  }
+  struct stat st {};
+  ASSERT_EQ(::lstat(path("fifo").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode));
+}
+
 // The old writers used "<path>.tmp" and "<path>.tmp.<pid>.<n>", opened with truncation: a link planted there made a
 // write land on the link's target. The temporary file is now created exclusively under a random name.
 TEST_F(Files, PlantedLinksAtPredictableTemporaryNamesAreNeverWrittenThrough) {

@@ -91,6 +91,15 @@ TEST(Validate, UnnamedProblemIsCalledProblem) {
   EXPECT_TRUE(Contains(error_of([&] { validate(p); }), "problem: K = 0"));
 }
 
+TEST(Validate, RejectsADtypeOrLayoutCodeOutsideTheEnums) {
+  // A C caller's code cast into the enums: once read as fp32 by cuBLASLt's type map, or as NN.
+  Problem p = make_problem("cast", 64, 64, 64, DType::bf16, Layout::TN);
+  p.dtype = DType(7);
+  EXPECT_TRUE(Contains(error_of([&] { validate(p); }), "cast: unknown dtype code 7"));
+  p.dtype = DType::bf16, p.layout = Layout(5);
+  EXPECT_TRUE(Contains(error_of([&] { validate(p); }), "cast: unknown layout code 5"));
+}
+
 TEST(Validate, RejectsDimensionAboveInt32Max) {
   const Problem ok = make_problem("edge", int32_max, 1, 1, DType::bf16, Layout::TN);
   EXPECT_NO_THROW(validate(ok));

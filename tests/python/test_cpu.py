@@ -185,9 +185,23 @@ class Quantize(unittest.TestCase):
             tilewise.quantize(w[:, :100].contiguous(), "q8_0")
         with self.assertRaisesRegex(ValueError, "contiguous"):
             tilewise.quantize(torch.randn(256, 16, dtype=torch.bfloat16).t(), "q8_0")
+        with self.assertRaisesRegex(ValueError, r"apart \(strides \(0, 1\) for 4 x 256\); call .contiguous\(\)"):
+            tilewise.quantize(w[:1].expand(4, 256), "q8_0")  # four rows over one row's memory
         pw = tilewise.quantize(w, "q8_0")
         with self.assertRaisesRegex(ValueError, "scales must be"):
             tilewise.PackedWeight(pw.q, pw.scales.float(), "q8_0", 16, 256)
+        with self.assertRaisesRegex(ValueError, "multiple of 32"):
+            tilewise.PackedWeight(pw.q, pw.scales, "q8_0", 16, 100)
+
+    def test_one_row_of_weights_is_quantized_whatever_its_row_stride(self):
+        # A single row's stride is torch's to choose: a transposed column reads as contiguous with stride (1, 1).
+        column = torch.randn(256, 1, dtype=torch.bfloat16)
+        row = column.t()
+        self.assertTrue(row.is_contiguous())
+        got, want = tilewise.quantize(row, "q8_0"), tilewise.quantize(row.clone(memory_format=torch.contiguous_format)
+                                                                      .reshape(1, 256), "q8_0")
+        self.assertTrue(torch.equal(got.q, want.q))
+        self.assertTrue(torch.equal(got.scales, want.scales))
 
     def test_a_tensor_core_copy_must_match_its_weights(self):
         w = torch.randn(64, 256, dtype=torch.bfloat16)
@@ -237,6 +251,9 @@ class BadInput(unittest.TestCase):
             ((meta(4, 256, dtype=torch.float8_e4m3fn), meta(64, 256, dtype=torch.float8_e4m3fn)),
              "fp8 x and w need x_scale and w_scale"),
         ]
+        cases += [((None, w), "x must be a tensor, not NoneType"),
+                  ((torch.empty((), dtype=torch.bfloat16, device=META), meta(64, 256)),
+                   r"x must have 1 to 63 dimensions, not shape \(\)")]
         for args, message in cases:
             with self.subTest(message):
                 with self.assertRaisesRegex(ValueError, message):

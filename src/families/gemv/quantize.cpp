@@ -81,6 +81,7 @@ int8_t to_int8(float v) { return std::isnan(v) ? 0 : int8_t(std::fmin(std::fmax(
 }  // namespace
 
 Hazards find_hazards(const void* src, DType src_type, int64_t N, int64_t K, int64_t ld_src, Format f) {
+  require_source(src_type, N, K, ld_src);
   Hazards h;
   const int G = group_size(f);
   const auto note = [&](int64_t n, int64_t k) {
@@ -108,9 +109,15 @@ Hazards find_hazards(const void* src, DType src_type, int64_t N, int64_t K, int6
   return h;
 }
 
+void require_source(DType src_type, int64_t N, int64_t K, int64_t ld_src) {
+  if (ld_src < K) throw Error(fmt::format("weight row stride {} is under K = {}", ld_src, K));
+  const int64_t elements = checked_sum({checked_product({N - 1, ld_src}, "the weights' size"), K}, "the weights' size");
+  checked_product({elements, element_bytes(src_type)}, "the weights' size");
+}
+
 HostPacked quantize_cpu(const void* src, DType src_type, int64_t N, int64_t K, int64_t ld_src, Format f) {
   HostPacked out{packed_layout(f, N, K), {}, {}};
-  if (ld_src < K) throw Error(fmt::format("weight row stride {} is under K = {}", ld_src, K));
+  require_source(src_type, N, K, ld_src);
   const PackedLayout& l = out.layout;
   out.q.assign(size_t(l.q_bytes()), 0);
   out.scales.assign(size_t(l.scale_bytes), 0);

@@ -14,6 +14,14 @@ namespace {
 
 unsigned blocks_for(int64_t count, int threads) { return unsigned((count + threads - 1) / threads); }
 
+// The kernels of kernels/quantize.cuh index rows and columns in 32 bits.
+void require_32_bit_shape(const char* what, int64_t n, int64_t k) {
+  constexpr int64_t kIntMax = 2147483647;
+  if (n > kIntMax || k > kIntMax)
+    throw Error(std::string(what) + ": weights of " + std::to_string(n) + " x " + std::to_string(k) +
+                " are past the kernel's 32-bit rows and columns");
+}
+
 // Calls fn(std::integral_constant<int, code>) with the format's code in kernels/gemv.cuh.
 template <typename Fn>
 void dispatch_format(Format f, Fn&& fn) {
@@ -33,7 +41,8 @@ void dispatch_format(Format f, Fn&& fn) {
 PackedWeights quantize(const void* src, DType src_type, int64_t N, int64_t K, int64_t ld_src, Format f,
                        cudaStream_t stream) {
   PackedWeights w{packed_layout(f, N, K), {}, {}};
-  if (ld_src < K) throw Error("weight row stride " + std::to_string(ld_src) + " is under K = " + std::to_string(K));
+  require_source(src_type, N, K, ld_src);
+  require_32_bit_shape("quantize", N, K);
   const PackedLayout& l = w.layout;
   w.q = device::Buffer(size_t(l.q_bytes()));
   if (l.scale_bytes) w.scales = device::Buffer(size_t(l.scale_bytes));
@@ -70,10 +79,7 @@ void require_aligned(const void* p, size_t bytes, const char* what) {
 // What the kernel reads and writes each value as: a misaligned pointer would fault the context, so it is an Error.
 template <typename O>
 void launch_dequantize(const PackedLayout& l, const void* q, const void* scales, O* dst, cudaStream_t stream) {
-  constexpr int64_t kIntMax = 2147483647;
-  if (l.n > kIntMax || l.k > kIntMax)
-    throw Error("dequantize: weights of " + std::to_string(l.n) + " x " + std::to_string(l.k) +
-                " are past the kernel's 32-bit rows and columns");
+  require_32_bit_shape("dequantize", l.n, l.k);
   const bool sixteen_bit = l.format == Format::bf16 || l.format == Format::fp16;
   require_aligned(q, sixteen_bit ? 2 : 1, "q");
   if (l.scale_bytes) require_aligned(scales, l.format == Format::fp8 ? 4 : 2, "scales");

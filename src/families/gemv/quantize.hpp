@@ -33,8 +33,12 @@ struct PackedWeights {
   device::Buffer q, scales;
 };
 
+// Throws Error when the source's row stride is under K, or when its last element, (N - 1) * ld_src + K - 1, lies past
+// what 64-bit byte offsets reach: no buffer that size exists, and an index computed from it would wrap.
+void require_source(DType src_type, int64_t N, int64_t K, int64_t ld_src);
+
 // src: N rows of K weights of type src_type with a row stride of ld_src elements (a problem's B). Asynchronous on
-// `stream`. Throws Error for a bad shape or stride.
+// `stream`. Throws Error for a bad shape or stride, and for N or K past the kernels' 32-bit rows and columns.
 PackedWeights quantize(const void* src, DType src_type, int64_t N, int64_t K, int64_t ld_src, Format f,
                        cudaStream_t stream);
 // dst: N x K fp32, row stride K.
