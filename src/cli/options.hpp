@@ -36,18 +36,20 @@ inline const CLI::Validator& at_least_one() {
   return v;
 }
 
-// A whole number of 64 bits, unsigned, checked as text (a seed): the conversion alone wraps -1 and clamps 2^64, so
-// that two seeds would give one run.
-inline CLI::Validator whole_u64() {
+// A whole number of type T, checked as text (a seed, a weight file's shape): CLI11's conversion alone wraps -1 into
+// an unsigned type and clamps past the type's range, so that two values would give one run or a size nobody typed.
+template <typename T>
+CLI::Validator whole() {
+  const std::string range = fmt::format("{} .. {}", std::numeric_limits<T>::min(), std::numeric_limits<T>::max());
   return CLI::Validator(
-      [](std::string& text) -> std::string {
-        uint64_t v = 0;
+      [range](std::string& text) -> std::string {
+        T v{};
         const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
         if (text.empty() || ec != std::errc() || end != text.data() + text.size())
-          return fmt::format("{} is not a whole number in 0 .. 18446744073709551615", text);
+          return fmt::format("{} is not a whole number in {}", text, range);
         return "";
       },
-      "0 .. 2^64-1");
+      range);
 }
 
 // Help groups: `tilewise --help` lists each command under one, and `tilewise info` names the first's where no GPU is

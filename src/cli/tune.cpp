@@ -338,7 +338,7 @@ TuneCommands::TuneCommands(CLI::App& app) {
       ->capture_default_str()
       ->check(finite_number());
   tune_->add_flag("--cold", o_.measure.cold, "rotate buffer sets so the working set is at least 4x the L2");
-  tune_->add_option("--seed", o_.measure.seed, "operand fills")->capture_default_str()->check(whole_u64());
+  tune_->add_option("--seed", o_.measure.seed, "operand fills")->capture_default_str()->check(whole<uint64_t>());
   tune_->add_option("--campaign", o_.campaign, "campaign file: created, or continued where it stopped")->required();
   tune_->add_option("--database", o_.database, "write the finished cases here as a database");
   tune_->add_flag("--overwrite", o_.overwrite, "replace an existing database at that path");
