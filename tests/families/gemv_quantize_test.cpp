@@ -5,6 +5,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <vector>
 
 #include "core/numeric.hpp"
@@ -168,6 +169,17 @@ TEST(GemvQuantize, ShapesAFormatCannotTakeAreErrorsNamingTheRule) {
   EXPECT_TRUE(Contains(error_of([] { packed_layout(Format::fp8, 0, 64); }), "positive"));
   const std::vector<uint16_t> src(64, 0);
   EXPECT_TRUE(Contains(error_of([&] { quantize_cpu(src.data(), DType::bf16, 1, 64, 32, Format::fp8); }), "stride"));
+  // Refused before any memory is touched, so no buffer of that size is needed: a stride past 64 bits of bytes, and
+  // for the GPU quantizer (whose kernels index in 32 bits) K past 2^31 - 1, where it once reported success over
+  // uninitialised bytes.
+  for (const auto& run : {std::function<void()>([&] { quantize_cpu(src.data(), DType::bf16, 3, 32, int64_t(1) << 62,
+                                                                     Format::q8_0); }),
+                          std::function<void()>([&] { quantize(src.data(), DType::bf16, 3, 32, int64_t(1) << 62,
+                                                                 Format::q8_0, nullptr); })})
+    EXPECT_TRUE(Contains(error_of(run), "the weights' size overflows 64 bits"));
+  EXPECT_TRUE(Contains(error_of([&] { quantize(src.data(), DType::bf16, 1, int64_t(1) << 31, int64_t(1) << 31,
+                                               Format::q8_0, nullptr); }),
+                       "quantize: weights of 1 x 2147483648 are past the kernel's 32-bit rows and columns"));
   EXPECT_EQ(packed_layout(Format::int4_g128, 3, 256).bytes(), 3 * 128 + 3 * 2 * 2);
   EXPECT_EQ(packed_layout(Format::fp8, 3, 256).bytes(), 3 * 256 + 3 * 4);
 }
