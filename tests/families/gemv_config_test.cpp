@@ -9,6 +9,7 @@
 #include "core/suite.hpp"
 #include "expect_error.hpp"
 #include "families/gemv_problems.hpp"
+#include "families/gemv_wave_cases.hpp"
 #include "families/gemv/config.hpp"
 #include "families/gemv/gemv.hpp"
 #include "families/gemv/heuristic.hpp"
@@ -402,6 +403,39 @@ TEST(GemvConfig, RepresentativeConfigurationsCompileWithoutSpills) {
     }
   }
   EXPECT_EQ(spilled, 0) << "of " << configs.size() << " configurations";
+}
+
+// The CTAs of `c` an SM holds, from the registers and static shared memory ptxas gave its kernel, as sm_90 allocates
+// them: registers a warp at a time in units of 8 a thread out of 65536, at most 64 warps and 32 CTAs, and 227 KB of
+// shared memory (1 KB of it reserved a CTA).
+int resident_ctas(const Config& c, const jit::ResourceUsage& u) {
+  const int warps = (block_threads(c) + 31) / 32;
+  const int by_registers = 65536 / (warps * 32 * ((u.registers + 7) / 8 * 8));
+  const int shared = u.shared_bytes + bulk_shared_bytes(c) + 1024;
+  return std::min({by_registers, 64 / warps, 32, 233472 / shared});
+}
+
+TEST(GemvConfig, WaveRuleCasesAreTheRulesChoices) {
+  for (const WaveCase& w : wave_rule_cases()) {
+    if (w.cols) EXPECT_EQ(w.config.cols, w.cols) << to_string(w.config);
+    if (w.threads) EXPECT_EQ(w.config.threads, w.threads) << to_string(w.config);
+  }
+}
+
+TEST(GemvConfig, TheWaveRuleCountsTheCtasAnSmTheCompiledKernelsHold) {
+  // What GemvGpu.TheWaveRuleCountsTheCtasAnSmTheKernelsHold asks the GPU, from the compiled kernels' registers: a
+  // kernel change that takes a rule configuration across a count (int4 at M = 8 in one tile: 122 registers hold
+  // four 128-thread CTAs, 130 three) fails here, without a GPU.
+  const std::vector<WaveCase> cases = wave_rule_cases();
+  std::vector<jit::KernelBuild> builds;
+  for (const WaveCase& w : cases)
+    for (bool y_rows : {false, true}) builds.push_back(kernel_build(w.config, y_rows));
+  const std::vector<jit::Built> built = jit::build_all(builds);
+  for (size_t i = 0; i < builds.size(); ++i) {
+    const WaveCase& w = cases[i / 2];
+    EXPECT_EQ(resident_ctas(w.config, built[i].usage), w.per_sm)
+        << to_string(w.config) << (i % 2 ? " y rows" : "") << ": " << built[i].usage.registers << " registers";
+  }
 }
 
 TEST(GemvConfig, RegisterLimitIsTheKernelsCap) {

@@ -20,6 +20,7 @@
 #include "families/gemv/heuristic.hpp"
 #include "families/gemv/quantize.hpp"
 #include "families/gemv/view.hpp"
+#include "families/gemv_wave_cases.hpp"
 #include "gpu.hpp"
 #include "jit/kernel.hpp"
 #include "receipt/derive.hpp"
@@ -355,50 +356,12 @@ TEST(GemvGpu, MMajorXAndAnFp8ProblemsOwnWeightsMatchTheReference) {
 // orientations.
 TEST(GemvGpu, TheWaveRuleCountsTheCtasAnSmTheKernelsHold) {
   TW_REQUIRE_GPU();
-  const auto expect_resident = [](const Config& c, int per_sm) {
+  for (const WaveCase& w : wave_rule_cases())  // the rule's own choices: GemvConfig.WaveRuleCasesAreTheRulesChoices
     for (bool y_rows : {false, true}) {  // nn.Linear's y row-major holds as many as C column-major
-      const jit::LoadedKernel k(jit::build(kernel_build(c, y_rows)));
-      EXPECT_EQ(k.max_active_blocks_per_sm(block_threads(c), 0), per_sm) << to_string(c) << (y_rows ? " y rows" : "");
+      const jit::LoadedKernel k(jit::build(kernel_build(w.config, y_rows)));
+      EXPECT_EQ(k.max_active_blocks_per_sm(block_threads(w.config), 0), w.per_sm)
+          << to_string(w.config) << (y_rows ? " y rows" : "");
     }
-  };
-  for (auto [act, f] : {std::pair{DType::bf16, Format::bf16}, std::pair{DType::fp16, Format::fp16},
-                        std::pair{DType::bf16, Format::q8_0}, std::pair{DType::fp16, Format::q8_0}}) {
-    const Config narrow = default_config(make_problem("n", 16, 8192, 4096, act, Layout::TN), f);
-    const Config wide = default_config(make_problem("w", 16, 12288, 4096, act, Layout::TN), f);
-    ASSERT_EQ(narrow.cols, 16);
-    ASSERT_EQ(wide.cols, 32);
-    expect_resident(narrow, 2);
-    expect_resident(wide, 3);
-  }
-  // The 16-bit two-tile kernels at every M the rule gives them (5-warp CTAs from M = 10 where 4 would fit 4 an SM),
-  // in both layouts of x.
-  for (Layout layout : {Layout::TN, Layout::NN})
-    for (auto [act, f] : {std::pair{DType::bf16, Format::bf16}, std::pair{DType::fp16, Format::fp16}})
-      for (int m = 9; m <= 16; ++m) {
-        Problem p = make_problem("w", m, 12288, 4096, act, layout);
-        if (layout == Layout::NN) p.lda = (m + 7) / 8 * 8;  // x's columns 16-byte aligned
-        const Config wide = default_config(p, f);
-        ASSERT_EQ(wide.cols, 32) << m;
-        expect_resident(wide, 3);
-      }
-  for (int m : {1, 8}) {
-    const Config one = default_config(make_problem("n", m, 14336, 4096, DType::bf16, Layout::TN), Format::int4_g128);
-    const Config two = default_config(make_problem("w", m, 12288, 4096, DType::bf16, Layout::TN), Format::int4_g128);
-    ASSERT_EQ(one.cols, 16);
-    ASSERT_EQ(one.threads, 128);
-    ASSERT_EQ(two.cols, 32);
-    expect_resident(one, 4);
-    expect_resident(two, 3);
-  }
-  // int4 at M > 8 below N = 8000: one tile a warp, 8-warp CTAs hold one an SM and 4-warp CTAs three.
-  for (int m : {9, 16}) {
-    const Config eight = default_config(make_problem("e", m, 4096, 4096, DType::bf16, Layout::TN), Format::int4_g128);
-    const Config four = default_config(make_problem("f", m, 5120, 5120, DType::bf16, Layout::TN), Format::int4_g128);
-    ASSERT_EQ(eight.threads, 256);
-    ASSERT_EQ(four.threads, 128);
-    expect_resident(eight, 1);
-    expect_resident(four, 3);
-  }
 }
 
 // A persistent grid is the CTAs the kernel's registers let the GPU hold at once, not a thread count's worth: two
