@@ -28,7 +28,7 @@ for t in ${ONLY-families select bench device}; do
 done
 if [ -x "$bins/families_gpu_test" ]; then
   sm90='Sm90Sanitized.*:Sm90StreamK.*:Sm90PackedGpu.SanitizedSet'
-  gemv='GemvGpu.EveryFormat*:GemvGpu.BulkSanitizedSet:GemvGpu.MmaWideTilesSanitizedSet:GemvGpu.TheMmaEnginesNextStepLoads*:GemvGpu.Quantizer*'
+  gemv='GemvGpu.EveryFormat*:GemvGpu.BulkSanitizedSet:GemvGpu.MmaTilesSanitizedSet:GemvGpu.TheMmaEnginesNextStepLoads*:GemvGpu.Quantizer*'
   for tool in ${SANITIZERS-memcheck racecheck synccheck}; do
     run "sanitize-$tool" "${SANITIZE_S:-150}" compute-sanitizer --tool "$tool" --error-exitcode 3 "$bins/families_gpu_test" \
       --gtest_filter="$sm90:$gemv"

@@ -57,9 +57,8 @@ int run_fit(const std::vector<std::string>& receipts, bool hold_swapped) {
     return n;
   };
   const int unswept_swapped = unswept([](const sm90::Config& k) { return k.swap; });
-  const int unswept_one_consumer = unswept([](const sm90::Config& k) {
-    return !k.swap && k.consumers == 1 && k.block_m > 64 && k.block_m % 64 != 0;
-  });
+  const int unswept_one_consumer =
+      unswept([](const sm90::Config& k) { return k.consumers == 1 && sm90::is_fitted_width(k.block_m, k.swap); });
   const sm90::Fit now = sm90::evaluate(cases, sm90::RuleParams{}, limits);
   const sm90::Fit fit = sm90::fit_rule(cases, limits, hold_swapped);
   fmt::print("{:<48} {:>10} {:>10} {:>10}   fastest / fitted choice\n", "problem", "fastest us", "fitted", "current");

@@ -39,7 +39,9 @@ FloorCommands::FloorCommands(CLI::App& app) {
   sweep_ = app.add_subcommand("sweep", "write the seeded sweep of GEMM problems the floor is fitted to, as a suite "
                                        "(no GPU needed)");
   sweep_->group(kNoGpu);
-  sweep_->add_option("--seed", seed_, "the generator's seed (recorded in the suite)")->required()->check(whole<uint64_t>());
+  sweep_->add_option("--seed", seed_, "the generator's seed (recorded in the suite)")
+      ->required()
+      ->check(whole<uint64_t>());
   sweep_->add_option("--count", count_, "problems drawn")->capture_default_str()->check(CLI::Range(1, 1000000));
   sweep_->add_option("--part", part_, "all, fit (even indices) or judge (odd)")->capture_default_str();
   sweep_->add_option("-o,--output", output_, "suite file")->required();

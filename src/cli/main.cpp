@@ -301,9 +301,9 @@ int main(int argc, char** argv) {
       quantize->add_option("--format", q_format, "bf16, fp16, q8_0 (int8), int4g32, int4g128 (int4), fp8")
           ->capture_default_str(),
       quantize->add_option("--dtype", q_dtype, "input type: bf16 or fp16")->capture_default_str(),
-      quantize->add_option("--rows", qr.rows, "N, the output channels (rows of W)")->check(tw::cli::whole<int64_t>()),
+      quantize->add_option("--rows", qr.rows, "N, the output channels (rows of W)")->check(tw::cli::whole<int64_t>(1)),
       quantize->add_option("--cols", qr.cols, "K, the input features (contiguous in each row)")
-          ->check(tw::cli::whole<int64_t>()),
+          ->check(tw::cli::whole<int64_t>(1)),
       quantize->add_flag("--cpu", qr.cpu, "the CPU reference even where a GPU is present (the two agree bit for bit)")};
   CLI::Option* unpacking = quantize->add_flag("--dequantize", dequantize, "turn a packed file back into raw weights");
   for (CLI::Option* o : packing) unpacking->excludes(o);

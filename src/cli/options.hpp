@@ -36,16 +36,17 @@ inline const CLI::Validator& at_least_one() {
   return v;
 }
 
-// A whole number of type T, checked as text (a seed, a weight file's shape): CLI11's conversion alone wraps -1 into
-// an unsigned type and clamps past the type's range, so that two values would give one run or a size nobody typed.
+// A whole number of type T from `low` up, checked as text (a seed, a weight file's shape): CLI11's conversion alone
+// wraps -1 into an unsigned type and clamps past the type's range, so that two values would give one run or a size
+// nobody typed.
 template <typename T>
-CLI::Validator whole() {
-  const std::string range = fmt::format("{} .. {}", std::numeric_limits<T>::min(), std::numeric_limits<T>::max());
+CLI::Validator whole(T low = std::numeric_limits<T>::min()) {
+  const std::string range = fmt::format("{} .. {}", low, std::numeric_limits<T>::max());
   return CLI::Validator(
-      [range](std::string& text) -> std::string {
+      [range, low](std::string& text) -> std::string {
         T v{};
         const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-        if (text.empty() || ec != std::errc() || end != text.data() + text.size())
+        if (text.empty() || ec != std::errc() || end != text.data() + text.size() || v < low)
           return fmt::format("{} is not a whole number in {}", text, range);
         return "";
       },

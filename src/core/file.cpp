@@ -173,7 +173,7 @@ void write(const std::string& path, std::string_view bytes, Existing existing) {
   const auto [dir, name] = split(path);
   if (name.empty() || name == "." || name == "..") throw Error(fmt::format("{}: names a folder, not a file", path));
   const Fd folder = open_folder(dir, path);
-  struct stat st {};  // a user's output (the cache, writing into its own folder, replaces whatever is in its way)
+  struct stat st {};
   if (::fstatat(folder.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) refuse_to_replace(st, path);
   write_at(folder.get(), name, bytes, existing, 0666, path);
 }

@@ -56,14 +56,17 @@ std::string read(const std::string& path, int64_t max_bytes = kMaxTextBytes);
 enum class Existing { refuse, replace };
 
 // Writes `bytes` as `name` in the open folder `at` with permissions `mode` (less the umask), through an exclusive
-// temporary file. Under Existing::refuse an existing `name` is left as it was and the call throws Error naming it.
+// temporary file. Under Existing::refuse an existing `name` is left as it was and the call throws Error naming it;
+// under Existing::replace whatever is at `name` is replaced (the JIT cache, in a folder only it writes).
 void write_at(int at, const std::string& name, std::string_view bytes, Existing existing, mode_t mode,
               const std::string& shown);
-// The same for a path: its folder must exist.
+// The same for a user's path: its folder must exist, and what it replaces (with Existing::replace) may only be a file
+// or a link (the link itself): a folder, FIFO or device there is refused by name.
 void write(const std::string& path, std::string_view bytes, Existing existing);
 
-// Throws Error unless `path` can be written: its folder exists, and `path` is not a folder; under Existing::refuse
-// also when it exists. Called before long work (a benchmark, a tuning run) so that it fails in the first second.
+// Throws Error unless `path` can be written: its folder exists and is writable, and nothing but a file or a link is
+// at `path`; under Existing::refuse also when anything is. Called before long work (a benchmark, a tuning run) so
+// that it fails in the first second.
 void check_output(const std::string& path, Existing existing);
 
 // Throws Error when `output` is the same file as one of `inputs` (compared by device and inode, so another spelling

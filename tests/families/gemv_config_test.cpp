@@ -405,14 +405,15 @@ TEST(GemvConfig, RepresentativeConfigurationsCompileWithoutSpills) {
   EXPECT_EQ(spilled, 0) << "of " << configs.size() << " configurations";
 }
 
-// The CTAs of `c` an SM holds, from the registers and static shared memory ptxas gave its kernel, as sm_90 allocates
-// them: registers a warp at a time in units of 8 a thread out of 65536, at most 64 warps and 32 CTAs, and 227 KB of
-// shared memory (1 KB of it reserved a CTA).
+// The CTAs of `c` an SM holds, from the registers and static shared memory ptxas gave its kernel, as the occupancy
+// calculator counts them for sm_90: registers in units of 8 a thread, a warp's from one of the SM's four 16384-register
+// quarters (so 5-warp CTAs are counted by the warps the quarters hold, not by 65536 over the CTA's registers), at
+// most 64 warps and 32 CTAs, and 228 KiB of shared memory with 1 KiB reserved a CTA.
 int resident_ctas(const Config& c, const jit::ResourceUsage& u) {
   const int warps = (block_threads(c) + 31) / 32;
-  const int by_registers = 65536 / (warps * 32 * ((u.registers + 7) / 8 * 8));
+  const int warps_by_registers = 4 * (16384 / (32 * ((u.registers + 7) / 8 * 8)));
   const int shared = u.shared_bytes + bulk_shared_bytes(c) + 1024;
-  return std::min({by_registers, 64 / warps, 32, 233472 / shared});
+  return std::min({warps_by_registers / warps, 64 / warps, 32, 233472 / shared});
 }
 
 TEST(GemvConfig, WaveRuleCasesAreTheRulesChoices) {
@@ -424,8 +425,8 @@ TEST(GemvConfig, WaveRuleCasesAreTheRulesChoices) {
 
 TEST(GemvConfig, TheWaveRuleCountsTheCtasAnSmTheCompiledKernelsHold) {
   // What GemvGpu.TheWaveRuleCountsTheCtasAnSmTheKernelsHold asks the GPU, from the compiled kernels' registers: a
-  // kernel change that takes a rule configuration across a count (int4 at M = 8 in one tile: 122 registers hold
-  // four 128-thread CTAs, 130 three) fails here, without a GPU.
+  // kernel change that takes a rule configuration across a count (128-thread CTAs: four at 128 registers or fewer,
+  // three at 168 or fewer) fails here, without a GPU.
   const std::vector<WaveCase> cases = wave_rule_cases();
   std::vector<jit::KernelBuild> builds;
   for (const WaveCase& w : cases)

@@ -551,7 +551,7 @@ TEST(GemvGpu, BulkSanitizedSet) {
 // The mma engine's tiles (one, two and four 16-column tiles a warp), small enough for compute-sanitizer's racecheck:
 // a last tile short of its warp's columns (N = 200), K slices of unequal length (K = 1408: 11 groups of 128 over 4
 // warps), both token halves, and a persistent grid that reuses its shared memory block after block, with PDL.
-TEST(GemvGpu, MmaWideTilesSanitizedSet) {
+TEST(GemvGpu, MmaTilesSanitizedSet) {
   TW_REQUIRE_GPU();
   device::Stream s;
   Runs runs;

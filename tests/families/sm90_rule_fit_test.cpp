@@ -130,7 +130,7 @@ TEST(RuleCandidates, SwappedTilesFitTheirWidthToTheTokensAndWaitForARate) {
 std::set<int> fitted_widths(const Problem& p, int consumers) {
   std::set<int> widths;
   for (const Config& s : sweep_candidates(p))
-    if (!s.swap && s.block_m > 64 && s.block_m % 64 != 0 && s.consumers == consumers) {
+    if (is_fitted_width(s.block_m, s.swap) && s.consumers == consumers) {
       widths.insert(s.block_m);
       EXPECT_EQ(s.split, 1) << to_string(s);
     }

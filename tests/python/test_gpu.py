@@ -213,6 +213,10 @@ class Gpu(unittest.TestCase):
             tilewise.linear(torch.zeros(1, 64, device=self.dev, dtype=torch.bfloat16),
                             torch.zeros(8, 64, device=self.dev, dtype=torch.bfloat16),
                             torch.zeros(8, dtype=torch.bfloat16))
+        # The C ABI names which size is not positive (it said "linear: N = 0", the problem's name for the tokens).
+        lib, ctx = tilewise._capi.lib(), tilewise._capi.context(self.dev.index or 0)
+        with self.assertRaisesRegex(tilewise.Error, "linear: tokens 0, out_features 8 and in_features 64 must each be"):
+            tilewise._capi.check(lib.tw_linear(ctx, tilewise._capi.BF16, 0, 8, 64, None, None, None, None))
 
 
 if __name__ == "__main__":

@@ -175,6 +175,8 @@ TileChoice choose_tile(const Problem& p, const Limits& limits, const RuleParams&
   return std::find_if(options.begin(), options.end(), [&](auto& o) { return o.worth >= 0.98 * best; })->choice;
 }
 
+bool is_fitted_width(int block_m, bool swap) { return !swap && block_m > 64 && block_m % 64 != 0; }
+
 // The choice with the rule's stages and store: the TMA store when it still leaves four stages; otherwise the ring's
 // depth matters more than the store width. A fitted width, not whole 64-column atoms, which the TMA store needs,
 // takes the staged store where four stages fit, as measured (0.99-1.01x of the TMA store on a ladder tile).
@@ -187,8 +189,7 @@ Config complete(const Problem& p, const Limits& limits, const TileChoice& choice
   c.swap = choice.swap;
   c.raster = Raster::m;
   c.group = 8;
-  const bool fitted = !choice.swap && choice.block_m > 64 && choice.block_m % 64 != 0;
-  const std::vector<Store> stores = fitted ? std::vector{Store::staged, Store::direct}
+  const std::vector<Store> stores = is_fitted_width(choice.block_m, choice.swap) ? std::vector{Store::staged, Store::direct}
                                            : std::vector{Store::tma, Store::tma_ring, Store::direct};
   for (Store store : stores)
     for (int stages = 8; stages >= 2; --stages) {

@@ -46,6 +46,10 @@ struct TileChoice {
   auto operator<=>(const TileChoice&) const = default;
 };
 
+// Whether a tile of `block_m` is a width fitted to whole waves: past 64 and not whole 64-column atoms (the TMA store
+// needs those, so such a tile takes the staged store). Swapped tiles' widths are the tokens', not fitted ones.
+bool is_fitted_width(int block_m, bool swap);
+
 // Throws Unsupported when the problem has none (a stride TMA cannot load).
 TileChoice choose_tile(const Problem& p, const Limits& limits = {}, const RuleParams& params = {});
 // The choice as a feasible configuration: the TMA store while it still leaves four stages, else the deepest ring.

@@ -24,7 +24,7 @@ constexpr double kSplitKWorth[] = {0.75, 0.8, 0.85, 0.9, 0.95};
 constexpr int kMinKTiles[] = {8, 16, 24};
 constexpr double kSplitKBelow[] = {0.3, 0.5, 0.7};
 // Swapped tiles' and fitted widths' rates, scanned once the grid has fitted the rest (0: the rule does not take them).
-// One consumer's fitted widths lie between the ladder's 64x64 (0.5) and 128x64 (0.88).
+// One consumer's fitted widths: from the ladder's 64x64 (0.5) to a little past its 128x64 (0.88).
 constexpr double kSwappedRate[] = {0.0, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2};
 constexpr double kFittedRate[] = {0.0, 0.8, 0.84, 0.88, 0.92, 0.96, 1.0};
 constexpr double kFittedOneConsumerRate[] = {0.0, 0.5, 0.56, 0.62, 0.68, 0.74, 0.8, 0.86, 0.92};
