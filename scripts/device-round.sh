@@ -240,8 +240,9 @@ for step in "$@"; do
             --suite "${PACKED_SUITE:-suites/quant-small-batch.txt}" --arms cublaslt,sm90:int4 --baseline cublaslt \
             --cold -o "$work/packed-$variant-$round.json" 2>"$work/packed-$variant-$round.log" | tail -n 2
           [ "${GEMV:-0}" = 1 ] && TILEWISE_KERNELS_DIR=$dir timeout 150 "$bin" bench --suite suites/decode.txt \
-            --suite suites/quant-tokens.txt --only dec_m1_12288,dec_m4_12288,dec_m16_12288,dec_m1_down,dec_m1_8k,qt_t16_down,qt_t16_8k \
-            --arms gemv:int4,gemv:int8,gemv:fp8,gemv:bf16,cublaslt --baseline cublaslt --cold \
+            --suite suites/quant-tokens.txt \
+            --only dec_m1_12288,dec_m4_12288,dec_m16_12288,dec_m1_down,dec_m1_8k,qt_t16_down,qt_t16_8k \
+            --arms gemv:int4,gemv:int8,gemv:fp8,gemv:bf16,cublaslt,cublaslt-default --baseline cublaslt --cold \
             -o "$work/gemv-$variant-$round.json" 2>"$work/gemv-$variant-$round.log" | tail -n 2
           [ "${SQUARES:-0}" = 1 ] && TILEWISE_KERNELS_DIR=$dir timeout 150 "$bin" bench --suite suites/square.txt \
             --only sq256,sq512,sq768,sq1024,sq1536,sq2048,sq4096 --dtypes bf16 --layouts TN --arms cublaslt,sm90 \

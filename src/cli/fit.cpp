@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "core/error.hpp"
 #include "families/sm90/config.hpp"
 #include "families/sm90/heuristic.hpp"
@@ -44,21 +46,24 @@ int run_fit(const std::vector<std::string>& receipts, bool hold_swapped) {
   }
   sm90::Limits limits;
   limits.sm_count = sm_count;
-  // A late rung's rate is judged only where every problem that takes it had it timed: the problems that take a kind
-  // of rung whose sweep timed none of it.
-  auto unswept = [&](auto is_kind) {
-    int n = 0;
-    for (const sm90::SweepCase& c : cases) {
-      bool takes = false, timed = false;
-      for (const sm90::Config& k : sm90::sweep_candidates(c.problem, limits)) takes = takes || is_kind(k);
-      for (const auto& [config, us] : c.us) timed = timed || is_kind(sm90::parse_config(config));
-      n += takes && !timed;
-    }
-    return n;
+  // A late rung's rate is judged only where every problem that takes it had it timed: count the problems that take
+  // a kind of rung whose sweep timed none of it, each problem's candidates listed once.
+  auto is_swapped = [](const sm90::Config& k) { return k.swap; };
+  auto is_one_consumer_width = [](const sm90::Config& k) {
+    return k.consumers == 1 && sm90::is_fitted_width(k.block_m, k.swap);
   };
-  const int unswept_swapped = unswept([](const sm90::Config& k) { return k.swap; });
-  const int unswept_one_consumer =
-      unswept([](const sm90::Config& k) { return k.consumers == 1 && sm90::is_fitted_width(k.block_m, k.swap); });
+  int unswept_swapped = 0, unswept_one_consumer = 0;
+  for (const sm90::SweepCase& c : cases) {
+    const std::vector<sm90::Config> candidates = sm90::sweep_candidates(c.problem, limits);
+    std::vector<sm90::Config> timed;
+    for (const auto& [config, us] : c.us) timed.push_back(sm90::parse_config(config));
+    auto unswept = [&](auto is_kind) {
+      return std::any_of(candidates.begin(), candidates.end(), is_kind) &&
+             std::none_of(timed.begin(), timed.end(), is_kind);
+    };
+    unswept_swapped += unswept(is_swapped);
+    unswept_one_consumer += unswept(is_one_consumer_width);
+  }
   const sm90::Fit now = sm90::evaluate(cases, sm90::RuleParams{}, limits);
   const sm90::Fit fit = sm90::fit_rule(cases, limits, hold_swapped);
   fmt::print("{:<48} {:>10} {:>10} {:>10}   fastest / fitted choice\n", "problem", "fastest us", "fitted", "current");

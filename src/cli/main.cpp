@@ -183,7 +183,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> fit_files;
   fit->add_option("receipts", fit_files, "receipt files with sm90:sweep results")->required();
   bool fit_hold_swapped = false;
-  fit->add_flag("--hold-swapped", fit_hold_swapped, "keep the swapped tiles' rate at the shipped one instead of fitting it");
+  fit->add_flag("--hold-swapped", fit_hold_swapped,
+                "keep the swapped tiles' rate at the shipped one instead of fitting it");
 
   auto* compile = app.add_subcommand("compile", "build sm90 configurations for suites (no GPU) and report registers, "
                                                  "spills and shared memory; exits non-zero on any spill");

@@ -137,11 +137,18 @@ std::set<int> fitted_widths(const Problem& p, int consumers) {
   return widths;
 }
 
-// Problems that take no fitted width: an M-major A (it loads whole 64-column atoms), fp8 (not measured with them),
-// an ldc the TMA store could not write (not a multiple of 8 elements), N in one column tile.
-void expect_no_fitted_widths(std::initializer_list<Problem> problems) {
-  for (const Problem& q : problems)
-    for (int consumers : {1, 2}) EXPECT_EQ(fitted_widths(q, consumers), std::set<int>{}) << describe(q);
+// `p` and `wide` (16-bit TN; `wide` with N in two column tiles of consumers x 64 rows) take widths fitted for
+// `consumers`. The same shapes take none with an M-major A (it loads whole 64-column atoms), in fp8 (not measured
+// with them), with an ldc the TMA store could not write (M two less), or, `wide`, with N in one column tile.
+void expect_fitted_only_where_measured(const Problem& p, const Problem& wide, int consumers) {
+  ASSERT_FALSE(fitted_widths(p, consumers).empty()) << describe(p);
+  ASSERT_FALSE(fitted_widths(wide, consumers).empty()) << describe(wide);
+  for (const Problem& q : {make_problem("nn", p.M, p.N, p.K, DType::bf16, Layout::NN),
+                           make_problem("fp8", p.M, p.N, p.K, DType::fp8_e4m3, Layout::TN),
+                           make_problem("odd_ldc", p.M - 2, p.N, p.K, DType::bf16, Layout::TN),
+                           make_problem("one_column_tile", wide.M, 64 * consumers - 4, wide.K, DType::bf16,
+                                        Layout::TN)})
+    EXPECT_EQ(fitted_widths(q, consumers), std::set<int>{}) << describe(q);
 }
 
 TEST(RuleCandidates, FittedWidthsFillWholeWavesUnsplitWithTheStagedStoreAndWaitForARate) {
@@ -158,10 +165,8 @@ TEST(RuleCandidates, FittedWidthsFillWholeWavesUnsplitWithTheStagedStoreAndWaitF
   EXPECT_GE(c.stages, 4);
   // 2560^3 (20 column tiles): 200 wide makes two whole waves (13 x 20 = 260); three waves (136 wide) are not taken.
   EXPECT_EQ(fitted_widths(make_problem("sq2560", 2560, 2560, 2560, DType::bf16, Layout::TN), 2), (std::set<int>{200}));
-  expect_no_fitted_widths({make_problem("nn", 1536, 1536, 1536, DType::bf16, Layout::NN),
-                           make_problem("fp8", 1536, 1536, 1536, DType::fp8_e4m3, Layout::TN),
-                           make_problem("odd_ldc", 1530, 1536, 1536, DType::bf16, Layout::TN),
-                           make_problem("one_column_tile", 18048, 71, 18432, DType::bf16, Layout::TN)});
+  // 11616 x 200: 66 tiles of 176 beside N's two column tiles fill a wave.
+  expect_fitted_only_where_measured(sq1536, make_problem("wide", 11616, 200, 1024, DType::bf16, Layout::TN), 2);
 }
 
 TEST(RuleCandidates, OneConsumerFittedWidthsFillWholeWavesUnsplitAndWaitForARate) {
@@ -179,11 +184,8 @@ TEST(RuleCandidates, OneConsumerFittedWidthsFillWholeWavesUnsplitAndWaitForARate
   EXPECT_NE(std::find(swept.begin(), swept.end(), c), swept.end());
   // 1536 x 1024 (16 column tiles of 64): one wave would be 8 tiles of 192 (past 120), two are 16 of 96.
   EXPECT_EQ(fitted_widths(make_problem("w", 1536, 1024, 512, DType::bf16, Layout::TN), 1), (std::set<int>{96}));
-  // The same limits as two consumers' widths.
-  expect_no_fitted_widths({make_problem("nn", 768, 768, 768, DType::bf16, Layout::NN),
-                           make_problem("fp8", 768, 768, 768, DType::fp8_e4m3, Layout::TN),
-                           make_problem("odd_ldc", 766, 768, 768, DType::bf16, Layout::TN),
-                           make_problem("one_column_tile", 4000, 60, 768, DType::bf16, Layout::TN)});
+  // The same limits as two consumers' widths (6336 x 120: 66 tiles of 96 beside N's two column tiles of 64).
+  expect_fitted_only_where_measured(sq768, make_problem("wide", 6336, 120, 1024, DType::bf16, Layout::TN), 1);
 }
 
 TEST(RuleCandidates, EveryChoiceCompletesOnTheBroadSweepWhateverTheRates) {

@@ -189,8 +189,9 @@ Config complete(const Problem& p, const Limits& limits, const TileChoice& choice
   c.swap = choice.swap;
   c.raster = Raster::m;
   c.group = 8;
-  const std::vector<Store> stores = is_fitted_width(choice.block_m, choice.swap) ? std::vector{Store::staged, Store::direct}
-                                           : std::vector{Store::tma, Store::tma_ring, Store::direct};
+  const std::vector<Store> stores = is_fitted_width(choice.block_m, choice.swap)
+                                       ? std::vector{Store::staged, Store::direct}
+                                       : std::vector{Store::tma, Store::tma_ring, Store::direct};
   for (Store store : stores)
     for (int stages = 8; stages >= 2; --stages) {
       c.store = store;
