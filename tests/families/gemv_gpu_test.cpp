@@ -351,8 +351,8 @@ TEST(GemvGpu, MMajorXAndAnFp8ProblemsOwnWeightsMatchTheReference) {
 }
 
 // default_config's wave rules count CTAs an SM: for 16-bit and Q8_0 weights at M > 8, 2 for the setting every format
-// takes and 3 for two tiles a warp; for int4 at M <= 8, 16 warps an SM (4 CTAs of 128) for one tile a CTA and 3 for
-// two tiles a warp. The registers NVRTC gives those kernels must leave exactly that many resident, in both
+// takes and 3 for two tiles a warp; for int4 at M <= 8, 16 warps an SM (4 CTAs of 128, 2 of 256) for one tile a CTA
+// and 3 for two tiles a warp. The registers NVRTC gives those kernels must leave exactly that many resident, in both
 // orientations.
 TEST(GemvGpu, TheWaveRuleCountsTheCtasAnSmTheKernelsHold) {
   TW_REQUIRE_GPU();

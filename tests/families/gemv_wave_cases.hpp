@@ -34,6 +34,7 @@ inline std::vector<WaveCase> wave_rule_cases() {
         out.push_back({default_config(p, f), 32, 0, 3});
       }
   for (int64_t m : {1, 8}) {
+    out.push_back({default_config(decode(m, 4096, 4096), Format::int4_g128), 16, 256, 2});  // a grid of one wave
     out.push_back({default_config(decode(m, 14336, 4096), Format::int4_g128), 16, 128, 4});  // one tile a warp
     out.push_back({default_config(decode(m, 12288, 4096), Format::int4_g128), 32, 0, 3});    // two tiles a warp
   }
