@@ -50,8 +50,12 @@ Verdict check_database(const std::string& path) {
 // The floor's rule as the library reads it (data/floor-h200.json): every field and point parses.
 Verdict check_floor(const std::string& path) {
   const select::FloorRule r = select::read_floor(path);
-  return {true, fmt::format("floor: {} points from {} receipts, measured on {} ({} SMs), {} neighbours within {}",
-                            r.points.size(), r.receipts.size(), r.gpu, r.sm_count, r.neighbours, r.radius), {}};
+  return {true,
+          fmt::format("floor: {} points from {} receipts, measured on {} ({} SMs), {} neighbours within {}; {} "
+                      "outcomes timed a configuration the family's rule no longer chooses (they count as not faster)",
+                      r.points.size(), r.receipts.size(), r.gpu, r.sm_count, r.neighbours, r.radius,
+                      select::not_current(r)),
+          {}};
 }
 
 Verdict check_receipt(const std::string& path) {

@@ -97,7 +97,13 @@ std::optional<int> FloorCommands::run() {
     shipped.points.insert(shipped.points.end(), judged.begin(), judged.end());
     files::write(output_, select::to_json(shipped).dump(1) + "\n", existing);
     if (!report_.empty()) files::write(report_, report, existing);
-    fmt::print("{}\nrule: {} ({} points)\n", report, output_, shipped.points.size());
+    for (const select::FloorPoint& pt : shipped.points)
+      for (const auto& [family, o] : pt.families)
+        if (!o.current)
+          fmt::print("not current: {} on {} was timed with {}, which its rule no longer chooses\n", family,
+                     pt.problem.name, o.config);
+    fmt::print("{}\nrule: {} ({} points; {} outcomes not current, counted as not faster)\n", report, output_,
+               shipped.points.size(), select::not_current(shipped));
     return 0;
   }
   return std::nullopt;

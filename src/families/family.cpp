@@ -1,5 +1,7 @@
 #include "families/family.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include "core/error.hpp"
 
 namespace tilewise::families {
@@ -32,6 +34,13 @@ std::vector<Built> Family::build_all(const Problem& p, const std::vector<std::st
     }
   }
   return out;
+}
+
+std::optional<std::string> recorded_text(const nlohmann::json& arm_config, const char* key, const Family& family) {
+  if (!arm_config.is_object()) return std::nullopt;
+  const auto it = arm_config.find(key);
+  if (it == arm_config.end() || !it->is_string()) return std::nullopt;
+  return family.canonical(it->get<std::string>());
 }
 
 }  // namespace tilewise::families

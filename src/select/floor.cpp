@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "families/registry.hpp"
 #include "receipt/derive.hpp"
 #include "select/json_file.hpp"
 
@@ -47,6 +49,9 @@ FloorVerdict judge(const FloorRule& rule, const Problem& p, const std::string& f
   for (const auto& [d, i] : near) {
     v.neighbours.push_back(i);
     const Outcome& o = rule.points[i].families.at(family);
+    if (!o.current && v.why.empty())
+      v.why = fmt::format("{} was timed on {} with {}, which its rule no longer chooses there", family,
+                          describe(rule.points[i].problem), o.config);
     if (o.claim != "faster" && v.why.empty())
       v.why = fmt::format("{} was not faster than cublaslt-default beyond noise on {} ({:.3f}x)", family,
                           describe(rule.points[i].problem), o.speedup);
@@ -55,6 +60,25 @@ FloorVerdict judge(const FloorRule& rule, const Problem& p, const std::string& f
   v.taken = v.why.empty();
   if (!v.taken) v.score = 0;
   return v;
+}
+
+void mark_current(FloorRule& rule) {
+  for (FloorPoint& pt : rule.points)
+    for (auto& [name, o] : pt.families) {
+      std::optional<std::string> now;
+      try {
+        now = families::family(name).rule(pt.problem, rule.sm_count);
+      } catch (const Error&) {  // a family this build does not have
+      }
+      o.current = now == o.config;
+    }
+}
+
+int not_current(const FloorRule& rule) {
+  int n = 0;
+  for (const FloorPoint& pt : rule.points)
+    for (const auto& [_, o] : pt.families) n += !o.current;
+  return n;
 }
 
 bool holds_on(const FloorRule& rule, const Identity& running) {
@@ -75,7 +99,7 @@ nlohmann::json to_json(const FloorRule& r) {
   nlohmann::json points = nlohmann::json::array();
   for (const FloorPoint& pt : r.points) {
     nlohmann::json fam = nlohmann::json::object();
-    for (const auto& [f, o] : pt.families) fam[f] = {{"speedup", o.speedup}, {"claim", o.claim}};
+    for (const auto& [f, o] : pt.families) fam[f] = {{"speedup", o.speedup}, {"claim", o.claim}, {"config", o.config}};
     points.push_back({{"problem", pt.problem}, {"families", fam}});
   }
   return {{"schema", kFloorSchema},       {"gpu", r.gpu},         {"sm_count", r.sm_count},
@@ -85,6 +109,9 @@ nlohmann::json to_json(const FloorRule& r) {
 
 FloorRule parse_floor(const nlohmann::json& j, const std::string& origin) {
   const At at{j, origin, ""};
+  if (at["schema"].string() == "tilewise.floor/1")
+    at["schema"].fail("a floor from before floors recorded the configurations they timed: fit it again with `tilewise "
+                      "floor fit` on its receipts");
   if (at["schema"].string() != kFloorSchema)
     at["schema"].fail(fmt::format("'{}' is not {}", at["schema"].string(), kFloorSchema));
   FloorRule r;
@@ -107,7 +134,8 @@ FloorRule parse_floor(const nlohmann::json& j, const std::string& origin) {
     }
     const At fam = points[i]["families"];
     for (const auto& [name, _] : fam.object().items()) {
-      Outcome o{fam[name]["speedup"].number(), fam[name]["claim"].string()};
+      Outcome o{fam[name]["speedup"].number(), fam[name]["claim"].string(), fam[name]["config"].string()};
+      if (o.config.empty()) fam[name]["config"].fail("must name the configuration the family ran");
       if (!(o.speedup > 0) || !std::isfinite(o.speedup)) fam[name]["speedup"].fail("must be a positive finite number");
       if (o.claim != "faster" && o.claim != "slower" && o.claim != "none")
         fam[name]["claim"].fail(fmt::format("'{}' is not faster, slower or none", o.claim));
@@ -118,17 +146,27 @@ FloorRule parse_floor(const nlohmann::json& j, const std::string& origin) {
   return r;
 }
 
-FloorRule read_floor(const std::string& path) { return parse_floor(read_json_file(path), path); }
+FloorRule read_floor(const std::string& path) {
+  FloorRule rule = parse_floor(read_json_file(path), path);
+  mark_current(rule);
+  return rule;
+}
 
 const FloorRule& shipped_floor() {
-  static const FloorRule rule = parse_floor(nlohmann::json::parse(shipped_floor_json), "data/floor-h200.json");
+  static const FloorRule rule = [] {
+    FloorRule r = parse_floor(nlohmann::json::parse(shipped_floor_json), "data/floor-h200.json");
+    mark_current(r);
+    return r;
+  }();
   return rule;
 }
 
 std::vector<FloorPoint> floor_points(const std::vector<receipt::Receipt>& receipts,
                                      const std::map<std::string, std::string>& family_arms, const std::string& baseline) {
   std::vector<FloorPoint> out;
-  for (const receipt::Receipt& r : receipts)
+  for (const receipt::Receipt& r : receipts) {
+    FloorRule measured;  // this receipt's points, marked against the rules on its machine's SMs
+    measured.sm_count = r.machine.sm_count;
     for (const receipt::Result& res : r.results) {
       const auto base = std::find_if(res.arms.begin(), res.arms.end(), [&](const receipt::ArmResult& a) {
         return a.arm == baseline && a.correct && a.us_median;
@@ -138,11 +176,19 @@ std::vector<FloorPoint> floor_points(const std::vector<receipt::Receipt>& receip
       for (const receipt::ArmResult& a : res.arms) {
         const auto fam = family_arms.find(a.arm);
         if (fam == family_arms.end() || !a.correct || !a.us_median) continue;
+        const std::optional<std::string> config = families::family(fam->second).recorded_config(a.config);
+        if (!config)
+          throw Error(fmt::format("the receipt of {} holds the arm {} on {} with no configuration: the floor keeps what "
+                                  "each family ran",
+                                  r.created, a.arm, res.problem.name));
         const receipt::Comparison c = receipt::compare(a, *base);
-        pt.families[fam->second] = {c.speedup, c.claim};
+        pt.families[fam->second] = {c.speedup, c.claim, *config};
       }
-      out.push_back(std::move(pt));
+      measured.points.push_back(std::move(pt));
     }
+    mark_current(measured);
+    out.insert(out.end(), std::make_move_iterator(measured.points.begin()), std::make_move_iterator(measured.points.end()));
+  }
   return out;
 }
 

@@ -36,9 +36,12 @@ struct Tally {
   }
 };
 
+// The families a point measured as their rules still run it: a measurement of a configuration the rule no longer
+// chooses (Outcome::current) is not a judgement of the rule.
 std::vector<std::string> measured_families(const FloorPoint& pt) {
   std::vector<std::string> out;
-  for (const auto& [f, _] : pt.families) out.push_back(f);
+  for (const auto& [f, o] : pt.families)
+    if (o.current) out.push_back(f);
   return out;
 }
 

@@ -20,7 +20,8 @@ struct FloorScore {
   double worst = 1;            // the least speedup of a taken problem
 };
 
-// How the rule would run each of `judged` (points of `rule` itself are not looked up: pass a rule without them).
+// How the rule would run each of `judged` (points of `rule` itself are not looked up: pass a rule without them). A
+// family whose outcome on a judged point is not current (Outcome::current) is not among that point's candidates.
 FloorScore score_floor(const FloorRule& rule, const std::vector<FloorPoint>& judged);
 
 struct FloorFit {

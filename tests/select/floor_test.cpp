@@ -9,6 +9,8 @@
 #include <random>
 
 #include "expect_error.hpp"
+#include "families/registry.hpp"
+#include "receipt/sample_receipt.hpp"
 #include "sample_floor.hpp"
 #include "select/floor_fit.hpp"
 
@@ -55,6 +57,80 @@ TEST(Floor, PicksTheBestScoringCandidateAndNoneOnAnotherGpu) {
   other = testkit::kH200, other.cc = "10.0";
   EXPECT_FALSE(holds_on(r, other));
   EXPECT_TRUE(holds_on(r, testkit::other_driver()));  // a driver update keeps the rule; the database says more
+}
+
+// A floor measured before a family's rule changed: a point timed with a configuration the rule no longer chooses says
+// nothing of what would run there, so it counts as not faster and the floor takes less, never more.
+TEST(Floor, APointTimedWithAConfigurationTheRuleNoLongerChoosesCountsAsNotFaster) {
+  FloorRule r = testkit::sample_floor();
+  ASSERT_TRUE(judge(r, problem(4096, 4096, 5120), "sm90").taken);
+  r.points[1].families.at("sm90").current = false;  // 4096 x 4096 x 6144, measured faster
+  const FloorVerdict v = judge(r, problem(4096, 4096, 5120), "sm90");
+  EXPECT_FALSE(v.taken);
+  EXPECT_TRUE(Contains(v.why, "was timed on")) << v.why;
+  EXPECT_TRUE(Contains(v.why, "which its rule no longer chooses there")) << v.why;
+  EXPECT_EQ(not_current(r), 1);
+}
+
+TEST(Floor, MarkCurrentAsksEachFamilysRule) {
+  const families::Family& sm90_family = families::family("sm90");
+  const Problem square = problem(4096, 4096, 4096), decode = problem(8, 12288, 4096);
+  const std::string sm90 = *sm90_family.rule(square, 132);
+  const std::string gemv = *families::family("gemv").rule(decode, 132);
+  const std::string other = sm90_family.canonical(testkit::kSm90A);
+  ASSERT_NE(other, sm90);
+  FloorRule r;
+  r.sm_count = 132;
+  r.points = {testkit::point(square, {{"sm90", {1.05, "faster", sm90}}}),
+              testkit::point(square, {{"sm90", {1.05, "faster", other}}}),
+              testkit::point(decode, {{"gemv", {1.10, "faster", gemv}}, {"sm90", {0.5, "slower", sm90}}}),
+              testkit::point(square, {{"no-such-family", {1.2, "faster", sm90}}})};
+  mark_current(r);
+  EXPECT_TRUE(r.points[0].families.at("sm90").current);
+  EXPECT_FALSE(r.points[1].families.at("sm90").current);
+  EXPECT_TRUE(r.points[2].families.at("gemv").current);
+  EXPECT_FALSE(r.points[2].families.at("sm90").current);  // sm90's rule on a decode shape is not its square tile
+  EXPECT_FALSE(r.points[3].families.at("no-such-family").current);
+  EXPECT_EQ(not_current(r), 3);
+  // The rules are asked on the floor's SMs: a square whose tile the rule sizes to the SMs' waves is current on its
+  // own GPU only.
+  std::optional<Problem> wave_sized;
+  for (int64_t n = 512; n <= 8192 && !wave_sized; n += 256)
+    if (sm90_family.rule(problem(n, n, n), 132) != sm90_family.rule(problem(n, n, n), 66)) wave_sized = problem(n, n, n);
+  ASSERT_TRUE(wave_sized);
+  FloorRule sized;
+  sized.sm_count = 132;
+  sized.points = {testkit::point(*wave_sized, {{"sm90", {1.05, "faster", *sm90_family.rule(*wave_sized, 132)}}})};
+  mark_current(sized);
+  EXPECT_TRUE(sized.points[0].families.at("sm90").current);
+  sized.sm_count = 66;
+  mark_current(sized);
+  EXPECT_FALSE(sized.points[0].families.at("sm90").current);
+}
+
+TEST(Floor, PointsKeepTheConfigurationEachFamilyRanAndAreMarked) {
+  receipt::Receipt rc = receipt::sample_receipt();
+  ASSERT_EQ(rc.results.size(), 2u);
+  const std::string chosen = *families::family("sm90").rule(rc.results[0].problem, 132);
+  std::string other = testkit::kSm90A;
+  if (families::family("sm90").canonical(other) == families::family("sm90").rule(rc.results[1].problem, 132))
+    other = testkit::kSm90B;
+  for (size_t i = 0; i < 2; ++i) {
+    receipt::ArmResult a = rc.results[i].arms.back();  // cublaslt-default's samples, under sm90's name
+    a.arm = "sm90";
+    a.config = {{"config", i == 0 ? chosen : other}, {"grid", 132}};
+    rc.results[i].arms.push_back(a);
+  }
+  receipt::refresh_derived(rc);
+  const std::vector<FloorPoint> points = floor_points({rc}, {{"sm90", "sm90"}});
+  ASSERT_EQ(points.size(), 2u);
+  EXPECT_EQ(points[0].families.at("sm90").config, chosen);
+  EXPECT_TRUE(points[0].families.at("sm90").current);
+  EXPECT_EQ(points[1].families.at("sm90").config, families::family("sm90").canonical(other));
+  EXPECT_FALSE(points[1].families.at("sm90").current);
+  // An arm that names no configuration cannot stand in the floor: which kernel it timed is unknown.
+  rc.results[1].arms.back().config = nlohmann::json::object();
+  EXPECT_TRUE(Contains(testkit::error_of([&] { floor_points({rc}, {{"sm90", "sm90"}}); }), "with no configuration"));
 }
 
 // Whatever the problem, a family the floor takes was measured faster at every neighbour the verdict names, all of
@@ -107,7 +183,11 @@ TEST(FloorFit, ChoosesConstantsLeavingEachPointOutAndScoresOnlyWhatItPicks) {
   const std::vector<FloorPoint> judged = {testkit::point(problem(4096, 4096, 3000), {{"sm90", testkit::faster(1.06)}}),
                                           testkit::point(problem(4096, 4096, 300), {{"sm90", testkit::slower(0.8)}}),
                                           testkit::point(problem(100, 100, 100), {})};
-  const FloorScore s = score_floor(fit.rule, judged);
+  FloorScore s = score_floor(fit.rule, judged);
+  // A judged point's outcome that is not current judges nothing: the family is not a candidate there.
+  std::vector<FloorPoint> stale = judged;
+  stale[0].families.at("sm90").current = false;
+  EXPECT_EQ(score_floor(fit.rule, stale).taken, 0);
   EXPECT_EQ(s.problems, 3);
   EXPECT_EQ(s.taken, 1);
   EXPECT_EQ(s.faster, 1);
@@ -122,6 +202,10 @@ TEST(FloorFile, RoundTripsAndTheShippedRuleParses) {
   const FloorRule& shipped = shipped_floor();
   EXPECT_EQ(shipped.gpu, "NVIDIA H200");
   EXPECT_EQ(shipped.sm_count, 132);
+  // Every configuration it timed is one its family reads, so a rule that still chooses it is recognised.
+  for (const FloorPoint& pt : shipped.points)
+    for (const auto& [family, o] : pt.families)
+      EXPECT_EQ(families::family(family).canonical(o.config), o.config) << pt.problem.name << " " << family;
 }
 
 TEST(FloorFile, BadInputIsRefusedNamingTheField) {
@@ -131,7 +215,12 @@ TEST(FloorFile, BadInputIsRefusedNamingTheField) {
     edit(j);
     return testkit::error_of([&] { parse_floor(j, "f.json"); });
   };
-  EXPECT_TRUE(Contains(error([](auto& j) { j["schema"] = "tilewise.floor/2"; }), "f.json: /schema"));
+  EXPECT_TRUE(Contains(error([](auto& j) { j["schema"] = "tilewise.floor/3"; }), "f.json: /schema"));
+  EXPECT_TRUE(Contains(error([](auto& j) { j["schema"] = "tilewise.floor/1"; }), "fit it again with `tilewise floor fit`"));
+  EXPECT_TRUE(Contains(error([](auto& j) { j["points"][0]["families"]["sm90"].erase("config"); }),
+                       "/points/0/families/sm90: missing field 'config'"));
+  EXPECT_TRUE(Contains(error([](auto& j) { j["points"][0]["families"]["sm90"]["config"] = ""; }),
+                       "/points/0/families/sm90/config: must name the configuration the family ran"));
   EXPECT_TRUE(Contains(error([](auto& j) { j.erase("gpu"); }), "f.json: /: missing field 'gpu'"));
   EXPECT_TRUE(Contains(error([](auto& j) { j["neighbours"] = 0; }), "/neighbours: must be at least 1"));
   EXPECT_TRUE(Contains(error([](auto& j) { j["radius"] = -1.0; }), "/radius: must be a positive finite number"));

@@ -96,6 +96,9 @@ class Gemv : public families::Family {
 
   std::vector<std::string> arm_names() const override { return gemv::arm_names(); }
   std::unique_ptr<families::Arm> make_arm(const std::string& name) const override { return gemv::make_arm(name); }
+  std::optional<std::string> recorded_config(const nlohmann::json& arm_config) const override {
+    return families::recorded_text(arm_config, "canonical", *this);  // gemv/config.cpp, to_json
+  }
 };
 
 }  // namespace

@@ -81,6 +81,9 @@ class Sm90 : public families::Family {
     return names;
   }
   std::unique_ptr<families::Arm> make_arm(const std::string& name) const override { return sm90::make_arm(name); }
+  std::optional<std::string> recorded_config(const nlohmann::json& arm_config) const override {
+    return families::recorded_text(arm_config, "config", *this);  // sm90/arms.cpp, gemm_config
+  }
 };
 
 }  // namespace
