@@ -54,7 +54,7 @@ Verdict check_floor(const std::string& path) {
           fmt::format("floor: {} points from {} receipts, measured on {} ({} SMs), {} neighbours within {}; {} "
                       "outcomes timed a configuration the family's rule no longer chooses (they count as not faster)",
                       r.points.size(), r.receipts.size(), r.gpu, r.sm_count, r.neighbours, r.radius,
-                      select::not_current(r)),
+                      select::count_not_current(r)),
           {}};
 }
 

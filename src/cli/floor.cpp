@@ -92,18 +92,13 @@ std::optional<int> FloorCommands::run() {
     if (fit_points.empty() || judged.empty()) throw Error("the fitted and the judged half each need measured problems");
     const select::FloorFit fit = select::fit_floor(base, fit_points);
     const select::FloorScore score = select::score_floor(fit.rule, judged);
-    const std::string report = select::floor_report(fit, score, int(judged.size()));
+    const std::string report = select::floor_report(fit, score, judged);
     select::FloorRule shipped = fit.rule;  // the constants fitted on one half, the points of both
     shipped.points.insert(shipped.points.end(), judged.begin(), judged.end());
     files::write(output_, select::to_json(shipped).dump(1) + "\n", existing);
     if (!report_.empty()) files::write(report_, report, existing);
-    for (const select::FloorPoint& pt : shipped.points)
-      for (const auto& [family, o] : pt.families)
-        if (!o.current)
-          fmt::print("not current: {} on {} was timed with {}, which its rule no longer chooses\n", family,
-                     pt.problem.name, o.config);
     fmt::print("{}\nrule: {} ({} points; {} outcomes not current, counted as not faster)\n", report, output_,
-               shipped.points.size(), select::not_current(shipped));
+               shipped.points.size(), select::count_not_current(shipped));
     return 0;
   }
   return std::nullopt;

@@ -112,8 +112,9 @@ class Family {
   virtual std::vector<std::string> arm_names() const = 0;
   virtual std::unique_ptr<Arm> make_arm(const std::string& name) const = 0;
   // The canonical configuration one of the family's arms recorded in a receipt (its `config` object, Arm::config()),
-  // or nothing where the record names none. Throws Error where the configuration it names does not parse.
-  virtual std::optional<std::string> recorded_config(const nlohmann::json& arm_config) const = 0;
+  // or nothing where the record names none (a family whose rule the floor does not weigh need not read it). Throws
+  // Error where the configuration it names does not parse.
+  virtual std::optional<std::string> recorded_config(const nlohmann::json&) const { return std::nullopt; }
 };
 
 // The family's canonical form of the text at `key` of an arm's recorded `config` object, or nothing where the object

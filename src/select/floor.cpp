@@ -65,16 +65,12 @@ FloorVerdict judge(const FloorRule& rule, const Problem& p, const std::string& f
 void mark_current(FloorRule& rule) {
   for (FloorPoint& pt : rule.points)
     for (auto& [name, o] : pt.families) {
-      std::optional<std::string> now;
-      try {
-        now = families::family(name).rule(pt.problem, rule.sm_count);
-      } catch (const Error&) {  // a family this build does not have
-      }
-      o.current = now == o.config;
+      const families::Family* family = families::find_family(name);
+      o.current = family && family->rule(pt.problem, rule.sm_count) == o.config;
     }
 }
 
-int not_current(const FloorRule& rule) {
+int count_not_current(const FloorRule& rule) {
   int n = 0;
   for (const FloorPoint& pt : rule.points)
     for (const auto& [_, o] : pt.families) n += !o.current;
@@ -116,7 +112,9 @@ FloorRule parse_floor(const nlohmann::json& j, const std::string& origin) {
     at["schema"].fail(fmt::format("'{}' is not {}", at["schema"].string(), kFloorSchema));
   FloorRule r;
   r.gpu = at["gpu"].string();
-  r.sm_count = int(at["sm_count"].integer());
+  const int64_t sm_count = at["sm_count"].integer();
+  if (sm_count < 1 || sm_count > 1024) at["sm_count"].fail(fmt::format("{} is not an SM count (1..1024)", sm_count));
+  r.sm_count = int(sm_count);
   r.cc = at["cc"].string();
   r.neighbours = int(at["neighbours"].integer());
   r.radius = at["radius"].number();
@@ -146,18 +144,16 @@ FloorRule parse_floor(const nlohmann::json& j, const std::string& origin) {
   return r;
 }
 
-FloorRule read_floor(const std::string& path) {
-  FloorRule rule = parse_floor(read_json_file(path), path);
+FloorRule load_floor(const nlohmann::json& j, const std::string& origin) {
+  FloorRule rule = parse_floor(j, origin);
   mark_current(rule);
   return rule;
 }
 
+FloorRule read_floor(const std::string& path) { return load_floor(read_json_file(path), path); }
+
 const FloorRule& shipped_floor() {
-  static const FloorRule rule = [] {
-    FloorRule r = parse_floor(nlohmann::json::parse(shipped_floor_json), "data/floor-h200.json");
-    mark_current(r);
-    return r;
-  }();
+  static const FloorRule rule = load_floor(nlohmann::json::parse(shipped_floor_json), "data/floor-h200.json");
   return rule;
 }
 
@@ -165,6 +161,9 @@ std::vector<FloorPoint> floor_points(const std::vector<receipt::Receipt>& receip
                                      const std::map<std::string, std::string>& family_arms, const std::string& baseline) {
   std::vector<FloorPoint> out;
   for (const receipt::Receipt& r : receipts) {
+    if (r.machine.sm_count < 1 || r.machine.sm_count > 1024)
+      throw Error(fmt::format("the receipt of {} names {} SMs: the floor's rules cannot be asked for that GPU", r.created,
+                              r.machine.sm_count));
     FloorRule measured;  // this receipt's points, marked against the rules on its machine's SMs
     measured.sm_count = r.machine.sm_count;
     for (const receipt::Result& res : r.results) {
@@ -176,7 +175,12 @@ std::vector<FloorPoint> floor_points(const std::vector<receipt::Receipt>& receip
       for (const receipt::ArmResult& a : res.arms) {
         const auto fam = family_arms.find(a.arm);
         if (fam == family_arms.end() || !a.correct || !a.us_median) continue;
-        const std::optional<std::string> config = families::family(fam->second).recorded_config(a.config);
+        std::optional<std::string> config;
+        try {
+          config = families::family(fam->second).recorded_config(a.config);
+        } catch (const Error& e) {
+          throw Error(fmt::format("the receipt of {}, arm {} on {}: {}", r.created, a.arm, res.problem.name, e.what()));
+        }
         if (!config)
           throw Error(fmt::format("the receipt of {} holds the arm {} on {} with no configuration: the floor keeps what "
                                   "each family ran",

@@ -24,9 +24,9 @@ struct Outcome {
   double speedup = 0;  // cublaslt-default's median over the family's
   std::string claim;   // receipt::Comparison's: "faster" or "slower" (ranges over the repeats apart), or "none"
   std::string config;  // the configuration the family's rule ran there (canonical)
-  // Whether the family's rule still chooses `config` for the point's problem: set by mark_current(), not kept in the
-  // file. A measurement of a configuration the rule no longer runs says nothing of what would run; it counts as not
-  // faster, so a rule that changed since the sweep makes the floor take less, never more.
+  // Whether the family's rule still chooses `config` for the point's problem: set by mark_current() (load_floor()),
+  // not kept in the file. A measurement of a configuration the rule no longer runs says nothing of what would run; it
+  // counts as not faster, so a rule that changed since the sweep makes the floor take less, never more.
   bool current = true;
   bool operator==(const Outcome&) const = default;
 };
@@ -63,7 +63,7 @@ struct FloorRule {
 // Sets each outcome's `current` by asking its family's rule, on `rule.sm_count` SMs, for the point's problem (an
 // outcome of a family the registry does not know is not current).
 void mark_current(FloorRule& rule);
-int not_current(const FloorRule& rule);  // outcomes whose `current` is false
+int count_not_current(const FloorRule& rule);
 
 // What the floor says of one family on one problem: taken or not, and the neighbours that decided it.
 struct FloorVerdict {
@@ -80,14 +80,18 @@ std::optional<std::string> floor_pick(const FloorRule& rule, const Problem& p, c
                                       const Identity* running = nullptr);
 bool holds_on(const FloorRule& rule, const Identity& running);
 
-// The rule shipped with the library (data/floor-h200.json), parsed and marked (mark_current) once.
+// The rule shipped with the library (data/floor-h200.json), loaded once (load_floor).
 const FloorRule& shipped_floor();
 
 // /2 records each outcome's configuration; a /1 file (before it did) is refused with the command that re-fits it.
 inline constexpr const char* kFloorSchema = "tilewise.floor/2";
 nlohmann::json to_json(const FloorRule& r);
-FloorRule parse_floor(const nlohmann::json& j, const std::string& origin);  // throws Error naming the field
-FloorRule read_floor(const std::string& path);  // parsed and marked (mark_current)
+// The file's fields alone, every outcome left current: what to_json wrote. Throws Error naming the field.
+FloorRule parse_floor(const nlohmann::json& j, const std::string& origin);
+// A floor as selection uses it: parsed, then marked (mark_current). Every floor the library or the tool reads comes
+// through here.
+FloorRule load_floor(const nlohmann::json& j, const std::string& origin);
+FloorRule read_floor(const std::string& path);  // load_floor of the file
 
 // The points of sweep receipts: for each result, every arm named as a family in `family_arms` ({"sm90", "sm90"},
 // {"gemv", "gemv"}) that ran correctly, with the configuration it recorded, against the result's `baseline` arm

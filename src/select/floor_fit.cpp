@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <tuple>
 
@@ -19,10 +20,13 @@ struct Tally {
     double speedup = 1;
     if (pick) {
       const Outcome& o = pt.families.at(*pick);
-      speedup = o.speedup;
+      // What the rule would run on a point timed with another configuration is unknown: scored as a loss, so a
+      // setting that takes such points never looks better for it.
+      const bool known = o.current;
+      speedup = known ? o.speedup : std::min(o.speedup, 1.0);
       ++s.taken;
-      s.faster += o.claim == "faster";
-      s.slower += o.claim == "slower";
+      s.faster += known && o.claim == "faster";
+      s.slower += !known || o.claim == "slower";
       s.cliff += !vendor_aligned(pt.problem);
       s.worst = std::min(s.worst, speedup);
     }
@@ -36,12 +40,9 @@ struct Tally {
   }
 };
 
-// The families a point measured as their rules still run it: a measurement of a configuration the rule no longer
-// chooses (Outcome::current) is not a judgement of the rule.
 std::vector<std::string> measured_families(const FloorPoint& pt) {
   std::vector<std::string> out;
-  for (const auto& [f, o] : pt.families)
-    if (o.current) out.push_back(f);
+  for (const auto& [f, _] : pt.families) out.push_back(f);
   return out;
 }
 
@@ -82,12 +83,20 @@ FloorFit fit_floor(const FloorRule& base, const std::vector<FloorPoint>& train) 
   return fit;
 }
 
-std::string floor_report(const FloorFit& fit, const FloorScore& judged, int judged_points) {
+std::string floor_report(const FloorFit& fit, const FloorScore& judged, const std::vector<FloorPoint>& judged_points) {
   std::string out = fmt::format(
       "# The floor's fit\n\nGPU: {} ({} SMs, cc {}). Fitted on {} sweep problems (leave-one-out), judged on {} others.\n"
       "Speedups are against cublaslt-default; a problem the rule leaves to cuBLASLt counts 1x. \"cliff\" counts taken "
       "problems with a leading dimension that is not a multiple of 8 elements (cuBLASLt's alignment cliff).\n\n",
-      fit.rule.gpu, fit.rule.sm_count, fit.rule.cc, fit.rule.points.size(), judged_points);
+      fit.rule.gpu, fit.rule.sm_count, fit.rule.cc, fit.rule.points.size(), judged_points.size());
+  std::string stale;
+  for (const std::vector<FloorPoint>* points : {&fit.rule.points, &judged_points})
+    for (const FloorPoint& pt : *points)
+      for (const auto& [family, o] : pt.families)
+        if (!o.current) stale += fmt::format("- {} on {}: timed with {}\n", family, pt.problem.name, o.config);
+  if (!stale.empty())
+    out += "## Timed with a configuration the family's rule no longer chooses\n\nThey count as not faster wherever "
+           "they are a neighbour, and a setting that takes one is scored as slower there.\n\n" + stale + "\n";
   const auto row = [](const std::string& what, const FloorScore& s) {
     return fmt::format("| {} | {} | {} | {} | {} | {} | {:.4f} | {:.4f} | {:.3f} |\n", what, s.problems, s.taken,
                        s.faster, s.slower, s.cliff, s.geomean, s.geomean_aligned, s.worst);

@@ -21,7 +21,8 @@ struct FloorScore {
 };
 
 // How the rule would run each of `judged` (points of `rule` itself are not looked up: pass a rule without them). A
-// family whose outcome on a judged point is not current (Outcome::current) is not among that point's candidates.
+// family taken on a judged point whose outcome there is not current (Outcome::current) counts as slower, at no more
+// than 1x: what its rule would run there was not timed.
 FloorScore score_floor(const FloorRule& rule, const std::vector<FloorPoint>& judged);
 
 struct FloorFit {
@@ -35,7 +36,7 @@ struct FloorFit {
 // time, then the highest geomean, then the larger neighbour count. `base` gives the GPU identity and receipts.
 FloorFit fit_floor(const FloorRule& base, const std::vector<FloorPoint>& train);
 
-// A markdown report: the fit's grid and the judged half's score.
-std::string floor_report(const FloorFit& fit, const FloorScore& judged, int judged_points);
+// A markdown report: the fit's grid, the judged half's score, and the outcomes that are not current.
+std::string floor_report(const FloorFit& fit, const FloorScore& judged, const std::vector<FloorPoint>& judged_points);
 
 }  // namespace tilewise::select

@@ -1,4 +1,4 @@
-// libFuzzer harness: a floor's JSON through its reader (select/floor.hpp).
+// libFuzzer harness: a floor's JSON through its reader and the families' rules it asks (select/floor.hpp, load_floor).
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -9,7 +9,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
-    tilewise::select::parse_floor(
+    tilewise::select::load_floor(
         tilewise::parse_json(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz"), "fuzz");
   } catch (const tilewise::Error&) {
   }

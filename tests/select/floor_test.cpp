@@ -69,7 +69,7 @@ TEST(Floor, APointTimedWithAConfigurationTheRuleNoLongerChoosesCountsAsNotFaster
   EXPECT_FALSE(v.taken);
   EXPECT_TRUE(Contains(v.why, "was timed on")) << v.why;
   EXPECT_TRUE(Contains(v.why, "which its rule no longer chooses there")) << v.why;
-  EXPECT_EQ(not_current(r), 1);
+  EXPECT_EQ(count_not_current(r), 1);
 }
 
 TEST(Floor, MarkCurrentAsksEachFamilysRule) {
@@ -91,7 +91,7 @@ TEST(Floor, MarkCurrentAsksEachFamilysRule) {
   EXPECT_TRUE(r.points[2].families.at("gemv").current);
   EXPECT_FALSE(r.points[2].families.at("sm90").current);  // sm90's rule on a decode shape is not its square tile
   EXPECT_FALSE(r.points[3].families.at("no-such-family").current);
-  EXPECT_EQ(not_current(r), 3);
+  EXPECT_EQ(count_not_current(r), 3);
   // The rules are asked on the floor's SMs: a square whose tile the rule sizes to the SMs' waves is current on its
   // own GPU only.
   std::optional<Problem> wave_sized;
@@ -128,9 +128,34 @@ TEST(Floor, PointsKeepTheConfigurationEachFamilyRanAndAreMarked) {
   EXPECT_TRUE(points[0].families.at("sm90").current);
   EXPECT_EQ(points[1].families.at("sm90").config, families::family("sm90").canonical(other));
   EXPECT_FALSE(points[1].families.at("sm90").current);
-  // An arm that names no configuration cannot stand in the floor: which kernel it timed is unknown.
+  // An arm that names no configuration cannot stand in the floor: which kernel it timed is unknown; nor can a
+  // machine without SMs.
+  receipt::Receipt no_sms = rc;
+  no_sms.machine.sm_count = 0;
+  EXPECT_TRUE(Contains(testkit::error_of([&] { floor_points({no_sms}, {{"sm90", "sm90"}}); }), "names 0 SMs"));
   rc.results[1].arms.back().config = nlohmann::json::object();
   EXPECT_TRUE(Contains(testkit::error_of([&] { floor_points({rc}, {{"sm90", "sm90"}}); }), "with no configuration"));
+  rc.results[1].arms.back().config = {{"config", "block_m=wide"}};
+  EXPECT_TRUE(Contains(testkit::error_of([&] { floor_points({rc}, {{"sm90", "sm90"}}); }), "arm sm90 on"));
+}
+
+// The gemv family records its configuration under another key, and in nn.Linear's orientation (tokens as N) its
+// rule works on the transposed view: both must meet what the rule chooses, or every gemv point would go stale.
+TEST(Floor, GemvPointsInNnLinearsOrientationAreCurrent) {
+  receipt::Receipt rc = receipt::sample_receipt();
+  rc.results.resize(1);
+  rc.results[0].problem = problem(12288, 8, 4096);  // y = x W^T at 8 tokens: F = 12288 as M, T = 8 as N
+  const std::optional<std::string> chosen = families::family("gemv").rule(rc.results[0].problem, 132);
+  ASSERT_TRUE(chosen);
+  receipt::ArmResult a = rc.results[0].arms.back();
+  a.arm = "gemv";
+  a.config = {{"family", "gemv"}, {"canonical", *chosen}, {"tokens_as_n", true}};
+  rc.results[0].arms.push_back(a);
+  receipt::refresh_derived(rc);
+  const std::vector<FloorPoint> points = floor_points({rc}, {{"gemv", "gemv"}});
+  ASSERT_EQ(points.size(), 1u);
+  EXPECT_EQ(points[0].families.at("gemv").config, *chosen);
+  EXPECT_TRUE(points[0].families.at("gemv").current);
 }
 
 // Whatever the problem, a family the floor takes was measured faster at every neighbour the verdict names, all of
@@ -184,16 +209,23 @@ TEST(FloorFit, ChoosesConstantsLeavingEachPointOutAndScoresOnlyWhatItPicks) {
                                           testkit::point(problem(4096, 4096, 300), {{"sm90", testkit::slower(0.8)}}),
                                           testkit::point(problem(100, 100, 100), {})};
   FloorScore s = score_floor(fit.rule, judged);
-  // A judged point's outcome that is not current judges nothing: the family is not a candidate there.
+  // A family taken on a judged point timed with a configuration its rule no longer chooses counts as slower, at no
+  // more than 1x: what would run there was not timed.
   std::vector<FloorPoint> stale = judged;
   stale[0].families.at("sm90").current = false;
-  EXPECT_EQ(score_floor(fit.rule, stale).taken, 0);
+  const FloorScore unknown = score_floor(fit.rule, stale);
+  EXPECT_EQ(unknown.taken, 1);
+  EXPECT_EQ(unknown.faster, 0);
+  EXPECT_EQ(unknown.slower, 1);
+  EXPECT_DOUBLE_EQ(unknown.worst, 1.0);
   EXPECT_EQ(s.problems, 3);
   EXPECT_EQ(s.taken, 1);
   EXPECT_EQ(s.faster, 1);
   EXPECT_EQ(s.slower, 0);
   EXPECT_NEAR(s.geomean, std::cbrt(1.06), 1e-12);  // cuBLASLt's default counts 1x
-  EXPECT_TRUE(Contains(floor_report(fit, s, 3), "| judged half | 3 | 1 | 1 | 0 | 0 |"));
+  EXPECT_TRUE(Contains(floor_report(fit, s, judged), "| judged half | 3 | 1 | 1 | 0 | 0 |"));
+  EXPECT_FALSE(Contains(floor_report(fit, s, judged), "no longer chooses"));
+  EXPECT_TRUE(Contains(floor_report(fit, unknown, stale), "- sm90 on : timed with timed"));
 }
 
 TEST(FloorFile, RoundTripsAndTheShippedRuleParses) {
@@ -202,10 +234,18 @@ TEST(FloorFile, RoundTripsAndTheShippedRuleParses) {
   const FloorRule& shipped = shipped_floor();
   EXPECT_EQ(shipped.gpu, "NVIDIA H200");
   EXPECT_EQ(shipped.sm_count, 132);
-  // Every configuration it timed is one its family reads, so a rule that still chooses it is recognised.
+  // Every configuration it timed is one its family reads, so a rule that still chooses it is recognised; and what a
+  // family records meets what its rule says: were the two forms apart, every outcome of the family would be stale
+  // and the floor would quietly stop taking it. (Five sm90 outcomes of 2026-12-04 are not current: the rule's widths
+  // narrowed after their sweep, docs/notes/2026-12-05-floor-current.md.)
+  std::map<std::string, std::pair<int, int>> stale_of;  // family -> (not current, outcomes)
   for (const FloorPoint& pt : shipped.points)
-    for (const auto& [family, o] : pt.families)
+    for (const auto& [family, o] : pt.families) {
       EXPECT_EQ(families::family(family).canonical(o.config), o.config) << pt.problem.name << " " << family;
+      stale_of[family].first += !o.current, ++stale_of[family].second;
+    }
+  for (const auto& [family, counts] : stale_of)
+    EXPECT_LT(counts.first * 20, counts.second) << family << ": " << counts.first << " of " << counts.second;
 }
 
 TEST(FloorFile, BadInputIsRefusedNamingTheField) {
@@ -222,6 +262,8 @@ TEST(FloorFile, BadInputIsRefusedNamingTheField) {
   EXPECT_TRUE(Contains(error([](auto& j) { j["points"][0]["families"]["sm90"]["config"] = ""; }),
                        "/points/0/families/sm90/config: must name the configuration the family ran"));
   EXPECT_TRUE(Contains(error([](auto& j) { j.erase("gpu"); }), "f.json: /: missing field 'gpu'"));
+  EXPECT_TRUE(Contains(error([](auto& j) { j["sm_count"] = 0; }), "/sm_count: 0 is not an SM count (1..1024)"));
+  EXPECT_TRUE(Contains(error([](auto& j) { j["sm_count"] = 4294967297LL; }), "is not an SM count"));
   EXPECT_TRUE(Contains(error([](auto& j) { j["neighbours"] = 0; }), "/neighbours: must be at least 1"));
   EXPECT_TRUE(Contains(error([](auto& j) { j["radius"] = -1.0; }), "/radius: must be a positive finite number"));
   EXPECT_TRUE(Contains(error([](auto& j) { j["points"][0]["families"]["sm90"]["speedup"] = 0.0; }),

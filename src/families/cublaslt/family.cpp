@@ -73,9 +73,6 @@ class Cublaslt : public families::Family {
 
   std::vector<std::string> arm_names() const override { return cublaslt::arm_names(); }
   std::unique_ptr<families::Arm> make_arm(const std::string& name) const override { return cublaslt::make_arm(name); }
-  std::optional<std::string> recorded_config(const nlohmann::json& arm_config) const override {
-    return families::recorded_text(arm_config, "canonical", *this);  // cublaslt/config.cpp, to_json
-  }
 };
 
 }  // namespace
