@@ -98,7 +98,7 @@ int cmd_suite(const std::vector<std::string>& files, const std::vector<tw::DType
 // on another machine when it loads it, which only the machine running it can tell.
 int cmd_choose(const std::vector<std::string>& suites, const std::vector<std::string>& only,
                const std::vector<tw::DType>& dtypes, const std::vector<tw::Layout>& layouts,
-               const std::string& database, int sm_count, bool use_shipped) {
+               const std::string& database, int sm_count, bool use_shipped, bool why) {
   // What the library refuses (fp8 NN, a size past int32) it runs nothing for: no choice is shown for it.
   std::vector<tw::Problem> problems;
   std::vector<std::string> refused;
@@ -127,7 +127,7 @@ int cmd_choose(const std::vector<std::string>& suites, const std::vector<std::st
     fmt::print("shipped database data/database-h200.json: {} problems (used where the GPU is an H200)\n",
                shipped->records.size());
   fmt::print("rules for {} SMs\n{}", sm_count,
-             tw::select::choice_table(problems, {db ? &*db : nullptr, shipped}, tw::select::Rules{sm_count}));
+             tw::select::choice_table(problems, {db ? &*db : nullptr, shipped}, tw::select::Rules{sm_count}, why));
   if (!refused.empty())
     fmt::print("{} refused, as the library refuses them:\n{}\n", refused.size(), fmt::join(refused, "\n"));
   return 0;
@@ -165,7 +165,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> choose_suites;
   std::string choose_only, choose_database;
   int choose_sms = 0;
-  bool choose_no_shipped = false;
+  bool choose_no_shipped = false, choose_why = false;
   choose->add_option("--suite", choose_suites, "suite file (repeatable)")->required();
   choose->add_option("--dtypes", dtypes_text, "comma-separated: bf16, fp16, fp8")->capture_default_str();
   choose->add_option("--layouts", layouts_text, "comma-separated: TN, NN")->capture_default_str();
@@ -173,6 +173,7 @@ int main(int argc, char** argv) {
   choose->add_option("--database", choose_database, "a tuned database (tilewise tune --database), searched before the "
                                                     "shipped one");
   choose->add_flag("--no-shipped", choose_no_shipped, "leave out the database shipped for the H200");
+  choose->add_flag("--why", choose_why, "under each choice the floor made, what it says of each family and why");
   choose->add_option("--sms", choose_sms,
                      "the GPU's SM count the rules size grids for (default: the database's machine, else 132)")
       ->check(CLI::Range(1, 1024));
@@ -331,7 +332,7 @@ int main(int argc, char** argv) {
     if (*suite) return cmd_suite(suite_files, dtypes(), layouts());
     if (*choose)
       return cmd_choose(choose_suites, split_list(choose_only, "--only"), dtypes(), layouts(), choose_database,
-                        choose_sms, !choose_no_shipped);
+                        choose_sms, !choose_no_shipped, choose_why);
     if (*fit) return tw::cli::run_fit(fit_files, fit_hold_swapped);
     if (*compile) {
       co.dtypes = dtypes();

@@ -1,5 +1,7 @@
 #include "select/choice.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "core/error.hpp"
@@ -49,17 +51,39 @@ std::vector<Choice> rule_choices(const Problem& p, int sm_count) {
   return out;
 }
 
+namespace {
+
+const FloorRule& floor_of(const Rules& rules) { return rules.floor ? *rules.floor : shipped_floor(); }
+
+}  // namespace
+
 Choice vendor_choice() { return {std::string(families::vendor_family().name()), "", "heuristic", 0}; }
 
 Choice heuristic_choice(const Problem& p, const Rules& rules) {
   const std::vector<Choice> candidates = rule_choices(p, rules.sm_count);
   std::vector<std::string> families;
   for (const Choice& c : candidates) families.push_back(c.family);
-  const FloorRule& floor = rules.floor ? *rules.floor : shipped_floor();
+  const FloorRule& floor = floor_of(rules);
   if (const std::optional<std::string> pick = floor_pick(floor, p, families, rules.running))
     for (const Choice& c : candidates)
       if (c.family == *pick) return c;
   return vendor_choice();
+}
+
+std::vector<std::string> floor_reasons(const Problem& p, const Rules& rules) {
+  const FloorRule& floor = floor_of(rules);
+  if (rules.running && !holds_on(floor, *rules.running))
+    return {fmt::format("the floor was measured on {} ({} SMs, cc {}): it takes no family here", floor.gpu,
+                        floor.sm_count, floor.cc)};
+  std::vector<std::string> out;
+  for (const Choice& c : rule_choices(p, rules.sm_count)) {
+    const FloorVerdict v = judge(floor, p, c.family);
+    out.push_back(v.taken ? fmt::format("{}: taken, its {} nearest points all faster (the least {:.3f}x)", c.family,
+                                        v.neighbours.size(), v.score)
+                          : fmt::format("{}: {}", c.family, v.why));
+  }
+  if (out.empty()) out.push_back("no family of ours has a rule for this problem");
+  return out;
 }
 
 Choice choose(const std::vector<const Database*>& dbs, const Problem& p, const Rules& rules) {

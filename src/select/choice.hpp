@@ -51,6 +51,9 @@ struct Rules {
 
 // Without a database: the family of rule_choices the floor takes, else cuBLASLt's heuristic.
 Choice heuristic_choice(const Problem& p, const Rules& rules = {});
+// What the floor says of each family whose rule runs p, a line each: taken (with the least speedup among the
+// neighbours that decided it) or why not; one line where the floor holds on another GPU than the running one.
+std::vector<std::string> floor_reasons(const Problem& p, const Rules& rules = {});
 
 // The first database (in order) that has p's signature; else, with rules.serve_buckets, the first bucket choice of
 // any; else the heuristic's.

@@ -7,7 +7,7 @@
 namespace tilewise::select {
 
 std::string choice_table(const std::vector<Problem>& problems, const std::vector<const Database*>& dbs,
-                         const Rules& rules) {
+                         const Rules& rules, bool reasons) {
   std::string out = fmt::format("{:<16} {:<5} {:<3} {:>18}  {:<17} {:<8} {:<9} {:>9}  {}\n", "problem", "dtype",
                                 "lay", "MxNxK", "as nn.Linear", "family", "from", "us", "configuration");
   for (const Problem& p : problems) {
@@ -18,6 +18,8 @@ std::string choice_table(const std::vector<Problem>& problems, const std::vector
                        to_string(p.layout), fmt::format("{}x{}x{}", p.M, p.N, p.K), linear, c.family, c.source,
                        measured ? fmt::format("{:.2f}", c.us) : "-",
                        c.config.empty() ? "(cuBLASLt's own heuristic, asked on the GPU)" : c.config);
+    if (reasons && !measured)
+      for (const std::string& line : floor_reasons(p, rules)) out += fmt::format("    floor: {}\n", line);
   }
   return out;
 }

@@ -14,7 +14,8 @@ namespace tilewise::select {
 // One row a problem: name, type, layout, M x N x K, the problem read as nn.Linear (docs/design.md: a TN problem is
 // y[T = N, F = M] = x W^T with y row-major; NN has no such reading), family, where the choice comes from (a database
 // or bucket with the time measured, the floor or the heuristic), and the configuration. Null databases are skipped.
+// With `reasons`, a choice the floor made is followed by its reasons (floor_reasons), indented.
 std::string choice_table(const std::vector<Problem>& problems, const std::vector<const Database*>& dbs,
-                         const Rules& rules);
+                         const Rules& rules, bool reasons = false);
 
 }  // namespace tilewise::select

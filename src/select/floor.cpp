@@ -50,10 +50,10 @@ FloorVerdict judge(const FloorRule& rule, const Problem& p, const std::string& f
     v.neighbours.push_back(i);
     const Outcome& o = rule.points[i].families.at(family);
     if (!o.current && v.why.empty())
-      v.why = fmt::format("{} was timed on {} with {}, which its rule no longer chooses there", family,
+      v.why = fmt::format("timed on {} with {}, which its rule no longer chooses there",
                           describe(rule.points[i].problem), o.config);
     if (o.claim != "faster" && v.why.empty())
-      v.why = fmt::format("{} was not faster than cublaslt-default beyond noise on {} ({:.3f}x)", family,
+      v.why = fmt::format("not faster than cublaslt-default beyond noise on {} ({:.3f}x)",
                           describe(rule.points[i].problem), o.speedup);
     v.score = std::min(v.score, o.speedup);
   }

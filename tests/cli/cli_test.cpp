@@ -269,6 +269,17 @@ TEST_F(Cli, ChooseShowsNoChoiceForAProblemTheLibraryRefuses) {
   EXPECT_EQ(table.find(" fp8 "), std::string::npos) << "a choice shown for fp8 NN:\n" << r.out;
 }
 
+// `--why` follows each choice the floor made with what it said of each family whose rule runs the problem.
+TEST_F(Cli, ChooseWhySaysWhatTheFloorSaidOfEachFamily) {
+  const std::string suite = kSource + "/suites/square.txt";
+  const Ran plain = run({"choose", "--suite", suite, "--only", "sq4096", "--no-shipped"});
+  EXPECT_EQ(plain.status, 0) << plain.all();
+  EXPECT_EQ(plain.out.find("    floor: "), std::string::npos) << plain.out;
+  const Ran why = run({"choose", "--suite", suite, "--only", "sq4096", "--no-shipped", "--why"});
+  EXPECT_EQ(why.status, 0) << why.all();
+  EXPECT_NE(why.out.find("\n    floor: sm90: "), std::string::npos) << why.out;
+}
+
 // ---- campaigns ------------------------------------------------------------------------------------------------
 
 TEST_F(Cli, CampaignsThatDoNotHoldTheirFiguresAreNeitherValidNorExported) {

@@ -3,6 +3,8 @@
 // configuration.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "core/error.hpp"
 #include "core/suite.hpp"
 #include "families/gemv/config.hpp"
@@ -133,6 +135,32 @@ TEST(Choice, TheTableShowsEachProblemsChoiceAndWhereItComesFrom) {
   EXPECT_NE(lines[3].find("cublaslt heuristic         -  (cuBLASLt's own heuristic, asked on the GPU)"),
             std::string::npos)
       << lines[3];
+}
+
+// `tilewise choose --why`: under each choice the floor made, what it said of each family whose rule runs the problem.
+TEST(Choice, TheFloorsReasonsFollowEachChoiceItMade) {
+  const Database db = testkit::sample_database();
+  Problem tuned = problem(4096, 4096, 4096), untuned = problem(4096, 4096, 5120);
+  tuned.name = "sq4096", untuned.name = "sq4096_k5120";
+  const std::string table = choice_table({tuned, untuned}, {&db}, kRules, true);
+  // A database's entry needs no reasons; the floor's pick has them, taken with the least of its neighbours.
+  EXPECT_EQ(table.find("sq4096 "), table.rfind("sq4096 ")) << table;
+  EXPECT_NE(table.find("    floor: sm90: taken, its 2 nearest points all faster (the least 1.040x)"), std::string::npos)
+      << table;
+  EXPECT_EQ(std::count(table.begin(), table.end(), '\n'), 3 + std::ptrdiff_t(rule_choices(untuned).size())) << table;
+  // A neighbour timed with a configuration the rule no longer chooses: cuBLASLt, and the reason names it.
+  FloorRule stale = testkit::sample_floor();
+  stale.points[1].families.at("sm90").current = false;
+  const std::vector<std::string> why = floor_reasons(untuned, Rules{132, &stale, nullptr});
+  ASSERT_FALSE(why.empty());
+  EXPECT_NE(why.front().find("which its rule no longer chooses there"), std::string::npos) << why.front();
+  EXPECT_EQ(choose({}, untuned, Rules{132, &stale, nullptr}).family, "cublaslt");
+  // On another GPU the floor takes nothing, and says so once.
+  Identity other = testkit::kH200;
+  other.sm_count = 114;
+  const std::vector<std::string> elsewhere = floor_reasons(untuned, Rules{114, &kFloor, &other});
+  ASSERT_EQ(elsewhere.size(), 1u);
+  EXPECT_NE(elsewhere.front().find("it takes no family here"), std::string::npos) << elsewhere.front();
 }
 
 // Token buckets: an entry tuned at one token count serves the others of its power-of-two bucket on the same weights,

@@ -67,7 +67,7 @@ TEST(Floor, APointTimedWithAConfigurationTheRuleNoLongerChoosesCountsAsNotFaster
   r.points[1].families.at("sm90").current = false;  // 4096 x 4096 x 6144, measured faster
   const FloorVerdict v = judge(r, problem(4096, 4096, 5120), "sm90");
   EXPECT_FALSE(v.taken);
-  EXPECT_TRUE(Contains(v.why, "was timed on")) << v.why;
+  EXPECT_TRUE(Contains(v.why, "bf16 TN 4096x4096x6144")) << v.why;
   EXPECT_TRUE(Contains(v.why, "which its rule no longer chooses there")) << v.why;
   EXPECT_EQ(count_not_current(r), 1);
 }
