@@ -52,8 +52,10 @@ FloorCommands::FloorCommands(CLI::App& app) {
   fit_ = floor->add_subcommand("fit", "fit the floor on one half of a sweep's receipts, judge it on the other, and "
                                        "write the rule (all points) and a report (no GPU needed)");
   floor->require_subcommand(1);
-  fit_->add_option("--fit", fit_receipts_, "receipts of the fitted half (repeatable)")->required();
-  fit_->add_option("--judge", judge_receipts_, "receipts of the judged half (repeatable)")->required();
+  fit_->add_option("--fit", fit_receipts_, "receipts of the fitted half (repeatable; a problem timed in several "
+                                           "takes each family's outcome from the last that has it)")
+      ->required();
+  fit_->add_option("--judge", judge_receipts_, "receipts of the judged half (repeatable, as --fit)")->required();
   fit_->add_option("-o,--output", output_, "the rule's JSON (data/floor-h200.json)")->required();
   fit_->add_option("--report", report_, "also write the markdown report there");
   fit_->add_flag("--overwrite", overwrite_, "replace existing files");

@@ -191,7 +191,17 @@ std::vector<FloorPoint> floor_points(const std::vector<receipt::Receipt>& receip
       measured.points.push_back(std::move(pt));
     }
     mark_current(measured);
-    out.insert(out.end(), std::make_move_iterator(measured.points.begin()), std::make_move_iterator(measured.points.end()));
+    for (FloorPoint& pt : measured.points) {
+      // A problem timed again (its stale outcomes re-timed alone): the later receipt's outcome of each family replaces
+      // the earlier one's; each outcome still compares two arms of one receipt.
+      const auto earlier =
+          std::find_if(out.begin(), out.end(), [&](const FloorPoint& o) { return o.problem == pt.problem; });
+      if (earlier == out.end()) {
+        out.push_back(std::move(pt));
+        continue;
+      }
+      for (auto& [family, outcome] : pt.families) earlier->families[family] = std::move(outcome);
+    }
   }
   return out;
 }

@@ -96,7 +96,8 @@ FloorRule read_floor(const std::string& path);  // load_floor of the file
 // The points of sweep receipts: for each result, every arm named as a family in `family_arms` ({"sm90", "sm90"},
 // {"gemv", "gemv"}) that ran correctly, with the configuration it recorded, against the result's `baseline` arm
 // (cublaslt-default); marked (mark_current) on the SMs of the receipt's machine. Results whose baseline did not run are
-// left out.
+// left out. A problem in several receipts is one point: a later receipt's outcome of a family replaces an earlier
+// one's, so outcomes that went stale can be re-timed alone.
 std::vector<FloorPoint> floor_points(const std::vector<receipt::Receipt>& receipts,
                                      const std::map<std::string, std::string>& family_arms,
                                      const std::string& baseline = "cublaslt-default");

@@ -139,6 +139,37 @@ TEST(Floor, PointsKeepTheConfigurationEachFamilyRanAndAreMarked) {
   EXPECT_TRUE(Contains(testkit::error_of([&] { floor_points({rc}, {{"sm90", "sm90"}}); }), "arm sm90 on"));
 }
 
+// A stale outcome re-timed alone: the later receipt's outcome of that family on that problem replaces the earlier
+// one's; the problem stays one point, and what the later receipt did not time stays.
+TEST(Floor, ALaterReceiptsOutcomeReplacesTheEarlierOnesForThatFamily) {
+  receipt::Receipt first = receipt::sample_receipt();
+  ASSERT_EQ(first.results.size(), 2u);
+  std::string stale = testkit::kSm90A;
+  if (families::family("sm90").canonical(stale) == families::family("sm90").rule(first.results[0].problem, 132))
+    stale = testkit::kSm90B;
+  for (receipt::Result& res : first.results) {
+    receipt::ArmResult a = res.arms.back();
+    a.arm = "sm90";
+    a.config = {{"config", stale}};
+    res.arms.push_back(a);
+  }
+  receipt::refresh_derived(first);
+  receipt::Receipt again = first;  // the first problem alone, with the configuration the rule now chooses
+  again.results.resize(1);
+  again.results[0].arms.back().config = {{"config", *families::family("sm90").rule(again.results[0].problem, 132)}};
+  receipt::refresh_derived(again);
+  const std::vector<FloorPoint> before = floor_points({first}, {{"sm90", "sm90"}});
+  ASSERT_EQ(before.size(), 2u);
+  EXPECT_FALSE(before[0].families.at("sm90").current);
+  const std::vector<FloorPoint> points = floor_points({first, again}, {{"sm90", "sm90"}});
+  ASSERT_EQ(points.size(), 2u);
+  EXPECT_EQ(points[0].problem, first.results[0].problem);
+  EXPECT_TRUE(points[0].families.at("sm90").current);
+  EXPECT_EQ(points[1], before[1]);
+  // In the other order the stale outcome is the later one, and it stands.
+  EXPECT_FALSE(floor_points({again, first}, {{"sm90", "sm90"}})[0].families.at("sm90").current);
+}
+
 // The gemv family records its configuration under another key, and in nn.Linear's orientation (tokens as N) its
 // rule works on the transposed view: both must meet what the rule chooses, or every gemv point would go stale.
 TEST(Floor, GemvPointsInNnLinearsOrientationAreCurrent) {
