@@ -15,6 +15,7 @@
 #include "expect_error.hpp"
 #include "families/cublaslt/matmul.hpp"
 #include "families/gemv/heuristic.hpp"
+#include "families/registry.hpp"
 #include "families/gemv/view.hpp"
 #include "families/sm90/heuristic.hpp"
 #include "families/sm90/feasibility.hpp"
@@ -119,7 +120,12 @@ TEST_F(ApiTest, WithoutADatabaseTheFloorDecidesAndEveryFamilyRuns) {
   select::FloorRule floor;
   const select::Identity here = running_identity();
   floor.gpu = here.gpu, floor.sm_count = here.sm_count, floor.cc = here.cc, floor.neighbours = 1, floor.radius = 0.5;
-  floor.points = {{dec, {{"gemv", {1.2, "faster"}}}}, {kP, {{"sm90", {1.1, "faster"}}}}};
+  // Each outcome names the configuration its family's rule chooses there, or it would not be current.
+  const auto chosen = [&](const std::string& family, const Problem& p) {
+    return *families::family(family).rule(p, here.sm_count);
+  };
+  floor.points = {{dec, {{"gemv", {1.2, "faster", chosen("gemv", dec)}}}},
+                  {kP, {{"sm90", {1.1, "faster", chosen("sm90", kP)}}}}};
   const std::string path = (dir / "floor.json").string();
   select::write_json_file_atomically(select::to_json(floor), path);
   ContextOptions o = isolated();
