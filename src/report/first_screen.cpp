@@ -82,7 +82,8 @@ std::vector<std::pair<std::string, std::string>> row_data(const CurrentRow& r) {
   for (const PageReceipt* p : r.receipts) hrefs += (hrefs.empty() ? "" : "|") + p->href;
   return {{"arm", mode_arm(r.mode)},          {"receipts", hrefs},
           {"suite", r.figures.suite},         {"orientation", r.figures.orientation},
-          {"dtype", r.figures.dtype},         {"ldc", r.figures.aligned ? "aligned" : "unaligned"}};
+          {"dtype", r.figures.dtype},         {"ldc", r.figures.aligned ? "aligned" : "unaligned"},
+          {"gpu", r.gpu}};
 }
 
 // A table of rows: `lead` names the leading columns, `lead_cells` fills them for a row.
@@ -144,10 +145,10 @@ std::string cliff_section(const CurrentHeadline& h, std::vector<Table>& tables) 
       R"(here are real for such strides but say nothing of the aligned case, so they are never the headline.</p>)";
   if (rows.empty()) return html + "<p>No such rows.</p></section>";
   std::vector<Cell> lead = key_head();
-  lead.insert(lead.begin(), Cell{"mode"});
+  lead.insert(lead.begin(), {Cell{"mode"}, Cell{"GPU"}});
   return html + add_table(tables, ratio_table("cliff", "", rows, axis_of(rows), lead, [](const CurrentRow& r) {
     std::vector<Cell> cells = key_cells(r);
-    cells.insert(cells.begin(), Cell{mode_arm(r.mode)});
+    cells.insert(cells.begin(), {Cell{mode_arm(r.mode)}, Cell{r.gpu}});
     return cells;
   })) + "</section>";
 }
@@ -157,12 +158,12 @@ std::string earlier_section(const CurrentHeadline& h, std::vector<Table>& tables
   std::vector<const CurrentRow*> rows;
   for (const CurrentRow& r : h.earlier) rows.push_back(&r);
   std::vector<Cell> lead = key_head();
-  lead.insert(lead.begin(), Cell{"mode"});
+  lead.insert(lead.begin(), {Cell{"mode"}, Cell{"GPU"}});
   lead.push_back({"ldc"});
   lead.push_back({"measured again by"});
   Table t = ratio_table("earlier", "", rows, axis_of(rows), lead, [](const CurrentRow& r) {
     std::vector<Cell> cells = key_cells(r);
-    cells.insert(cells.begin(), Cell{mode_arm(r.mode)});
+    cells.insert(cells.begin(), {Cell{mode_arm(r.mode)}, Cell{r.gpu}});
     cells.push_back({r.figures.aligned ? "aligned" : "not a multiple of 8"});
     cells.push_back({r.replaced_by->file, anchor_link(stem(*r.replaced_by), r.replaced_by->file)});
     return cells;

@@ -210,14 +210,18 @@ for name, table in dom.tables.items():
         d, cells = row["data"], dict(zip(columns, texts))
         files = [href_path(h) for h in d["receipts"].split("|")]
         key = (d["suite"] or "-", d["orientation"], d["dtype"], d["ldc"])
+        current = (d["arm"], d["gpu"], key)  # the page keeps one current row a mode, GPU and key
         where = f"{name} {row['id']} {d['arm']} {'/'.join(key)} from {', '.join(map(stem, files))}"
         require(where, all(verdicts.get(f) for f in files), "comes from a receipt that tilewise check rejects")
         require(where, not any(f in expected_by for f in files), "comes from a superseded receipt")
         if name.startswith("headline-"): require(where, d["ldc"] == "aligned", "is on the alignment cliff")
         if name == "cliff": require(where, d["ldc"] == "unaligned", "is not on the alignment cliff")
+        require(where, all(receipts[f]["machine"]["gpu"] == d["gpu"] for f in files if f in receipts),
+                "pools a receipt measured on another GPU")
+        if name in ("cliff", "earlier"): require(where, cells.get("GPU") == d["gpu"], "names another GPU than its receipts")
         if name != "earlier":
-            require(where, (d["arm"], key) not in seen_rows, "is a second current row for its mode and key")
-            seen_rows.add((d["arm"], key))
+            require(where, current not in seen_rows, "is a second current row for its mode, GPU and key")
+            seen_rows.add(current)
         for f in files: seen_rows.add((d["arm"], key, f))
         md = headline_rows(d["arm"], files).get(key)
         require(where, md is not None, "is not a row `tilewise headline --by-dtype` prints for its receipts")
