@@ -81,6 +81,7 @@ std::string read_text(const std::vector<DecodeCase>& cases) {
 
 std::vector<Cell> row_key_cells(const CurrentRow& r) {
   return {{mode_arm(r.mode)},
+          {r.gpu},
           {r.figures.suite.empty() ? "-" : r.figures.suite},
           {r.figures.orientation},
           {r.figures.dtype},
@@ -93,14 +94,14 @@ Cell gbps_cell(const std::optional<double>& v) { return {v ? gbps_text(*v) : "-"
 
 std::string decode_section(const CurrentHeadline& h, std::vector<Table>& tables) {
   Table summary{"decode", "decode", "",
-                {{"mode"}, {"suite"}, {"orientation"}, {"dtype"}, {"ldc"}, {"problems"}, {"read GB/s"},
+                {{"mode"}, {"GPU"}, {"suite"}, {"orientation"}, {"dtype"}, {"ldc"}, {"problems"}, {"read GB/s"},
                  {"selected: of read, median (range)", "selected<br><small>of read: median, range</small>"},
                  {"cuBLASLt default: of read, median (range)",
                   "cuBLASLt default<br><small>of read: median, range</small>"},
                  {"cuBLASLt best: of read, median (range)", "cuBLASLt best<br><small>of read: median, range</small>"}},
                 {}};
   Table each{"decode-problems", "decode", "",
-             {{"mode"}, {"suite"}, {"orientation"}, {"problem"}, {"dtype"}, {"layout"}, {"MxNxK"}, {"ldc"},
+             {{"mode"}, {"GPU"}, {"suite"}, {"orientation"}, {"problem"}, {"dtype"}, {"layout"}, {"MxNxK"}, {"ldc"},
               {"read GB/s"},
               {"selected GB/s"}, {"of read"}, {"cuBLASLt default GB/s"}, {"of read"}, {"cuBLASLt best GB/s"},
               {"of read"}, {"receipt"}},
@@ -116,7 +117,7 @@ std::string decode_section(const CurrentHeadline& h, std::vector<Table>& tables)
     for (const DecodeCase& c : cases) {
       const Problem& p = c.receipt->receipt.results[c.result].problem;
       std::vector<Cell> cells = row_key_cells(r);
-      cells.resize(3);  // mode, suite, orientation: the dtype and ldc are the problem's own, below
+      cells.resize(4);  // mode, GPU, suite, orientation: the dtype and ldc are the problem's own, below
       cells.insert(cells.end(), {{p.name}, {text_of(p.dtype)}, {text_of(p.layout)}, {shape_text(p)},
                                  {std::to_string(p.ldc), "", "", "num"}, gbps_cell(c.read_gbps)});
       for (const auto& [arm, colour] : arm_columns) {
