@@ -106,6 +106,17 @@ std::vector<Cell> key_head() { return {{"suite"}, {"orientation"}, {"dtype"}}; }
 std::vector<Cell> key_cells(const CurrentRow& r) {
   return {{r.figures.suite.empty() ? "-" : r.figures.suite}, {r.figures.orientation}, {r.figures.dtype}};
 }
+// The same led by the mode and the GPU, for tables that mix them (the cliff and earlier rows).
+std::vector<Cell> mode_key_head() {
+  std::vector<Cell> head = key_head();
+  head.insert(head.begin(), {Cell{"mode"}, Cell{"GPU"}});
+  return head;
+}
+std::vector<Cell> mode_key_cells(const CurrentRow& r) {
+  std::vector<Cell> cells = key_cells(r);
+  cells.insert(cells.begin(), {Cell{mode_arm(r.mode)}, Cell{r.gpu}});
+  return cells;
+}
 
 std::string headline_tables(const CurrentHeadline& h, std::vector<Table>& tables) {
   std::vector<std::pair<Mode, std::string>> groups;  // mode, GPU, in the rows' order
@@ -144,26 +155,19 @@ std::string cliff_section(const CurrentHeadline& h, std::vector<Table>& tables) 
       R"(Where C's leading dimension is not a multiple of 8 elements cuBLASLt falls back to slower kernels; wins )"
       R"(here are real for such strides but say nothing of the aligned case, so they are never the headline.</p>)";
   if (rows.empty()) return html + "<p>No such rows.</p></section>";
-  std::vector<Cell> lead = key_head();
-  lead.insert(lead.begin(), {Cell{"mode"}, Cell{"GPU"}});
-  return html + add_table(tables, ratio_table("cliff", "", rows, axis_of(rows), lead, [](const CurrentRow& r) {
-    std::vector<Cell> cells = key_cells(r);
-    cells.insert(cells.begin(), {Cell{mode_arm(r.mode)}, Cell{r.gpu}});
-    return cells;
-  })) + "</section>";
+  return html + add_table(tables, ratio_table("cliff", "", rows, axis_of(rows), mode_key_head(), mode_key_cells)) +
+         "</section>";
 }
 
 std::string earlier_section(const CurrentHeadline& h, std::vector<Table>& tables) {
   if (h.earlier.empty()) return "";
   std::vector<const CurrentRow*> rows;
   for (const CurrentRow& r : h.earlier) rows.push_back(&r);
-  std::vector<Cell> lead = key_head();
-  lead.insert(lead.begin(), {Cell{"mode"}, Cell{"GPU"}});
+  std::vector<Cell> lead = mode_key_head();
   lead.push_back({"ldc"});
   lead.push_back({"measured again by"});
   Table t = ratio_table("earlier", "", rows, axis_of(rows), lead, [](const CurrentRow& r) {
-    std::vector<Cell> cells = key_cells(r);
-    cells.insert(cells.begin(), {Cell{mode_arm(r.mode)}, Cell{r.gpu}});
+    std::vector<Cell> cells = mode_key_cells(r);
     cells.push_back({r.figures.aligned ? "aligned" : "not a multiple of 8"});
     cells.push_back({r.replaced_by->file, anchor_link(stem(*r.replaced_by), r.replaced_by->file)});
     return cells;
