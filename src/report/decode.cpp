@@ -7,6 +7,7 @@
 
 #include "receipt/derive.hpp"
 #include "report/format.hpp"
+#include "report/row_key.hpp"
 #include "report/svg.hpp"
 
 namespace tilewise::report {
@@ -79,13 +80,11 @@ std::string read_text(const std::vector<DecodeCase>& cases) {
   return lo == hi ? gbps_text(lo) : fmt::format("{}-{}", gbps_text(lo), gbps_text(hi));
 }
 
+// The row's mode, GPU, suite, orientation, dtype and ldc class.
 std::vector<Cell> row_key_cells(const CurrentRow& r) {
-  return {{mode_arm(r.mode)},
-          {r.gpu},
-          {r.figures.suite.empty() ? "-" : r.figures.suite},
-          {r.figures.orientation},
-          {r.figures.dtype},
-          {r.figures.aligned ? "aligned" : "not a multiple of 8"}};
+  std::vector<Cell> cells = mode_key_cells(r);
+  cells.push_back(ldc_class_cell(r));
+  return cells;
 }
 
 Cell gbps_cell(const std::optional<double>& v) { return {v ? gbps_text(*v) : "-", "", "", "num"}; }
@@ -93,19 +92,22 @@ Cell gbps_cell(const std::optional<double>& v) { return {v ? gbps_text(*v) : "-"
 }  // namespace
 
 std::string decode_section(const CurrentHeadline& h, std::vector<Table>& tables) {
-  Table summary{"decode", "decode", "",
-                {{"mode"}, {"GPU"}, {"suite"}, {"orientation"}, {"dtype"}, {"ldc"}, {"problems"}, {"read GB/s"},
-                 {"selected: of read, median (range)", "selected<br><small>of read: median, range</small>"},
-                 {"cuBLASLt default: of read, median (range)",
-                  "cuBLASLt default<br><small>of read: median, range</small>"},
-                 {"cuBLASLt best: of read, median (range)", "cuBLASLt best<br><small>of read: median, range</small>"}},
-                {}};
-  Table each{"decode-problems", "decode", "",
-             {{"mode"}, {"GPU"}, {"suite"}, {"orientation"}, {"problem"}, {"dtype"}, {"layout"}, {"MxNxK"}, {"ldc"},
-              {"read GB/s"},
-              {"selected GB/s"}, {"of read"}, {"cuBLASLt default GB/s"}, {"of read"}, {"cuBLASLt best GB/s"},
-              {"of read"}, {"receipt"}},
-             {}};
+  std::vector<Cell> summary_head = mode_key_head();
+  summary_head.insert(summary_head.end(),
+                      {{"ldc"}, {"problems"}, {"read GB/s"},
+                       {"selected: of read, median (range)", "selected<br><small>of read: median, range</small>"},
+                       {"cuBLASLt default: of read, median (range)",
+                        "cuBLASLt default<br><small>of read: median, range</small>"},
+                       {"cuBLASLt best: of read, median (range)",
+                        "cuBLASLt best<br><small>of read: median, range</small>"}});
+  Table summary{"decode", "decode", "", std::move(summary_head), {}};
+  const size_t lead = 4;  // a problem's row leads with its row's mode, GPU, suite and orientation; dtype, ldc its own
+  std::vector<Cell> each_head = mode_key_head();
+  each_head.resize(lead);
+  each_head.insert(each_head.end(), {{"problem"}, {"dtype"}, {"layout"}, {"MxNxK"}, {"ldc"}, {"read GB/s"},
+                                     {"selected GB/s"}, {"of read"}, {"cuBLASLt default GB/s"}, {"of read"},
+                                     {"cuBLASLt best GB/s"}, {"of read"}, {"receipt"}});
+  Table each{"decode-problems", "decode", "", std::move(each_head), {}};
   for (const CurrentRow& r : h.rows) {
     const std::vector<DecodeCase> cases = cases_of(r);
     if (cases.empty()) continue;
@@ -116,8 +118,8 @@ std::string decode_section(const CurrentHeadline& h, std::vector<Table>& tables)
     summary.rows.push_back(std::move(row));
     for (const DecodeCase& c : cases) {
       const Problem& p = c.receipt->receipt.results[c.result].problem;
-      std::vector<Cell> cells = row_key_cells(r);
-      cells.resize(4);  // mode, GPU, suite, orientation: the dtype and ldc are the problem's own, below
+      std::vector<Cell> cells = mode_key_cells(r);
+      cells.resize(lead);
       cells.insert(cells.end(), {{p.name}, {text_of(p.dtype)}, {text_of(p.layout)}, {shape_text(p)},
                                  {std::to_string(p.ldc), "", "", "num"}, gbps_cell(c.read_gbps)});
       for (const auto& [arm, colour] : arm_columns) {

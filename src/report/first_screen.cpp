@@ -6,6 +6,7 @@
 
 #include "report/decode.hpp"
 #include "report/format.hpp"
+#include "report/row_key.hpp"
 #include "report/svg.hpp"
 
 namespace tilewise::report {
@@ -102,21 +103,6 @@ Table ratio_table(const std::string& name, const std::string& caption, const std
   return t;
 }
 
-std::vector<Cell> key_head() { return {{"suite"}, {"orientation"}, {"dtype"}}; }
-std::vector<Cell> key_cells(const CurrentRow& r) {
-  return {{r.figures.suite.empty() ? "-" : r.figures.suite}, {r.figures.orientation}, {r.figures.dtype}};
-}
-// The same led by the mode and the GPU, for tables that mix them (the cliff and earlier rows).
-std::vector<Cell> mode_key_head() {
-  std::vector<Cell> head = key_head();
-  head.insert(head.begin(), {Cell{"mode"}, Cell{"GPU"}});
-  return head;
-}
-std::vector<Cell> mode_key_cells(const CurrentRow& r) {
-  std::vector<Cell> cells = key_cells(r);
-  cells.insert(cells.begin(), {Cell{mode_arm(r.mode)}, Cell{r.gpu}});
-  return cells;
-}
 
 std::string headline_tables(const CurrentHeadline& h, std::vector<Table>& tables) {
   std::vector<std::pair<Mode, std::string>> groups;  // mode, GPU, in the rows' order
@@ -168,7 +154,7 @@ std::string earlier_section(const CurrentHeadline& h, std::vector<Table>& tables
   lead.push_back({"measured again by"});
   Table t = ratio_table("earlier", "", rows, axis_of(rows), lead, [](const CurrentRow& r) {
     std::vector<Cell> cells = mode_key_cells(r);
-    cells.push_back({r.figures.aligned ? "aligned" : "not a multiple of 8"});
+    cells.push_back(ldc_class_cell(r));
     cells.push_back({r.replaced_by->file, anchor_link(stem(*r.replaced_by), r.replaced_by->file)});
     return cells;
   });
