@@ -157,6 +157,7 @@ class Runner {
         "re-warm: the baseline arm's own graph ({}), replayed for {:g} ms before each problem's other arms are "
         "prepared and again before its timed repeats; the 8192^3 bf16 heater runs only for the initial warm-up",
         o_.baseline.empty() ? o_.arms[0] : o_.baseline, o_.rewarm_ms));
+    r_.notes.push_back("order: in each arm's turn its host loop is timed first, then its graph replays");
   }
 
   receipt::Result measure(const Problem& p, uint64_t seed) {
@@ -198,10 +199,13 @@ class Runner {
         ArmRun& run = runs[(k + size_t(rep)) % runs.size()];  // rotate the order so drift hits every arm alike
         if (!run.timer) continue;
         const double t0 = sampler_->mark();
-        run.result.us.push_back(run.timer->measure(o_.replays));
-        if (run.plain_timer) run.result.plain_read_us.push_back(run.plain_timer->measure(o_.replays));
+        // The host loop first: then every arm's timed replays follow its own launches, whatever arm ran before, as
+        // a replay of some kernels runs at one of two speeds set by the work before it
+        // (docs/notes/2026-12-05-timing-carryover.md).
         const device::Launch launch = [&](int set, cudaStream_t st) { run.arm->launch(set, st); };
         run.result.host_us.push_back(device::time_host_loop(launch, run.result.host_launches, run.sets, s));
+        run.result.us.push_back(run.timer->measure(o_.replays));
+        if (run.plain_timer) run.result.plain_read_us.push_back(run.plain_timer->measure(o_.replays));
         run.timed.emplace_back(t0, sampler_->mark());
       }
     for (ArmRun& run : runs) {
