@@ -75,6 +75,10 @@ def timing(arms):
     return "graph-replay+host-loop" + (f" (host-loop launch: {launches})" if launches else "")
 
 
+# The order within an arm's turn, worded as tilewise's runner words it (docs/notes/2026-12-05-timing-carryover.md).
+ORDER_NOTE = "order: in each arm's turn its host loop is timed first, then its graph replays"
+
+
 def rewarm_note(baseline, rewarm_ms):
     """The receipt note that says what the per-problem re-warm is, worded as tilewise's runner words it."""
     return (f"re-warm: the baseline arm's own graph ({baseline}), replayed for {rewarm_ms:g} ms before each problem's "

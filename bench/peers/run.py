@@ -278,9 +278,9 @@ def measure(prob, arms, a, clocks, during):
         if k != first:
             runs[k] = prepare(name, prob, a)
     rewarm(runs, first, a.rewarm_ms / 1000.0)
-    def time_one(run):
-        run["arm"]["us"].append(run["measure"](a.replays))
+    def time_one(run):  # the host loop first, as in tilewise's runner (docs/notes/2026-12-05-timing-carryover.md)
         run["arm"]["host_us"].append(time_host_loop(run["launch"], run["arm"]["host_launches"], prob.sets))
+        run["arm"]["us"].append(run["measure"](a.replays))
     during.extend(interleave(runs, a.repeats, clocks, lambda run: run["measure"], time_one))
     result["arms"] = [run["arm"] for run in runs]
     return rc.finish_result(result, a.baseline)
@@ -310,7 +310,7 @@ def main():
                 "graph_target_ms": a.graph_ms, "replays": a.replays, "selection_rounds": 1, "rewarm_ms": a.rewarm_ms}
     r = frame("tilewise-peers", ", ".join(versions),
               [f"peer runner: {', '.join(arms)} under tilewise's protocol", rc.rewarm_note(a.baseline, a.rewarm_ms),
-               cores_note()], "cuda", clocks, protocol)
+               rc.ORDER_NOTE, cores_note()], "cuda", clocks, protocol)
     r["protocol"]["warmup_s"] = heat(a.warmup_s)
     r["machine"]["read_bw"] = read_bandwidth()
     r["machine"]["read_bw_gbps"] = rc.read_bw_gbps(r["machine"]["read_bw"])
