@@ -359,17 +359,20 @@ int main(int argc, char** argv) {
                                             : headline_by_class ? tw::report::Grouping::by_sweep_class
                                                                 : tw::report::Grouping::by_suite;
       const auto rows = tw::report::headline(receipts, headline_arm, headline_baseline, headline_best, grouping);
+      std::set<std::string> arms;
+      for (const auto& [path, r] : receipts)
+        for (const tw::receipt::Result& res : r.results)
+          for (const tw::receipt::ArmResult& a : res.arms) arms.insert(a.arm);
+      // The default best arm may be missing ("-" in its column); one asked for by name and absent is a misspelling.
+      if (headline->count("--best") && !arms.count(headline_best))
+        throw tw::Error(fmt::format("no receipt has the arm --best {}; their arms: {}", headline_best, fmt::join(arms, ", ")));
       if (rows.empty()) {  // an empty table would read as a run with nothing to say
-        std::set<std::string> arms;
-        for (const auto& [path, r] : receipts)
-          for (const tw::receipt::Result& res : r.results)
-            for (const tw::receipt::ArmResult& a : res.arms) arms.insert(a.arm);
         throw tw::Error(fmt::format("no problem in these receipts has both {} and {} timed{}; their arms: {}",
                                     headline_arm, headline_baseline,
                                     grouping == tw::report::Grouping::by_sweep_class ? " among the sweep's problems" : "",
                                     fmt::join(arms, ", ")));
       }
-      fmt::print("{}", tw::report::headline_markdown(rows, headline_arm));
+      fmt::print("{}", tw::report::headline_markdown(rows, headline_arm, headline_baseline, headline_best));
       return 0;
     }
     if (*report) {

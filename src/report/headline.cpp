@@ -8,6 +8,7 @@
 #include <optional>
 #include <tuple>
 
+#include "core/error.hpp"
 #include "core/sweep.hpp"
 #include "receipt/derive.hpp"
 
@@ -61,6 +62,12 @@ bool aligned_ldc(const Problem& p) { return p.ldc % 8 == 0; }
 std::vector<HeadlineRow> headline(const std::vector<std::pair<std::string, receipt::Receipt>>& receipts,
                                   const std::string& arm, const std::string& baseline, const std::string& best,
                                   Grouping grouping) {
+  if (arm == baseline)
+    throw Error(fmt::format("the arm and its baseline are both '{}': an arm against itself says nothing", arm));
+  for (const auto& [path, r] : receipts)  // a geomean over two GPUs is neither's figure
+    if (r.machine.gpu != receipts.front().second.machine.gpu)
+      throw Error(fmt::format("{} was measured on {} and {} on {}: give one GPU's receipts at a time",
+                              receipts.front().first, receipts.front().second.machine.gpu, path, r.machine.gpu));
   std::map<Key, Sums> groups;
   for (const auto& [path, r] : receipts)
     for (const receipt::Result& res : r.results) {
@@ -114,14 +121,25 @@ std::vector<HeadlineRow> headline(const std::vector<std::pair<std::string, recei
   return out;
 }
 
-std::string headline_markdown(const std::vector<HeadlineRow>& rows, const std::string& arm) {
+namespace {
+
+// A column's baseline as the table names it: cuBLASLt's arms by what they are, any other arm by its name.
+std::string baseline_label(const std::string& name) {
+  return name == "cublaslt-default" ? "cuBLASLt default" : name == "cublaslt" ? "cuBLASLt best" : name;
+}
+
+}  // namespace
+
+std::string headline_markdown(const std::vector<HeadlineRow>& rows, const std::string& arm, const std::string& baseline,
+                              const std::string& best) {
   const bool tuned = std::any_of(rows.begin(), rows.end(), [](const HeadlineRow& r) { return r.tuning_max_s > 0; });
   const bool by_class = std::any_of(rows.begin(), rows.end(), [](const HeadlineRow& r) { return !r.sweep_class.empty(); });
   std::string out = fmt::format(
-      "| {3} | orientation | {4} | ldc | cases | {0} vs cuBLASLt default | {0} vs cuBLASLt best | faster | "
+      "| {3} | orientation | {4} | ldc | cases | {0} vs {6} | {0} vs {7} | faster | "
       "slower |{1} receipt |\n|---|---|---|---|---|---|---|---|---|{5}{2}---|\n",
       arm, tuned ? " first-use tuning s (median, max) |" : "", tuned ? "---|" : "", by_class ? "tokens" : "suite",
-      by_class ? "alignment class" : "dtype | layout", by_class ? "" : "---|");
+      by_class ? "alignment class" : "dtype | layout", by_class ? "" : "---|", baseline_label(baseline),
+      baseline_label(best));
   for (const HeadlineRow& r : rows) {
     const std::string first = by_class ? r.tokens : r.suite.empty() ? "-" : r.suite;
     const std::string kind = by_class ? r.sweep_class : fmt::format("{} | {}", r.dtype, r.layout);

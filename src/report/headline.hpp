@@ -43,10 +43,13 @@ struct HeadlineRow {
   double tuning_median_s = 0, tuning_max_s = 0;
 };
 
-// Rows in key order (receipt, suite, orientation, dtype, layout, class, tokens, aligned before unaligned).
+// Rows in key order (receipt, suite, orientation, dtype, layout, class, tokens, aligned before unaligned). Refuses
+// (tilewise::Error) an arm given as its own baseline, and receipts measured on different GPUs.
 std::vector<HeadlineRow> headline(const std::vector<std::pair<std::string, receipt::Receipt>>& receipts,
                                   const std::string& arm, const std::string& baseline = "cublaslt-default",
                                   const std::string& best = "cublaslt", Grouping grouping = Grouping::by_suite);
-std::string headline_markdown(const std::vector<HeadlineRow>& rows, const std::string& arm);
+// The markdown names the two baselines: "cuBLASLt default" and "cuBLASLt best" for cuBLASLt's arms, else the arm.
+std::string headline_markdown(const std::vector<HeadlineRow>& rows, const std::string& arm,
+                              const std::string& baseline = "cublaslt-default", const std::string& best = "cublaslt");
 
 }  // namespace tilewise::report

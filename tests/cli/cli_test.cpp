@@ -142,6 +142,9 @@ TEST_F(Cli, AReceiptCountsOnceAndNoReportReplacesAnInput) {
   // An arm no receipt has: an empty table would read as a run with nothing to say.
   EXPECT_TRUE(Ends(run({"headline", r, "--arm", "nosuch"}), 2, "their arms: cublaslt, cublaslt-default"));
   EXPECT_TRUE(Ends(run({"headline", r, "--arm", "cublaslt", "--by-class"}), 2, "among the sweep's problems"));
+  // A best arm asked for by name that no receipt has is a misspelling, not a receipt without cuBLASLt's best.
+  EXPECT_TRUE(Ends(run({"headline", r, "--arm", "cublaslt", "--best", "cublast"}), 2,
+                   "no receipt has the arm --best cublast; their arms: cublaslt, cublaslt-default"));
   // A decision or judgement stands on valid receipts only.
   nlohmann::json j = nlohmann::json::parse(slurp(dir_ / r));
   j["results"][0]["arms"][0]["us_median"] = 0.001;

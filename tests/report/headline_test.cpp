@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/error.hpp"
 #include "core/sweep.hpp"
 #include "receipt/derive.hpp"
 #include "receipt/sample_receipt.hpp"
@@ -151,6 +152,37 @@ TEST(Headline, BySweepClassReadsTheClassAndTokensBackFromTheGeneratorAndLeavesOt
   // A sweep name whose sizes are not the generator's (a receipt edited, or another generator) is left out too.
   r.results[0].problem.K += 1;
   EXPECT_EQ(headline({{"a.json", r}}, "cublaslt", "cublaslt-default", "none", Grouping::by_sweep_class).size(), 1u);
+}
+
+TEST(Headline, RefusesAnArmAgainstItselfAndReceiptsFromTwoGpus) {
+  const Receipt r = receipt::sample_receipt();
+  try {
+    headline({{"a.json", r}}, "selected", "selected");
+    FAIL() << "an arm against itself was tabled";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("both 'selected'"), std::string::npos) << e.what();
+  }
+  Receipt h100 = r;
+  h100.machine.gpu = "NVIDIA H100 80GB HBM3";
+  try {
+    headline({{"a.json", r}, {"b.json", h100}}, "cublaslt");
+    FAIL() << "two GPUs were pooled";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("a.json was measured on NVIDIA H200 and b.json on NVIDIA H100 80GB HBM3"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(headline({{"a.json", r}, {"b.json", r}}, "cublaslt").size(), 4u);  // one GPU: each receipt its two rows
+}
+
+TEST(Headline, TheColumnsNameTheBaselinesTheyWereGiven) {
+  const Receipt r = receipt::sample_receipt();
+  const std::string cublaslt = headline_markdown(headline({{"a.json", r}}, "cublaslt"), "cublaslt");
+  EXPECT_NE(cublaslt.find("| cublaslt vs cuBLASLt default | cublaslt vs cuBLASLt best |"), std::string::npos) << cublaslt;
+  const std::string other =
+      headline_markdown(headline({{"a.json", r}}, "cublaslt-default", "cublaslt", "none"), "cublaslt-default", "cublaslt",
+                        "none");
+  EXPECT_NE(other.find("| cublaslt-default vs cuBLASLt best | cublaslt-default vs none |"), std::string::npos) << other;
 }
 
 }  // namespace
