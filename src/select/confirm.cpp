@@ -1,7 +1,9 @@
 #include "select/confirm.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <set>
 #include <utility>
 
@@ -13,6 +15,18 @@ namespace tilewise::select {
 Confirmed confirm(Database db, const std::vector<std::pair<std::string, receipt::Receipt>>& receipts,
                   Keep keep, const std::string& arm, const std::string& baseline) {
   Confirmed out;
+  // A receipt without the two arms judges nothing; taking it would read as a judgement that kept every entry.
+  for (const auto& [origin, r] : receipts) {
+    std::set<std::string> arms;
+    for (const receipt::Result& res : r.results)
+      for (const receipt::ArmResult& a : res.arms) arms.insert(a.arm);
+    const bool has_arm = std::any_of(arms.begin(), arms.end(), [&](const std::string& a) {
+      return a == arm || a.starts_with(arm + ":");
+    });
+    if (!has_arm || !arms.count(baseline))
+      throw Error(fmt::format("{} has no {} arm beside {} (its arms: {}): it judges no database entry", origin, arm,
+                              baseline, fmt::join(arms, ", ")));
+  }
   std::set<std::pair<std::string, std::string>> gone;  // a problem in two suites (sq2048 and sq2048_lin) is judged twice
   for (const auto& [origin, r] : receipts)
   for (const receipt::Result& res : r.results) {

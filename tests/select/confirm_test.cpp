@@ -52,6 +52,21 @@ TEST(Confirm, AnEntryStaysOnlyWhereTheRunTimedItFasterWithRangesApart) {
   EXPECT_EQ(c.db.records.at(signature(sq)).families.size(), db.records.at(signature(sq)).families.size());
 }
 
+TEST(Confirm, AReceiptWithoutTheArmOrItsBaselineIsRefused) {
+  // cuBLASLt's two arms only (a vendor receipt): it ran no entry, and a merge "confirmed" by it would keep them all.
+  const Problem sq = problem(4096, 4096, 4096);
+  receipt::Receipt r;
+  r.results = {judged(sq, "sm90", "x", 90, 91, 92)};
+  r.results[0].arms[1].arm = "cublaslt";
+  EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { confirm(testkit::sample_database(), {{"vendor.json", r}}); }),
+                                "vendor.json has no selected arm beside cublaslt-default (its arms: cublaslt, "
+                                "cublaslt-default): it judges no database entry"));
+  r.results[0].arms[1].arm = "selected:tune";  // the arm with options is the arm
+  r.results[0].arms[0].arm = "cublaslt";
+  EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { confirm(testkit::sample_database(), {{"r.json", r}}); }),
+                                "r.json has no selected arm beside cublaslt-default"));
+}
+
 TEST(Confirm, ABucketsEntryOrAnArmThatFailedJudgesNothingAndASecondJudgementCanDrop) {
   const Database db = testkit::sample_database();
   const Problem sq = problem(4096, 4096, 4096);

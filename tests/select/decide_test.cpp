@@ -80,6 +80,14 @@ TEST(Decide, AProblemWithoutTwoTimedFamiliesStaysUndecided) {
   EXPECT_EQ(decide(testkit::sample_database(), r, "r.json").undecided, 0);
 }
 
+TEST(Decide, AReceiptWhoseArmsRanNoDatabaseEntryIsRefused) {
+  // Only cuBLASLt's arms (a vendor receipt): deciding with it would merge as if decided.
+  receipt::Receipt r = side_by_side(170, 176);
+  r.results[0].arms.erase(r.results[0].arms.begin(), r.results[0].arms.begin() + 2);
+  EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { decide(testkit::sample_database(), r, "vendor.json"); }),
+                                "vendor.json: no arm ran a database entry (its arms: cublaslt-default): it decides nothing"));
+}
+
 TEST(Decide, AReceiptThatTimedSomeOfTheFamiliesLeavesTheRecordForOneThatTimedAll) {
   // A family tuned after the first deciding receipt (gemv beside sm90 and cuBLASLt): that receipt timed two of the
   // three, and must not drop the third; the receipt that timed all three decides.
