@@ -14,6 +14,7 @@
 #include <tuple>
 
 #include "cli/run_tool.hpp"
+#include "families/registry.hpp"
 #include "receipt/receipt.hpp"
 #include "receipt/sample_receipt.hpp"
 #include "select/database_file.hpp"
@@ -43,6 +44,20 @@ class Cli : public ::testing::Test {
   std::string receipt() const {
     receipt::write_file(receipt::sample_receipt(), (dir_ / "receipt.json").string());
     return "receipt.json";
+  }
+  // The sample receipt with an sm90 arm beside cuBLASLt's (cublaslt-default's samples under the rule's
+  // configuration): what `floor fit` takes.
+  std::string floor_receipt(const std::string& name) const {
+    receipt::Receipt rc = receipt::sample_receipt();
+    for (receipt::Result& res : rc.results) {
+      receipt::ArmResult a = res.arms.back();
+      a.arm = "sm90";
+      a.config = {{"config", *families::family("sm90").rule(res.problem, 132)}, {"grid", 132}};
+      res.arms.push_back(a);
+    }
+    receipt::refresh_derived(rc);
+    receipt::write_file(rc, (dir_ / name).string());
+    return name;
   }
   std::string copy_of(const std::string& name, const std::string& copy) const {
     fs::copy_file(dir_ / name, dir_ / copy, fs::copy_options::overwrite_existing);
@@ -130,6 +145,12 @@ TEST_F(Cli, AReceiptCountsOnceAndNoReportReplacesAnInput) {
                    "receipt.json and receipt.json are one file, given twice: each input counts once"));
   EXPECT_TRUE(Ends(run({"floor", "fit", "--fit", r, "--fit", "./" + r, "--judge", other, "-o", "g.json"}), 2,
                    "are one file, given twice: each input counts once"));
+  // Receipts of cuBLASLt's arms alone time no family: a floor fitted on them would be empty.
+  EXPECT_TRUE(Ends(run({"floor", "fit", "--fit", r, "--judge", other, "-o", "g.json"}), 2,
+                   "the fitted half's receipts time no family's rule (an arm gemv or sm90) beside cublaslt-default"));
+  EXPECT_TRUE(Ends(run({"floor", "fit", "--fit", floor_receipt("f2.json"), "--judge", other, "-o", "g.json"}), 2,
+                   "the judged half's receipts time no family's rule"));
+  EXPECT_FALSE(exists("g.json"));
   EXPECT_EQ(slurp(dir_ / r), before) << "the input receipt is untouched";
   // A receipt anywhere under the page's tables/ folder, which the page rewrites whole.
   fs::create_directories(dir_ / "page/tables/old");
@@ -477,7 +498,10 @@ TEST_F(Cli, InfoNamesExactlyTheCommandsThatWorkWithoutAGpu) {
       {"campaign", {{"campaign", "c.json"}, 0}},
       {"db merge", {{"db", "merge", db, "-o", "merged.json"}, 0}},
       {"sweep", {{"sweep", "--seed", "1", "--count", "4", "-o", "sweep.txt"}, 0}},
-      {"floor fit", {{"floor", "fit", "--fit", r, "--judge", copy_of(r, "judged.json"), "-o", "floor.json"}, 0}},
+      {"floor fit",
+       {{"floor", "fit", "--fit", floor_receipt("fitted.json"), "--judge", floor_receipt("judged.json"), "-o",
+         "floor.json"},
+        0}},
   };
   std::vector<std::string> known;
   for (const auto& [name, _] : runs) known.push_back(name);
