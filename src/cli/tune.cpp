@@ -166,6 +166,7 @@ int run_tune(const TuneOptions& o) {
 }
 
 int run_campaign_report(const std::vector<std::string>& files, const std::string& database, bool overwrite) {
+  files::refuse_repeated_inputs(files);  // a file given twice would re-tune each of its cases by itself
   if (!database.empty()) {
     files::refuse_input_as_output(database, files);
     files::check_output(database, overwrite ? files::Existing::replace : files::Existing::refuse);
@@ -239,6 +240,9 @@ int run_campaign_report(const std::vector<std::string>& files, const std::string
 }
 
 int run_mode_comparison(const std::vector<std::string>& descent_files, const std::string& grid_file) {
+  std::vector<std::string> all = descent_files;
+  all.push_back(grid_file);
+  files::refuse_repeated_inputs(all);
   const auto sound = [](const std::string& path) {
     tune::Campaign c = tune::read_campaign(path);
     tune::require_sound(c, path);
@@ -260,6 +264,7 @@ int run_db_merge(const std::vector<std::string>& inputs, const std::vector<std::
   std::vector<std::string> all = inputs;
   for (const auto* more : {&overlays, &deciding_receipts, &confirming_receipts, &rechecking_receipts})
     all.insert(all.end(), more->begin(), more->end());
+  files::refuse_repeated_inputs(all);  // a database merged with itself, or a receipt that judges twice
   files::refuse_input_as_output(output, all);
   const files::Existing existing = overwrite ? files::Existing::replace : files::Existing::refuse;
   files::check_output(output, existing);

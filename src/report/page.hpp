@@ -35,8 +35,8 @@ Page render_page(const std::vector<PageReceipt>& receipts);
 
 // Writes out_dir/index.html and out_dir/tables/, linking each receipt where it lies: a page in the repository links
 // the committed receipts, and no copy of them doubles the checkout (the GPU machine takes at most 64 MiB of it).
-// Refuses an existing page unless Existing::replace (which replaces the page and its tables), and any receipt that
-// an output would replace.
+// Refuses an existing page unless Existing::replace (which replaces the page and its tables), any receipt that
+// an output would replace, a receipt given twice, and a page folder whose own folder does not exist.
 void write_page(const std::vector<std::string>& receipt_paths, const std::string& out_dir,
                 files::Existing existing = files::Existing::refuse);
 

@@ -61,7 +61,9 @@ ModeComparison compare_modes(const std::vector<CaseResult>& descent, const std::
       out.rows.push_back(std::move(row));
     }
   }
-  if (!out.rows.empty()) out.geomean_ratio = std::exp(log_sum / double(out.rows.size()));
+  if (out.rows.empty())  // a geomean of nothing would read as a tie
+    throw Error("the descent and grid campaigns have no finished case in common: nothing to set side by side");
+  out.geomean_ratio = std::exp(log_sum / double(out.rows.size()));
   return out;
 }
 

@@ -25,7 +25,8 @@ struct ModeComparison {
   double descent_wall_s = 0, grid_wall_s = 0;
 };
 
-// Throws Error where `descent` holds a grid case or `grid` a descent case (the files were given the wrong way round).
+// Throws Error where `descent` holds a grid case or `grid` a descent case (the files were given the wrong way round),
+// or where no case finished in both.
 ModeComparison compare_modes(const std::vector<CaseResult>& descent, const std::vector<CaseResult>& grid);
 
 // One row per case, then the totals.

@@ -160,6 +160,13 @@ TEST_F(Cli, AReceiptCountsOnceAndNoReportReplacesAnInput) {
   EXPECT_EQ(slurp(dir_ / "page/tables/old/kept.json"), before);
   EXPECT_TRUE(Ends(run({"headline", r, r, "--arm", "cublaslt"}), 2, "given twice: each input counts once"));
   EXPECT_TRUE(Ends(run({"fit", r, other, r}), 2, "given twice: each input counts once"));
+  EXPECT_TRUE(Ends(run({"report", r, "./" + r, "-o", "page2"}), 2, "given twice: each input counts once"));
+  const std::string db = database();
+  EXPECT_TRUE(Ends(run({"db", "merge", db, db, "-o", "m2.json"}), 2, "given twice: each input counts once"));
+  EXPECT_FALSE(exists("m2.json"));
+  // A page's folder is made, the folders above it are not: a mistyped path is named.
+  EXPECT_TRUE(Ends(run({"report", r, "-o", "no/such/page"}), 2, "no/such/page: its folder"));
+  EXPECT_FALSE(exists("no"));
   // An arm no receipt has: an empty table would read as a run with nothing to say.
   EXPECT_TRUE(Ends(run({"headline", r, "--arm", "nosuch"}), 2, "their arms: cublaslt, cublaslt-default"));
   EXPECT_TRUE(Ends(run({"headline", r, "--arm", "cublaslt", "--by-class"}), 2, "among the sweep's problems"));
@@ -327,6 +334,7 @@ TEST_F(Cli, CampaignsThatDoNotHoldTheirFiguresAreNeitherValidNorExported) {
   campaign("good.json", {tuned_case("sq4096 bf16 TN sm90", 10)});
   EXPECT_TRUE(Ends(run({"check", "good.json"}), 0, "every figure matches its samples"));
   EXPECT_TRUE(Ends(run({"campaign", "good.json", "--database", "db.json"}), 0, "database: db.json (1 problems"));
+  EXPECT_TRUE(Ends(run({"campaign", "good.json", "good.json"}), 2, "given twice: each input counts once"));
 }
 
 TEST_F(Cli, AReTunedCaseIsTakenFromTheLatestFileWhichIsNamed) {

@@ -72,5 +72,12 @@ TEST(ModeCompare, CampaignsGivenTheWrongWayRoundAreRefused) {
                                 "case 'a' has no warm start or final latency"));
 }
 
+TEST(ModeCompare, CampaignsWithNoCaseInCommonAreRefused) {
+  const std::vector<CaseResult> descent = {finished("a", "descent", 10, 10, {{20, 2.0}})};
+  const std::vector<CaseResult> grid = {finished("b", "grid", 9, 9, {{400, 20.0}})};
+  EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { compare_modes(descent, grid); }),
+                                "no finished case in common: nothing to set side by side"));
+}
+
 }  // namespace
 }  // namespace tilewise::tune
