@@ -65,8 +65,7 @@ Entry parse_entry(const At& at, std::string_view family, const std::vector<Ident
   if (id < 0 || size_t(id) >= identities.size())
     at["identity"].fail(fmt::format("identity {} is not in the table of {}", id, identities.size()));
   e.identity = int(id);
-  const int sm_count = identities[size_t(id)].sm_count;
-  if (const auto why = invalid_entry(family, e.config, p, sm_count > 0 ? sm_count : 132)) at["config"].fail(*why);
+  if (const auto why = invalid_entry(family, e.config, p, identities[size_t(id)].sm_count)) at["config"].fail(*why);
   if (at.has("source")) e.source = at["source"].string();
   return e;
 }
