@@ -20,6 +20,7 @@ struct CompileOptions {
   std::vector<std::string> configs;  // only these configurations (where feasible), e.g. a tuner's candidates
   int every = 1;                 // keep every n-th configuration of the feasible set (a spread-out subset)
   std::string cubin_dir;         // when set, each cubin is written there (for cuobjdump -sass / nvdisasm)
+  bool overwrite = false;        // replace cubins already in cubin_dir
 };
 
 // Returns the exit status: 0 when everything built without spills or local memory, 1 otherwise.

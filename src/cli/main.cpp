@@ -211,6 +211,7 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(tw::cli::at_least_one());
   compile->add_option("--cubin-dir", co.cubin_dir, "also write each cubin there (for cuobjdump -sass)");
+  compile->add_flag("--overwrite", co.overwrite, "replace cubins already in --cubin-dir");
 
   auto* bench = app.add_subcommand("bench", "measure arms on suites under the protocol and write a receipt");
   bench->group(tw::cli::kGpu);

@@ -221,6 +221,9 @@ TEST_F(Cli, ListsAndNumbersThatWouldDropOrRepeatWorkAreRefused) {
   EXPECT_TRUE(Ends(run({"suite", suite, "--layouts", "TN,,NN"}), 2, "--layouts 'TN,,NN' has an empty item"));
   EXPECT_NE(run({"compile", "--suite", suite, "--every", "0"}).status, 0);
   EXPECT_TRUE(Ends(run({"compile", "--suite", suite, "--dtypes", "fp8", "--layouts", "NN"}), 2, "nothing to build"));
+  // A size past what the kernels index is named, as `suite` and `choose` name it.
+  put("huge.txt", "huge 1099511627776 16 16\n");
+  EXPECT_TRUE(Ends(run({"compile", "--suite", "huge.txt", "--first-rule"}), 2, "huge: M = 1099511627776 exceeds 2147483647"));
   for (const char* seed : {"-1", "18446744073709551616", "1e3"}) {  // wrapped, clamped and rounded, they were
     const Ran ran = run({"sweep", "--seed", seed, "-o", "s.txt"});
     EXPECT_NE(ran.status, 0);
@@ -240,6 +243,21 @@ TEST_F(Cli, ListsAndNumbersThatWouldDropOrRepeatWorkAreRefused) {
   EXPECT_FALSE(exists("s.txt"));
   EXPECT_EQ(run({"sweep", "--seed", "18446744073709551615", "--count", "2", "-o", "s.txt"}).status, 0);
   EXPECT_NE(run({"db", "merge", database(), "-o", "m.json", "--margin", "0.1"}).status, 0);
+}
+
+TEST_F(Cli, CompileWritesCubinsAndReplacesThemOnlyWithOverwrite) {
+  const std::vector<std::string> args = {"compile", "--suite", kSource + "/suites/decode.txt", "--only", "dec_m1_4096",
+                                         "--first-rule", "--cubin-dir", "cubins"};
+  ASSERT_EQ(run(args).status, 0);
+  std::vector<fs::path> written;
+  for (const auto& e : fs::directory_iterator(dir_ / "cubins")) written.push_back(e.path());
+  ASSERT_FALSE(written.empty());
+  const auto size = fs::file_size(written[0]);
+  EXPECT_TRUE(Ends(run(args), 2, "exists; it is replaced only with --overwrite"));
+  std::vector<std::string> again = args;
+  again.push_back("--overwrite");
+  EXPECT_EQ(run(again).status, 0);
+  EXPECT_EQ(fs::file_size(written[0]), size);
 }
 
 TEST_F(Cli, CompileSweepBuildsWhatSm90SweepTimesAndStandsAlone) {
