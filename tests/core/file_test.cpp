@@ -160,7 +160,10 @@ TEST_F(Files, JsonErrorsNameTheFileAndWhere) {
 // as integers (reading a double past an integer field's range is undefined; an integer's conversion is not).
 TEST_F(Files, JsonNumbersAreOnesTheReadersCanHold) {
   EXPECT_TRUE(Contains(error_of([&] { read_json(put("seed.json", "{\"r\": [{\"seed\": 30357113557647470224}]}")); }),
-                       "seed.json: the number 3.035711355764747e+19 at r[0].seed is a whole number past 64 bits"));
+                       "seed.json: the number 3.035711355764747e+19 at r[0].seed is out of range"));
+  EXPECT_TRUE(Contains(error_of([&] { read_json(put("us.json", "{\"us\": 1.0e300}")); }),
+                       "us.json: the number 1e+300 at us is out of range: no field of a tilewise document holds a "
+                       "number past 2^64"));
   EXPECT_TRUE(Contains(error_of([&] { read_json(put("frac.json", "{\"n\": 2147483648.5}")); }),
                        "frac.json: the number 2147483648.5 at n has a fraction and is past 2^31"));
   const nlohmann::json j = read_json(put("whole.json", "{\"a\": 1e10, \"b\": -3.0, \"c\": 1.5, \"d\": 1.8e19}"));
