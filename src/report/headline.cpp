@@ -125,7 +125,10 @@ namespace {
 
 // A column's baseline as the table names it: cuBLASLt's arms by what they are, any other arm by its name.
 std::string baseline_label(const std::string& name) {
-  return name == "cublaslt-default" ? "cuBLASLt default" : name == "cublaslt" ? "cuBLASLt best" : name;
+  static const std::map<std::string, std::string> vendor{{"cublaslt-default", "cuBLASLt default"},
+                                                         {"cublaslt", "cuBLASLt best"}};
+  const auto it = vendor.find(name);
+  return it == vendor.end() ? name : it->second;
 }
 
 }  // namespace
