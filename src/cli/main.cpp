@@ -263,8 +263,10 @@ int main(int argc, char** argv) {
   std::string headline_arm = "selected", headline_baseline = "cublaslt-default", headline_best = "cublaslt";
   headline->add_option("receipts", headline_files, "receipt JSON files (an invalid one is refused)")->required();
   headline->add_option("--arm", headline_arm, "the arm: this name, or it with options (selected:...)")->capture_default_str();
-  headline->add_option("--baseline", headline_baseline, "cuBLASLt's default arm")->capture_default_str();
-  headline->add_option("--best", headline_best, "cuBLASLt's best-candidate arm")->capture_default_str();
+  headline->add_option("--baseline", headline_baseline, "the arm of the first ratio column (cuBLASLt's default)")
+      ->capture_default_str();
+  headline->add_option("--best", headline_best, "the arm of the second (cuBLASLt's best candidate; '-' where absent)")
+      ->capture_default_str();
   bool headline_pooled = false, headline_by_dtype = false, headline_by_class = false;
   auto* by_orientation = headline->add_flag("--by-orientation", headline_pooled,
                                             "one row per orientation and ldc class, pooled over the receipts, dtypes "
@@ -361,9 +363,7 @@ int main(int argc, char** argv) {
                                                                 : tw::report::Grouping::by_suite;
       const auto rows = tw::report::headline(receipts, headline_arm, headline_baseline, headline_best, grouping);
       std::set<std::string> arms;
-      for (const auto& [path, r] : receipts)
-        for (const tw::receipt::Result& res : r.results)
-          for (const tw::receipt::ArmResult& a : res.arms) arms.insert(a.arm);
+      for (const auto& [path, r] : receipts) arms.merge(tw::receipt::arm_names(r));
       // The default best arm may be missing ("-" in its column); one asked for by name and absent is a misspelling.
       if (headline->count("--best") && !arms.count(headline_best))
         throw tw::Error(fmt::format("no receipt has the arm --best {}; their arms: {}", headline_best, fmt::join(arms, ", ")));

@@ -64,7 +64,7 @@ void require_readable_numbers(nlohmann::json& document, const std::string& origi
       if (v >= -0x1p63 && v < 0x1p63) j = int64_t(v);
       else if (v >= 0 && v < 0x1p64) j = uint64_t(v);
       else throw Error(fmt::format("{}: the number {} at {} is out of range: no field of a tilewise document holds a "
-                                   "number past 2^64", origin, v, place(n)));
+                                   "number under -2^63 or from 2^64 up", origin, v, place(n)));
     } else if (std::fabs(v) >= 0x1p31) {
       throw Error(fmt::format("{}: the number {} at {} has a fraction and is past 2^31: no field of a tilewise "
                               "document holds one", origin, v, place(n)));

@@ -10,8 +10,9 @@
 namespace tilewise {
 
 // Throws Error "origin:line:column: not valid JSON (...)" or "origin: not valid JSON (...)", and Error naming the
-// place of a number no field can hold: one past 2^64 (1e300 too), or one with a fraction past 2^31 (whole numbers
-// written as doubles, 1e10, come back as integers, so that reading one into an integer field is defined).
+// place of a number no field can hold: one under -2^63 or from 2^64 up (1e300 too), or one with a fraction past 2^31
+// in size (whole numbers written as doubles, 1e10, come back as integers, so that reading one into an integer field
+// is defined).
 nlohmann::json parse_json(std::string_view text, const std::string& origin);
 // files::read (a regular file of bounded size), then parse_json.
 nlohmann::json read_json(const std::string& path);

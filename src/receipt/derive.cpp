@@ -49,6 +49,13 @@ const ArmResult* timed_arm(const Result& r, const std::string& name, bool with_o
   return nullptr;
 }
 
+std::set<std::string> arm_names(const Receipt& r) {
+  std::set<std::string> out;
+  for (const Result& res : r.results)
+    for (const ArmResult& a : res.arms) out.insert(a.arm);
+  return out;
+}
+
 Comparison compare(const ArmResult& arm, const ArmResult& baseline) {
   Comparison c{arm.arm, baseline.arm, 0, true, "none"};
   // All three of each arm: a tampered receipt may carry a median without its range.

@@ -2,6 +2,7 @@
 // Every number a receipt derives from its samples is computed here, once: the bench calls these to write a
 // receipt and the checker calls them again to verify it, so the two cannot disagree on a definition.
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,8 @@ Comparison compare(const ArmResult& arm, const ArmResult& baseline);
 // r's arm `name` where it ran correctly and has a median; with `with_options` also `name:anything` ("selected" takes
 // "selected:tune:db.json"). Null otherwise.
 const ArmResult* timed_arm(const Result& r, const std::string& name, bool with_options = false);
+// Every arm name in r's results, sorted (for a message that lists what a receipt has).
+std::set<std::string> arm_names(const Receipt& r);
 // Whether samples `a`'s range lies wholly below `b`'s: compare's "faster" claim, as the tuners judge a candidate.
 bool strictly_faster(const std::vector<double>& a, const std::vector<double>& b);
 double read_bw_gbps(const ReadBandwidth& bw);

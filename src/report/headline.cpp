@@ -93,7 +93,7 @@ std::vector<HeadlineRow> headline(const std::vector<std::pair<std::string, recei
       s.slower += claim == "slower";
       if (a->config.is_object() && a->config.contains("first_use"))
         s.tuning_s.push_back(a->config["first_use"].value("seconds", 0.0));
-      if (const receipt::ArmResult* b = receipt::timed_arm(res, best); ranged(b)) s.vs_best.add(*a, *b);
+      if (const receipt::ArmResult* b = receipt::timed_arm(res, best); ranged(b) && b != a) s.vs_best.add(*a, *b);
     }
   std::vector<HeadlineRow> out;
   for (const auto& [key, s] : groups) {

@@ -141,7 +141,7 @@ Page render_page(const std::vector<PageReceipt>& all) {
 void write_page(const std::vector<std::string>& receipt_paths, const std::string& out_dir, files::Existing existing) {
   const fs::path dir(out_dir), index = dir / "index.html", tables = dir / "tables";
   files::refuse_repeated_inputs(receipt_paths);  // one receipt twice would read as superseded by itself
-  // The page's own folder is made; a folder above it that is missing is a mistyped path, as for every other writer.
+  // The page's own folder is made; a folder above it that is missing is a mistyped path, as for a file's writer.
   fs::path folder = fs::absolute(dir).lexically_normal();
   if (folder.filename().empty()) folder = folder.parent_path();  // "page/" names the folder page
   const fs::path parent = folder.parent_path();

@@ -15,17 +15,17 @@ namespace tilewise::select {
 Confirmed confirm(Database db, const std::vector<std::pair<std::string, receipt::Receipt>>& receipts,
                   Keep keep, const std::string& arm, const std::string& baseline) {
   Confirmed out;
-  // A receipt without the two arms judges nothing; taking it would read as a judgement that kept every entry.
+  // A receipt where the arm ran no database entry beside the baseline judges nothing; taking it would read as a
+  // judgement that kept every entry.
   for (const auto& [origin, r] : receipts) {
-    std::set<std::string> arms;
-    for (const receipt::Result& res : r.results)
-      for (const receipt::ArmResult& a : res.arms) arms.insert(a.arm);
-    const bool has_arm = std::any_of(arms.begin(), arms.end(), [&](const std::string& a) {
-      return a == arm || a.starts_with(arm + ":");
+    const bool judges = std::any_of(r.results.begin(), r.results.end(), [&](const receipt::Result& res) {
+      const receipt::ArmResult* a = receipt::timed_arm(res, arm, true);
+      return a && receipt::timed_arm(res, baseline) && a->config.is_object() &&
+             a->config.value("source", "") == "database";
     });
-    if (!has_arm || !arms.count(baseline))
-      throw Error(fmt::format("{} has no {} arm beside {} (its arms: {}): it judges no database entry", origin, arm,
-                              baseline, fmt::join(arms, ", ")));
+    if (!judges)
+      throw Error(fmt::format("{}: no {} arm ran a database entry beside {} (its arms: {}): it judges nothing", origin,
+                              arm, baseline, fmt::join(receipt::arm_names(r), ", ")));
   }
   std::set<std::pair<std::string, std::string>> gone;  // a problem in two suites (sq2048 and sq2048_lin) is judged twice
   for (const auto& [origin, r] : receipts)

@@ -5,9 +5,9 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
 
 #include "core/error.hpp"
+#include "receipt/derive.hpp"
 
 namespace tilewise::select {
 
@@ -38,13 +38,10 @@ Decided decide(Database db, const receipt::Receipt& r, const std::string& origin
     throw Error(fmt::format("a preference margin is a fraction in [0, 1), not {}", prefer.margin));
   Decided out;
   const auto arms = database_arms(r);
-  if (arms.empty()) {  // else it would decide nothing and the merge would read as decided
-    std::set<std::string> names;
-    for (const receipt::Result& res : r.results)
-      for (const receipt::ArmResult& a : res.arms) names.insert(a.arm);
-    throw Error(fmt::format("{}: no arm ran a database entry (its arms: {}): it decides nothing", origin,
-                            fmt::join(names, ", ")));
-  }
+  if (arms.empty())  // else it would decide nothing and the merge would read as decided
+    throw Error(fmt::format("{}: no arm timed a database entry (its arms: {}; one that failed or was incorrect times "
+                            "nothing): it decides nothing",
+                            origin, fmt::join(receipt::arm_names(r), ", ")));
   for (auto& [key, record] : db.records) {
     if (record.families.size() < 2) continue;
     const auto it = arms.find(key);

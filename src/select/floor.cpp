@@ -112,9 +112,7 @@ FloorRule parse_floor(const nlohmann::json& j, const std::string& origin) {
     at["schema"].fail(fmt::format("'{}' is not {}", at["schema"].string(), kFloorSchema));
   FloorRule r;
   r.gpu = at["gpu"].string();
-  const int64_t sm_count = at["sm_count"].integer();
-  if (sm_count < 1 || sm_count > 1024) at["sm_count"].fail(fmt::format("{} is not an SM count (1..1024)", sm_count));
-  r.sm_count = int(sm_count);
+  r.sm_count = at["sm_count"].sm_count();
   r.cc = at["cc"].string();
   r.neighbours = int(at["neighbours"].integer());
   r.radius = at["radius"].number();

@@ -77,10 +77,7 @@ json to_json(const Identity& id) {
 Identity parse_identity(const At& at) {
   Identity id;
   for (const auto& [name, field] : kText) id.*field = at[name].string();
-  const int64_t sms = at["sm_count"].integer();
-  if (sms < 1 || sms > 1024)  // the rules size their grids by it
-    at["sm_count"].fail(fmt::format("{} SMs is no GPU's count (1..1024)", sms));
-  id.sm_count = int(sms);
+  id.sm_count = at["sm_count"].sm_count();
   return id;
 }
 

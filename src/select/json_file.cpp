@@ -76,6 +76,12 @@ int64_t At::integer() const {
   return value.get<int64_t>();
 }
 
+int At::sm_count() const {
+  const int64_t n = integer();
+  if (n < 1 || n > 1024) fail(fmt::format("{} is not an SM count (1..1024)", n));
+  return int(n);
+}
+
 void At::fail(std::string_view what) const {
   throw Error(fmt::format("{}: {}: {}", origin, pointer.empty() ? "/" : pointer, what));
 }

@@ -353,6 +353,7 @@ TEST_F(Cli, CampaignsThatDoNotHoldTheirFiguresAreNeitherValidNorExported) {
   EXPECT_TRUE(Ends(run({"check", "good.json"}), 0, "every figure matches its samples"));
   EXPECT_TRUE(Ends(run({"campaign", "good.json", "--database", "db.json"}), 0, "database: db.json (1 problems"));
   EXPECT_TRUE(Ends(run({"campaign", "good.json", "good.json"}), 2, "given twice: each input counts once"));
+  EXPECT_TRUE(Ends(run({"campaign", "good.json", "--grid", "./good.json"}), 2, "given twice: each input counts once"));
 }
 
 TEST_F(Cli, AReTunedCaseIsTakenFromTheLatestFileWhichIsNamed) {

@@ -163,7 +163,9 @@ TEST_F(Files, JsonNumbersAreOnesTheReadersCanHold) {
                        "seed.json: the number 3.035711355764747e+19 at r[0].seed is out of range"));
   EXPECT_TRUE(Contains(error_of([&] { read_json(put("us.json", "{\"us\": 1.0e300}")); }),
                        "us.json: the number 1e+300 at us is out of range: no field of a tilewise document holds a "
-                       "number past 2^64"));
+                       "number under -2^63 or from 2^64 up"));
+  EXPECT_TRUE(Contains(error_of([&] { read_json(put("neg.json", "{\"n\": -9.3e18}")); }),
+                       "neg.json: the number -9.3e+18 at n is out of range"));
   EXPECT_TRUE(Contains(error_of([&] { read_json(put("frac.json", "{\"n\": 2147483648.5}")); }),
                        "frac.json: the number 2147483648.5 at n has a fraction and is past 2^31"));
   const nlohmann::json j = read_json(put("whole.json", "{\"a\": 1e10, \"b\": -3.0, \"c\": 1.5, \"d\": 1.8e19}"));

@@ -141,6 +141,11 @@ class PeerReceipt(unittest.TestCase):
                       r["protocol"]["timing"])
         self.assertEqual(rc.timing(["cublaslt"]), "graph-replay+host-loop")
 
+    def test_order_note_is_worded_as_tilewises_runner_words_it(self):
+        runner = os.path.join(os.path.dirname(__file__), "..", "..", "src", "bench", "runner.cpp")
+        with open(runner, encoding="utf-8") as f:
+            self.assertIn(f'"{rc.ORDER_NOTE}"', f.read())
+
     def test_triton_kernel_must_be_a_template(self):
         kernel = rc.triton_kernel([INDUCTOR_TEMPLATE_CODE])
         self.assertEqual(kernel, {"templates": ["triton_tem_fused_mm_0"], "num_stages": 3, "num_warps": 8,

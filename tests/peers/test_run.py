@@ -66,7 +66,7 @@ class Order(unittest.TestCase):
             return Graph(fn(0), log), lambda count: log.append(("timed" if count > 1 else "probe", fn(0))) or 10.0
 
         run.make_arm, run.time_graph = make_arm, time_graph
-        run.time_host_loop = lambda fn, launches, sets: 10.5
+        run.time_host_loop = lambda fn, launches, sets: log.append(("host", fn(0))) or 10.5
         self.args = types.SimpleNamespace(baseline="torch", rewarm_ms=1.0, repeats=2, replays=3, graph_ms=2.0)
 
     def steps(self):
@@ -81,10 +81,18 @@ class Order(unittest.TestCase):
         result = run.measure(Problem(), ["triton", "torch"], self.args, Clocks(), [])
         self.assertEqual(self.steps()[:4], [("prepare", "torch"), ("replay", "torch"), ("prepare", "triton"),
                                             ("replay", "torch")])
-        self.assertEqual(self.steps()[4][0], "timed")
+        self.assertEqual(self.steps()[4][0], "host")
         self.assertNotIn("replay", [step for step, _ in self.steps()[4:]])
         self.assertEqual([arm["arm"] for arm in result["arms"]], ["triton", "torch"])
         self.assertEqual([c["baseline"] for c in result["comparisons"]], ["torch"])
+
+    def test_each_arms_timed_replays_follow_its_own_host_loop(self):
+        # docs/notes/2026-12-05-timing-carryover.md: what ran just before can move a kernel between two speeds
+        run.measure(Problem(), ["triton", "torch"], self.args, Clocks(), [])
+        timed = [step for step in self.steps() if step[0] in ("host", "timed")]
+        self.assertEqual(len(timed), 2 * 2 * self.args.repeats)
+        for host, replays in zip(timed[::2], timed[1::2]):
+            self.assertEqual((host[0], replays[0], host[1]), ("host", "timed", replays[1]))
 
     def test_a_failed_baseline_rewarms_on_the_next_arm(self):
         self.failing = {"torch"}

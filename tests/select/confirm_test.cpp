@@ -59,12 +59,16 @@ TEST(Confirm, AReceiptWithoutTheArmOrItsBaselineIsRefused) {
   r.results = {judged(sq, "sm90", "x", 90, 91, 92)};
   r.results[0].arms[1].arm = "cublaslt";
   EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { confirm(testkit::sample_database(), {{"vendor.json", r}}); }),
-                                "vendor.json has no selected arm beside cublaslt-default (its arms: cublaslt, "
-                                "cublaslt-default): it judges no database entry"));
-  r.results[0].arms[1].arm = "selected:tune";  // the arm with options is the arm
+                                "vendor.json: no selected arm ran a database entry beside cublaslt-default (its arms: "
+                                "cublaslt, cublaslt-default): it judges nothing"));
+  r.results[0].arms[1].arm = "selected:tune";  // the arm with options is the arm, but here without its baseline
   r.results[0].arms[0].arm = "cublaslt";
   EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { confirm(testkit::sample_database(), {{"r.json", r}}); }),
-                                "r.json has no selected arm beside cublaslt-default"));
+                                "r.json: no selected arm ran a database entry beside cublaslt-default"));
+  // `selected` beside its baseline, but what it ran came from the heuristic, not the database.
+  r.results = {judged(sq, "cublaslt", "algo=1", 90, 91, 92, "heuristic")};
+  EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { confirm(testkit::sample_database(), {{"h.json", r}}); }),
+                                "h.json: no selected arm ran a database entry beside cublaslt-default"));
 }
 
 TEST(Confirm, ABucketsEntryOrAnArmThatFailedJudgesNothingAndASecondJudgementCanDrop) {
@@ -76,7 +80,11 @@ TEST(Confirm, ABucketsEntryOrAnArmThatFailedJudgesNothingAndASecondJudgementCanD
   receipt::Result failed = judged(sq, "sm90", config, 50, 51, 52);
   failed.arms[1].correct = false;
   r.results.push_back(failed);
-  EXPECT_TRUE(confirm(db, {{"r.json", r}}).judged.empty());
+  // Neither judges its entry, so the receipt judges nothing, and is refused rather than read as a judgement.
+  EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { confirm(db, {{"r.json", r}}); }),
+                                "r.json: no selected arm ran a database entry beside cublaslt-default"));
+  r.results.push_back(judged(sq, "sm90", config, 90, 91, 92));  // with one that does, only that one is judged
+  EXPECT_EQ(confirm(db, {{"r.json", r}}).judged.size(), 1u);
   // The same problem in two suites: faster in one, slower in the other: dropped once.
   receipt::Receipt twice;
   twice.results = {judged(sq, "sm90", config, 90, 91, 92), judged(sq, "sm90", config, 105, 106, 107),

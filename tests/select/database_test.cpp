@@ -96,9 +96,9 @@ TEST_F(DatabaseFile, WrongTypesAreNamedByJsonPointer) {
                                 "/identities/0/sm_count: expected an integer, got string"));
   // A count no GPU has: the rules would size grids for it (0 once divided by zero).
   EXPECT_TRUE(testkit::Contains(error_after([](auto& j) { j["identities"][0]["sm_count"] = 0; }),
-                                "/identities/0/sm_count: 0 SMs is no GPU's count (1..1024)"));
+                                "/identities/0/sm_count: 0 is not an SM count (1..1024)"));
   EXPECT_TRUE(testkit::Contains(error_after([](auto& j) { j["identities"][0]["sm_count"] = 1LL << 40; }),
-                                "/identities/0/sm_count: 1099511627776 SMs is no GPU's count"));
+                                "/identities/0/sm_count: 1099511627776 is not an SM count"));
   EXPECT_TRUE(testkit::Contains(error_after([](auto& j) { j["entries"] = nlohmann::json::object(); }),
                                 "/entries: expected an array, got object"));
   EXPECT_TRUE(testkit::Contains(error_after([](auto& j) { j["entries"][1]["families"]["cublaslt"].erase("config"); }),
