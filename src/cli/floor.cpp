@@ -4,7 +4,6 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <ranges>
 
 #include "cli/options.hpp"
 #include "core/error.hpp"
@@ -97,11 +96,13 @@ std::optional<int> FloorCommands::run() {
         select::floor_points(read_receipts(judge_receipts_, base), family_arms);
     if (fit_points.empty() || judged.empty()) throw Error("the fitted and the judged half each need measured problems");
     // Receipts that time no family's rule beside cuBLASLt's default (a vendor-only run) would fit an empty floor.
+    std::vector<std::string> arms;
+    for (const auto& [arm, _] : family_arms) arms.push_back(arm);
     for (const auto& [half, points] : {std::pair{"fitted", &fit_points}, std::pair{"judged", &judged}})
       if (std::all_of(points->begin(), points->end(), [](const select::FloorPoint& p) { return p.families.empty(); }))
         throw Error(fmt::format("the {} half's receipts time no family's rule (an arm {}) beside cublaslt-default: "
                                 "there is nothing to fit or judge",
-                                half, fmt::join(std::views::keys(family_arms), " or ")));
+                                half, fmt::join(arms, " or ")));
     const select::FloorFit fit = select::fit_floor(base, fit_points);
     const select::FloorScore score = select::score_floor(fit.rule, judged);
     const std::string report = select::floor_report(fit, score, judged);
