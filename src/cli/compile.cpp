@@ -101,9 +101,8 @@ std::filesystem::path cubin_name(const std::string& what) {
   return name + ".cubin";
 }
 
-// Over a file already there (an earlier run's cubin, or anything else the folder holds) only with --overwrite.
-void write_cubin(const std::filesystem::path& dir, const Job& j, const jit::Built& b, files::Existing existing) {
-  files::write((dir / cubin_name(j.what)).string(), std::string_view(b.cubin.data(), b.cubin.size()), existing);
+std::string cubin_path(const std::string& dir, const Job& j) {
+  return (std::filesystem::path(dir) / cubin_name(j.what)).string();
 }
 
 }  // namespace
@@ -121,8 +120,10 @@ int run_compile(const CompileOptions& o) {
     throw Error("nothing to build: the family takes none of these problems in these dtypes and layouts (fp8 runs TN "
                 "only; a stride TMA cannot load has no sm90 configuration)");
   const files::Existing existing = o.overwrite ? files::Existing::replace : files::Existing::refuse;
-  if (!o.cubin_dir.empty())  // a cubin that would be refused, refused before minutes of building
-    for (const Job& j : jobs) files::check_output((std::filesystem::path(o.cubin_dir) / cubin_name(j.what)).string(), existing);
+  // Over a file already there (an earlier run's cubin, or anything else the folder holds) only with --overwrite, and
+  // refused before minutes of building.
+  if (!o.cubin_dir.empty())
+    for (const Job& j : jobs) files::check_output(cubin_path(o.cubin_dir, j), existing);
   std::vector<jit::KernelBuild> builds;
   for (const Job& j : jobs) builds.push_back(j.build);
   fmt::print(stderr, "compiling {} instantiations into {} ...\n", builds.size(), jit::cache_dir().string());
@@ -139,7 +140,9 @@ int run_compile(const CompileOptions& o) {
     const bool ok = u.registers > 0 && !u.spills();
     bad += ok ? 0 : 1;
     cached += built[i].from_cache ? 1 : 0;
-    if (!o.cubin_dir.empty()) write_cubin(o.cubin_dir, jobs[i], built[i], existing);
+    if (!o.cubin_dir.empty())
+      files::write(cubin_path(o.cubin_dir, jobs[i]), std::string_view(built[i].cubin.data(), built[i].cubin.size()),
+                   existing);
     fmt::print("{:<{}} {:>4} {:>6} {:>6} {:>8.1f}  {}\n", jobs[i].what, width, u.registers,
                u.spill_store_bytes + u.spill_load_bytes, u.stack_frame_bytes,
                (jobs[i].dynamic_shared + u.shared_bytes) / 1024.0, ok ? "" : "SPILLS OR NO REPORT");

@@ -366,7 +366,8 @@ int main(int argc, char** argv) {
       for (const auto& [path, r] : receipts) arms.merge(tw::receipt::arm_names(r));
       // The default best arm may be missing ("-" in its column); one asked for by name and absent is a misspelling.
       if (headline->count("--best") && !arms.count(headline_best))
-        throw tw::Error(fmt::format("no receipt has the arm --best {}; their arms: {}", headline_best, fmt::join(arms, ", ")));
+        throw tw::Error(
+            fmt::format("no receipt has the arm --best {}; their arms: {}", headline_best, fmt::join(arms, ", ")));
       if (rows.empty()) {  // an empty table would read as a run with nothing to say
         throw tw::Error(fmt::format("no problem in these receipts has both {} and {} timed{}; their arms: {}",
                                     headline_arm, headline_baseline,

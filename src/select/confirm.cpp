@@ -12,27 +12,32 @@
 
 namespace tilewise::select {
 
+namespace {
+
+// The result's `arm` (or it with options) where it ran a database entry, timed beside a timed `baseline`; else null.
+const receipt::ArmResult* judging_arm(const receipt::Result& res, const std::string& arm, const std::string& baseline) {
+  const receipt::ArmResult* a = receipt::timed_arm(res, arm, true);
+  if (!a || !receipt::timed_arm(res, baseline) || !a->config.is_object()) return nullptr;
+  return a->config.value("source", "") == "database" ? a : nullptr;
+}
+
+}  // namespace
+
 Confirmed confirm(Database db, const std::vector<std::pair<std::string, receipt::Receipt>>& receipts,
                   Keep keep, const std::string& arm, const std::string& baseline) {
   Confirmed out;
   // A receipt where the arm ran no database entry beside the baseline judges nothing; taking it would read as a
   // judgement that kept every entry.
-  for (const auto& [origin, r] : receipts) {
-    const bool judges = std::any_of(r.results.begin(), r.results.end(), [&](const receipt::Result& res) {
-      const receipt::ArmResult* a = receipt::timed_arm(res, arm, true);
-      return a && receipt::timed_arm(res, baseline) && a->config.is_object() &&
-             a->config.value("source", "") == "database";
-    });
-    if (!judges)
+  for (const auto& [origin, r] : receipts)
+    if (std::none_of(r.results.begin(), r.results.end(),
+                     [&](const receipt::Result& res) { return judging_arm(res, arm, baseline); }))
       throw Error(fmt::format("{}: no {} arm ran a database entry beside {} (its arms: {}): it judges nothing", origin,
                               arm, baseline, fmt::join(receipt::arm_names(r), ", ")));
-  }
   std::set<std::pair<std::string, std::string>> gone;  // a problem in two suites (sq2048 and sq2048_lin) is judged twice
   for (const auto& [origin, r] : receipts)
   for (const receipt::Result& res : r.results) {
-    const receipt::ArmResult* a = receipt::timed_arm(res, arm, true);
-    const receipt::ArmResult* d = receipt::timed_arm(res, baseline);
-    if (!a || !d || !a->config.is_object() || a->config.value("source", "") != "database") continue;
+    const receipt::ArmResult* a = judging_arm(res, arm, baseline);
+    if (!a) continue;
     const std::string key = signature(res.problem), family = a->config.value("family", "");
     const std::string config = a->config.value("config", "");
     if (gone.count({key, family})) continue;
@@ -42,7 +47,7 @@ Confirmed confirm(Database db, const std::vector<std::pair<std::string, receipt:
       throw Error(fmt::format("{}: arm '{}' ran {} {} for {}, which the database does not hold: the receipt was made "
                               "with another database",
                               origin, a->arm, family, config, key));
-    const receipt::Comparison c = receipt::compare(*a, *d);
+    const receipt::Comparison c = receipt::compare(*a, *receipt::timed_arm(res, baseline));
     out.judged.push_back({key, family, config, c.speedup, c.claim});
     if (keep == Keep::faster ? c.claim == "faster" : c.claim != "slower") continue;
     gone.insert({key, family});
