@@ -262,7 +262,14 @@ int main(int argc, char** argv) {
   std::vector<std::string> headline_files;
   std::string headline_arm = "selected", headline_baseline = "cublaslt-default", headline_best = "cublaslt";
   headline->add_option("receipts", headline_files, "receipt JSON files (an invalid one is refused)")->required();
-  headline->add_option("--arm", headline_arm, "the arm: this name, or it with options (selected:...)")->capture_default_str();
+  auto* headline_arm_option =
+      headline->add_option("--arm", headline_arm, "the arm: this name, or it with options (selected:...)")
+          ->capture_default_str();
+  std::string headline_fastest_of;
+  headline->add_option("--fastest-of", headline_fastest_of,
+                       "in place of --arm: per problem the fastest by median of these arms (comma-separated), chosen "
+                       "after the fact: an upper bound on a selector among them")
+      ->excludes(headline_arm_option);
   headline->add_option("--baseline", headline_baseline, "the arm of the first ratio column (cuBLASLt's default)")
       ->capture_default_str();
   headline->add_option("--best", headline_best, "the arm of the second (cuBLASLt's best candidate; '-' where absent)")
@@ -361,7 +368,11 @@ int main(int argc, char** argv) {
                                             : headline_by_dtype ? tw::report::Grouping::by_dtype
                                             : headline_by_class ? tw::report::Grouping::by_sweep_class
                                                                 : tw::report::Grouping::by_suite;
-      const auto rows = tw::report::headline(receipts, headline_arm, headline_baseline, headline_best, grouping);
+      const tw::report::HeadlineArm arm = !headline->count("--fastest-of")
+                                              ? tw::report::HeadlineArm(headline_arm)
+                                              : tw::report::HeadlineArm::fastest_of(
+                                                    split_list(headline_fastest_of, "--fastest-of"));
+      const auto rows = tw::report::headline(receipts, arm, headline_baseline, headline_best, grouping);
       std::set<std::string> arms;
       for (const auto& [path, r] : receipts) arms.merge(tw::receipt::arm_names(r));
       // The default best arm may be missing ("-" in its column); one asked for by name and absent is a misspelling.
@@ -370,11 +381,11 @@ int main(int argc, char** argv) {
             fmt::format("no receipt has the arm --best {}; their arms: {}", headline_best, fmt::join(arms, ", ")));
       if (rows.empty()) {  // an empty table would read as a run with nothing to say
         throw tw::Error(fmt::format("no problem in these receipts has both {} and {} timed{}; their arms: {}",
-                                    headline_arm, headline_baseline,
+                                    arm.label(), headline_baseline,
                                     grouping == tw::report::Grouping::by_sweep_class ? " among the sweep's problems" : "",
                                     fmt::join(arms, ", ")));
       }
-      fmt::print("{}", tw::report::headline_markdown(rows, headline_arm, headline_baseline, headline_best));
+      fmt::print("{}", tw::report::headline_markdown(rows, arm.label(), headline_baseline, headline_best));
       return 0;
     }
     if (*report) {

@@ -1,6 +1,7 @@
 #include "report/headline.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -38,6 +39,16 @@ struct Sums {
 // Whether an arm carries the whole of its range, as a ratio needs (a tampered receipt may lack part of it).
 bool ranged(const receipt::ArmResult* a) { return a && a->us_min && a->us_max; }
 
+// The result's arm the headline measures: the named one, or the fastest by median of those named; null where none ran.
+const receipt::ArmResult* measured_arm(const receipt::Result& res, const HeadlineArm& arm) {
+  const receipt::ArmResult* fastest = nullptr;
+  for (const std::string& name : arm.names)
+    if (const receipt::ArmResult* a = receipt::timed_arm(res, name, true);
+        ranged(a) && (!fastest || *a->us_median < *fastest->us_median))
+      fastest = a;
+  return fastest;
+}
+
 // receipt, suite, orientation, dtype, layout, sweep class, token band, unaligned (so aligned rows come first)
 using Key = std::tuple<std::string, std::string, std::string, std::string, std::string, std::string, std::string, bool>;
 
@@ -50,6 +61,23 @@ std::optional<SweepProblem> sweep_problem_of(const receipt::Result& res) {
 
 }  // namespace
 
+HeadlineArm HeadlineArm::fastest_of(std::vector<std::string> names) {
+  if (names.size() < 2)
+    throw Error(fmt::format("the fastest of {} arm{}: name at least two", names.size(), names.size() == 1 ? "" : "s"));
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (names[i].empty()) throw Error("the fastest of arms: an empty arm name");
+    if (std::find(names.begin(), names.begin() + i, names[i]) != names.begin() + i)
+      throw Error(fmt::format("the fastest of arms: '{}' given twice", names[i]));
+  }
+  HeadlineArm arm(names.front());
+  arm.names = std::move(names);
+  return arm;
+}
+
+std::string HeadlineArm::label() const {
+  return fastest() ? fmt::format("fastest of {}", fmt::join(names, ", ")) : names.front();
+}
+
 std::string orientation_of(const receipt::Result& r) {
   const auto ends = [](const std::string& s, std::string_view tail) {
     return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
@@ -60,10 +88,10 @@ std::string orientation_of(const receipt::Result& r) {
 bool aligned_ldc(const Problem& p) { return p.ldc % 8 == 0; }
 
 std::vector<HeadlineRow> headline(const std::vector<std::pair<std::string, receipt::Receipt>>& receipts,
-                                  const std::string& arm, const std::string& baseline, const std::string& best,
+                                  const HeadlineArm& arm, const std::string& baseline, const std::string& best,
                                   Grouping grouping) {
-  if (arm == baseline)
-    throw Error(fmt::format("the arm and its baseline are both '{}': an arm against itself says nothing", arm));
+  if (!arm.fastest() && arm.names.front() == baseline)
+    throw Error(fmt::format("the arm and its baseline are both '{}': an arm against itself says nothing", baseline));
   for (const auto& [path, r] : receipts)  // a geomean over two GPUs is neither's figure
     if (r.machine.gpu != receipts.front().second.machine.gpu)
       throw Error(fmt::format("{} was measured on {} and {} on {}: give one GPU's receipts at a time",
@@ -71,7 +99,7 @@ std::vector<HeadlineRow> headline(const std::vector<std::pair<std::string, recei
   std::map<Key, Sums> groups;
   for (const auto& [path, r] : receipts)
     for (const receipt::Result& res : r.results) {
-      const receipt::ArmResult* a = receipt::timed_arm(res, arm, true);
+      const receipt::ArmResult* a = measured_arm(res, arm);
       const receipt::ArmResult* d = receipt::timed_arm(res, baseline);
       if (!ranged(a) || !ranged(d)) continue;
       const bool unaligned = !aligned_ldc(res.problem);
@@ -93,7 +121,9 @@ std::vector<HeadlineRow> headline(const std::vector<std::pair<std::string, recei
       s.slower += claim == "slower";
       if (a->config.is_object() && a->config.contains("first_use"))
         s.tuning_s.push_back(a->config["first_use"].value("seconds", 0.0));
-      if (const receipt::ArmResult* b = receipt::timed_arm(res, best); ranged(b) && b != a) s.vs_best.add(*a, *b);
+      // One arm that is the best arm itself has no figure against it; a fastest-of arm that chose it is 1x there.
+      if (const receipt::ArmResult* b = receipt::timed_arm(res, best); ranged(b) && (b != a || arm.fastest()))
+        s.vs_best.add(*a, *b);
     }
   std::vector<HeadlineRow> out;
   for (const auto& [key, s] : groups) {

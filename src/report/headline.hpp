@@ -5,6 +5,9 @@
 // is not a multiple of 8 meets cuBLASLt's alignment cliff, and its wins are labelled so and never pooled with the
 // aligned ones. The arm is taken by its name or the name with options ("selected" takes "selected:tune:db.json");
 // the baseline and best by exact name.
+//
+// In place of one arm, a row may take per problem the fastest (by median) of several arms that ran correctly: chosen
+// after the fact, so an upper bound on what a selector among them could reach, not what any run of the library did.
 #include <string>
 #include <vector>
 
@@ -27,6 +30,18 @@ enum class Grouping {
                    // ldc class, pooled over every receipt, dtype and layout
 };
 
+// The arm a headline measures: one arm, or per problem the fastest of several (`fastest_of`).
+struct HeadlineArm {
+  HeadlineArm(const char* name) : names{name} {}
+  HeadlineArm(std::string name) : names{std::move(name)} {}
+  // Refuses (tilewise::Error) fewer than two names, an empty one, and one given twice.
+  static HeadlineArm fastest_of(std::vector<std::string> names);
+  bool fastest() const { return names.size() > 1; }
+  // As the table names it: the arm, or "fastest of A, B, C".
+  std::string label() const;
+  std::vector<std::string> names;
+};
+
 struct HeadlineRow {
   std::string receipt;  // the receipts the row pools, comma-separated
   std::string suite, orientation, dtype, layout;  // "all" where pooled
@@ -44,9 +59,10 @@ struct HeadlineRow {
 };
 
 // Rows in key order (receipt, suite, orientation, dtype, layout, class, tokens, aligned before unaligned). Refuses
-// (tilewise::Error) an arm given as its own baseline, and receipts measured on different GPUs.
+// (tilewise::Error) an arm given as its own baseline, and receipts measured on different GPUs. A fastest-of arm may
+// hold the baseline or the best arm: where it is the fastest, the case counts at 1x.
 std::vector<HeadlineRow> headline(const std::vector<std::pair<std::string, receipt::Receipt>>& receipts,
-                                  const std::string& arm, const std::string& baseline = "cublaslt-default",
+                                  const HeadlineArm& arm, const std::string& baseline = "cublaslt-default",
                                   const std::string& best = "cublaslt", Grouping grouping = Grouping::by_suite);
 // The markdown names the two baselines: "cuBLASLt default" and "cuBLASLt best" for cuBLASLt's arms, else the arm.
 std::string headline_markdown(const std::vector<HeadlineRow>& rows, const std::string& arm,

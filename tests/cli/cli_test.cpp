@@ -170,6 +170,16 @@ TEST_F(Cli, AReceiptCountsOnceAndNoReportReplacesAnInput) {
   // An arm no receipt has: an empty table would read as a run with nothing to say.
   EXPECT_TRUE(Ends(run({"headline", r, "--arm", "nosuch"}), 2, "their arms: cublaslt, cublaslt-default"));
   EXPECT_TRUE(Ends(run({"headline", r, "--arm", "cublaslt", "--by-class"}), 2, "among the sweep's problems"));
+  EXPECT_TRUE(Ends(run({"headline", r, "--fastest-of", "cublaslt"}), 2, "name at least two"));
+  EXPECT_TRUE(Ends(run({"headline", r, "--fastest-of", "cublaslt,cublaslt"}), 2, "names cublaslt twice"));
+  EXPECT_TRUE(Ends(run({"headline", r, "--fastest-of", ""}), 2, "name at least two"));
+  const Ran with_arm = run({"headline", r, "--fastest-of", "cublaslt,cublaslt-default", "--arm", "cublaslt"});
+  EXPECT_NE(with_arm.status, 0);
+  EXPECT_NE(with_arm.all().find("excludes"), std::string::npos) << with_arm.all();
+  EXPECT_TRUE(Ends(run({"headline", "--fastest-of", "cublaslt,cublaslt-default", r}), 0,
+                   "| fastest of cublaslt, cublaslt-default vs cuBLASLt default |"));
+  EXPECT_TRUE(Ends(run({"headline", r, "--fastest-of", "nosuch,other"}), 2, "no problem in these receipts has both "
+                                                                           "fastest of nosuch, other and"));
   // A best arm asked for by name that no receipt has is a misspelling, not a receipt without cuBLASLt's best.
   EXPECT_TRUE(Ends(run({"headline", r, "--arm", "cublaslt", "--best", "cublast"}), 2,
                    "no receipt has the arm --best cublast; their arms: cublaslt, cublaslt-default"));

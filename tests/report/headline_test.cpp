@@ -165,6 +165,36 @@ TEST(Headline, RefusesAnArmAgainstItselfAndReceiptsFromTwoGpus) {
   EXPECT_EQ(headline({{"a.json", r}, {"b.json", r}}, "cublaslt").size(), 4u);  // one GPU: each receipt its two rows
 }
 
+TEST(Headline, FastestOfTakesEachProblemsFastestArmByMedianAndCountsItAgainstBothBaselines) {
+  Receipt r = receipt::sample_receipt();  // sq2048: cublaslt 26.0 us against the default's 27.5 (medians)
+  r.results[1].arms[0].us = {33.1, 32.9, 33.4};  // dec_m16_12288: cublaslt now slower than the default (32.2 us)
+  receipt::refresh_derived(r);
+  const HeadlineArm both = HeadlineArm::fastest_of({"cublaslt", "cublaslt-default"});
+  const std::vector<HeadlineRow> rows = headline({{"a.json", r}}, both, "cublaslt-default", "cublaslt");
+  ASSERT_EQ(rows.size(), 2u);  // bf16 (sq2048), then fp16 (dec_m16_12288)
+  const receipt::Result &sq = r.results[0], &dec = r.results[1];
+  EXPECT_NEAR(rows[0].vs_default, *sq.arms[1].us_median / *sq.arms[0].us_median, 1e-12);  // cublaslt chosen
+  EXPECT_EQ(rows[0].faster, 1);
+  EXPECT_EQ(rows[0].vs_best, 1.0);  // it chose the best arm: 1x against it, not left out
+  EXPECT_EQ(rows[1].vs_default, 1.0);  // the default chosen: 1x against itself, neither faster nor slower
+  EXPECT_EQ(rows[1].faster + rows[1].slower, 0);
+  EXPECT_NEAR(rows[1].vs_best, *dec.arms[0].us_median / *dec.arms[1].us_median, 1e-12);
+  EXPECT_GT(rows[1].vs_best, 1.0);
+  // One arm stays as it was: cublaslt alone is slower on dec_m16_12288.
+  EXPECT_LT(headline({{"a.json", r}}, "cublaslt", "cublaslt-default", "none")[1].vs_default, 1.0);
+  const std::string md = headline_markdown(rows, both.label());
+  EXPECT_NE(md.find("| fastest of cublaslt, cublaslt-default vs cuBLASLt default |"), std::string::npos) << md;
+}
+
+TEST(Headline, FastestOfRefusesFewerThanTwoArmsAnEmptyNameAndANameGivenTwice) {
+  EXPECT_TRUE(testkit::Contains(testkit::error_of([] { HeadlineArm::fastest_of({"sm90"}); }), "name at least two"));
+  EXPECT_TRUE(testkit::Contains(testkit::error_of([] { HeadlineArm::fastest_of({"sm90", ""}); }), "an empty arm name"));
+  EXPECT_TRUE(testkit::Contains(testkit::error_of([] { HeadlineArm::fastest_of({"sm90", "gemv", "sm90"}); }),
+                                "'sm90' given twice"));
+  EXPECT_EQ(HeadlineArm::fastest_of({"sm90", "gemv"}).label(), "fastest of sm90, gemv");
+  EXPECT_EQ(HeadlineArm("selected").label(), "selected");
+}
+
 TEST(Headline, TheColumnsNameTheBaselinesTheyWereGiven) {
   const Receipt r = receipt::sample_receipt();
   const std::string cublaslt = headline_markdown(headline({{"a.json", r}}, "cublaslt"), "cublaslt");
