@@ -431,6 +431,9 @@ int main(int argc, char** argv) {
       fmt::print("receipt: {}\n", o.output);
       return r.valid ? 0 : 1;
     }
+  } catch (const tw::device::NoGpu& e) {
+    fmt::print(stderr, "tilewise: {}; 'tilewise info' names the commands that work without one\n", e.what());
+    return 2;
   } catch (const tw::Error& e) {
     fmt::print(stderr, "tilewise: {}\n", e.what());
     return 2;

@@ -144,16 +144,30 @@ void to_json(nlohmann::json& j, const Problem& p) {
        {"layout", to_string(p.layout)}, {"lda", p.lda}, {"ldb", p.ldb}, {"ldc", p.ldc}};
 }
 
+namespace {
+
+// A size or stride as written: a whole number in int64_t. nlohmann's get<int64_t> would truncate 512.5 to 512 and
+// wrap an unsigned value past the range.
+int64_t whole_field(const nlohmann::json& j, const char* key) {
+  const nlohmann::json& v = j.at(key);
+  const bool whole = v.is_number_integer() &&
+                     (!v.is_number_unsigned() || v.get<uint64_t>() <= uint64_t(std::numeric_limits<int64_t>::max()));
+  if (!whole) throw Error(fmt::format("problem field '{}': expected a whole number, got {}", key, v.dump()));
+  return v.get<int64_t>();
+}
+
+}  // namespace
+
 void from_json(const nlohmann::json& j, Problem& p) {
   p.name = j.at("name").get<std::string>();
-  p.M = j.at("M").get<int64_t>();
-  p.N = j.at("N").get<int64_t>();
-  p.K = j.at("K").get<int64_t>();
+  p.M = whole_field(j, "M");
+  p.N = whole_field(j, "N");
+  p.K = whole_field(j, "K");
   p.dtype = parse_dtype(j.at("dtype").get<std::string>());
   p.layout = parse_layout(j.at("layout").get<std::string>());
-  p.lda = j.at("lda").get<int64_t>();
-  p.ldb = j.at("ldb").get<int64_t>();
-  p.ldc = j.at("ldc").get<int64_t>();
+  p.lda = whole_field(j, "lda");
+  p.ldb = whole_field(j, "ldb");
+  p.ldc = whole_field(j, "ldc");
 }
 
 }  // namespace tilewise

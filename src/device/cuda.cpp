@@ -18,12 +18,32 @@ int sm_count() {
   return count;
 }
 
+namespace {
+
+// Why the runtime finds no device, in words that fit the machine: without a driver at all the runtime still says
+// "driver version is insufficient", which sends a user looking for a driver update.
+std::string why_no_gpu(cudaError_t err, int count) {
+  int driver = 0, runtime = 0;
+  cudaDriverGetVersion(&driver);
+  cudaRuntimeGetVersion(&runtime);
+  const auto version = [](int v) { return fmt::format("{}.{}", v / 1000, v % 1000 / 10); };
+  if (driver == 0) return "no NVIDIA driver is installed";
+  if (err == cudaErrorInsufficientDriver)
+    return fmt::format("the NVIDIA driver supports CUDA {}, older than this build's runtime, CUDA {}", version(driver),
+                       version(runtime));
+  if (err == cudaSuccess && count == 0) return "the driver reports no devices";
+  return cudaGetErrorString(err);
+}
+
+}  // namespace
+
 int require_gpu() {
   int count = 0;
   const cudaError_t err = cudaGetDeviceCount(&count);
-  if (err != cudaSuccess || count == 0)
-    throw Error(fmt::format("no CUDA GPU is usable here ({}); 'tilewise info' names the commands that work without one",
-                            err != cudaSuccess ? cudaGetErrorString(err) : "no devices"));
+  if (err != cudaSuccess || count == 0) {
+    cudaGetLastError();  // reported here, as throw_cuda does
+    throw NoGpu(fmt::format("no CUDA GPU is usable here ({})", why_no_gpu(err, count)));
+  }
   return count;
 }
 

@@ -17,7 +17,14 @@ namespace tilewise::device {
     if (tw_err_ != cudaSuccess) ::tilewise::device::throw_cuda(tw_err_, #call, __FILE__, __LINE__); \
   } while (0)
 
-// Number of CUDA devices, or an Error saying there is none and what works without one.
+// What require_gpu throws: no GPU, no driver, or a driver too old for this build's runtime (the CLI adds what works
+// without one).
+class NoGpu : public Error {
+ public:
+  using Error::Error;
+};
+
+// Number of CUDA devices, or NoGpu saying why there is none.
 int require_gpu();
 // Multiprocessors of the current device: what persistent grids and tile rules size themselves by.
 int sm_count();

@@ -6,6 +6,7 @@
 
 #include "bench/runner.hpp"
 #include "core/error.hpp"
+#include "device/cuda.hpp"
 #include "gpu.hpp"
 
 namespace tilewise::bench {
@@ -64,11 +65,11 @@ TEST(BenchOptions, ArmGivenTwice) {
   expect_error(o, "given twice");
 }
 
-TEST(BenchWithoutGpu, SaysWhichCommandsWorkOffline) {
+TEST(BenchWithoutGpu, SaysWhyAndWritesNothing) {
   if (testkit::has_gpu()) GTEST_SKIP() << "a GPU is present";
   const Options o = valid_options();
-  expect_error(o, "no CUDA GPU");
-  expect_error(o, "'tilewise info' names the commands that work without one");
+  expect_error(o, "no CUDA GPU is usable here (");
+  EXPECT_THROW(run(o, nullptr), device::NoGpu);
   EXPECT_FALSE(std::filesystem::exists(o.output)) << "a receipt was written without a GPU";
 }
 

@@ -550,7 +550,10 @@ TEST_F(Cli, InfoNamesExactlyTheCommandsThatWorkWithoutAGpu) {
     EXPECT_EQ(ran.status, how.second) << ran.all();
     if (name != "info") EXPECT_EQ(ran.all().find("no CUDA GPU"), std::string::npos) << ran.all();
   }
-  EXPECT_TRUE(Ends(run({"bench", "--suite", suite, "--only", "sq256", "-o", "r.json"}), 2, "no CUDA GPU is usable here"));
+  const Ran bench = run({"bench", "--suite", suite, "--only", "sq256", "-o", "r.json"});
+  EXPECT_TRUE(Ends(bench, 2, "no CUDA GPU is usable here"));
+  EXPECT_NE(bench.all().find("'tilewise info' names the commands that work without one"), std::string::npos)
+      << bench.all();
   EXPECT_TRUE(Ends(run({"tune", "--suite", suite, "--only", "sq256", "--campaign", "t.json"}), 2,
                    "no CUDA GPU is usable here"));
 }

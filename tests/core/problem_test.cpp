@@ -339,6 +339,21 @@ TEST(ProblemJson, UsesReadableNames) {
   EXPECT_EQ(j.at("ldc"), 32);
 }
 
+TEST(ProblemJson, SizesThatAreNotWholeNumbersAreErrorsNamingTheField) {
+  const nlohmann::json good = make_problem("a", 16, 32, 64, DType::bf16, Layout::TN);
+  const auto error = [&](const char* key, const nlohmann::json& value) {
+    nlohmann::json j = good;
+    j[key] = value;
+    return error_of([&] { j.get<Problem>(); });
+  };
+  EXPECT_TRUE(Contains(error("M", 512.5), "problem field 'M': expected a whole number, got 512.5"));
+  EXPECT_TRUE(Contains(error("ldc", "32"), "problem field 'ldc'"));
+  EXPECT_TRUE(Contains(error("K", nlohmann::json(uint64_t(1) << 63)), "problem field 'K'"));
+  nlohmann::json whole = good;
+  whole["N"] = 48;
+  EXPECT_EQ(whole.get<Problem>().N, 48);  // a whole number reads as before
+}
+
 TEST(ProblemJson, BadDtypeIsAnError) {
   nlohmann::json j = make_problem("a", 16, 32, 64, DType::bf16, Layout::TN);
   j["dtype"] = "fp64";
