@@ -125,7 +125,11 @@ def dequantize(pw, dtype=torch.float32):
     """The weights pw's kernels compute with, as a dense tensor [F, K] of `dtype` on pw's device: each value times its
     scale in fp32 (as the library's reference computes them), then rounded to `dtype`. On CUDA to bfloat16 or float16
     (real tensors, outside torch.compile's tracing), one kernel of the library's on the current stream: the same
-    values as the torch ops give, a NaN's bits aside."""
+    values as the torch ops give, a NaN's bits aside. Raises ValueError for a dtype that is not floating-point (an
+    integer one would wrap the values)."""
+    if not (isinstance(dtype, torch.dtype) and dtype.is_floating_point):
+        raise ValueError(f"dequantize returns the weights as a floating-point dtype (torch.float32, torch.bfloat16, "
+                         f"torch.float16, ...), not {dtype!r}")
     if (pw.q.is_cuda and dtype in (torch.bfloat16, torch.float16) and type(pw.q) is torch.Tensor
             and not torch.compiler.is_compiling()):
         out = torch.empty((pw.out_features, pw.in_features), dtype=dtype, device=pw.device)

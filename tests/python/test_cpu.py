@@ -140,7 +140,6 @@ class Patch(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "from_linear"):
             tilewise.patch(torch.nn.Linear(64, 64))
 
-
 class Quantize(unittest.TestCase):
     def test_every_format_is_the_librarys_reference_and_within_its_bound(self):
         torch.manual_seed(1)
@@ -172,6 +171,19 @@ class Quantize(unittest.TestCase):
                 pw.scales.copy_(torch.rand(pw.scales.shape) * 4 - 2)
                 self.assertTrue(torch.equal(tilewise.dequantize(pw), tilewise.dequantize_reference(pw)))
                 self.assertEqual(tilewise.dequantize(pw, torch.bfloat16).dtype, torch.bfloat16)
+
+    def test_dequantize_refuses_a_dtype_that_is_not_floating_point(self):
+        pw = tilewise.quantize(torch.full((4, 256), 148.0, dtype=torch.bfloat16), "q8_0")
+        for dtype in (torch.int8, torch.uint8, torch.int32, torch.bool, torch.complex64, "bf16"):
+            with self.subTest(str(dtype)):
+                with self.assertRaisesRegex(ValueError, "dequantize returns the weights as a floating-point dtype "
+                                            r"\(torch.float32, torch.bfloat16, torch.float16, ...\), not "
+                                            f"{re.escape(repr(dtype))}"):
+                    tilewise.dequantize(pw, dtype)
+        for dtype in (torch.float32, torch.float64, torch.bfloat16, torch.float16):
+            w = tilewise.dequantize(pw, dtype)
+            self.assertEqual(w.dtype, dtype)
+            self.assertLess(float((w.double() - 148).abs().max()), 1)  # not wrapped to -108
 
     def test_refuses_what_it_cannot_take(self):
         w = torch.randn(16, 256, dtype=torch.bfloat16)
