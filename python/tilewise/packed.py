@@ -5,6 +5,21 @@ from . import _capi
 
 # Along K: the group one scale covers (0: one scale per row).
 _GROUP = {"q8_0": 32, "int4-g32": 32, "int4-g128": 128, "fp8": 0}
+# The names the command line takes (`tilewise quantize --format`: gemv::to_string's, and its int8 and int4), each
+# accepted for the package's own; a PackedWeight's format is always the package's name (tilewise.FORMATS).
+_ALIASES = {"int8": "q8_0", "int4g32": "int4-g32", "int4g128": "int4-g128", "int4": "int4-g128"}
+
+
+def _format_name(format):
+    """The package's name of a format given by it or by the command line's; ValueError listing both otherwise."""
+    if isinstance(format, str):
+        if format in _capi.FORMATS:
+            return format
+        if format in _ALIASES:
+            return _ALIASES[format]
+    known = ", ".join(f"{name} (or {', '.join(a for a, n in _ALIASES.items() if n == name)})"
+                      if name in _ALIASES.values() else name for name in _capi.FORMATS)
+    raise ValueError(f"unknown format {format!r}; known: {known}")
 
 
 class PackedWeight:
@@ -15,8 +30,7 @@ class PackedWeight:
     the sm90 kernel at fewer where it measured faster."""
 
     def __init__(self, q, scales, format, out_features, in_features, q_mma=None, scales_mma=None):
-        if format not in _capi.FORMATS:
-            raise ValueError(f"unknown format {format!r}; known: {', '.join(_capi.FORMATS)}")
+        format = _format_name(format)
         try:
             row_bytes, _ = _capi.packed_shape(_capi.FORMATS[format], out_features, in_features)
         except _capi.Error as e:
@@ -66,14 +80,14 @@ def _dtype_code(dtype, what):
 
 
 def quantize(w, format, tensor_cores=False):
-    """Packs bf16/fp16 weights w[F, K] (nn.Linear's weight) in `format`: "q8_0", "int4-g32", "int4-g128" or "fp8".
+    """Packs bf16/fp16 weights w[F, K] (nn.Linear's weight) in `format`: "q8_0", "int4-g32", "int4-g128" or "fp8" (or
+    the command line's names for them: "int8", "int4g32", "int4g128", "int4").
 
     On CUDA the library's GPU quantizer runs on the current stream and synchronizes it (this is for load time); on the
     CPU its CPU reference, which gives the same bits. With tensor_cores (CUDA, F and K multiples of 64) the weights
     also get their tensor-core copy (twice the packed bytes). Raises ValueError for a format or shape it
     cannot take."""
-    if format not in _capi.FORMATS:
-        raise ValueError(f"unknown format {format!r}; known: {', '.join(_capi.FORMATS)}")
+    format = _format_name(format)
     if not isinstance(w, torch.Tensor) or w.dim() != 2:
         raise ValueError(f"quantize takes a 2-D weight tensor w[F, K], not {type(w).__name__} "
                          f"{tuple(w.shape) if isinstance(w, torch.Tensor) else ''}")

@@ -140,6 +140,12 @@ class Patch(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "from_linear"):
             tilewise.patch(torch.nn.Linear(64, 64))
 
+    def test_the_command_lines_format_names_are_taken(self):
+        m = self.model()
+        tilewise.patch(m, format="int4g128", filter=lambda name, layer: name == "up")
+        self.assertEqual(m["up"].format, "int4-g128")
+
+
 class Quantize(unittest.TestCase):
     def test_every_format_is_the_librarys_reference_and_within_its_bound(self):
         torch.manual_seed(1)
@@ -204,6 +210,23 @@ class Quantize(unittest.TestCase):
             tilewise.PackedWeight(pw.q, pw.scales.float(), "q8_0", 16, 256)
         with self.assertRaisesRegex(ValueError, "multiple of 32"):
             tilewise.PackedWeight(pw.q, pw.scales, "q8_0", 16, 100)
+
+    def test_the_command_lines_format_names_are_taken_for_the_packages(self):
+        torch.manual_seed(3)
+        w = torch.randn(16, 256, dtype=torch.bfloat16)
+        for name, same in [("int4g32", "int4-g32"), ("int4g128", "int4-g128"), ("int8", "q8_0"), ("int4", "int4-g128"),
+                           ("q8_0", "q8_0"), ("fp8", "fp8")]:
+            with self.subTest(name):
+                pw, want = tilewise.quantize(w, name), tilewise.quantize(w, same)
+                self.assertEqual(pw.format, same)
+                self.assertTrue(torch.equal(pw.q, want.q))
+                self.assertTrue(torch.equal(pw.scales, want.scales))
+                self.assertEqual(tilewise.PackedWeight(pw.q, pw.scales, name, 16, 256).format, same)
+        with self.assertRaisesRegex(ValueError, r"unknown format 'int4_g128'; known: q8_0 \(or int8\), int4-g32 "
+                                                r"\(or int4g32\), int4-g128 \(or int4g128, int4\), fp8"):
+            tilewise.quantize(w, "int4_g128")
+        with self.assertRaisesRegex(ValueError, "unknown format None; known: q8_0"):
+            tilewise.PackedWeight(tilewise.quantize(w, "q8_0").q, tilewise.quantize(w, "q8_0").scales, None, 16, 256)
 
     def test_one_row_of_weights_is_quantized_whatever_its_row_stride(self):
         # A single row's stride is torch's to choose: a transposed column reads as contiguous with stride (1, 1).
