@@ -2,7 +2,7 @@
 
     import tilewise
     y = tilewise.linear(x, w, bias=None)                 # bf16/fp16; fp8 with x_scale, w_scale
-    pw = tilewise.quantize(w, "int4-g128")               # or "int4-g32", "q8_0", "fp8"
+    pw = tilewise.quantize(w, "int4-g128")               # or "int4-g32", "q8_0", "fp8" (or the CLI's int4g128, ...)
     y = tilewise.linear(x, pw, bias=None)
     tilewise.patch(model, format=None)                   # swaps nn.Linear layers in place
 

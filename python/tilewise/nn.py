@@ -60,12 +60,14 @@ class Linear(torch.nn.Module):
 def patch(module, format=None, filter=None, tensor_cores=False):
     """Swaps every nn.Linear inside `module` (recursively, in place) for a tilewise.Linear; returns `module`.
 
-    format: None keeps the 16-bit weights (shared with the layer, not copied); "q8_0", "int4-g32", "int4-g128" or
-    "fp8" packs each layer's weight once, here; tensor_cores adds each one's tensor-core copy, with which more
-    than 16 tokens (and fewer, where it measured faster) run the sm90 kernel. filter(name, layer) -> bool leaves out the layers it returns False for.
+    format: None keeps the 16-bit weights (shared with the layer, not copied, so a later cast of the model casts them
+    too: their dtype is checked when a layer runs, which takes bf16 or fp16); "q8_0", "int4-g32", "int4-g128" or "fp8"
+    (or the command line's names: tilewise.quantize's) packs each layer's weight once, here; tensor_cores adds each
+    one's tensor-core copy, with which more than 16 tokens (and fewer, where it measured faster) run the sm90 kernel.
+    filter(name, layer) -> bool leaves out the layers it returns False for.
     The output projection of an nn.MultiheadAttention is left as it is: attention reads its weight directly and never
     calls it as a module. Raises ValueError naming the first layer the format cannot take (K not a multiple of its
-    group, say)."""
+    group, a weight not finite: tilewise.quantize's errors), before any layer is swapped."""
     attention = {name for name, m in module.named_modules() if isinstance(m, torch.nn.MultiheadAttention)}
     targets = [(name, layer) for name, layer in module.named_modules()
                if isinstance(layer, torch.nn.Linear) and name.rpartition(".")[0] not in attention

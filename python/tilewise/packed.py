@@ -1,10 +1,27 @@
 """Packed quantized weights: the decode GEMV family's formats (kernels/quantize.cuh) held in torch tensors."""
+import warnings
+
 import torch
 
 from . import _capi
 
 # Along K: the group one scale covers (0: one scale per row).
 _GROUP = {"q8_0": 32, "int4-g32": 32, "int4-g128": 128, "fp8": 0}
+# The names the command line takes (`tilewise quantize --format`: gemv::to_string's, and its int8 and int4), each
+# accepted for the package's own; a PackedWeight's format is always the package's name (tilewise.FORMATS).
+_ALIASES = {"int8": "q8_0", "int4g32": "int4-g32", "int4g128": "int4-g128", "int4": "int4-g128"}
+
+
+def _format_name(format):
+    """The package's name of a format given by it or by the command line's; ValueError listing both otherwise."""
+    if isinstance(format, str):
+        if format in _capi.FORMATS:
+            return format
+        if format in _ALIASES:
+            return _ALIASES[format]
+    known = ", ".join(f"{name} (or {', '.join(a for a, n in _ALIASES.items() if n == name)})"
+                      if name in _ALIASES.values() else name for name in _capi.FORMATS)
+    raise ValueError(f"unknown format {format!r}; known: {known}")
 
 
 class PackedWeight:
@@ -15,8 +32,7 @@ class PackedWeight:
     the sm90 kernel at fewer where it measured faster."""
 
     def __init__(self, q, scales, format, out_features, in_features, q_mma=None, scales_mma=None):
-        if format not in _capi.FORMATS:
-            raise ValueError(f"unknown format {format!r}; known: {', '.join(_capi.FORMATS)}")
+        format = _format_name(format)
         try:
             row_bytes, _ = _capi.packed_shape(_capi.FORMATS[format], out_features, in_features)
         except _capi.Error as e:
@@ -65,15 +81,87 @@ def _dtype_code(dtype, what):
     raise ValueError(f"{what} must be bfloat16 or float16, not {dtype}")
 
 
+# What the command line's `tilewise quantize` calls NOT FAITHFUL: gemv::find_hazards (src/families/gemv/quantize.cpp),
+# which the C ABI does not expose, mirrored here on torch tensors; keep the two in step. Per row, and per group of
+# _GROUP[format] weights along K (fp8: the whole row): a weight that is not finite (a NaN comes back as 0 in Q8_0 and
+# int4, an Inf turns its group or fp8 row into NaN); in a group of finite weights, the fp32 scale max|w| / _STEPS
+# that rounds to fp16 Inf (overflow: the group comes back as Inf or NaN), or, max|w| > 0, to under fp16's smallest
+# normal 2^-14 (underflow: the group keeps fewer bits, or comes back as 0). quantize refuses the first two and warns
+# of the third, which costs precision gradually rather than making a weight wrong.
+_STEPS = {"q8_0": 127.0, "int4-g32": 7.0, "int4-g128": 7.0}
+_FP16_INF_FROM = 65520.0  # an fp32 value at or past this rounds to fp16 Inf (65504 is the largest finite)
+_FP16_MIN_NORMAL = 2.0 ** -14
+_HAZARD_CHUNK = 1 << 24  # weights looked at a time: bounds the scratch the checks take on the weights' device
+
+
+def _hazard_masks(w, format):
+    """For rows of weights w[R, K]: (not finite [R, K], overflowed [R, groups], underflowed [R, groups]); None for the
+    group masks of fp8, whose fp32 scale find_hazards does not check."""
+    R, K = w.shape
+    group = _GROUP[format] or K
+    a = w.abs().reshape(R, K // group, group)  # |w| and its maximum are exact in bf16 and fp16
+    bad = ~torch.isfinite(a)
+    if not _GROUP[format]:
+        return bad.reshape(R, K), None, None
+    finite = ~bad.any(-1)
+    amax = a.amax(-1).float()
+    scale = (amax / _STEPS[format]).half().float()  # the fp32 scale as find_hazards computes it, rounded to fp16
+    overflowed = finite & torch.isinf(scale)
+    underflowed = finite & (amax > 0) & (scale < _FP16_MIN_NORMAL)
+    return bad.reshape(R, K), overflowed, underflowed
+
+
+def _check_faithful(w, format):
+    """Raises ValueError where quantizing w in `format` would not give the weights back (not finite, or a scale past
+    fp16's range); warns where a group's scale is under fp16's normal range."""
+    F, K = w.shape
+    rows = max(1, _HAZARD_CHUNK // K)
+    counts = torch.zeros(3, dtype=torch.int64, device=w.device)
+    for r in range(0, F, rows):
+        for i, mask in enumerate(_hazard_masks(w[r:r + rows], format)):
+            if mask is not None:
+                counts[i] += mask.sum()
+    nonfinite, overflowed, underflowed = counts.tolist()  # one synchronization
+    if not (nonfinite or overflowed or underflowed):
+        return
+
+    def first(which):  # "row r, column c" of the first hazard of a kind, in row-major order
+        for r in range(0, F, rows):
+            mask = _hazard_masks(w[r:r + rows], format)[which]
+            if bool(mask.any()):
+                row, col = torch.nonzero(mask)[0].tolist()
+                return f"row {r + row}, column {col * (_GROUP[format] if which else 1)}"
+
+    group, steps = _GROUP[format], _STEPS.get(format)
+    problems = []
+    if nonfinite:
+        problems.append(f"{nonfinite} weight{'s' if nonfinite > 1 else ''} not finite (NaN or Inf; the first at "
+                        f"{first(0)})")
+    if overflowed:
+        problems.append(f"{overflowed} group{'s' if overflowed > 1 else ''} of {group} whose fp16 scale, max|w| / "
+                        f"{steps:g}, is past fp16's largest 65504 (max|w| must stay under about "
+                        f"{_FP16_INF_FROM * steps:.4g}; the first at {first(1)})")
+    if problems:
+        raise ValueError(f"{format} cannot hold these weights: {'; '.join(problems)}. They would not come back as "
+                         f"they went in (the command line's `tilewise quantize` calls them NOT FAITHFUL)")
+    warnings.warn(f"{underflowed} group{'s' if underflowed > 1 else ''} of {group} {format} weights with a max|w| "
+                  f"under about {_FP16_MIN_NORMAL * steps:.2g}, whose fp16 scale, max|w| / {steps:g}, falls under "
+                  f"fp16's normal range: they keep fewer bits, or come back as 0 (the first at {first(2)}; the "
+                  f"command line's `tilewise quantize` calls them NOT FAITHFUL)", stacklevel=3)
+
+
 def quantize(w, format, tensor_cores=False):
-    """Packs bf16/fp16 weights w[F, K] (nn.Linear's weight) in `format`: "q8_0", "int4-g32", "int4-g128" or "fp8".
+    """Packs bf16/fp16 weights w[F, K] (nn.Linear's weight) in `format`: "q8_0", "int4-g32", "int4-g128" or "fp8" (or
+    the command line's names for them: "int8", "int4g32", "int4g128", "int4").
 
     On CUDA the library's GPU quantizer runs on the current stream and synchronizes it (this is for load time); on the
     CPU its CPU reference, which gives the same bits. With tensor_cores (CUDA, F and K multiples of 64) the weights
     also get their tensor-core copy (twice the packed bytes). Raises ValueError for a format or shape it
-    cannot take."""
-    if format not in _capi.FORMATS:
-        raise ValueError(f"unknown format {format!r}; known: {', '.join(_capi.FORMATS)}")
+    cannot take, and for weights the format cannot give back (the command line's NOT FAITHFUL): a weight that is not
+    finite, or a group whose fp16 scale would overflow (max|w| past about 8.3e6 in q8_0, 4.6e5 in int4). Warns
+    (UserWarning) of a group whose scale falls under fp16's normal range (max|w| under about 7.8e-3 in q8_0, 4.3e-4
+    in int4): its weights keep fewer bits."""
+    format = _format_name(format)
     if not isinstance(w, torch.Tensor) or w.dim() != 2:
         raise ValueError(f"quantize takes a 2-D weight tensor w[F, K], not {type(w).__name__} "
                          f"{tuple(w.shape) if isinstance(w, torch.Tensor) else ''}")
@@ -87,26 +175,27 @@ def quantize(w, format, tensor_cores=False):
     if tensor_cores and (not w.is_cuda or F % 64 or K % 64):
         raise ValueError(f"the tensor-core copy is made on CUDA for weights whose F and K are multiples of 64, "
                          f"not {format} {F} x {K} on {w.device}")
+    if not w.is_cuda and w.device.type != "cpu":
+        raise ValueError(f"quantize runs on CUDA or CPU tensors, not {w.device}")
     code = _capi.FORMATS[format]
     try:
         row_bytes, scale_bytes = _capi.packed_shape(code, F, K)
     except _capi.Error as e:
         raise ValueError(str(e)) from None
+    w = w.detach()
+    _check_faithful(w, format)
     group = _GROUP[format]
     q = torch.empty((F, row_bytes), dtype=torch.uint8, device=w.device)
     scales = torch.empty((F, K // group) if group else (F,), dtype=torch.float16 if group else torch.float32,
                          device=w.device)
-    w = w.detach()
     if w.is_cuda:
         with torch.cuda.device(w.device):
             stream = torch.cuda.current_stream(w.device).cuda_stream
             _capi.check(_capi.lib().tw_quantize(w.data_ptr(), dtype, row_stride, code, F, K, q.data_ptr(),
                                                 scales.data_ptr(), stream))
-    elif w.device.type == "cpu":
+    else:
         _capi.check(_capi.lib().tw_quantize_host(w.data_ptr(), dtype, row_stride, code, F, K, q.data_ptr(),
                                                  scales.data_ptr()))
-    else:
-        raise ValueError(f"quantize runs on CUDA or CPU tensors, not {w.device}")
     if not tensor_cores:
         return PackedWeight(q, scales, format, F, K)
     q_mma, scales_mma = torch.empty_like(q), torch.empty_like(scales)
@@ -125,7 +214,11 @@ def dequantize(pw, dtype=torch.float32):
     """The weights pw's kernels compute with, as a dense tensor [F, K] of `dtype` on pw's device: each value times its
     scale in fp32 (as the library's reference computes them), then rounded to `dtype`. On CUDA to bfloat16 or float16
     (real tensors, outside torch.compile's tracing), one kernel of the library's on the current stream: the same
-    values as the torch ops give, a NaN's bits aside."""
+    values as the torch ops give, a NaN's bits aside. Raises ValueError for a dtype that is not floating-point (an
+    integer one would wrap the values)."""
+    if not (isinstance(dtype, torch.dtype) and dtype.is_floating_point):
+        raise ValueError(f"dequantize returns the weights as a floating-point dtype (torch.float32, torch.bfloat16, "
+                         f"torch.float16, ...), not {dtype!r}")
     if (pw.q.is_cuda and dtype in (torch.bfloat16, torch.float16) and type(pw.q) is torch.Tensor
             and not torch.compiler.is_compiling()):
         out = torch.empty((pw.out_features, pw.in_features), dtype=dtype, device=pw.device)

@@ -4,7 +4,10 @@ reference, and the errors for bad input. Run: python -m unittest discover -s tes
 import os
 import pathlib
 import re
+import subprocess
+import tempfile
 import unittest
+import warnings
 
 import torch
 
@@ -140,6 +143,21 @@ class Patch(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "from_linear"):
             tilewise.patch(torch.nn.Linear(64, 64))
 
+    def test_a_weight_the_format_cannot_give_back_names_the_layer(self):
+        m = torch.nn.Sequential(torch.nn.Linear(64, 16, dtype=torch.bfloat16),
+                                torch.nn.Linear(16, 64, dtype=torch.bfloat16))
+        with torch.no_grad():
+            m[0].weight[3, 7] = float("nan")
+        with self.assertRaisesRegex(ValueError, r"layer 0 \(16 x 64\): q8_0 cannot hold these weights: 1 weight not "
+                                                r"finite \(NaN or Inf; the first at row 3, column 7\)"):
+            tilewise.patch(m, format="q8_0")
+        self.assertIsInstance(m[0], torch.nn.Linear)  # nothing swapped
+
+    def test_the_command_lines_format_names_are_taken(self):
+        m = self.model()
+        tilewise.patch(m, format="int4g128", filter=lambda name, layer: name == "up")
+        self.assertEqual(m["up"].format, "int4-g128")
+
 
 class Quantize(unittest.TestCase):
     def test_every_format_is_the_librarys_reference_and_within_its_bound(self):
@@ -173,6 +191,19 @@ class Quantize(unittest.TestCase):
                 self.assertTrue(torch.equal(tilewise.dequantize(pw), tilewise.dequantize_reference(pw)))
                 self.assertEqual(tilewise.dequantize(pw, torch.bfloat16).dtype, torch.bfloat16)
 
+    def test_dequantize_refuses_a_dtype_that_is_not_floating_point(self):
+        pw = tilewise.quantize(torch.full((4, 256), 148.0, dtype=torch.bfloat16), "q8_0")
+        for dtype in (torch.int8, torch.uint8, torch.int32, torch.bool, torch.complex64, "bf16"):
+            with self.subTest(str(dtype)):
+                with self.assertRaisesRegex(ValueError, "dequantize returns the weights as a floating-point dtype "
+                                            r"\(torch.float32, torch.bfloat16, torch.float16, ...\), not "
+                                            f"{re.escape(repr(dtype))}"):
+                    tilewise.dequantize(pw, dtype)
+        for dtype in (torch.float32, torch.float64, torch.bfloat16, torch.float16):
+            w = tilewise.dequantize(pw, dtype)
+            self.assertEqual(w.dtype, dtype)
+            self.assertLess(float((w.double() - 148).abs().max()), 1)  # not wrapped to -108
+
     def test_refuses_what_it_cannot_take(self):
         w = torch.randn(16, 256, dtype=torch.bfloat16)
         with self.assertRaisesRegex(ValueError, "unknown format 'int3'"):
@@ -192,6 +223,109 @@ class Quantize(unittest.TestCase):
             tilewise.PackedWeight(pw.q, pw.scales.float(), "q8_0", 16, 256)
         with self.assertRaisesRegex(ValueError, "multiple of 32"):
             tilewise.PackedWeight(pw.q, pw.scales, "q8_0", 16, 100)
+
+    def test_the_command_lines_format_names_are_taken_for_the_packages(self):
+        torch.manual_seed(3)
+        w = torch.randn(16, 256, dtype=torch.bfloat16)
+        for name, same in [("int4g32", "int4-g32"), ("int4g128", "int4-g128"), ("int8", "q8_0"), ("int4", "int4-g128"),
+                           ("q8_0", "q8_0"), ("fp8", "fp8")]:
+            with self.subTest(name):
+                pw, want = tilewise.quantize(w, name), tilewise.quantize(w, same)
+                self.assertEqual(pw.format, same)
+                self.assertTrue(torch.equal(pw.q, want.q))
+                self.assertTrue(torch.equal(pw.scales, want.scales))
+                self.assertEqual(tilewise.PackedWeight(pw.q, pw.scales, name, 16, 256).format, same)
+        with self.assertRaisesRegex(ValueError, r"unknown format 'int4_g128'; known: q8_0 \(or int8\), int4-g32 "
+                                                r"\(or int4g32\), int4-g128 \(or int4g128, int4\), fp8"):
+            tilewise.quantize(w, "int4_g128")
+        with self.assertRaisesRegex(ValueError, "unknown format None; known: q8_0"):
+            tilewise.PackedWeight(tilewise.quantize(w, "q8_0").q, tilewise.quantize(w, "q8_0").scales, None, 16, 256)
+
+    def test_refuses_weights_it_cannot_give_back(self):
+        # What the command line calls NOT FAITHFUL (gemv::find_hazards): a weight not finite, and a group whose fp16
+        # scale (max|w| / 127 for q8_0, / 7 for int4) rounds past 65504. At the edge, in bf16: 253 * 2^15 passes
+        # q8_0 and 254 * 2^15 (a scale of 65536) does not; for int4, 223 * 2^11 and 224 * 2^11.
+        for fmt, group, largest, too_large, limit in [("q8_0", 32, 253 * 2 ** 15, 254 * 2 ** 15, "8.321e\\+06"),
+                                                      ("int4-g32", 32, 223 * 2 ** 11, 224 * 2 ** 11, "4.586e\\+05"),
+                                                      ("int4-g128", 128, 223 * 2 ** 11, 224 * 2 ** 11, "4.586e\\+05")]:
+            with self.subTest(fmt):
+                w = torch.full((4, 256), float(largest), dtype=torch.bfloat16)
+                self.assertTrue(bool(tilewise.dequantize(tilewise.quantize(w, fmt)).isfinite().all()))
+                w = torch.zeros(4, 256, dtype=torch.bfloat16)
+                w[2, 37], w[3, 200] = too_large, -1e38
+                with self.assertRaisesRegex(ValueError, f"{fmt} cannot hold these weights: 2 groups of {group} whose "
+                                            f"fp16 scale, max\\|w\\| / {127 if fmt == 'q8_0' else 7}, is past fp16's "
+                                            f"largest 65504 \\(max\\|w\\| must stay under about {limit}; the "
+                                            f"first at row 2, column {37 // group * group}\\).*NOT FAITHFUL"):
+                    tilewise.quantize(w, fmt)
+        for fmt in tilewise.FORMATS:
+            for bad in (float("nan"), float("inf"), -float("inf")):
+                with self.subTest(fmt=fmt, weight=bad):
+                    w = torch.randn(4, 256).half()
+                    w[1, 5] = bad
+                    w[3, 0] = bad
+                    with self.assertRaisesRegex(ValueError, f"{fmt} cannot hold these weights: 2 weights not finite "
+                                                r"\(NaN or Inf; the first at row 1, column 5\)"):
+                        tilewise.quantize(w, fmt)
+        # fp8's fp32 scale holds any finite bf16 weight.
+        w = torch.full((4, 256), 1e38, dtype=torch.bfloat16)
+        self.assertTrue(bool(tilewise.dequantize(tilewise.quantize(w, "fp8")).isfinite().all()))
+
+    def test_warns_of_scales_under_fp16s_normal_range(self):
+        # max|w| / 127 (q8_0) or / 7 (int4) under 2^-14: the scale is an fp16 subnormal, and the weights keep fewer
+        # bits. quantize packs them, as the command line writes them, and says so.
+        for fmt, tiny in [("q8_0", 2.0 ** -10), ("int4-g32", 2.0 ** -12), ("int4-g128", 2.0 ** -12)]:
+            with self.subTest(fmt):
+                w = torch.ones(4, 256, dtype=torch.bfloat16)
+                w[1, 128:] = tiny
+                group = tilewise.packed._GROUP[fmt]
+                groups = f"{128 // group} group{'s' if group < 128 else ''} of {group}"
+                with self.assertWarnsRegex(UserWarning, f"{groups} {fmt} weights with a max\\|w\\| under about .*"
+                                           r"under fp16's normal range.*the first at row 1, column 128"):
+                    pw = tilewise.quantize(w, fmt)
+                self.assertEqual(pw.format, fmt)
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")  # zeros, and weights of a usual size, are held as they are
+            for fmt in tilewise.FORMATS:
+                tilewise.quantize(torch.zeros(4, 256, dtype=torch.bfloat16), fmt)
+                tilewise.quantize(torch.randn(4, 256, dtype=torch.bfloat16) * 0.02, fmt)
+            tilewise.quantize(torch.full((4, 256), 2.0 ** -10, dtype=torch.bfloat16), "fp8")  # fp8's scale is fp32
+        self.assertEqual([str(m.message) for m in seen if "NOT FAITHFUL" in str(m.message)], [])
+
+    def test_refuses_and_warns_where_the_command_line_says_not_faithful(self):
+        tool = os.environ.get("TILEWISE_BIN") or str(pathlib.Path(__file__).resolve().parents[2] / "build" / "release"
+                                                     / "tilewise")
+        if not os.access(tool, os.X_OK):
+            self.skipTest(f"no tilewise command-line tool at {tool} (build it, or set TILEWISE_BIN)")
+        torch.manual_seed(4)
+        cases = {"normal": torch.randn(2, 128) * 0.02, "zeros": torch.zeros(2, 128),
+                 "q8_0 edge": torch.full((2, 128), 253.0 * 2 ** 15), "q8_0 past": torch.full((2, 128), 254.0 * 2 ** 15),
+                 "int4 edge": torch.full((2, 128), 223.0 * 2 ** 11), "int4 past": torch.full((2, 128), 224.0 * 2 ** 11),
+                 "huge": torch.full((2, 128), 1e38), "tiny": torch.full((2, 128), 2.0 ** -12),
+                 "small": torch.full((2, 128), 2.0 ** -10), "nan": torch.zeros(2, 128).index_fill(1, torch.tensor([9]),
+                                                                                                   float("nan"))}
+        with tempfile.TemporaryDirectory() as folder:
+            for label, values in cases.items():
+                w = values.to(torch.bfloat16)
+                raw = os.path.join(folder, "w.bin")
+                with open(raw, "wb") as f:
+                    f.write(bytes(w.contiguous().view(torch.uint8).flatten().tolist()))
+                for fmt, cli_name in [("q8_0", "q8_0"), ("int4-g32", "int4g32"), ("int4-g128", "int4g128"),
+                                      ("fp8", "fp8")]:
+                    with self.subTest(label, format=fmt):
+                        run = subprocess.run([tool, "quantize", raw, "-o", os.path.join(folder, "w.tww"), "--format",
+                                              cli_name, "--rows", "2", "--cols", "128", "--cpu", "--overwrite"],
+                                             capture_output=True, text=True)
+                        self.assertIn(run.returncode, (0, 1), run.stderr)
+                        with warnings.catch_warnings(record=True) as seen:
+                            warnings.simplefilter("always")
+                            try:
+                                tilewise.quantize(w, fmt)
+                                refused = False
+                            except ValueError:
+                                refused = True
+                        said = refused or any("NOT FAITHFUL" in str(m.message) for m in seen)
+                        self.assertEqual(said, run.returncode == 1, run.stdout)
 
     def test_one_row_of_weights_is_quantized_whatever_its_row_stride(self):
         # A single row's stride is torch's to choose: a transposed column reads as contiguous with stride (1, 1).
