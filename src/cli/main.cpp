@@ -201,15 +201,25 @@ int main(int argc, char** argv) {
   auto* first_use_flag = compile->add_flag("--first-use", co.first_use,
                     "only the kernels first-use tuning builds (each family's rule and sm90's rule candidates), so "
                     "tuning in an application finds them in the JIT cache");
-  compile->add_flag("--sweep", co.sweep,
-                    "only what sm90:sweep times (sm90's rule candidates and the rungs the rule has not rated yet), so "
-                    "a sweep on the GPU finds them in the JIT cache")
+  auto* sweep_flag =
+      compile->add_flag("--sweep", co.sweep,
+                        "only what sm90:sweep times (sm90's rule candidates and the rungs the rule has not rated yet), "
+                        "so a sweep on the GPU finds them in the JIT cache")
+          ->excludes(first_rule_flag)
+          ->excludes(first_use_flag);
+  auto* config_option =
+      compile->add_option("--config", co.configs, "only this configuration where feasible (repeatable)");
+  auto* every_option = compile->add_option("--every", co.every, "keep every n-th feasible configuration")
+                           ->capture_default_str()
+                           ->check(tw::cli::at_least_one());
+  compile->add_flag("--all", co.all,
+                    "every feasible configuration, however many (without this or an option above, more than 1,000 "
+                    "instantiations are refused: one problem's feasible set takes days to build)")
       ->excludes(first_rule_flag)
-      ->excludes(first_use_flag);
-  compile->add_option("--config", co.configs, "only this configuration where feasible (repeatable)");
-  compile->add_option("--every", co.every, "keep every n-th feasible configuration")
-      ->capture_default_str()
-      ->check(tw::cli::at_least_one());
+      ->excludes(first_use_flag)
+      ->excludes(sweep_flag)
+      ->excludes(config_option)
+      ->excludes(every_option);
   compile->add_option("--cubin-dir", co.cubin_dir, "also write each cubin there (for cuobjdump -sass)");
   compile->add_flag("--overwrite", co.overwrite, "replace cubins already in --cubin-dir");
 

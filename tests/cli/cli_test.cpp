@@ -285,6 +285,43 @@ TEST_F(Cli, CompileSweepBuildsWhatSm90SweepTimesAndStandsAlone) {
   EXPECT_NE(both.all().find("excludes"), std::string::npos) << both.all();
 }
 
+// Given no option, compile once began one problem's whole feasible set (some 283,000 instantiations, days of
+// building) and printed nothing more, as if hung. Past 1,000 it is refused, naming the count and the options.
+TEST_F(Cli, CompileBuildsTheWholeFeasibleSetOnlyWhenAskedFor) {
+  const std::string suite = kSource + "/suites/square.txt";
+  const Ran unasked = run({"compile", "--suite", suite, "--only", "sq4096", "--cubin-dir", "cubins"});
+  EXPECT_TRUE(Ends(unasked, 2, " instantiations make the whole feasible set of these problems"));
+  EXPECT_TRUE(Ends(unasked, 2, "say what to build with --first-rule, --first-use, --sweep, --config C or --every N, "
+                               "or give --all"));
+  EXPECT_FALSE(exists("cubins"));
+  // Asked for (or thinned, as CI does), the build starts, and then names the missing kernels folder.
+  const std::map<std::string, std::string> no_kernels = {{"TILEWISE_KERNELS_DIR", "/nonexistent/kernels"}};
+  for (const std::vector<std::string>& choice :
+       {std::vector<std::string>{"--all"}, {"--dtypes", "bf16,fp8", "--layouts", "TN,NN", "--every", "2003"}}) {
+    std::vector<std::string> args = {"compile", "--suite", suite, "--only", "sq4096"};
+    args.insert(args.end(), choice.begin(), choice.end());
+    const Ran ran = run(args, no_kernels);
+    EXPECT_TRUE(Ends(ran, 2, "TILEWISE_KERNELS_DIR=/nonexistent/kernels is not a folder")) << choice[0];
+    EXPECT_NE(ran.err.find("compiling "), std::string::npos) << ran.err;
+  }
+  const Ran both = run({"compile", "--suite", suite, "--all", "--first-rule"});
+  EXPECT_NE(both.status, 0);
+  EXPECT_NE(both.all().find("excludes"), std::string::npos) << both.all();
+}
+
+// A build says how far it has got (every 10 s, and at its end), so a long one never looks hung; one the cache holds
+// whole says nothing more.
+TEST_F(Cli, CompileSaysHowFarItsBuildHasGot) {
+  const std::vector<std::string> args = {"compile", "--suite", kSource + "/suites/decode.txt", "--only", "dec_m1_4096",
+                                         "--first-rule"};
+  const Ran built = run(args);
+  ASSERT_EQ(built.status, 0) << built.all();
+  EXPECT_NE(built.err.find("\n[2/2] after "), std::string::npos) << built.err;
+  const Ran cached = run(args);
+  ASSERT_EQ(cached.status, 0) << cached.all();
+  EXPECT_EQ(cached.err.find("] after "), std::string::npos) << cached.err;
+}
+
 TEST_F(Cli, SuiteShowsALinesOwnDtypeLayoutAndPadAsEveryCommandRunsIt) {
   const Ran shown = run({"suite", put("s.txt", "fixed 64 32 128 dtype=fp16 layout=NN pad=8\nfree 64 32 128\n"),
                          "--dtypes", "bf16,fp8", "--layouts", "TN,NN"});
