@@ -69,8 +69,10 @@ int cmd_info(const CLI::App& app) {
   return 0;
 }
 
+// Exits 1 when the library refuses any problem, after every line's verdict.
 int cmd_suite(const std::vector<std::string>& files, const std::vector<tw::DType>& dtypes,
               const std::vector<tw::Layout>& layouts) {
+  bool refused = false;
   for (const std::string& f : files) {
     // As every command takes the suite: a line's own dtype, layout and pad (the sweeps') over the command line's.
     const std::vector<tw::SuiteCase> cases = tw::expand_suites({f}, {}, dtypes, layouts);
@@ -85,17 +87,19 @@ int cmd_suite(const std::vector<std::string>& files, const std::vector<tw::DType
         megabytes = fmt::format("{:.1f}", tw::receipt::rotation_set_bytes(p) / 1e6);
       } catch (const tw::Error& err) {
         status = err.what();
+        refused = true;
       }
       fmt::print("  {:<14} {:<5} {} {:>6} {:>6} {:>6}{}  {:>9} MB  {}\n", p.name, tw::to_string(p.dtype),
                  tw::to_string(p.layout), p.M, p.N, p.K, c.entry.pad ? fmt::format(" pad={}", c.entry.pad) : "",
                  megabytes, status);
     }
   }
-  return 0;
+  return refused ? 1 : 0;
 }
 
 // What selection runs for each suite problem (no GPU). A database is read as it is: the library refuses one measured
-// on another machine when it loads it, which only the machine running it can tell.
+// on another machine when it loads it, which only the machine running it can tell. Exits 1 when the library refuses
+// any problem, after the rest's choices.
 int cmd_choose(const std::vector<std::string>& suites, const std::vector<std::string>& only,
                const std::vector<tw::DType>& dtypes, const std::vector<tw::Layout>& layouts,
                const std::string& database, int sm_count, bool use_shipped, bool why) {
@@ -128,9 +132,9 @@ int cmd_choose(const std::vector<std::string>& suites, const std::vector<std::st
                shipped->records.size());
   fmt::print("rules for {} SMs\n{}", sm_count,
              tw::select::choice_table(problems, {db ? &*db : nullptr, shipped}, tw::select::Rules{sm_count}, why));
-  if (!refused.empty())
-    fmt::print("{} refused, as the library refuses them:\n{}\n", refused.size(), fmt::join(refused, "\n"));
-  return 0;
+  if (refused.empty()) return 0;
+  fmt::print("{} refused, as the library refuses them:\n{}\n", refused.size(), fmt::join(refused, "\n"));
+  return 1;
 }
 
 }  // namespace

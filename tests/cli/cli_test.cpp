@@ -324,7 +324,7 @@ TEST_F(Cli, CompileSaysHowFarItsBuildHasGot) {
 TEST_F(Cli, SuiteShowsALinesOwnDtypeLayoutAndPadAsEveryCommandRunsIt) {
   const Ran shown = run({"suite", put("s.txt", "fixed 64 32 128 dtype=fp16 layout=NN pad=8\nfree 64 32 128\n"),
                          "--dtypes", "bf16,fp8", "--layouts", "TN,NN"});
-  ASSERT_EQ(shown.status, 0) << shown.all();
+  ASSERT_EQ(shown.status, 1) << shown.all();  // fp8 NN is refused
   EXPECT_NE(shown.out.find("fixed          fp16  NN     64     32    128 pad=8"), std::string::npos) << shown.out;
   EXPECT_EQ(shown.out.find("fixed          bf16"), std::string::npos) << shown.out;  // taken in its own dtype alone
   EXPECT_NE(shown.out.find("free           bf16  NN"), std::string::npos) << shown.out;
@@ -332,11 +332,26 @@ TEST_F(Cli, SuiteShowsALinesOwnDtypeLayoutAndPadAsEveryCommandRunsIt) {
   EXPECT_NE(shown.out.find("fp8 e4m3 needs layout TN"), std::string::npos) << shown.out;
 }
 
+// README: `suite` exits non-zero when any problem is invalid; it exited 0 with every problem refused. It still prints
+// every line's verdict, and `choose` every other problem's choice.
+TEST_F(Cli, SuiteAndChooseExitNonZeroWhenTheLibraryRefusesAProblem) {
+  const std::string suite = put("s.txt", "ok 64 64 64\na 4294967297 16 16\npadded 64 64 64 pad=2147483647\n");
+  const Ran shown = run({"suite", suite});
+  EXPECT_TRUE(Ends(shown, 1, "a: M = 4294967297 exceeds 2147483647"));
+  EXPECT_TRUE(Ends(shown, 1, "padded: lda = 2147483711 exceeds 2147483647"));
+  EXPECT_NE(shown.out.find("0.0 MB  ok\n"), std::string::npos) << shown.out;
+  const Ran chosen = run({"choose", "--suite", suite, "--no-shipped"});
+  EXPECT_TRUE(Ends(chosen, 1, "2 refused, as the library refuses them"));
+  EXPECT_NE(chosen.out.find("\nok "), std::string::npos) << chosen.out;
+  EXPECT_TRUE(Ends(run({"suite", put("fine.txt", "ok 64 64 64\n")}), 0, "1 problems"));
+  EXPECT_TRUE(Ends(run({"choose", "--suite", "fine.txt"}), 0, "\nok "));
+}
+
 // ---- sizes ------------------------------------------------------------------------------------------------------
 
 TEST_F(Cli, SizesThatOverflowAreRefused) {
   const Ran suite = run({"suite", put("s.txt", "cube 1500000000 1500000000 1500000000\n")});
-  EXPECT_TRUE(Ends(suite, 0, "cube: the operands' size overflows 64 bits"));
+  EXPECT_TRUE(Ends(suite, 1, "cube: the operands' size overflows 64 bits"));
   EXPECT_EQ(suite.out.find("-4946744"), std::string::npos) << "no negative set size";
   EXPECT_TRUE(Ends(run({"quantize", put("w.bin", std::string(128, '\0')), "-o", "w.tww", "--rows", "1", "--cols",
                         "4611686018427387904"}),
@@ -355,9 +370,9 @@ TEST_F(Cli, SizesThatOverflowAreRefused) {
 TEST_F(Cli, ChooseShowsNoChoiceForAProblemTheLibraryRefuses) {
   const std::string suite = put("s.txt", "ok 256 256 256\nhuge 2147483648 64 64\n");
   const Ran r = run({"choose", "--suite", suite, "--dtypes", "bf16,fp8", "--layouts", "NN"});
-  EXPECT_TRUE(Ends(r, 0, "3 refused, as the library refuses them"));
-  EXPECT_TRUE(Ends(r, 0, "huge bf16 NN: huge: M = 2147483648 exceeds 2147483647"));
-  EXPECT_TRUE(Ends(r, 0, "ok fp8 NN: ok: fp8 e4m3 needs layout TN"));
+  EXPECT_TRUE(Ends(r, 1, "3 refused, as the library refuses them"));
+  EXPECT_TRUE(Ends(r, 1, "huge bf16 NN: huge: M = 2147483648 exceeds 2147483647"));
+  EXPECT_TRUE(Ends(r, 1, "ok fp8 NN: ok: fp8 e4m3 needs layout TN"));
   const std::string table = r.out.substr(0, r.out.find("refused"));
   EXPECT_NE(table.find("\nok "), std::string::npos) << r.out;
   EXPECT_EQ(table.find("huge "), std::string::npos) << "a choice shown for a refused problem:\n" << r.out;
