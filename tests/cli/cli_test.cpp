@@ -35,6 +35,7 @@ class Cli : public ::testing::Test {
   Ran run(const std::vector<std::string>& args, const std::map<std::string, std::string>& env = {}) const {
     std::map<std::string, std::string> e = env;
     e.emplace("TILEWISE_CACHE_DIR", (dir_ / "jit-cache").string());
+    e.emplace("TILEWISE_DB", (dir_ / "machine-database.json").string());  // never the user's own tuned database
     return run_tool(args, dir_, e);
   }
   std::string put(const std::string& name, const std::string& text) const {
@@ -388,6 +389,30 @@ TEST_F(Cli, ChooseWhySaysWhatTheFloorSaidOfEachFamily) {
   const Ran why = run({"choose", "--suite", suite, "--only", "sq4096", "--no-shipped", "--why"});
   EXPECT_EQ(why.status, 0) << why.all();
   EXPECT_NE(why.out.find("\n    floor: sm90: "), std::string::npos) << why.out;
+}
+
+// The library searches the per-machine database first-use tuning keeps ($TILEWISE_DB, else under the cache folder)
+// whenever it exists; `choose` read only --database and the shipped one, so after tuning it misreported what runs.
+TEST_F(Cli, ChooseSearchesTheMachineDatabaseAsTheLibraryDoes) {
+  const std::string machine = (dir_ / "machine.json").string();
+  fs::copy_file(kSource + "/data/database-h200.json", machine);
+  const std::vector<std::string> args = {"choose", "--suite", kSource + "/suites/llm24.txt", "--only", "sqS",
+                                         "--no-shipped", "--why"};
+  const Ran tuned = run(args, {{"TILEWISE_DB", machine}});
+  EXPECT_TRUE(Ends(tuned, 0, "machine database " + machine + ": 129 problems, measured on NVIDIA H200 (132 SMs)"));
+  EXPECT_NE(tuned.out.find("cublaslt database "), std::string::npos) << tuned.out;
+  EXPECT_NE(tuned.out.find("\n    from: machine database " + machine + "\n"), std::string::npos) << tuned.out;
+  // Searched before --database, as the library searches them; left out on request.
+  const Ran both = run({"choose", "--suite", kSource + "/suites/llm24.txt", "--only", "sqS", "--why", "--database",
+                        database()}, {{"TILEWISE_DB", machine}});
+  EXPECT_NE(both.out.find("\n    from: machine database "), std::string::npos) << both.out;
+  std::vector<std::string> without = args;
+  without.push_back("--no-machine-database");
+  const Ran left_out = run(without, {{"TILEWISE_DB", machine}});
+  EXPECT_TRUE(Ends(left_out, 0, "cublaslt heuristic"));
+  EXPECT_EQ(left_out.out.find("machine database"), std::string::npos) << left_out.out;
+  // A corrupt one is named, as the library names it.
+  EXPECT_TRUE(Ends(run(args, {{"TILEWISE_DB", (dir_ / put("bad.json", "{")).string()}}), 2, "bad.json:"));
 }
 
 // ---- campaigns ------------------------------------------------------------------------------------------------
