@@ -24,6 +24,9 @@ namespace tilewise::cli {
 namespace {
 
 constexpr int kSmCount = 132;  // an H200's: the rules size their grids for it, as without a GPU they do everywhere
+// Past this many instantiations the whole feasible set is built only when asked for (--all): one problem's is some
+// 283,000, days of building, which a command given no option once began without a word.
+constexpr size_t kUnaskedBuilds = 1000;
 
 struct Job {
   jit::KernelBuild build;
@@ -105,9 +108,26 @@ std::string cubin_path(const std::string& dir, const Job& j) {
   return (std::filesystem::path(dir) / cubin_name(j.what)).string();
 }
 
+// "45 s", "12 min", "3.1 h": a duration as a person reads it.
+std::string readable(double seconds) {
+  if (seconds < 120) return fmt::format("{:.0f} s", seconds);
+  if (seconds < 7200) return fmt::format("{:.0f} min", seconds / 60);
+  return fmt::format("{:.1f} h", seconds / 3600);
+}
+
 }  // namespace
 
 int run_compile(const CompileOptions& o) {
+  const std::vector<Job> jobs = jobs_for(o);
+  if (jobs.empty())
+    throw Error("nothing to build: the family takes none of these problems in these dtypes and layouts (fp8 runs TN "
+                "only; a stride TMA cannot load has no sm90 configuration)");
+  const bool chosen = o.all || o.first_rule_only || o.first_use || o.sweep || !o.configs.empty() || o.every > 1;
+  if (!chosen && jobs.size() > kUnaskedBuilds)
+    throw Error(fmt::format("{} instantiations make the whole feasible set of these problems (one problem's alone "
+                            "takes days to build): say what to build with --first-rule, --first-use, --sweep, "
+                            "--config C or --every N, or give --all",
+                            jobs.size()));
   if (!o.cubin_dir.empty()) {  // before the build, not after minutes of it
     std::error_code ec;
     std::filesystem::create_directories(o.cubin_dir, ec);
@@ -115,10 +135,6 @@ int run_compile(const CompileOptions& o) {
       throw Error(fmt::format("--cubin-dir {}: cannot make that folder ({})", o.cubin_dir,
                               ec ? ec.message() : "not a folder"));
   }
-  const std::vector<Job> jobs = jobs_for(o);
-  if (jobs.empty())
-    throw Error("nothing to build: the family takes none of these problems in these dtypes and layouts (fp8 runs TN "
-                "only; a stride TMA cannot load has no sm90 configuration)");
   const files::Existing existing = o.overwrite ? files::Existing::replace : files::Existing::refuse;
   // Over a file already there (an earlier run's cubin, or anything else the folder holds) only with --overwrite, and
   // refused before minutes of building.
@@ -128,7 +144,18 @@ int run_compile(const CompileOptions& o) {
   for (const Job& j : jobs) builds.push_back(j.build);
   fmt::print(stderr, "compiling {} instantiations into {} ...\n", builds.size(), jit::cache_dir().string());
   const auto t0 = std::chrono::steady_clock::now();
-  const std::vector<jit::Built> built = jit::build_all(builds);
+  // How far a long build has got, every 10 s and at its end; a build the cache holds whole prints none.
+  auto told = t0;
+  const jit::Progress progress = [&](size_t finished, size_t total) {
+    const auto now = std::chrono::steady_clock::now();
+    if (finished < total && now - told < std::chrono::seconds(10)) return;
+    told = now;
+    const double s = std::chrono::duration<double>(now - t0).count();
+    const double left = s * double(total - finished) / double(finished);
+    fmt::print(stderr, "[{}/{}] after {}{}\n", finished, total, readable(s),
+               finished < total ? fmt::format(", about {} to go", readable(left)) : "");
+  };
+  const std::vector<jit::Built> built = jit::build_all(builds, progress);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   int bad = 0, cached = 0;

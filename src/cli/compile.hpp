@@ -19,6 +19,7 @@ struct CompileOptions {
   bool sweep = false;            // what `sm90:sweep` times: sm90's rule candidates and the rungs not rated yet
   std::vector<std::string> configs;  // only these configurations (where feasible), e.g. a tuner's candidates
   int every = 1;                 // keep every n-th configuration of the feasible set (a spread-out subset)
+  bool all = false;              // the whole feasible set, however large (past 1,000 instantiations, only so)
   std::string cubin_dir;         // when set, each cubin is written there (for cuobjdump -sass / nvdisasm)
   bool overwrite = false;        // replace cubins already in cubin_dir
 };

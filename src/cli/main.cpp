@@ -32,6 +32,7 @@
 #include "report/table.hpp"
 #include "select/choice_table.hpp"
 #include "select/database_file.hpp"
+#include "select/machine_database.hpp"
 #include "select/shipped.hpp"
 #include "tilewise_version.hpp"
 
@@ -69,8 +70,10 @@ int cmd_info(const CLI::App& app) {
   return 0;
 }
 
+// Exits 1 when the library refuses any problem, after every line's verdict.
 int cmd_suite(const std::vector<std::string>& files, const std::vector<tw::DType>& dtypes,
               const std::vector<tw::Layout>& layouts) {
+  bool refused = false;
   for (const std::string& f : files) {
     // As every command takes the suite: a line's own dtype, layout and pad (the sweeps') over the command line's.
     const std::vector<tw::SuiteCase> cases = tw::expand_suites({f}, {}, dtypes, layouts);
@@ -85,20 +88,23 @@ int cmd_suite(const std::vector<std::string>& files, const std::vector<tw::DType
         megabytes = fmt::format("{:.1f}", tw::receipt::rotation_set_bytes(p) / 1e6);
       } catch (const tw::Error& err) {
         status = err.what();
+        refused = true;
       }
       fmt::print("  {:<14} {:<5} {} {:>6} {:>6} {:>6}{}  {:>9} MB  {}\n", p.name, tw::to_string(p.dtype),
                  tw::to_string(p.layout), p.M, p.N, p.K, c.entry.pad ? fmt::format(" pad={}", c.entry.pad) : "",
                  megabytes, status);
     }
   }
-  return 0;
+  return refused ? 1 : 0;
 }
 
-// What selection runs for each suite problem (no GPU). A database is read as it is: the library refuses one measured
-// on another machine when it loads it, which only the machine running it can tell.
+// What selection runs for each suite problem (no GPU), from the databases the library searches, in its order: the
+// per-machine database first-use tuning keeps (where it exists), --database, the shipped one. A database is read as
+// it is: the library refuses one measured on another machine when it loads it, which only the machine running it can
+// tell. Exits 1 when the library refuses any problem, after the rest's choices.
 int cmd_choose(const std::vector<std::string>& suites, const std::vector<std::string>& only,
                const std::vector<tw::DType>& dtypes, const std::vector<tw::Layout>& layouts,
-               const std::string& database, int sm_count, bool use_shipped, bool why) {
+               const std::string& database, int sm_count, bool use_machine, bool use_shipped, bool why) {
   // What the library refuses (fp8 NN, a size past int32) it runs nothing for: no choice is shown for it.
   std::vector<tw::Problem> problems;
   std::vector<std::string> refused;
@@ -111,26 +117,44 @@ int cmd_choose(const std::vector<std::string>& suites, const std::vector<std::st
       refused.push_back(fmt::format("  {} {} {}: {}", p.name, tw::to_string(p.dtype), tw::to_string(p.layout), e.what()));
     }
   }
-  std::optional<tw::select::Database> db;
+  const auto measured_on = [](const tw::select::Database& db) {
+    std::vector<std::string> gpus;
+    for (const tw::select::Identity& id : db.identities)
+      gpus.push_back(fmt::format("{} ({} SMs)", id.gpu, id.sm_count));
+    return fmt::format("{} problems, measured on {}; not checked against a GPU here", db.records.size(),
+                       fmt::join(gpus, ", "));
+  };
+  std::string machine_path;
+  if (use_machine) try {
+      machine_path = tw::select::machine_database_path();
+    } catch (const tw::Error&) {  // neither TILEWISE_DB nor HOME: the library has none to read either
+    }
+  std::optional<tw::select::Database> machine, db;
+  if (!machine_path.empty() && std::filesystem::exists(machine_path)) {
+    machine = tw::select::read_database(machine_path);
+    fmt::print("machine database {}: {} (--no-machine-database leaves it out)\n", machine_path, measured_on(*machine));
+  }
   if (!database.empty()) {
     db = tw::select::read_database(database);
-    std::vector<std::string> gpus;
-    for (const tw::select::Identity& id : db->identities) gpus.push_back(fmt::format("{} ({} SMs)", id.gpu, id.sm_count));
-    fmt::print("database {}: {} problems, measured on {}; not checked against a GPU here\n", database,
-               db->records.size(), fmt::join(gpus, ", "));
-    // The rules size grids for the machine the database was measured on, unless told otherwise.
-    if (sm_count == 0 && db->identities.size() == 1) sm_count = db->identities.front().sm_count;
+    fmt::print("database {}: {}\n", database, measured_on(*db));
   }
+  // The rules size grids for the machine the databases were measured on, unless told otherwise.
+  for (const auto* d : {&machine, &db})
+    if (sm_count == 0 && *d && (*d)->identities.size() == 1) sm_count = (*d)->identities.front().sm_count;
   if (sm_count == 0) sm_count = 132;  // an H100 SXM or H200
   const tw::select::Database* shipped = use_shipped ? &tw::select::shipped_database() : nullptr;
   if (shipped)
     fmt::print("shipped database data/database-h200.json: {} problems (used where the GPU is an H200)\n",
                shipped->records.size());
+  const std::vector<tw::select::NamedDatabase> searched = {
+      {"machine database " + machine_path, machine ? &*machine : nullptr},
+      {"database " + database, db ? &*db : nullptr},
+      {"shipped database data/database-h200.json", shipped}};
   fmt::print("rules for {} SMs\n{}", sm_count,
-             tw::select::choice_table(problems, {db ? &*db : nullptr, shipped}, tw::select::Rules{sm_count}, why));
-  if (!refused.empty())
-    fmt::print("{} refused, as the library refuses them:\n{}\n", refused.size(), fmt::join(refused, "\n"));
-  return 0;
+             tw::select::choice_table(problems, searched, tw::select::Rules{sm_count}, why));
+  if (refused.empty()) return 0;
+  fmt::print("{} refused, as the library refuses them:\n{}\n", refused.size(), fmt::join(refused, "\n"));
+  return 1;
 }
 
 }  // namespace
@@ -165,17 +189,22 @@ int main(int argc, char** argv) {
   std::vector<std::string> choose_suites;
   std::string choose_only, choose_database;
   int choose_sms = 0;
-  bool choose_no_shipped = false, choose_why = false;
+  bool choose_no_machine = false, choose_no_shipped = false, choose_why = false;
   choose->add_option("--suite", choose_suites, "suite file (repeatable)")->required();
   choose->add_option("--dtypes", dtypes_text, "comma-separated: bf16, fp16, fp8")->capture_default_str();
   choose->add_option("--layouts", layouts_text, "comma-separated: TN, NN")->capture_default_str();
   choose->add_option("--only", choose_only, "comma-separated problem names to keep");
   choose->add_option("--database", choose_database, "a tuned database (tilewise tune --database), searched before the "
                                                     "shipped one");
+  choose->add_flag("--no-machine-database", choose_no_machine,
+                   "leave out the per-machine database first-use tuning keeps ($TILEWISE_DB, else under the cache "
+                   "folder), which the library searches first where it exists");
   choose->add_flag("--no-shipped", choose_no_shipped, "leave out the database shipped for the H200");
-  choose->add_flag("--why", choose_why, "under each choice the floor made, what it says of each family and why");
+  choose->add_flag("--why", choose_why,
+                   "under each choice the floor made, what it says of each family and why; under a database's, which "
+                   "database");
   choose->add_option("--sms", choose_sms,
-                     "the GPU's SM count the rules size grids for (default: the database's machine, else 132)")
+                     "the GPU's SM count the rules size grids for (default: the databases' machine, else 132)")
       ->check(CLI::Range(1, 1024));
 
   auto* fit = app.add_subcommand("fit", "fit the sm90 first rule's constants to the sm90:sweep results of receipts "
@@ -201,15 +230,25 @@ int main(int argc, char** argv) {
   auto* first_use_flag = compile->add_flag("--first-use", co.first_use,
                     "only the kernels first-use tuning builds (each family's rule and sm90's rule candidates), so "
                     "tuning in an application finds them in the JIT cache");
-  compile->add_flag("--sweep", co.sweep,
-                    "only what sm90:sweep times (sm90's rule candidates and the rungs the rule has not rated yet), so "
-                    "a sweep on the GPU finds them in the JIT cache")
+  auto* sweep_flag =
+      compile->add_flag("--sweep", co.sweep,
+                        "only what sm90:sweep times (sm90's rule candidates and the rungs the rule has not rated yet), "
+                        "so a sweep on the GPU finds them in the JIT cache")
+          ->excludes(first_rule_flag)
+          ->excludes(first_use_flag);
+  auto* config_option =
+      compile->add_option("--config", co.configs, "only this configuration where feasible (repeatable)");
+  auto* every_option = compile->add_option("--every", co.every, "keep every n-th feasible configuration")
+                           ->capture_default_str()
+                           ->check(tw::cli::at_least_one());
+  compile->add_flag("--all", co.all,
+                    "every feasible configuration, however many (without this or an option above, more than 1,000 "
+                    "instantiations are refused: one problem's feasible set takes days to build)")
       ->excludes(first_rule_flag)
-      ->excludes(first_use_flag);
-  compile->add_option("--config", co.configs, "only this configuration where feasible (repeatable)");
-  compile->add_option("--every", co.every, "keep every n-th feasible configuration")
-      ->capture_default_str()
-      ->check(tw::cli::at_least_one());
+      ->excludes(first_use_flag)
+      ->excludes(sweep_flag)
+      ->excludes(config_option)
+      ->excludes(every_option);
   compile->add_option("--cubin-dir", co.cubin_dir, "also write each cubin there (for cuobjdump -sass)");
   compile->add_flag("--overwrite", co.overwrite, "replace cubins already in --cubin-dir");
 
@@ -342,7 +381,7 @@ int main(int argc, char** argv) {
     if (*suite) return cmd_suite(suite_files, dtypes(), layouts());
     if (*choose)
       return cmd_choose(choose_suites, split_list(choose_only, "--only"), dtypes(), layouts(), choose_database,
-                        choose_sms, !choose_no_shipped, choose_why);
+                        choose_sms, !choose_no_machine, !choose_no_shipped, choose_why);
     if (*fit) return tw::cli::run_fit(fit_files, fit_hold_swapped);
     if (*compile) {
       co.dtypes = dtypes();

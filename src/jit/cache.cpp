@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <exception>
 #include <new>
@@ -109,14 +110,19 @@ int usable_cores() {
 // on sixteen no faster than one, while separate processes scale with the cores. So the builds the cache lacks are
 // compiled by forked workers (one per usable core), which take the next build from a counter they share, store it
 // in the cache and leave by _exit: a child of a process with a CUDA context must not touch CUDA or run its exit
-// handlers. Where fork is refused, nothing is built here and the caller compiles in-process.
-void compile_in_workers(const std::vector<KernelBuild>& builds, const std::vector<size_t>& missing) {
+// handlers. Returns whether any worker ran: where fork is refused, nothing is built here and the caller compiles
+// in-process.
+bool compile_in_workers(const std::vector<KernelBuild>& builds, const std::vector<size_t>& missing,
+                        const Progress& progress) {
   const size_t workers = std::min(size_t(usable_cores()), missing.size());
-  if (workers < 2) return;
-  void* shared = mmap(nullptr, sizeof(std::atomic<size_t>), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-  if (shared == MAP_FAILED) return;
-  static_assert(std::atomic<size_t>::is_always_lock_free, "the workers share the counter through memory alone");
-  auto* next = new (shared) std::atomic<size_t>(0);
+  if (workers < 2) return false;
+  struct Counters {
+    std::atomic<size_t> next{0}, finished{0};
+  };
+  void* shared = mmap(nullptr, sizeof(Counters), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (shared == MAP_FAILED) return false;
+  static_assert(std::atomic<size_t>::is_always_lock_free, "the workers share the counters through memory alone");
+  auto* counters = new (shared) Counters;
   std::vector<pid_t> pids;
   const pid_t parent = getpid();
   for (size_t w = 0; w < workers; ++w) {
@@ -126,18 +132,30 @@ void compile_in_workers(const std::vector<KernelBuild>& builds, const std::vecto
       // `tilewise compile` never leaves compiles running; the check after catches a parent gone before the call.
       prctl(PR_SET_PDEATHSIG, SIGKILL);
       if (getppid() != parent) _exit(1);
-      for (size_t k = (*next)++; k < missing.size(); k = (*next)++) try {
+      for (size_t k = counters->next++; k < missing.size(); k = counters->next++) {
+        try {
           build(builds[missing[k]]);
         } catch (...) {  // the parent compiles it again and reports the error
         }
+        ++counters->finished;
+      }
       _exit(0);
     }
     if (pid > 0) pids.push_back(pid);
   }
-  for (const pid_t pid : pids)
-    while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
-    }
-  munmap(shared, sizeof(std::atomic<size_t>));
+  const bool ran = !pids.empty();
+  // Polled rather than waited for, so that a long build tells how far it has got.
+  for (size_t told = 0; !pids.empty();) {
+    std::erase_if(pids, [](pid_t pid) {
+      const pid_t r = waitpid(pid, nullptr, WNOHANG);
+      return r == pid || (r < 0 && errno != EINTR);
+    });
+    if (const size_t finished = counters->finished; progress && finished != told)
+      progress(told = finished, missing.size());
+    if (!pids.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  munmap(shared, sizeof(Counters));
+  return ran;
 }
 
 }  // namespace
@@ -185,16 +203,17 @@ Built build(const KernelBuild& b) {
   return out;
 }
 
-std::vector<Built> build_all(const std::vector<KernelBuild>& builds) {
+std::vector<Built> build_all(const std::vector<KernelBuild>& builds, const Progress& progress) {
   std::vector<std::optional<Built>> found(builds.size());
+  std::vector<std::string> keys(builds.size());
   std::vector<size_t> missing;  // one index per key the cache lacks: a build asked for twice is compiled once
   std::set<std::string> missing_keys;
   const CacheFolder folder;
   for (size_t i = 0; i < builds.size(); ++i) {
-    const std::string key = cache_key(builds[i]);
-    if (!(found[i] = read_entry(folder, key)) && missing_keys.insert(key).second) missing.push_back(i);
+    keys[i] = cache_key(builds[i]);
+    if (!(found[i] = read_entry(folder, keys[i])) && missing_keys.insert(keys[i]).second) missing.push_back(i);
   }
-  compile_in_workers(builds, missing);
+  const bool in_workers = compile_in_workers(builds, missing, progress);
 
   // Every entry read back: a worker's build from the cache, a failure (or one a worker could not store) compiled
   // again here, so that its error carries its own message.
@@ -211,6 +230,8 @@ std::vector<Built> build_all(const std::vector<KernelBuild>& builds) {
     } catch (...) {
       if (!first_error) first_error = std::current_exception();
     }
+    if (!in_workers && progress && missing_keys.erase(keys[i]))
+      progress(missing.size() - missing_keys.size(), missing.size());
   }
   if (first_error) std::rethrow_exception(first_error);
   return out;

@@ -5,6 +5,7 @@
 // (jit/cache_folder.hpp): an entry that does not verify under its secret key (truncated, foreign, forged, edited) or
 // is not a plain file of the user's is compiled again and replaced, never loaded.
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -54,9 +55,11 @@ SourcesIdentity kernel_sources_identity();
 // From the cache, or compiled and stored. Throws Error naming the kernel file and configuration on a compile error,
 // and naming the folder when the cache folder cannot be trusted (jit/cache_folder.hpp).
 Built build(const KernelBuild& b);
+// Told, as the builds the cache lacked finish, how many of them have (compiled or failed), of how many.
+using Progress = std::function<void(size_t finished, size_t to_compile)>;
 // Several at once: the ones the cache lacks compiled in parallel by worker processes, one per usable core; results in
 // the order asked. The first error is rethrown after all builds finished, so the cache keeps every success.
-std::vector<Built> build_all(const std::vector<KernelBuild>& builds);
+std::vector<Built> build_all(const std::vector<KernelBuild>& builds, const Progress& progress = {});
 
 ResourceUsage parse_ptxas_usage(const std::string& log);
 

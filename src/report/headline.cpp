@@ -7,6 +7,7 @@
 #include <cmath>
 #include <map>
 #include <optional>
+#include <set>
 #include <tuple>
 
 #include "core/error.hpp"
@@ -96,6 +97,15 @@ std::vector<HeadlineRow> headline(const std::vector<std::pair<std::string, recei
     if (r.machine.gpu != receipts.front().second.machine.gpu)
       throw Error(fmt::format("{} was measured on {} and {} on {}: give one GPU's receipts at a time",
                               receipts.front().first, receipts.front().second.machine.gpu, path, r.machine.gpu));
+  if (arm.fastest()) {  // an arm no receipt has would never be the fastest: a misspelling, named as --arm's is
+    std::set<std::string> arms;
+    for (const auto& [path, r] : receipts) arms.merge(receipt::arm_names(r));
+    for (const std::string& name : arm.names)
+      if (std::none_of(arms.begin(), arms.end(),
+                       [&](const std::string& a) { return a == name || a.rfind(name + ":", 0) == 0; }))
+        throw Error(fmt::format("no receipt has the arm {}, one of the {}; their arms: {}", name, arm.label(),
+                                fmt::join(arms, ", ")));
+  }
   std::map<Key, Sums> groups;
   for (const auto& [path, r] : receipts)
     for (const receipt::Result& res : r.results) {

@@ -59,7 +59,8 @@ struct HeadlineRow {
 };
 
 // Rows in key order (receipt, suite, orientation, dtype, layout, class, tokens, aligned before unaligned). Refuses
-// (tilewise::Error) an arm given as its own baseline, and receipts measured on different GPUs. A fastest-of arm may
+// (tilewise::Error) an arm given as its own baseline, an arm of a fastest-of that no receipt has, and receipts
+// measured on different GPUs. A fastest-of arm may
 // hold the baseline or the best arm: where it is the fastest, the case counts at 1x.
 std::vector<HeadlineRow> headline(const std::vector<std::pair<std::string, receipt::Receipt>>& receipts,
                                   const HeadlineArm& arm, const std::string& baseline = "cublaslt-default",

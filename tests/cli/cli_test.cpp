@@ -35,6 +35,7 @@ class Cli : public ::testing::Test {
   Ran run(const std::vector<std::string>& args, const std::map<std::string, std::string>& env = {}) const {
     std::map<std::string, std::string> e = env;
     e.emplace("TILEWISE_CACHE_DIR", (dir_ / "jit-cache").string());
+    e.emplace("TILEWISE_DB", (dir_ / "machine-database.json").string());  // never the user's own tuned database
     return run_tool(args, dir_, e);
   }
   std::string put(const std::string& name, const std::string& text) const {
@@ -178,8 +179,7 @@ TEST_F(Cli, AReceiptCountsOnceAndNoReportReplacesAnInput) {
   EXPECT_NE(with_arm.all().find("excludes"), std::string::npos) << with_arm.all();
   EXPECT_TRUE(Ends(run({"headline", "--fastest-of", "cublaslt,cublaslt-default", r}), 0,
                    "| fastest of cublaslt, cublaslt-default vs cuBLASLt default |"));
-  EXPECT_TRUE(Ends(run({"headline", r, "--fastest-of", "nosuch,other"}), 2, "no problem in these receipts has both "
-                                                                           "fastest of nosuch, other and"));
+  EXPECT_TRUE(Ends(run({"headline", r, "--fastest-of", "nosuch,other"}), 2, "no receipt has the arm nosuch"));
   // A best arm asked for by name that no receipt has is a misspelling, not a receipt without cuBLASLt's best.
   EXPECT_TRUE(Ends(run({"headline", r, "--arm", "cublaslt", "--best", "cublast"}), 2,
                    "no receipt has the arm --best cublast; their arms: cublaslt, cublaslt-default"));
@@ -285,10 +285,47 @@ TEST_F(Cli, CompileSweepBuildsWhatSm90SweepTimesAndStandsAlone) {
   EXPECT_NE(both.all().find("excludes"), std::string::npos) << both.all();
 }
 
+// Given no option, compile once began one problem's whole feasible set (some 283,000 instantiations, days of
+// building) and printed nothing more, as if hung. Past 1,000 it is refused, naming the count and the options.
+TEST_F(Cli, CompileBuildsTheWholeFeasibleSetOnlyWhenAskedFor) {
+  const std::string suite = kSource + "/suites/square.txt";
+  const Ran unasked = run({"compile", "--suite", suite, "--only", "sq4096", "--cubin-dir", "cubins"});
+  EXPECT_TRUE(Ends(unasked, 2, " instantiations make the whole feasible set of these problems"));
+  EXPECT_TRUE(Ends(unasked, 2, "say what to build with --first-rule, --first-use, --sweep, --config C or --every N, "
+                               "or give --all"));
+  EXPECT_FALSE(exists("cubins"));
+  // Asked for (or thinned, as CI does), the build starts, and then names the missing kernels folder.
+  const std::map<std::string, std::string> no_kernels = {{"TILEWISE_KERNELS_DIR", "/nonexistent/kernels"}};
+  for (const std::vector<std::string>& choice :
+       {std::vector<std::string>{"--all"}, {"--dtypes", "bf16,fp8", "--layouts", "TN,NN", "--every", "2003"}}) {
+    std::vector<std::string> args = {"compile", "--suite", suite, "--only", "sq4096"};
+    args.insert(args.end(), choice.begin(), choice.end());
+    const Ran ran = run(args, no_kernels);
+    EXPECT_TRUE(Ends(ran, 2, "TILEWISE_KERNELS_DIR=/nonexistent/kernels is not a folder")) << choice[0];
+    EXPECT_NE(ran.err.find("compiling "), std::string::npos) << ran.err;
+  }
+  const Ran both = run({"compile", "--suite", suite, "--all", "--first-rule"});
+  EXPECT_NE(both.status, 0);
+  EXPECT_NE(both.all().find("excludes"), std::string::npos) << both.all();
+}
+
+// A build says how far it has got (every 10 s, and at its end), so a long one never looks hung; one the cache holds
+// whole says nothing more.
+TEST_F(Cli, CompileSaysHowFarItsBuildHasGot) {
+  const std::vector<std::string> args = {"compile", "--suite", kSource + "/suites/decode.txt", "--only", "dec_m1_4096",
+                                         "--first-rule"};
+  const Ran built = run(args);
+  ASSERT_EQ(built.status, 0) << built.all();
+  EXPECT_NE(built.err.find("\n[2/2] after "), std::string::npos) << built.err;
+  const Ran cached = run(args);
+  ASSERT_EQ(cached.status, 0) << cached.all();
+  EXPECT_EQ(cached.err.find("] after "), std::string::npos) << cached.err;
+}
+
 TEST_F(Cli, SuiteShowsALinesOwnDtypeLayoutAndPadAsEveryCommandRunsIt) {
   const Ran shown = run({"suite", put("s.txt", "fixed 64 32 128 dtype=fp16 layout=NN pad=8\nfree 64 32 128\n"),
                          "--dtypes", "bf16,fp8", "--layouts", "TN,NN"});
-  ASSERT_EQ(shown.status, 0) << shown.all();
+  ASSERT_EQ(shown.status, 1) << shown.all();  // fp8 NN is refused
   EXPECT_NE(shown.out.find("fixed          fp16  NN     64     32    128 pad=8"), std::string::npos) << shown.out;
   EXPECT_EQ(shown.out.find("fixed          bf16"), std::string::npos) << shown.out;  // taken in its own dtype alone
   EXPECT_NE(shown.out.find("free           bf16  NN"), std::string::npos) << shown.out;
@@ -296,11 +333,26 @@ TEST_F(Cli, SuiteShowsALinesOwnDtypeLayoutAndPadAsEveryCommandRunsIt) {
   EXPECT_NE(shown.out.find("fp8 e4m3 needs layout TN"), std::string::npos) << shown.out;
 }
 
+// README: `suite` exits non-zero when any problem is invalid; it exited 0 with every problem refused. It still prints
+// every line's verdict, and `choose` every other problem's choice.
+TEST_F(Cli, SuiteAndChooseExitNonZeroWhenTheLibraryRefusesAProblem) {
+  const std::string suite = put("s.txt", "ok 64 64 64\na 4294967297 16 16\npadded 64 64 64 pad=2147483647\n");
+  const Ran shown = run({"suite", suite});
+  EXPECT_TRUE(Ends(shown, 1, "a: M = 4294967297 exceeds 2147483647"));
+  EXPECT_TRUE(Ends(shown, 1, "padded: lda = 2147483711 exceeds 2147483647"));
+  EXPECT_NE(shown.out.find("0.0 MB  ok\n"), std::string::npos) << shown.out;
+  const Ran chosen = run({"choose", "--suite", suite, "--no-shipped"});
+  EXPECT_TRUE(Ends(chosen, 1, "2 refused, as the library refuses them"));
+  EXPECT_NE(chosen.out.find("\nok "), std::string::npos) << chosen.out;
+  EXPECT_TRUE(Ends(run({"suite", put("fine.txt", "ok 64 64 64\n")}), 0, "1 problems"));
+  EXPECT_TRUE(Ends(run({"choose", "--suite", "fine.txt"}), 0, "\nok "));
+}
+
 // ---- sizes ------------------------------------------------------------------------------------------------------
 
 TEST_F(Cli, SizesThatOverflowAreRefused) {
   const Ran suite = run({"suite", put("s.txt", "cube 1500000000 1500000000 1500000000\n")});
-  EXPECT_TRUE(Ends(suite, 0, "cube: the operands' size overflows 64 bits"));
+  EXPECT_TRUE(Ends(suite, 1, "cube: the operands' size overflows 64 bits"));
   EXPECT_EQ(suite.out.find("-4946744"), std::string::npos) << "no negative set size";
   EXPECT_TRUE(Ends(run({"quantize", put("w.bin", std::string(128, '\0')), "-o", "w.tww", "--rows", "1", "--cols",
                         "4611686018427387904"}),
@@ -319,9 +371,9 @@ TEST_F(Cli, SizesThatOverflowAreRefused) {
 TEST_F(Cli, ChooseShowsNoChoiceForAProblemTheLibraryRefuses) {
   const std::string suite = put("s.txt", "ok 256 256 256\nhuge 2147483648 64 64\n");
   const Ran r = run({"choose", "--suite", suite, "--dtypes", "bf16,fp8", "--layouts", "NN"});
-  EXPECT_TRUE(Ends(r, 0, "3 refused, as the library refuses them"));
-  EXPECT_TRUE(Ends(r, 0, "huge bf16 NN: huge: M = 2147483648 exceeds 2147483647"));
-  EXPECT_TRUE(Ends(r, 0, "ok fp8 NN: ok: fp8 e4m3 needs layout TN"));
+  EXPECT_TRUE(Ends(r, 1, "3 refused, as the library refuses them"));
+  EXPECT_TRUE(Ends(r, 1, "huge bf16 NN: huge: M = 2147483648 exceeds 2147483647"));
+  EXPECT_TRUE(Ends(r, 1, "ok fp8 NN: ok: fp8 e4m3 needs layout TN"));
   const std::string table = r.out.substr(0, r.out.find("refused"));
   EXPECT_NE(table.find("\nok "), std::string::npos) << r.out;
   EXPECT_EQ(table.find("huge "), std::string::npos) << "a choice shown for a refused problem:\n" << r.out;
@@ -337,6 +389,30 @@ TEST_F(Cli, ChooseWhySaysWhatTheFloorSaidOfEachFamily) {
   const Ran why = run({"choose", "--suite", suite, "--only", "sq4096", "--no-shipped", "--why"});
   EXPECT_EQ(why.status, 0) << why.all();
   EXPECT_NE(why.out.find("\n    floor: sm90: "), std::string::npos) << why.out;
+}
+
+// The library searches the per-machine database first-use tuning keeps ($TILEWISE_DB, else under the cache folder)
+// whenever it exists; `choose` read only --database and the shipped one, so after tuning it misreported what runs.
+TEST_F(Cli, ChooseSearchesTheMachineDatabaseAsTheLibraryDoes) {
+  const std::string machine = (dir_ / "machine.json").string();
+  fs::copy_file(kSource + "/data/database-h200.json", machine);
+  const std::vector<std::string> args = {"choose", "--suite", kSource + "/suites/llm24.txt", "--only", "sqS",
+                                         "--no-shipped", "--why"};
+  const Ran tuned = run(args, {{"TILEWISE_DB", machine}});
+  EXPECT_TRUE(Ends(tuned, 0, "machine database " + machine + ": 129 problems, measured on NVIDIA H200 (132 SMs)"));
+  EXPECT_NE(tuned.out.find("cublaslt database "), std::string::npos) << tuned.out;
+  EXPECT_NE(tuned.out.find("\n    from: machine database " + machine + "\n"), std::string::npos) << tuned.out;
+  // Searched before --database, as the library searches them; left out on request.
+  const Ran both = run({"choose", "--suite", kSource + "/suites/llm24.txt", "--only", "sqS", "--why", "--database",
+                        database()}, {{"TILEWISE_DB", machine}});
+  EXPECT_NE(both.out.find("\n    from: machine database "), std::string::npos) << both.out;
+  std::vector<std::string> without = args;
+  without.push_back("--no-machine-database");
+  const Ran left_out = run(without, {{"TILEWISE_DB", machine}});
+  EXPECT_TRUE(Ends(left_out, 0, "cublaslt heuristic"));
+  EXPECT_EQ(left_out.out.find("machine database"), std::string::npos) << left_out.out;
+  // A corrupt one is named, as the library names it.
+  EXPECT_TRUE(Ends(run(args, {{"TILEWISE_DB", (dir_ / put("bad.json", "{")).string()}}), 2, "bad.json:"));
 }
 
 // ---- campaigns ------------------------------------------------------------------------------------------------
@@ -496,6 +572,17 @@ TEST_F(Cli, BenchAndTuneRefuseBadOptionsBeforeTheGpu) {
 }
 
 // ---- small things --------------------------------------------------------------------------------------------
+
+// An arm of --fastest-of that no receipt has was taken without a word (the table headed with it), where a misspelled
+// --arm is refused: it is named, with the arms the receipts have.
+TEST_F(Cli, HeadlineRefusesAFastestOfArmNoReceiptHas) {
+  fs::copy_file(kSource + "/results/selected-llm24-main-job.json", dir_ / "selected.json");
+  EXPECT_TRUE(Ends(run({"headline", "--fastest-of", "nosuch,selected", "selected.json"}), 2,
+                   "no receipt has the arm nosuch, one of the fastest of nosuch, selected; their arms: cublaslt, "
+                   "cublaslt-default, selected"));
+  EXPECT_TRUE(Ends(run({"headline", "--fastest-of", "selected,cublaslt", "selected.json"}), 0,
+                   "| fastest of selected, cublaslt vs cuBLASLt default |"));
+}
 
 TEST_F(Cli, CheckQuietPrintsOnlyTheInvalidFilesAndTheCount) {
   const Ran r = run({"check", "--quiet", receipt(), put("bad.json", "{")});

@@ -121,7 +121,7 @@ TEST(Choice, TheTableShowsEachProblemsChoiceAndWhereItComesFrom) {
   const Database db = testkit::sample_database();
   Problem tuned = problem(4096, 4096, 4096), untuned = problem(4096, 4096, 5120), no_tma = problem(100, 200, 300);
   tuned.name = "sq4096", untuned.name = "sq4096_k5120", no_tma.name = "odd";
-  const std::string table = choice_table({tuned, untuned, no_tma}, {&db}, kRules);
+  const std::string table = choice_table({tuned, untuned, no_tma}, {{"db.json", &db}}, kRules);
   std::vector<std::string> lines;
   for (size_t start = 0, end; (end = table.find('\n', start)) != std::string::npos; start = end + 1)
     lines.push_back(table.substr(start, end - start));
@@ -137,17 +137,21 @@ TEST(Choice, TheTableShowsEachProblemsChoiceAndWhereItComesFrom) {
       << lines[3];
 }
 
-// `tilewise choose --why`: under each choice the floor made, what it said of each family whose rule runs the problem.
+// `tilewise choose --why`: under each choice the floor made, what it said of each family whose rule runs the problem;
+// under a database's, which database.
 TEST(Choice, TheFloorsReasonsFollowEachChoiceItMade) {
   const Database db = testkit::sample_database();
   Problem tuned = problem(4096, 4096, 4096), untuned = problem(4096, 4096, 5120);
   tuned.name = "sq4096", untuned.name = "sq4096_k5120";
-  const std::string table = choice_table({tuned, untuned}, {&db}, kRules, true);
-  // A database's entry needs no reasons; the floor's pick has them, taken with the least of its neighbours.
+  const std::string table = choice_table({tuned, untuned}, {{"none.json", nullptr}, {"db.json", &db}}, kRules, true);
+  // A database's entry is followed by the database it came from; the floor's pick by its reasons, taken with the
+  // least of its neighbours.
   EXPECT_EQ(table.find("sq4096 "), table.rfind("sq4096 ")) << table;
+  const std::string from = "    from: db.json\n";
+  EXPECT_EQ(table.substr(table.find('\n', table.find("sq4096 ")) + 1, from.size()), from) << table;
   EXPECT_NE(table.find("    floor: sm90: taken, its 2 nearest points all faster (the least 1.040x)"), std::string::npos)
       << table;
-  EXPECT_EQ(std::count(table.begin(), table.end(), '\n'), 3 + std::ptrdiff_t(rule_choices(untuned).size())) << table;
+  EXPECT_EQ(std::count(table.begin(), table.end(), '\n'), 4 + std::ptrdiff_t(rule_choices(untuned).size())) << table;
   // A neighbour timed with a configuration the rule no longer chooses: cuBLASLt, and the reason names it.
   FloorRule stale = testkit::sample_floor();
   stale.points[1].families.at("sm90").current = false;
