@@ -15,6 +15,9 @@
 #             database data/database-h200.json ships (ship-database.json), with receipts against cuBLASLt
 #   tsweep    T = 1..4096 on three 7-8B weight shapes in nn.Linear's orientation, `selected` against cuBLASLt
 #   llm24     llm24's 120 cases and their nn.Linear twins, `selected` (the library's defaults) against cuBLASLt
+#   retime    after a family's rule changed: the floor's outcomes it no longer chooses, re-timed beside cuBLASLt's
+#             default as the sweep timed them, and the floor refitted with them (data/floor-h200.json of this copy,
+#             which the steps after it use and which comes back as floor-h200.json)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export TILEWISE_SOURCE_DIR=$PWD TILEWISE_KERNELS_DIR=$PWD/kernels TILEWISE_CACHE_DIR=$PWD/.jitcache PYTHONUNBUFFERED=1
@@ -104,6 +107,26 @@ for step in "$@"; do
              --arms "$arms" --baseline cublaslt-default
            bench llm24-lin $(($(left) - 5)) --suite suites/llm24-linear.txt --dtypes bf16,fp16,fp8 --layouts TN \
              --arms "$arms" --baseline cublaslt-default ;;
+    # RETIME_FIT and RETIME_JUDGE: the receipts each half of the floor was fitted from, in order (`floor fit` takes
+    # a later receipt's outcome of a problem in place of an earlier one's, so the re-timed receipts go last).
+    retime)
+      read -r -a fit <<<"${RETIME_FIT:-results/floor-sweep-fit-v2.json results/floor-retime-fit-v3.json}"
+      read -r -a judge <<<"${RETIME_JUDGE:-results/floor-sweep-judge-v2.json results/floor-retime-judge-v3.json}"
+      "$bin" floor fit --fit "${fit[@]}" --judge "${judge[@]}" -o "$work/floor-as-timed.json" \
+        --report "$work/floor-as-timed.md" >/dev/null || continue
+      sed -n 's/^- [a-z0-9]* on \([^:]*\):.*/\1/p' "$work/floor-as-timed.md" | sort -u >"$work/stale.txt"
+      echo "retime: $(wc -l <"$work/stale.txt") problems with an outcome their rule no longer chooses"
+      for half in fit judge; do
+        only=$(grep -v '^#' "suites/sweep-$half.txt" | awk '{print $1}' | grep -x -F -f "$work/stale.txt" | paste -sd,)
+        [ -n "$only" ] || continue
+        bench "floor-retime-$half" $(($(left) / 2)) --suite "suites/sweep-$half.txt" --only "$only" \
+          --arms cublaslt-default,sm90,gemv --baseline cublaslt-default
+        [ -f "$work/floor-retime-$half.json" ] || continue 2
+        [ $half = fit ] && fit+=("$work/floor-retime-fit.json") || judge+=("$work/floor-retime-judge.json")
+      done
+      "$bin" floor fit --fit "${fit[@]}" --judge "${judge[@]}" -o data/floor-h200.json --report "$work/floor-fit.md" \
+        --overwrite | tail -n 12
+      cp data/floor-h200.json "$work/floor-h200.json" ;;
     *) echo "unknown step $step" >&2 ;;
   esac
 done
