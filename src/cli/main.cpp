@@ -1,4 +1,5 @@
 // tilewise: the command line. Every command is a thin client of the library layers below it.
+#include <algorithm>
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -367,6 +368,15 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    // A first word that names no command: CLI11 would only say that a subcommand is required.
+    const std::vector<CLI::App*> commands = app.get_subcommands([](const CLI::App*) { return true; });
+    if (argc > 1 && argv[1][0] != '-' &&
+        std::none_of(commands.begin(), commands.end(), [&](const CLI::App* c) { return c->check_name(argv[1]); })) {
+      std::vector<std::string> names;
+      for (const CLI::App* c : commands) names.push_back(c->get_name());
+      fmt::print(stderr, "tilewise: no command '{}'; the commands: {}\n", argv[1], fmt::join(names, ", "));
+      return 2;
+    }
     const int status = app.exit(e);  // prints the help, or what is wrong with the command line
     return status == 0 ? 0 : 2;      // a command line that cannot be taken is refused like any other input
   }

@@ -223,6 +223,14 @@ TEST_F(Cli, CheckReadsTheShippedFloorAsTheLibraryDoes) {
   EXPECT_NE(bad.out.find("sm_count"), std::string::npos) << bad.out;
 }
 
+// A first word that is no command is named, with the commands there are (CLI11 said only that one is required).
+TEST_F(Cli, AnUnknownCommandIsNamedWithTheCommandsThereAre) {
+  const Ran r = run({"nosuch", "--suite", "s.txt"});
+  EXPECT_TRUE(Ends(r, 2, "no command 'nosuch'; the commands: info, check, suite, choose"));
+  EXPECT_NE(r.all().find("floor"), std::string::npos) << r.all();
+  EXPECT_TRUE(Ends(run({"info"}), 0, "tilewise "));  // a command's own name still runs it
+}
+
 TEST_F(Cli, ListsAndNumbersThatWouldDropOrRepeatWorkAreRefused) {
   const std::string suite = kSource + "/suites/square.txt";
   EXPECT_TRUE(Ends(run({"suite", suite, "--dtypes", ""}), 2, "--dtypes names no dtype"));
