@@ -86,14 +86,19 @@ std::vector<std::string> floor_reasons(const Problem& p, const Rules& rules) {
   return out;
 }
 
+SourcedChoice choose_sourced(const std::vector<const Database*>& dbs, const Problem& p, const Rules& rules) {
+  for (size_t i = 0; i < dbs.size(); ++i)
+    if (dbs[i])
+      if (auto hit = from_database(*dbs[i], p)) return {*hit, i};
+  for (size_t i = 0; i < dbs.size(); ++i)
+    if (dbs[i] && rules.serve_buckets)
+      if (std::vector<Choice> near = bucket_choices(*dbs[i], p, rules.sm_count); !near.empty())
+        return {near.front(), i};
+  return {heuristic_choice(p, rules), std::nullopt};
+}
+
 Choice choose(const std::vector<const Database*>& dbs, const Problem& p, const Rules& rules) {
-  for (const Database* db : dbs)
-    if (db)
-      if (auto hit = from_database(*db, p)) return *hit;
-  for (const Database* db : dbs)
-    if (db && rules.serve_buckets)
-      if (std::vector<Choice> near = bucket_choices(*db, p, rules.sm_count); !near.empty()) return near.front();
-  return heuristic_choice(p, rules);
+  return choose_sourced(dbs, p, rules).choice;
 }
 
 }  // namespace tilewise::select

@@ -60,4 +60,11 @@ std::vector<std::string> floor_reasons(const Problem& p, const Rules& rules = {}
 // A null database is skipped.
 Choice choose(const std::vector<const Database*>& dbs, const Problem& p, const Rules& rules = {});
 
+// choose(), with the index in `dbs` of the database the choice came from (none for the floor's or the heuristic's).
+struct SourcedChoice {
+  Choice choice;
+  std::optional<size_t> database;
+};
+SourcedChoice choose_sourced(const std::vector<const Database*>& dbs, const Problem& p, const Rules& rules = {});
+
 }  // namespace tilewise::select

@@ -218,6 +218,13 @@ TEST(Bucket, TheNearestFeasibleEntryServesAndExactSignaturesComeFirst) {
   EXPECT_EQ(choose({&db}, at8, kRules).source, "database");
   EXPECT_EQ(choose({&db}, at8, kRules).us, 30.0);
   EXPECT_TRUE(bucket_choices(db, problem(28672, 9, 4096)).empty());  // 9 is in 9-16
+  // The database each choice came from, by its place in the search: an exact signature in a later database before a
+  // bucket of an earlier one; none for the heuristic's.
+  Database exact;
+  add(exact, testkit::kH200, six, "cublaslt", testkit::kLt, 28.0);
+  EXPECT_EQ(choose_sourced({&db, nullptr, &exact}, six, buckets).database, std::optional<size_t>(2));
+  EXPECT_EQ(choose_sourced({nullptr, &db}, six, buckets).database, std::optional<size_t>(1));
+  EXPECT_EQ(choose_sourced({&db}, problem(28672, 9, 4096), buckets).database, std::nullopt);
 }
 
 TEST(Bucket, TheGemvIsRebuiltForTheTokenCountAndAnInfeasibleConfigurationIsNeverServed) {
