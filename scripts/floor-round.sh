@@ -5,7 +5,8 @@
 # with the carried binaries (build/release/tilewise and the GPU test binaries). Receipts and logs are packed into
 # $OUT/floor-round.tar.gz.
 #   compile   every family's rule for the suites the steps run, built in parallel before anything is timed
-#   tests     the GPU tests of selection (both orientations, every family's rule) and of the gemv family
+#   tests     the GPU tests of selection (both orientations, every family's rule) and of the gemv family (FAMILY_TESTS=
+#             a gtest filter of the families' GPU tests in its place)
 #   sanitize  compute-sanitizer memcheck and racecheck on the gemv kernels storing y rows (nn.Linear's orientation)
 #   sweep     the sweep's fitted and judged halves: every family's rule and both cuBLASLt arms, cold
 #   fresh     a fresh sample with the arm `selected` (no database) against both cuBLASLt arms, cold
@@ -55,8 +56,9 @@ for step in "$@"; do
       timeout 200 "$tests/select_gpu_test" >"$work/select-gpu-tests.log" 2>&1
       echo "select GPU tests: exit $?"; grep -E "^\[  (PASSED|FAILED) " "$work/select-gpu-tests.log"
       if [ -x "$tests/families_gpu_test" ]; then
-        timeout 240 "$tests/families_gpu_test" --gtest_filter='Gemv*:*gemv*:*Gemv*' >"$work/gemv-gpu-tests.log" 2>&1
-        echo "gemv GPU tests: exit $?"; grep -E "^\[  (PASSED|FAILED) " "$work/gemv-gpu-tests.log"
+        timeout 240 "$tests/families_gpu_test" --gtest_filter="${FAMILY_TESTS:-Gemv*:*gemv*:*Gemv*}" \
+          >"$work/family-gpu-tests.log" 2>&1
+        echo "family GPU tests: exit $?"; grep -E "^\[  (PASSED|FAILED) |^\[  FAILED  \]" "$work/family-gpu-tests.log"
       fi
       ;;
     sanitize)
