@@ -29,6 +29,8 @@ trap 'tar czf "$OUT/floor-round.tar.gz" -C "$work" . && echo "packed $(ls "$work
 # The working tree and what is carried must fit in 64 MiB: stripped copies under build/carry/ (or packed as
 # build/carry.tar.xz) serve where present.
 [ -f build/carry.tar.xz ] && tar xJf build/carry.tar.xz -C build
+# Kernels built beforehand off the GPU (`tilewise compile` into a cache folder) travel as build/carry/jitcache.
+[ -d build/carry/jitcache ] && export TILEWISE_CACHE_DIR=$PWD/build/carry/jitcache
 bin=build/release/tilewise tests=build/release/tests
 [ -x build/carry/tilewise ] && bin=build/carry/tilewise tests=build/carry
 "$bin" info | tee "$work/info.txt" || exit 1
