@@ -18,7 +18,8 @@
 #   llm24     llm24's 120 cases and their nn.Linear twins, `selected` (the library's defaults) against cuBLASLt
 #   retime    after a family's rule changed: the floor's outcomes it no longer chooses, re-timed beside cuBLASLt's
 #             default as the sweep timed them, and the floor refitted with them (data/floor-h200.json of this copy,
-#             which the steps after it use and which comes back as floor-h200.json)
+#             which comes back as floor-h200.json). The library builds its floor in, so `fresh` after it runs the
+#             arm selected:floor:<that file> in place of `selected`; the other steps still run the built-in floor
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export TILEWISE_SOURCE_DIR=$PWD TILEWISE_KERNELS_DIR=$PWD/kernels TILEWISE_CACHE_DIR=$PWD/.jitcache PYTHONUNBUFFERED=1
@@ -35,6 +36,7 @@ bin=build/release/tilewise tests=build/release/tests
 [ -x build/carry/tilewise ] && bin=build/carry/tilewise tests=build/carry
 "$bin" info | tee "$work/info.txt" || exit 1
 start=$(date +%s)
+fresh_arm=selected  # the library's defaults; a refitted floor after `retime`
 left() { echo $((${ROUND_S:-560} - ($(date +%s) - start))); }
 # bench NAME SECONDS ARGS...: one receipt, its table and its progress log
 bench() {
@@ -78,7 +80,7 @@ for step in "$@"; do
           --baseline cublaslt-default
       done
       ;;
-    fresh) bench sweep-fresh $(($(left) - 5)) --suite suites/sweep-fresh.txt --arms cublaslt-default,cublaslt,selected \
+    fresh) bench sweep-fresh $(($(left) - 5)) --suite suites/sweep-fresh.txt --arms "cublaslt-default,cublaslt,$fresh_arm" \
              --baseline cublaslt-default ;;
     # CASES=FROM-TO (lines of the suite, from 1) splits the sample over commands, each from an empty database.
     tune-fresh) rm -rf round-state/fresh; mkdir -p round-state/fresh
@@ -130,7 +132,8 @@ for step in "$@"; do
       done
       "$bin" floor fit --fit "${fit[@]}" --judge "${judge[@]}" -o data/floor-h200.json --report "$work/floor-fit.md" \
         --overwrite | tail -n 12
-      cp data/floor-h200.json "$work/floor-h200.json" ;;
+      cp data/floor-h200.json "$work/floor-h200.json"
+      fresh_arm=selected:floor:$PWD/data/floor-h200.json ;;
     *) echo "unknown step $step" >&2 ;;
   esac
 done

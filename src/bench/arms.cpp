@@ -14,7 +14,8 @@ std::vector<std::string> known_arms() {
   std::vector<std::string> out;
   for (const families::Family* f : families::all_families())
     for (std::string& name : f->arm_names()) out.push_back(std::move(name));
-  out.insert(out.end(), {"selected", "selected:<database>"});
+  out.insert(out.end(), {"selected", "selected:floor", "selected:floor:<floor.json>", "selected:<database.json>",
+                         "selected:tune:<database.json>"});
   return out;
 }
 

@@ -21,6 +21,10 @@ ContextOptions options_for(const std::string& name) {
   o.shipped_database = false;
   const std::string rest = name.substr(std::string_view("selected:").size());
   if (rest == "floor") return o;
+  if (rest.starts_with("floor:")) {  // a floor file (tilewise floor fit) in place of the one built into the library
+    o.floor = rest.substr(std::string_view("floor:").size());
+    return o;
+  }
   if (rest.starts_with("tune:")) {
     o.tune = TuneMode::on;
     o.use_machine_database = true;
@@ -89,6 +93,8 @@ std::unique_ptr<Arm> make_selected_arm(const std::string& name) {
   const ContextOptions o = options_for(name);
   if (!o.database.empty() && !std::filesystem::exists(o.database))
     throw Error(fmt::format("arm '{}': no database at '{}'", name, o.database));
+  if (name.starts_with("selected:floor:") && (o.floor.empty() || !std::filesystem::exists(o.floor)))
+    throw Error(fmt::format("arm '{}': no floor at '{}'", name, o.floor));
   if (o.tune == TuneMode::on && o.machine_database.empty())
     throw Error(fmt::format("arm '{}': name the database first-use tuning keeps (selected:tune:<file.json>)", name));
   return std::make_unique<SelectedArm>(name);

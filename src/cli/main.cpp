@@ -105,7 +105,8 @@ int cmd_suite(const std::vector<std::string>& files, const std::vector<tw::DType
 // tell. Exits 1 when the library refuses any problem, after the rest's choices.
 int cmd_choose(const std::vector<std::string>& suites, const std::vector<std::string>& only,
                const std::vector<tw::DType>& dtypes, const std::vector<tw::Layout>& layouts,
-               const std::string& database, int sm_count, bool use_machine, bool use_shipped, bool why) {
+               const std::string& database, const std::string& floor_path, int sm_count, bool use_machine,
+               bool use_shipped, bool why) {
   // What the library refuses (fp8 NN, a size past int32) it runs nothing for: no choice is shown for it.
   std::vector<tw::Problem> problems;
   std::vector<std::string> refused;
@@ -151,8 +152,14 @@ int cmd_choose(const std::vector<std::string>& suites, const std::vector<std::st
       {"machine database " + machine_path, machine ? &*machine : nullptr},
       {"database " + database, db ? &*db : nullptr},
       {"shipped database data/database-h200.json", shipped}};
+  std::optional<tw::select::FloorRule> floor;
+  if (!floor_path.empty()) {
+    floor = tw::select::read_floor(floor_path);
+    fmt::print("floor {}: {} points measured on {}, in place of the one built into the library\n", floor_path,
+               floor->points.size(), floor->gpu);
+  }
   fmt::print("rules for {} SMs\n{}", sm_count,
-             tw::select::choice_table(problems, searched, tw::select::Rules{sm_count}, why));
+             tw::select::choice_table(problems, searched, tw::select::Rules{sm_count, floor ? &*floor : nullptr}, why));
   if (refused.empty()) return 0;
   fmt::print("{} refused, as the library refuses them:\n{}\n", refused.size(), fmt::join(refused, "\n"));
   return 1;
@@ -188,7 +195,7 @@ int main(int argc, char** argv) {
                                                "database's entry, else the floor's pick or cuBLASLt (no GPU needed)");
   choose->group(tw::cli::kNoGpu);
   std::vector<std::string> choose_suites;
-  std::string choose_only, choose_database;
+  std::string choose_only, choose_database, choose_floor;
   int choose_sms = 0;
   bool choose_no_machine = false, choose_no_shipped = false, choose_why = false;
   choose->add_option("--suite", choose_suites, "suite file (repeatable)")->required();
@@ -201,6 +208,9 @@ int main(int argc, char** argv) {
                    "leave out the per-machine database first-use tuning keeps ($TILEWISE_DB, else under the cache "
                    "folder), which the library searches first where it exists");
   choose->add_flag("--no-shipped", choose_no_shipped, "leave out the database shipped for the H200");
+  choose->add_option("--floor", choose_floor,
+                     "a floor file (tilewise floor fit) in place of the one built into the library, to see what a "
+                     "refitted floor would choose before it is built in");
   choose->add_flag("--why", choose_why,
                    "under each choice the floor made, what it says of each family and why; under a database's, which "
                    "database");
@@ -391,7 +401,7 @@ int main(int argc, char** argv) {
     if (*suite) return cmd_suite(suite_files, dtypes(), layouts());
     if (*choose)
       return cmd_choose(choose_suites, split_list(choose_only, "--only"), dtypes(), layouts(), choose_database,
-                        choose_sms, !choose_no_machine, !choose_no_shipped, choose_why);
+                        choose_floor, choose_sms, !choose_no_machine, !choose_no_shipped, choose_why);
     if (*fit) return tw::cli::run_fit(fit_files, fit_hold_swapped);
     if (*compile) {
       co.dtypes = dtypes();

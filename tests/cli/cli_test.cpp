@@ -388,6 +388,28 @@ TEST_F(Cli, ChooseShowsNoChoiceForAProblemTheLibraryRefuses) {
   EXPECT_EQ(table.find(" fp8 "), std::string::npos) << "a choice shown for fp8 NN:\n" << r.out;
 }
 
+// `--floor` shows what a floor file would choose in place of the one built into the library: the same problem goes
+// to cuBLASLt under a floor with no points, and a floor file that is not there is named.
+TEST_F(Cli, ChooseReadsAFloorFileInPlaceOfTheBuiltInOne) {
+  const std::vector<std::string> args = {"choose", "--suite", kSource + "/suites/sweep-fresh.txt", "--only",
+                                         "s20261203_0019_col", "--no-shipped", "--no-machine-database"};
+  const Ran built_in = run(args);
+  EXPECT_EQ(built_in.status, 0) << built_in.all();
+  EXPECT_NE(built_in.out.find("sm90     floor"), std::string::npos) << built_in.out;
+  nlohmann::json floor = nlohmann::json::parse(std::ifstream(kSource + "/data/floor-h200.json"));
+  floor["points"] = nlohmann::json::array();
+  put("empty-floor.json", floor.dump());
+  std::vector<std::string> with_file = args;
+  with_file.insert(with_file.end(), {"--floor", "empty-floor.json", "--why"});
+  const Ran empty = run(with_file);
+  EXPECT_EQ(empty.status, 0) << empty.all();
+  EXPECT_NE(empty.out.find("floor empty-floor.json: 0 points measured on NVIDIA H200"), std::string::npos) << empty.out;
+  EXPECT_NE(empty.out.find("cublaslt heuristic"), std::string::npos) << empty.out;
+  EXPECT_NE(empty.out.find("floor: sm90: 0 of the 6 measured sm90 problems"), std::string::npos) << empty.out;
+  with_file[with_file.size() - 2] = "no-such-floor.json";
+  EXPECT_TRUE(Ends(run(with_file), 2, "no-such-floor.json: cannot open"));
+}
+
 // `--why` follows each choice the floor made with what it said of each family whose rule runs the problem.
 TEST_F(Cli, ChooseWhySaysWhatTheFloorSaidOfEachFamily) {
   const std::string suite = kSource + "/suites/square.txt";
