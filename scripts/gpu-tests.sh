@@ -4,6 +4,8 @@
 # synccheck) over the kernels' sanitizer sets, and the Python package's tests. A table last; logs in $OUT (or out/).
 #   scripts/gpu-tests.sh [BINARIES_DIR] [LIBTILEWISE_C]      e.g. scripts/gpu-tests.sh build/carry build/carry/libtilewise_c.so
 # ONLY= the test binaries (unset: families select bench device; empty: none), TESTS_S bounds each (default 200 s);
+# JOBS=N runs each test (and parameter instance) of a binary as a process of its own, N at once, each bounded by
+# TESTS_S: the tests compile their kernels at run time, so one binary's tests in turn can take past any bound;
 # SANITIZERS= the compute-sanitizer tools (default: memcheck racecheck synccheck; empty: none), SANITIZE_S each.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -23,8 +25,28 @@ run() {  # NAME SECONDS COMMAND...: one row of the table
   rows+=("$(printf '%-28s exit %-3s passed %-4s failed %-3s %4ss' "$name" "$rc" "${passed:--}" "$failed" $((SECONDS - started)))")
   echo "${rows[-1]}"
 }
+# each NAME BINARY: every test of BINARY in a process of its own, JOBS at once; one row for them all.
+each() {
+  local name=$1 bin=$2 started=$SECONDS
+  mkdir -p "$out/$name"
+  "$bin" --gtest_list_tests | awk '/^[^ ]/ {suite = $1} /^  / {print suite $1}' |
+    xargs -P "$JOBS" -I{} sh -c 'timeout "$0" "$1" --gtest_filter="$2" >"$3/$(echo "$2" | tr / _).log" 2>&1' \
+      "${TESTS_S:-200}" "$bin" {} "$out/$name"
+  local logs=("$out/$name"/*.log)
+  local passed skipped failed
+  passed=$(grep -l '^\[  PASSED  \] 1 test' "${logs[@]}" | wc -l)
+  skipped=$(grep -l '^\[  SKIPPED \] 1 test' "${logs[@]}" | wc -l)
+  failed=$((${#logs[@]} - passed - skipped))
+  rows+=("$(printf '%-28s each     passed %-4s failed %-3s skipped %-3s %4ss' "$name" "$passed" "$failed" "$skipped" \
+    $((SECONDS - started)))")
+  echo "${rows[-1]}"
+  for log in "${logs[@]}"; do
+    grep -q '^\[  \(PASSED  \|SKIPPED \)\] 1 test' "$log" || echo "  not passed: $(basename "$log" .log)"
+  done
+}
 for t in ${ONLY-families select bench device}; do
-  [ -x "$bins/${t}_gpu_test" ] && run "$t" "${TESTS_S:-200}" "$bins/${t}_gpu_test"
+  [ -x "$bins/${t}_gpu_test" ] || continue
+  if [ -n "${JOBS:-}" ]; then each "$t" "$bins/${t}_gpu_test"; else run "$t" "${TESTS_S:-200}" "$bins/${t}_gpu_test"; fi
 done
 if [ -x "$bins/families_gpu_test" ]; then
   sm90='Sm90Sanitized.*:Sm90StreamK.*:Sm90PackedGpu.SanitizedSet'
@@ -41,4 +63,4 @@ if [ -f "$lib" ]; then
 fi
 echo "=== GPU tests"
 printf '%s\n' "${rows[@]}"
-grep -h "^\[  FAILED  \] [A-Za-z]\|ERROR SUMMARY: [1-9]" "$out"/*.log | sort -u | head -20
+grep -rh --include='*.log' "^\[  FAILED  \] [A-Za-z]\|ERROR SUMMARY: [1-9]" "$out" | sort -u | head -20
