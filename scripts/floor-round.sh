@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One GPU round for the floor under selection (src/select/floor.hpp), run on the GPU machine over a copy of the tree:
-#   scripts/floor-round.sh [compile] [tests] [sanitize] [sweep] [fresh] [tune-fresh] [ship-reset] [ship-col]
-#     [ship-lin] [ship-tsweep] [tsweep] [llm24]
+#   scripts/floor-round.sh [compile] [tests] [sanitize] [sweep] [retime] [fresh] [tune-fresh] [ship-reset] [ship-col]
+#     [ship-lin] [ship-tsweep] [tsweep] [probe] [llm24]
 # with the carried binaries (build/release/tilewise and the GPU test binaries). Receipts and logs are packed into
 # $OUT/floor-round.tar.gz.
 #   compile   every family's rule for the suites the steps run, built in parallel before anything is timed
@@ -9,7 +9,8 @@
 #             a gtest filter of the families' GPU tests in its place)
 #   sanitize  compute-sanitizer memcheck and racecheck on the gemv kernels storing y rows (nn.Linear's orientation)
 #   sweep     the sweep's fitted and judged halves: every family's rule and both cuBLASLt arms, cold
-#   fresh     a fresh sample with the arm `selected` (no database) against both cuBLASLt arms, cold
+#   fresh     a fresh sample with the arm `selected` (the library's defaults; the shipped database holds none of its
+#             problems) against both cuBLASLt arms, cold
 #   tune-fresh  the fresh sample again with first-use tuning from an empty database (selected:tune:), cold
 #   ship-reset, ship-col, ship-lin, ship-tsweep
 #             first-use tuning over llm24 and decode in both orientations and the T sweep, one command each: the
@@ -17,9 +18,10 @@
 #   tsweep    T = 1..4096 on three 7-8B weight shapes in nn.Linear's orientation, `selected` against cuBLASLt
 #   llm24     llm24's 120 cases and their nn.Linear twins, `selected` (the library's defaults) against cuBLASLt
 #   retime    after a family's rule changed: the floor's outcomes it no longer chooses, re-timed beside cuBLASLt's
-#             default as the sweep timed them, and the floor refitted with them (data/floor-h200.json of this copy,
-#             which comes back as floor-h200.json). The library builds its floor in, so `fresh` after it runs the
-#             arm selected:floor:<that file> in place of `selected`; the other steps still run the built-in floor
+#             default as the sweep timed them, and the floor refitted with them into floor-refit.json (packed with the
+#             receipts; copy it over data/floor-h200.json to build it in). The library builds its floor in, so `fresh`
+#             after a refit runs the arm selected:floor:<floor-refit.json> in place of `selected`; the other steps
+#             still run the built-in floor
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export TILEWISE_SOURCE_DIR=$PWD TILEWISE_KERNELS_DIR=$PWD/kernels TILEWISE_CACHE_DIR=$PWD/.jitcache PYTHONUNBUFFERED=1
@@ -130,10 +132,11 @@ for step in "$@"; do
         [ -f "$work/floor-retime-$half.json" ] || continue 2
         [ $half = fit ] && fit+=("$work/floor-retime-fit.json") || judge+=("$work/floor-retime-judge.json")
       done
-      "$bin" floor fit --fit "${fit[@]}" --judge "${judge[@]}" -o data/floor-h200.json --report "$work/floor-fit.md" \
-        --overwrite | tail -n 12
-      cp data/floor-h200.json "$work/floor-h200.json"
-      fresh_arm=selected:floor:$PWD/data/floor-h200.json ;;
+      "$bin" floor fit --fit "${fit[@]}" --judge "${judge[@]}" -o "$work/floor-refit.json" --report "$work/floor-fit.md" \
+        >"$work/floor-fit.log" 2>&1
+      rc=$?; tail -n 12 "$work/floor-fit.log"
+      if ((rc == 0)); then fresh_arm=selected:floor:$work/floor-refit.json; else echo "retime: the refit failed ($rc)"; fi
+      echo "retime: \`fresh\` runs $fresh_arm" ;;
     *) echo "unknown step $step" >&2 ;;
   esac
 done

@@ -7,6 +7,7 @@
 
 #include "families/registry.hpp"
 #include "select/api.hpp"
+#include "select/floor.hpp"
 
 namespace tilewise::bench {
 
@@ -66,6 +67,7 @@ class SelectedArm : public Arm {
 
   nlohmann::json config() const override {
     nlohmann::json j = {{"family", choice_.family}, {"config", choice_.config}, {"source", choice_.source}};
+    if (const std::string floor = options_for(name_).floor; !floor.empty()) j["floor_file"] = floor;
     if (choice_.source == "database" || choice_.source == "bucket") j["database_us"] = choice_.us;
     if (const select::FirstUse* t = ctx_->tuned(problem_))
       j["first_use"] = {{"seconds", t->seconds}, {"timed", t->timed.size()}, {"summary", t->summary()}};
@@ -93,8 +95,15 @@ std::unique_ptr<Arm> make_selected_arm(const std::string& name) {
   const ContextOptions o = options_for(name);
   if (!o.database.empty() && !std::filesystem::exists(o.database))
     throw Error(fmt::format("arm '{}': no database at '{}'", name, o.database));
-  if (name.starts_with("selected:floor:") && (o.floor.empty() || !std::filesystem::exists(o.floor)))
-    throw Error(fmt::format("arm '{}': no floor at '{}'", name, o.floor));
+  if (name.starts_with("selected:floor:")) {
+    if (o.floor.empty() || !std::filesystem::exists(o.floor))
+      throw Error(fmt::format("arm '{}': no floor at '{}'", name, o.floor));
+    try {  // read here, not first on the GPU, where a bad file would fail every problem after the others were timed
+      select::read_floor(o.floor);
+    } catch (const Error& e) {
+      throw Error(fmt::format("arm '{}': {}", name, e.what()));
+    }
+  }
   if (o.tune == TuneMode::on && o.machine_database.empty())
     throw Error(fmt::format("arm '{}': name the database first-use tuning keeps (selected:tune:<file.json>)", name));
   return std::make_unique<SelectedArm>(name);

@@ -105,8 +105,14 @@ int cmd_suite(const std::vector<std::string>& files, const std::vector<tw::DType
 // tell. Exits 1 when the library refuses any problem, after the rest's choices.
 int cmd_choose(const std::vector<std::string>& suites, const std::vector<std::string>& only,
                const std::vector<tw::DType>& dtypes, const std::vector<tw::Layout>& layouts,
-               const std::string& database, const std::string& floor_path, int sm_count, bool use_machine,
+               const std::string& database, const std::optional<std::string>& floor_path, int sm_count, bool use_machine,
                bool use_shipped, bool why) {
+  // A floor file is read first, so that a bad one is refused before anything is printed.
+  std::optional<tw::select::FloorRule> floor;
+  if (floor_path) {
+    if (floor_path->empty()) throw tw::Error("--floor names no file");
+    floor = tw::select::read_floor(*floor_path);
+  }
   // What the library refuses (fp8 NN, a size past int32) it runs nothing for: no choice is shown for it.
   std::vector<tw::Problem> problems;
   std::vector<std::string> refused;
@@ -143,7 +149,12 @@ int cmd_choose(const std::vector<std::string>& suites, const std::vector<std::st
   // The rules size grids for the machine the databases were measured on, unless told otherwise.
   for (const auto* d : {&machine, &db})
     if (sm_count == 0 && *d && (*d)->identities.size() == 1) sm_count = (*d)->identities.front().sm_count;
+  if (sm_count == 0 && floor) sm_count = floor->sm_count;
   if (sm_count == 0) sm_count = 132;  // an H100 SXM or H200
+  if (floor)
+    fmt::print("floor {}: {} points, in place of the one built into the library; the library takes them only on {} "
+               "({} SMs, cc {})\n",
+               *floor_path, floor->points.size(), floor->gpu, floor->sm_count, floor->cc);
   const tw::select::Database* shipped = use_shipped ? &tw::select::shipped_database() : nullptr;
   if (shipped)
     fmt::print("shipped database data/database-h200.json: {} problems (used where the GPU is an H200)\n",
@@ -152,12 +163,6 @@ int cmd_choose(const std::vector<std::string>& suites, const std::vector<std::st
       {"machine database " + machine_path, machine ? &*machine : nullptr},
       {"database " + database, db ? &*db : nullptr},
       {"shipped database data/database-h200.json", shipped}};
-  std::optional<tw::select::FloorRule> floor;
-  if (!floor_path.empty()) {
-    floor = tw::select::read_floor(floor_path);
-    fmt::print("floor {}: {} points measured on {}, in place of the one built into the library\n", floor_path,
-               floor->points.size(), floor->gpu);
-  }
   fmt::print("rules for {} SMs\n{}", sm_count,
              tw::select::choice_table(problems, searched, tw::select::Rules{sm_count, floor ? &*floor : nullptr}, why));
   if (refused.empty()) return 0;
@@ -208,9 +213,12 @@ int main(int argc, char** argv) {
                    "leave out the per-machine database first-use tuning keeps ($TILEWISE_DB, else under the cache "
                    "folder), which the library searches first where it exists");
   choose->add_flag("--no-shipped", choose_no_shipped, "leave out the database shipped for the H200");
-  choose->add_option("--floor", choose_floor,
-                     "a floor file (tilewise floor fit) in place of the one built into the library, to see what a "
-                     "refitted floor would choose before it is built in");
+  auto* choose_floor_option =
+      choose->add_option("--floor", choose_floor,
+                         "a floor file (tilewise floor fit) in place of the one built into the library, to see what a "
+                         "refitted floor would choose before it is built in (the databases are still searched first: "
+                         "with --no-shipped and --no-machine-database it chooses as the bench arm "
+                         "selected:floor:<file> does)");
   choose->add_flag("--why", choose_why,
                    "under each choice the floor made, what it says of each family and why; under a database's, which "
                    "database");
@@ -401,7 +409,8 @@ int main(int argc, char** argv) {
     if (*suite) return cmd_suite(suite_files, dtypes(), layouts());
     if (*choose)
       return cmd_choose(choose_suites, split_list(choose_only, "--only"), dtypes(), layouts(), choose_database,
-                        choose_floor, choose_sms, !choose_no_machine, !choose_no_shipped, choose_why);
+                        choose_floor_option->count() ? std::optional(choose_floor) : std::nullopt, choose_sms,
+                        !choose_no_machine, !choose_no_shipped, choose_why);
     if (*fit) return tw::cli::run_fit(fit_files, fit_hold_swapped);
     if (*compile) {
       co.dtypes = dtypes();

@@ -44,9 +44,19 @@ void derive(ArmResult& arm, const Problem& p, double read_bw_gbps) {
 }
 
 const ArmResult* timed_arm(const Result& r, const std::string& name, bool with_options) {
+  const auto timed = [](const ArmResult& a) { return a.correct && a.us_median ? &a : nullptr; };
   for (const ArmResult& a : r.arms)
-    if ((a.arm == name || (with_options && a.arm.rfind(name + ":", 0) == 0)) && a.correct && a.us_median) return &a;
-  return nullptr;
+    if (a.arm == name) return timed(a);
+  if (!with_options) return nullptr;
+  const ArmResult* with = nullptr;
+  for (const ArmResult& a : r.arms)
+    if (a.arm.starts_with(name + ":")) {
+      if (with && with->arm != a.arm)
+        throw Error(fmt::format("arm '{}' could be '{}' or '{}' in {}'s result: name the arm whole", name, with->arm,
+                                a.arm, r.problem.name));
+      with = &a;
+    }
+  return with ? timed(*with) : nullptr;
 }
 
 std::set<std::string> arm_names(const Receipt& r) {

@@ -22,8 +22,9 @@ bool is_correct(const std::optional<double>& rel_err, double bound);
 // read bandwidth measured in the same run; none when it is not positive).
 void derive(ArmResult& arm, const Problem& p, double read_bw_gbps = 0);
 Comparison compare(const ArmResult& arm, const ArmResult& baseline);
-// r's arm `name` where it ran correctly and has a median; with `with_options` also `name:anything` ("selected" takes
-// "selected:tune:db.json"). Null otherwise.
+// r's arm `name` where it ran correctly and has a median; with `with_options`, where r has no arm of that very name,
+// also its one arm `name:anything` ("selected" takes "selected:tune:db.json"). Null otherwise. Throws where two such
+// arms could be meant ("selected:floor" beside "selected:floor:refit.json" and "selected:floor:other.json").
 const ArmResult* timed_arm(const Result& r, const std::string& name, bool with_options = false);
 // Every arm name in r's results, sorted (for a message that lists what a receipt has).
 std::set<std::string> arm_names(const Receipt& r);

@@ -63,7 +63,12 @@ Context::Context(ContextOptions o) : s_(std::make_unique<State>()) {
     s.warnings.insert(s.warnings.end(), loaded.warnings.begin(), loaded.warnings.end());
   }
   if (o.shipped_database) s.shipped = keep(select::shipped_database_for(s.identity));
-  if (!o.floor.empty()) s.floor = select::read_floor(o.floor);
+  if (!o.floor.empty()) {
+    s.floor = select::read_floor(o.floor);
+    if (!select::holds_on(*s.floor, s.identity))  // said, as a database's refusal is: the floor then takes nothing
+      s.warnings.push_back(fmt::format("floor {} was measured on {} ({} SMs, cc {}): it takes no family here", o.floor,
+                                       s.floor->gpu, s.floor->sm_count, s.floor->cc));
+  }
 }
 
 Context::~Context() = default;

@@ -1,5 +1,7 @@
 // The arm `selected` (the library API tilewise::gemm) passes the harness's correctness gate on every problem of the
 // suites, in every dtype and layout, and records what it ran.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
 #include <map>
@@ -11,7 +13,9 @@
 #include "gpu.hpp"
 #include "jit/cache.hpp"
 #include "receipt/derive.hpp"
+#include "select/api.hpp"
 #include "select/choice.hpp"
+#include "select/shipped.hpp"
 
 namespace tilewise::bench {
 namespace {
@@ -69,14 +73,15 @@ TEST(SelectedArm, CorrectOnEverySuiteProblem) {
   // cuBLASLt ran somewhere (decode NN: lda = M is under TMA's 16 bytes); which problems the shipped floor gives our
   // families depends on its sweep (select/api_gpu_test.cpp runs every family through a floor of its own).
   EXPECT_GT(families["cublaslt"], 0);
-  // The shipped database was tuned on these suites (data/database-h200.json); its identity policy admits an H200
-  // alone, so on another GPU (an H100 ran this test in the seventeenth session) no choice may come from it.
-  cudaDeviceProp prop{};
-  TW_CUDA(cudaGetDeviceProperties(&prop, 0));
-  if (std::string_view(prop.name).find("H200") != std::string_view::npos)
+  // The shipped database was tuned on these suites (data/database-h200.json). Where the identity policy admits it
+  // here, choices come from it; where it refuses (another GPU: an H100 ran this test in the seventeenth session),
+  // none may.
+  const select::Compatibility here =
+      select::compatibility(select::shipped_database().identities.at(0), running_identity());
+  if (here.refuse.empty())
     EXPECT_GT(from_database, 0);
   else
-    EXPECT_EQ(from_database, 0) << prop.name;
+    EXPECT_EQ(from_database, 0) << fmt::format("{}", fmt::join(here.refuse, "; "));
 }
 
 TEST(SelectedArm, ANamedDatabaseThatIsMissingIsRefusedUpFront) {

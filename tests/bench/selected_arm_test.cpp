@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "core/error.hpp"
 
@@ -36,6 +37,17 @@ TEST(SelectedArm, AFileItNamesMustExist) {
   EXPECT_NE(error_of("selected:floor:").find("no floor at ''"), std::string::npos);
   EXPECT_NE(error_of("selected:" + missing).find("no database at '" + missing + "'"), std::string::npos);
   EXPECT_NE(error_of("selected:tune:").find("name the database first-use tuning keeps"), std::string::npos);
+}
+
+// A floor file that is not one is refused when the arm is made, with the reader's reason, not on the GPU.
+TEST(SelectedArm, AFloorFileIsReadWhenTheArmIsMade) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path();
+  EXPECT_NE(error_of("selected:floor:" + dir.string()).find("is a folder, not a file"), std::string::npos);
+  const std::string not_json = (dir / "tilewise-selected-arm-not-a-floor.json").string();
+  std::ofstream(not_json) << "{\"schema\": \"tilewise.database/1\"}";
+  EXPECT_NE(error_of("selected:floor:" + not_json).find("is not tilewise.floor/2"), std::string::npos)
+      << error_of("selected:floor:" + not_json);
+  std::filesystem::remove(not_json);
 }
 
 }  // namespace

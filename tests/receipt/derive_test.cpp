@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/error.hpp"
 #include "core/problem.hpp"
 
 namespace tilewise::receipt {
@@ -24,6 +25,36 @@ TEST(Median, OddCountIsTheMiddleValue) {
 TEST(Median, EvenCountIsTheMeanOfTheMiddleTwo) {
   EXPECT_EQ(median({4.0, 1.0, 3.0, 2.0}), 2.5);
   EXPECT_EQ(median({10.0, 20.0}), 15.0);
+}
+
+ArmResult timed_as(const std::string& name, double us) {
+  ArmResult a;
+  a.arm = name, a.correct = true, a.us_median = us;
+  return a;
+}
+
+// "selected:floor" beside "selected:floor:refit.json" is the arm of that very name; a name two arms could extend is
+// refused rather than read as whichever comes first.
+TEST(TimedArm, TheArmOfThatVeryNameComesFirstAndTwoItCouldMeanAreRefused) {
+  Result r;
+  r.problem.name = "p";
+  r.arms = {timed_as("selected:floor:refit.json", 1), timed_as("selected:floor", 2), timed_as("cublaslt", 3)};
+  EXPECT_EQ(timed_arm(r, "selected:floor", true)->us_median, 2);
+  EXPECT_EQ(timed_arm(r, "selected:floor:refit.json", true)->us_median, 1);
+  EXPECT_EQ(timed_arm(r, "selected", false), nullptr);
+  r.arms.push_back(timed_as("selected:floor:other.json", 4));
+  EXPECT_EQ(timed_arm(r, "selected:floor", true)->us_median, 2);
+  try {
+    timed_arm(r, "selected", true);
+    FAIL() << "two arms 'selected' could mean were not refused";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("could be 'selected:floor:refit.json' or 'selected:floor'"), std::string::npos)
+        << e.what();
+  }
+  r.arms = {timed_as("selected:tune:db.json", 5)};
+  EXPECT_EQ(timed_arm(r, "selected", true)->us_median, 5);
+  r.arms[0].correct = false;
+  EXPECT_EQ(timed_arm(r, "selected", true), nullptr);
 }
 
 TEST(CorrectnessBound, PerInputType) {

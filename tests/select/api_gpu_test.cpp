@@ -142,6 +142,14 @@ TEST_F(ApiTest, WithoutADatabaseTheFloorDecidesAndEveryFamilyRuns) {
   EXPECT_FALSE(lt.config.empty());  // the configuration cuBLASLt's heuristic named is recorded
   // The plan is kept: the same problem again is the same choice without building anything.
   EXPECT_EQ(&ctx.plan(kP), &ctx.plan(kP));
+  // The same floor measured on another GPU takes nothing here, and the context says so.
+  floor.gpu += " (another board)";
+  o.floor = (dir / "foreign-floor.json").string();
+  select::write_json_file_atomically(select::to_json(floor), o.floor);
+  Context elsewhere(o);
+  ASSERT_EQ(elsewhere.warnings().size(), 1u);
+  EXPECT_TRUE(testkit::Contains(elsewhere.warnings()[0], "it takes no family here")) << elsewhere.warnings()[0];
+  EXPECT_EQ(run_checked(elsewhere, dec).source, "heuristic");
 }
 
 // nn.Linear's orientation (TN, M = features, N = tokens, C column-major [F x T] = y row-major): every family's rule
