@@ -227,7 +227,8 @@ for step in "$@"; do
       # the run cancels: the packed int4 arm at 16-128 tokens cold (PACKED_SUITE, default
       # suites/quant-small-batch.txt), with SQUARES=1 the plain kernel's first rule on the squares up to 4096 warm,
       # and with GEMV=1 (then PACKED=0 skips the packed arm) the decode GEMV's default for each weight format at 1-16
-      # tokens, cold. Each receipt names the sources it compiled (tool.kernel_sources, kernel_sources_dir). Runs
+      # tokens, cold (SQUARE_ONLY and SQUARE_ARMS choose the squares and arms: fixed sm90@<config> arms compare one
+      # configuration's kernels). Each receipt names the sources it compiled (tool.kernel_sources, kernel_sources_dir). Runs
       # behind docs/notes/2026-12-04-packed-shared-loads.md, docs/notes/2026-12-04-packed-scale-sums.md and
       # docs/notes/2026-12-04-gemv-int4-t1-sass.md ("The offset").
       old=${OLD_KERNELS:?OLD_KERNELS names the kernels/ folder to compare against}
@@ -245,8 +246,9 @@ for step in "$@"; do
             --arms gemv:int4,gemv:int8,gemv:fp8,gemv:bf16,cublaslt,cublaslt-default --baseline cublaslt --cold \
             -o "$work/gemv-$variant-$round.json" 2>"$work/gemv-$variant-$round.log" | tail -n 2
           [ "${SQUARES:-0}" = 1 ] && TILEWISE_KERNELS_DIR=$dir timeout 150 "$bin" bench --suite suites/square.txt \
-            --only sq256,sq512,sq768,sq1024,sq1536,sq2048,sq4096 --dtypes bf16 --layouts TN --arms cublaslt,sm90 \
-            --baseline cublaslt -o "$work/square-$variant-$round.json" 2>"$work/square-$variant-$round.log" | tail -n 2
+            --only "${SQUARE_ONLY:-sq256,sq512,sq768,sq1024,sq1536,sq2048,sq4096}" --dtypes bf16 --layouts TN \
+            --arms "${SQUARE_ARMS:-cublaslt,sm90}" --baseline cublaslt -o "$work/square-$variant-$round.json" \
+            2>"$work/square-$variant-$round.log" | tail -n 2
         done
       done
       ;;
