@@ -4,6 +4,8 @@
 #include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <map>
 
 #include "bench/arm.hpp"
@@ -15,6 +17,7 @@
 #include "receipt/derive.hpp"
 #include "select/api.hpp"
 #include "select/choice.hpp"
+#include "select/floor.hpp"
 #include "select/shipped.hpp"
 
 namespace tilewise::bench {
@@ -82,6 +85,32 @@ TEST(SelectedArm, CorrectOnEverySuiteProblem) {
     EXPECT_GT(from_database, 0);
   else
     EXPECT_EQ(from_database, 0) << fmt::format("{}", fmt::join(here.refuse, "; "));
+}
+
+// selected:floor:<file> runs that floor in place of the built-in one: on a problem the built-in floor gives sm90 (on
+// the GPU it was measured on), a floor with no points leaves it to cuBLASLt's heuristic.
+TEST(SelectedArm, AFloorFileReplacesTheBuiltInFloor) {
+  TW_REQUIRE_GPU();
+  const Problem p = make_problem("s20261203_0019_col", 234, 31872, 256, DType::fp16, Layout::TN);
+  nlohmann::json empty = select::to_json(select::shipped_floor());
+  empty["points"] = nlohmann::json::array();
+  const std::string path = (std::filesystem::temp_directory_path() / "tilewise-selected-arm-empty-floor.json").string();
+  std::ofstream(path) << empty.dump();
+  device::Stream s;
+  const auto source_of = [&](const std::string& name) {
+    const testkit::ArmBench bench(p, 1, 5, s.get(), 1);
+    auto arm = make_arm(name);
+    arm->prepare(bench.wb);
+    const nlohmann::json config = arm->config();
+    EXPECT_EQ(config.contains("floor_file"), name.starts_with("selected:floor:")) << config.dump();
+    const device::Launch launch = [&](int set, cudaStream_t st) { arm->launch(set, st); };
+    const device::OutputError e = checked_run(bench.wb, launch);
+    EXPECT_TRUE(receipt::is_correct(e.rel_err, receipt::correctness_bound(p.dtype)));
+    return config["source"].get<std::string>();
+  };
+  if (select::holds_on(select::shipped_floor(), running_identity())) EXPECT_EQ(source_of("selected:floor"), "floor");
+  EXPECT_EQ(source_of("selected:floor:" + path), "heuristic");
+  std::filesystem::remove(path);
 }
 
 TEST(SelectedArm, ANamedDatabaseThatIsMissingIsRefusedUpFront) {
