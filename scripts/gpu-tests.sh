@@ -65,7 +65,11 @@ failures=0
 for t in ${ONLY-families select bench device}; do
   [ -x "$bins/${t}_gpu_test" ] || continue
   # device_gpu_test's timing tests compare timings, so they run alone, never beside other processes.
-  if [ -n "${JOBS:-}" ] && [ "$t" != device ]; then each "$t" "$bins/${t}_gpu_test"; else run "$t" "${TESTS_S:-200}" "$bins/${t}_gpu_test"; fi
+  if [ -n "${JOBS:-}" ] && [ "$t" != device ]; then
+    each "$t" "$bins/${t}_gpu_test"
+  else
+    run "$t" "${TESTS_S:-200}" "$bins/${t}_gpu_test"
+  fi
 done
 if [ -x "$bins/families_gpu_test" ]; then
   sm90='Sm90Sanitized.*:Sm90StreamK.*:Sm90PackedGpu.SanitizedSet'

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <map>
+#include <set>
 
 #include "families/registry.hpp"
 #include "select/api.hpp"
@@ -98,11 +99,15 @@ std::unique_ptr<Arm> make_selected_arm(const std::string& name) {
   if (name.starts_with("selected:floor:")) {
     if (o.floor.empty() || !std::filesystem::exists(o.floor))
       throw Error(fmt::format("arm '{}': no floor at '{}'", name, o.floor));
-    try {  // read here, not first on the GPU, where a bad file would fail every problem after the others were timed
-      select::read_floor(o.floor);
-    } catch (const Error& e) {
-      throw Error(fmt::format("arm '{}': {}", name, e.what()));
-    }
+    // Read here, not first on the GPU, where a bad file would fail every problem after the others were timed; once a
+    // run, as the arm is made again for each problem.
+    static std::set<std::string> read;
+    if (!read.contains(o.floor)) try {
+        select::read_floor(o.floor);
+        read.insert(o.floor);
+      } catch (const Error& e) {
+        throw Error(fmt::format("arm '{}': {}", name, e.what()));
+      }
   }
   if (o.tune == TuneMode::on && o.machine_database.empty())
     throw Error(fmt::format("arm '{}': name the database first-use tuning keeps (selected:tune:<file.json>)", name));

@@ -105,8 +105,8 @@ int cmd_suite(const std::vector<std::string>& files, const std::vector<tw::DType
 // tell. Exits 1 when the library refuses any problem, after the rest's choices.
 int cmd_choose(const std::vector<std::string>& suites, const std::vector<std::string>& only,
                const std::vector<tw::DType>& dtypes, const std::vector<tw::Layout>& layouts,
-               const std::string& database, const std::optional<std::string>& floor_path, int sm_count, bool use_machine,
-               bool use_shipped, bool why) {
+               const std::string& database, const std::optional<std::string>& floor_path, int sm_count,
+               bool use_machine, bool use_shipped, bool why) {
   // A floor file is read first, so that a bad one is refused before anything is printed.
   std::optional<tw::select::FloorRule> floor;
   if (floor_path) {

@@ -50,13 +50,17 @@ const ArmResult* timed_arm(const Result& r, const std::string& name, bool with_o
   if (!with_options) return nullptr;
   const ArmResult* with = nullptr;
   for (const ArmResult& a : r.arms)
-    if (a.arm.starts_with(name + ":")) {
+    if (has_options_of(a.arm, name)) {
       if (with && with->arm != a.arm)
         throw Error(fmt::format("arm '{}' could be '{}' or '{}' in {}'s result: name the arm whole", name, with->arm,
                                 a.arm, r.problem.name));
       with = &a;
     }
   return with ? timed(*with) : nullptr;
+}
+
+bool has_options_of(const std::string& arm, const std::string& name) {
+  return arm.size() > name.size() && arm.starts_with(name) && arm[name.size()] == ':';
 }
 
 std::set<std::string> arm_names(const Receipt& r) {

@@ -26,6 +26,8 @@ Comparison compare(const ArmResult& arm, const ArmResult& baseline);
 // also its one arm `name:anything` ("selected" takes "selected:tune:db.json"). Null otherwise. Throws where two such
 // arms could be meant ("selected:floor" beside "selected:floor:refit.json" and "selected:floor:other.json").
 const ArmResult* timed_arm(const Result& r, const std::string& name, bool with_options = false);
+// Whether `arm` is `name` with options ("selected:tune:db.json" of "selected"): what timed_arm's `with_options` takes.
+bool has_options_of(const std::string& arm, const std::string& name);
 // Every arm name in r's results, sorted (for a message that lists what a receipt has).
 std::set<std::string> arm_names(const Receipt& r);
 // Whether samples `a`'s range lies wholly below `b`'s: compare's "faster" claim, as the tuners judge a candidate.

@@ -102,7 +102,7 @@ std::vector<HeadlineRow> headline(const std::vector<std::pair<std::string, recei
     for (const auto& [path, r] : receipts) arms.merge(receipt::arm_names(r));
     for (const std::string& name : arm.names)
       if (std::none_of(arms.begin(), arms.end(),
-                       [&](const std::string& a) { return a == name || a.rfind(name + ":", 0) == 0; }))
+                       [&](const std::string& a) { return a == name || receipt::has_options_of(a, name); }))
         throw Error(fmt::format("no receipt has the arm {}, one of the {}; their arms: {}", name, arm.label(),
                                 fmt::join(arms, ", ")));
   }

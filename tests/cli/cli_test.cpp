@@ -408,7 +408,8 @@ TEST_F(Cli, ChooseReadsAFloorFileInPlaceOfTheBuiltInOne) {
             std::string::npos)
       << empty.out;
   EXPECT_NE(empty.out.find("cublaslt heuristic"), std::string::npos) << empty.out;
-  const std::string none_near = fmt::format("floor: sm90: 0 of the {} measured sm90 problems", floor["neighbours"].get<int>());
+  const std::string none_near =
+      fmt::format("floor: sm90: 0 of the {} measured sm90 problems", floor["neighbours"].get<int>());
   EXPECT_NE(empty.out.find(none_near), std::string::npos) << empty.out;
   with_file[with_file.size() - 2] = "no-such-floor.json";
   EXPECT_TRUE(Ends(run(with_file), 2, "no-such-floor.json: cannot open"));
