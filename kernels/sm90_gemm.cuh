@@ -142,8 +142,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     if constexpr (Cfg::Pdl) wait_for_prerequisites();  // the output, partials and flags the grid before may use
     sm90::consume<Cfg>(ring, turn, &c_map, args, plan, tiles_m, tiles_n, rank, warpgroup - 1);
   }
-  // No CTA leaves while its peer may still arrive on its barriers or multicast into its shared memory.
-  if constexpr (Cfg::ClusterSize > 1) sm90::cluster_sync();
+  // No cluster barrier at the exit: the producer's load tail (sm90/load.h) keeps this CTA until its peer can no longer
+  // arrive on its barriers or multicast into its shared memory.
 }
 
 }  // namespace tilewise::kernels

@@ -126,6 +126,16 @@ __device__ __forceinline__ void produce(const Ring<Cfg>& ring, const TileLoads<C
       if (++stage == Cfg::Stages) stage = 0, phase ^= 1;
     }
   });
+  // The load tail in a cluster: every stage taken once more, as if to load it, so this thread returns only after the
+  // consumers of both CTAs have released every stage it filled. No peer arrives on this CTA's barriers after that,
+  // and no multicast lands here (each is a k-tile this CTA's consumers waited for), so the CTA may exit without a
+  // cluster barrier (docs/notes/2026-12-06-sm90-cluster-review.md, F2).
+  if constexpr (Cfg::ClusterSize > 1)
+    for (int i = 0; i < Cfg::Stages; ++i) {
+      while (!ptx::mbarrier_try_wait_parity(&ring.empty[stage], phase ^ 1)) {
+      }
+      if (++stage == Cfg::Stages) stage = 0, phase ^= 1;
+    }
 }
 
 }  // namespace tilewise::kernels::sm90
