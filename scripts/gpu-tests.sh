@@ -81,7 +81,7 @@ if [ -x "$bins/families_gpu_test" ]; then
 fi
 if [ -f "$lib" ]; then
   (cd tests/python && PYTHONPATH=$PWD/../../python TILEWISE_LIBRARY=$(realpath "../../$lib") \
-     timeout 150 python3 -m unittest test_gpu test_cpu) >"$out/python.log" 2>&1
+     TILEWISE_BIN=$(realpath "../../$bins/tilewise") timeout 150 python3 -m unittest test_gpu test_cpu) >"$out/python.log" 2>&1
   rc=$?
   rows+=("$(printf '%-28s exit %-3s %s' python "$rc" "$(tail -n 1 "$out/python.log")")")
   ((rc == 0)) || failures=$((failures + 1))
