@@ -115,12 +115,17 @@ std::string read(const std::string& path, int64_t max_bytes) {
 
 namespace {
 
-// What an output may replace, asked or not: a file, or a link (the link itself, never what it points at). A device
-// or a FIFO at the path is someone else's (`-o /dev/null --overwrite` run as root would replace the system's).
-void refuse_to_replace(const struct stat& st, const std::string& shown) {
+// What an output may replace, asked or not: a file, or a link to a file or to nothing (the link itself, never what it
+// points at). A device or a FIFO at the path is someone else's (`-o /dev/null --overwrite` run as root would replace
+// the system's), and so is a link to one (`-o /dev/stdout`). `target` is what the path names with links followed
+// (null where nothing is there).
+void refuse_to_replace(const struct stat& st, const struct stat* target, const std::string& shown) {
   if (S_ISDIR(st.st_mode)) throw Error(fmt::format("{}: is a folder", shown));
   if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
     throw Error(fmt::format("{}: is {}, not a file; an output replaces only a file", shown, kind_of(st.st_mode)));
+  if (S_ISLNK(st.st_mode) && target && !S_ISREG(target->st_mode))
+    throw Error(fmt::format("{}: is a link to {}, not to a file; an output replaces only a file or a link to one",
+                            shown, kind_of(target->st_mode)));
 }
 
 }  // namespace
@@ -173,8 +178,9 @@ void write(const std::string& path, std::string_view bytes, Existing existing) {
   const auto [dir, name] = split(path);
   if (name.empty() || name == "." || name == "..") throw Error(fmt::format("{}: names a folder, not a file", path));
   const Fd folder = open_folder(dir, path);
-  struct stat st {};
-  if (::fstatat(folder.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) refuse_to_replace(st, path);
+  struct stat st {}, target {};
+  if (::fstatat(folder.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0)
+    refuse_to_replace(st, ::fstatat(folder.get(), name.c_str(), &target, 0) == 0 ? &target : nullptr, path);
   write_at(folder.get(), name, bytes, existing, 0666, path);
 }
 
@@ -185,7 +191,8 @@ void check_output(const std::string& path, Existing existing) {
   if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
     throw Error(fmt::format("{}: its folder {} does not exist", path, dir));
   const bool exists = ::lstat(path.c_str(), &st) == 0;
-  if (exists) refuse_to_replace(st, path);
+  struct stat target {};
+  if (exists) refuse_to_replace(st, ::stat(path.c_str(), &target) == 0 ? &target : nullptr, path);
   if (::access(dir.c_str(), W_OK) != 0) throw Error(fmt::format("{}: its folder {} is not writable", path, dir));
   if (exists && existing == Existing::refuse)
     throw Error(fmt::format("{} exists; it is replaced only with --overwrite", path));

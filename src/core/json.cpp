@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -72,11 +73,49 @@ void require_readable_numbers(nlohmann::json& document, const std::string& origi
   }
 }
 
+// nlohmann keeps the last of two equal keys in one object, so `"us": 2.8, "us": 0.001` would read as 0.001 and check
+// valid: a key given twice is refused, named with the keys of the objects around it. An object's key set lives
+// only while the parser is inside it.
+class DuplicateKeys {
+ public:
+  explicit DuplicateKeys(const std::string& origin) : origin_(origin) {}
+  bool operator()(int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    using Event = nlohmann::json::parse_event_t;
+    if (event == Event::object_start || event == Event::array_start) {
+      open_.push_back({event == Event::object_start, {}, ""});
+    } else if (event == Event::object_end || event == Event::array_end) {
+      if (!open_.empty()) open_.pop_back();
+    } else if (event == Event::key && !open_.empty()) {
+      Open& object = open_.back();
+      object.last = parsed.get<std::string>();
+      if (!object.keys.insert(object.last).second)
+        throw Error(fmt::format("{}: the key \"{}\" appears twice in the object at {}: which one is meant is not "
+                                "known", origin_, object.last, place()));
+    }
+    return true;
+  }
+
+ private:
+  struct Open {
+    bool object;
+    std::set<std::string> keys;
+    std::string last;  // the key whose value is being read
+  };
+  std::string place() const {  // "results[].arms[]" for the object holding the key
+    std::string out;
+    for (size_t i = 0; i + 1 < open_.size(); ++i)
+      out += open_[i].object ? (out.empty() ? "" : ".") + open_[i].last : "[]";
+    return out.empty() ? "the top level" : out;
+  }
+  const std::string& origin_;
+  std::vector<Open> open_;
+};
+
 }  // namespace
 
 nlohmann::json parse_json(std::string_view text, const std::string& origin) {
   try {
-    nlohmann::json j = nlohmann::json::parse(text);
+    nlohmann::json j = nlohmann::json::parse(text, DuplicateKeys(origin));
     require_readable_numbers(j, origin);
     return j;
   } catch (const nlohmann::json::parse_error& e) {

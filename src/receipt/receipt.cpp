@@ -133,6 +133,26 @@ void to_json(json& j, const Receipt& r) {
            {"problems", r.problems}, {"valid", r.valid}};
 }
 
+namespace {
+
+// nlohmann reads an integer into a narrower field by a cast, so 2^32 + 10 read into an int is 10 and a receipt would
+// check valid with a figure it does not hold. Written back, such a field differs from what was read: refuse it there.
+// The walk follows what was written, which is only as deep as the receipt's own types.
+void refuse_narrowed_integers(const json& read, const json& written, const std::string& place) {
+  if (written.is_object() && read.is_object()) {
+    for (auto it = written.begin(); it != written.end(); ++it)
+      if (const auto at = read.find(it.key()); at != read.end())
+        refuse_narrowed_integers(*at, *it, place.empty() ? it.key() : place + "." + it.key());
+  } else if (written.is_array() && read.is_array()) {
+    for (size_t i = 0; i < written.size() && i < read.size(); ++i)
+      refuse_narrowed_integers(read[i], written[i], fmt::format("{}[{}]", place, i));
+  } else if (read.is_number_integer() && written.is_number() && read != written) {
+    throw Error(fmt::format("{} = {} does not fit its field", place, read.dump()));
+  }
+}
+
+}  // namespace
+
 void from_json(const json& j, Receipt& r) {
   r.schema_id = j.at("schema").get<std::string>();
   r.created = j.at("created").get<std::string>();
@@ -149,6 +169,7 @@ void from_json(const json& j, Receipt& r) {
                                                      : std::nullopt;
   r.problems = j.at("problems").get<std::vector<std::string>>();
   r.valid = j.at("valid").get<bool>();
+  refuse_narrowed_integers(j, json(r), "");
 }
 
 void write_file(const Receipt& r, const std::string& path) {

@@ -114,7 +114,7 @@ FloorRule parse_floor(const nlohmann::json& j, const std::string& origin) {
   r.gpu = at["gpu"].string();
   r.sm_count = at["sm_count"].sm_count();
   r.cc = at["cc"].string();
-  r.neighbours = int(at["neighbours"].integer());
+  r.neighbours = at["neighbours"].count();
   r.radius = at["radius"].number();
   if (r.neighbours < 1) at["neighbours"].fail("must be at least 1");
   if (!(r.radius > 0) || !std::isfinite(r.radius)) at["radius"].fail("must be a positive finite number");

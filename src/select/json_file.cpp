@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <limits>
 
 #include "core/error.hpp"
 #include "core/file.hpp"
@@ -74,6 +75,13 @@ double At::number() const {
 int64_t At::integer() const {
   if (!value.is_number_integer()) fail(fmt::format("expected an integer, got {}", type_name(value)));
   return value.get<int64_t>();
+}
+
+int At::count() const {
+  const int64_t n = integer();
+  if (n < 0 || n > std::numeric_limits<int>::max())
+    fail(fmt::format("{} is not a count (0..{})", n, std::numeric_limits<int>::max()));
+  return int(n);
 }
 
 int At::sm_count() const {

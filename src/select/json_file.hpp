@@ -32,6 +32,7 @@ struct At {
   std::string string() const;
   double number() const;
   int64_t integer() const;
+  int count() const;     // a whole number from 0 that an int holds: a larger one is refused, never wrapped
   int sm_count() const;  // an integer a GPU's SM count can be (1..1024): the rules size their grids by it
 
   [[noreturn]] void fail(std::string_view what) const;  // throws Error "origin: pointer: what"

@@ -44,13 +44,13 @@ bool boolean(const select::At& at) {
 Round parse_round(const select::At& at) {
   Round r;
   r.group = at["group"].string();
-  r.enumerated = int(at["enumerated"].integer());
-  r.legal = int(at["legal"].integer());
-  r.infeasible = int(at["infeasible"].integer());
-  r.refitted = int(at["refitted"].integer());
-  r.compiled = int(at["compiled"].integer());
-  r.timed = int(at["timed"].integer());
-  if (at.has("dropped")) r.dropped = int(at["dropped"].integer());
+  r.enumerated = at["enumerated"].count();
+  r.legal = at["legal"].count();
+  r.infeasible = at["infeasible"].count();
+  r.refitted = at["refitted"].count();
+  r.compiled = at["compiled"].count();
+  r.timed = at["timed"].count();
+  if (at.has("dropped")) r.dropped = at["dropped"].count();
   r.wall_s = at["wall_s"].number();
   r.incumbent = at["incumbent"].string();
   r.incumbent_us = numbers(at["incumbent_us"]);

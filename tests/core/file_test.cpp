@@ -112,6 +112,27 @@ TEST_F(Files, AnOutputNeverReplacesAFifoOrADeviceEvenWhenAskedTo) {
   EXPECT_TRUE(S_ISFIFO(st.st_mode));
 }
 
+// `-o /dev/stdout --overwrite` would have replaced the system's link with a file: a link to a device or a FIFO is
+// refused as what it points at is, while a link to a file (or to nothing) is still replaced, the link itself.
+TEST_F(Files, AnOutputNeverReplacesALinkToAFifoOrADevice) {
+  ASSERT_EQ(::mkfifo(path("fifo").c_str(), 0600), 0);
+  fs::create_symlink("/dev/null", dir_ / "to-device");
+  fs::create_symlink(dir_ / "fifo", dir_ / "to-fifo");
+  for (Existing existing : {Existing::refuse, Existing::replace}) {
+    EXPECT_TRUE(Contains(error_of([&] { write(path("to-device"), "x", existing); }),
+                         "to-device: is a link to a device, not to a file"));
+    EXPECT_TRUE(Contains(error_of([&] { check_output(path("to-fifo"), existing); }),
+                         "to-fifo: is a link to a FIFO, not to a file"));
+  }
+  EXPECT_TRUE(fs::is_symlink(dir_ / "to-device"));
+  EXPECT_TRUE(fs::is_symlink(dir_ / "to-fifo"));
+  put("file.txt", "kept");
+  fs::create_symlink(dir_ / "file.txt", dir_ / "to-file");
+  write(path("to-file"), "new", Existing::replace);
+  EXPECT_EQ(slurp(path("file.txt")), "kept");
+  EXPECT_EQ(slurp(path("to-file")), "new");
+}
+
 // The old writers used "<path>.tmp" and "<path>.tmp.<pid>.<n>", opened with truncation: a link planted there made a
 // write land on the link's target. The temporary file is now created exclusively under a random name.
 TEST_F(Files, PlantedLinksAtPredictableTemporaryNamesAreNeverWrittenThrough) {
@@ -154,6 +175,18 @@ TEST_F(Files, JsonErrorsNameTheFileAndWhere) {
   EXPECT_TRUE(Contains(error_of([&] { read_json(put("bad.json", "{\n  \"a\": ]")); }), "bad.json:2:8: not valid JSON"));
   EXPECT_TRUE(Contains(error_of([&] { read_json(put("huge.json", "[1e400]")); }), "huge.json: not valid JSON"));
   EXPECT_EQ(read_json(put("ok.json", "{\"a\": 1}"))["a"], 1);
+}
+
+// nlohmann keeps the last of two equal keys: a database entry with `"us": 2.8, "us": 0.001` read as 0.001. A key given
+// twice in one object is refused, with the keys of the objects around it; the same key in two objects is not.
+TEST_F(Files, AKeyGivenTwiceInOneObjectIsRefused) {
+  EXPECT_TRUE(Contains(error_of([&] { read_json(put("top.json", "{\"a\": 1, \"a\": 2}")); }),
+                       "top.json: the key \"a\" appears twice in the object at the top level"));
+  EXPECT_TRUE(Contains(
+      error_of([&] { read_json(put("deep.json", "{\"entries\": [{\"e\": {\"us\": 2.8, \"x\": {}, \"us\": 0.001}}]}")); }),
+      "deep.json: the key \"us\" appears twice in the object at entries[].e"));
+  const nlohmann::json j = read_json(put("apart.json", "{\"a\": {\"us\": 1}, \"b\": {\"us\": 2}, \"c\": [{\"us\": 3}, {\"us\": 4}]}"));
+  EXPECT_EQ(j["c"][1]["us"], 4);
 }
 
 // Numbers an integer field could not hold are refused with their place; whole numbers written as doubles come back

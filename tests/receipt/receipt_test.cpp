@@ -102,6 +102,21 @@ TEST(ReceiptJson, RoundTripKeepsDifferences) {
   EXPECT_NE(back, sample_receipt());
 }
 
+// nlohmann reads an integer into an int by a cast: repeats = 2^32 + 10 read as 10 and the receipt checked valid.
+TEST(ReceiptJson, AnIntegerItsFieldCannotHoldIsRefusedWithItsPlace) {
+  nlohmann::json j = sample_receipt();
+  j["protocol"]["repeats"] = 4294967306LL;
+  EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { j.get<Receipt>(); }),
+                                "protocol.repeats = 4294967306 does not fit its field"));
+  j = sample_receipt();
+  j["results"][0]["rotation_sets"] = int64_t(1) << 40;
+  EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { j.get<Receipt>(); }),
+                                "results[0].rotation_sets = 1099511627776 does not fit its field"));
+  j = sample_receipt();
+  j["results"][0]["seed"] = 18446744073709551615u;  // a 64-bit seed is whole
+  EXPECT_NO_THROW(j.get<Receipt>());
+}
+
 TEST(ReceiptJson, MissingFieldThrows) {
   nlohmann::json j = sample_receipt();
   j.erase("protocol");

@@ -296,6 +296,9 @@ TEST(FloorFile, BadInputIsRefusedNamingTheField) {
   EXPECT_TRUE(Contains(error([](auto& j) { j["sm_count"] = 0; }), "/sm_count: 0 is not an SM count (1..1024)"));
   EXPECT_TRUE(Contains(error([](auto& j) { j["sm_count"] = 4294967297LL; }), "is not an SM count"));
   EXPECT_TRUE(Contains(error([](auto& j) { j["neighbours"] = 0; }), "/neighbours: must be at least 1"));
+  // 2^32 + 6 once read as 6 neighbours: a count an int cannot hold is refused, not wrapped.
+  EXPECT_TRUE(Contains(error([](auto& j) { j["neighbours"] = 4294967302LL; }),
+                       "/neighbours: 4294967302 is not a count (0..2147483647)"));
   EXPECT_TRUE(Contains(error([](auto& j) { j["radius"] = -1.0; }), "/radius: must be a positive finite number"));
   EXPECT_TRUE(Contains(error([](auto& j) { j["points"][0]["families"]["sm90"]["speedup"] = 0.0; }),
                        "/points/0/families/sm90/speedup: must be a positive finite number"));

@@ -159,6 +159,17 @@ TEST_F(CampaignTest, ACorruptFileIsReportedWhereItIsWrong) {
   EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { read_campaign(path); }), path + ":"));
 }
 
+// A round's counts once wrapped past an int's range (2^32 + 3 candidates timed read as 3): refused where they are.
+TEST_F(CampaignTest, ACountPastAnIntsRangeIsRefusedNotWrapped) {
+  testkit::ScriptedMeasure m = measure();
+  run_campaign(path, some_cases(), tunable_for, m, kHere);
+  nlohmann::json j = select::read_json_file(path);
+  j["cases"][0]["rounds"][0]["timed"] = (int64_t(1) << 32) + 3;
+  std::ofstream(path) << j.dump(1);
+  EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { read_campaign(path); }),
+                                "/cases/0/rounds/0/timed: 4294967299 is not a count (0..2147483647)"));
+}
+
 TEST_F(CampaignTest, DroppedCountsReadBackAndOlderFilesWithoutThemReadAsNone) {
   testkit::ScriptedMeasure m = measure();
   m.drop_margin = 0.05;
