@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <filesystem>
 #include <iterator>
 #include <map>
 #include <set>
@@ -111,7 +110,7 @@ int run_tune(const TuneOptions& o) {
   // A misspelt field fails here, not after the harness has warmed the GPU up.
   tune::check_held(tuned.field_names(), o.hold);
   // So does a campaign file that cannot be continued, or a database that cannot be written.
-  if (std::filesystem::exists(o.campaign)) tune::require_sound(tune::read_campaign(o.campaign), o.campaign);
+  if (files::exists(o.campaign, "the campaign file")) tune::require_sound(tune::read_campaign(o.campaign), o.campaign);
   if (!o.database.empty()) {
     std::vector<std::string> inputs = o.suites;
     inputs.push_back(o.campaign);
@@ -318,7 +317,8 @@ TuneCommands::TuneCommands(CLI::App& app) {
                     "with M <= 16 and leaves the others out")
       ->delimiter(',');
   tune_->add_option("--mode", o_.mode, "descent (monotone, one group a round) or grid (one-shot, capped)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::IsMember(tune::kCampaignModes));  // before any GPU work
   tune_->add_option("--grid-cap", o_.grid_cap, "grid mode: at most this many legal candidates")
       ->capture_default_str()
       ->check(at_least_one());

@@ -175,6 +175,7 @@ void write_at(int at, const std::string& name, std::string_view bytes, Existing 
 }
 
 void write(const std::string& path, std::string_view bytes, Existing existing) {
+  if (path.empty()) throw Error("an empty path names no file to write");
   const auto [dir, name] = split(path);
   if (name.empty() || name == "." || name == "..") throw Error(fmt::format("{}: names a folder, not a file", path));
   const Fd folder = open_folder(dir, path);
@@ -185,6 +186,7 @@ void write(const std::string& path, std::string_view bytes, Existing existing) {
 }
 
 void check_output(const std::string& path, Existing existing) {
+  if (path.empty()) throw Error("an empty path names no file to write");
   const auto [dir, name] = split(path);
   if (name.empty() || name == "." || name == "..") throw Error(fmt::format("{}: names a folder, not a file", path));
   struct stat st {};
@@ -206,6 +208,13 @@ bool same_file(const std::string& a, const std::string& b) {
   std::error_code ea, eb;
   const auto ca = std::filesystem::weakly_canonical(a, ea), cb = std::filesystem::weakly_canonical(b, eb);
   return !ea && !eb && ca == cb;
+}
+
+bool exists(const std::string& path, std::string_view what) {
+  std::error_code ec;
+  const bool there = std::filesystem::exists(path, ec);
+  if (ec) throw Error(fmt::format("{}: {} cannot be reached ({})", path, what, ec.message()));
+  return there;
 }
 
 void refuse_input_as_output(const std::string& output, const std::vector<std::string>& inputs) {

@@ -53,6 +53,11 @@ std::string read_opened(const Opened& f, const std::string& shown, int64_t max_b
 // The whole of the regular file `path`, following links; throws Error "path: why".
 std::string read(const std::string& path, int64_t max_bytes = kMaxTextBytes);
 
+// Whether anything is at `path` (a link counts as what it points at). Throws Error "path: `what` cannot be reached
+// (why)" where the answer is not known (a loop of links, a folder that may not be searched): std::filesystem's own
+// exception there named neither the file's purpose nor a way out.
+bool exists(const std::string& path, std::string_view what);
+
 enum class Existing { refuse, replace };
 
 // Writes `bytes` as `name` in the open folder `at` with permissions `mode` (less the umask), through an exclusive

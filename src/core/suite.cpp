@@ -46,6 +46,11 @@ Suite parse_suite(std::istream& in, const std::string& path) {
     for (std::string w; fields >> w;) words.push_back(w);
     if (words.empty()) continue;
     const std::string where = fmt::format("{}:{}", path, line_no);
+    // A byte that is not printable ASCII would cut or garble the messages that quote the line (a NUL ends them).
+    for (size_t i = 0; i < line.size(); ++i)
+      if (const auto c = static_cast<unsigned char>(line[i]); (c < 0x20 && c != '\t' && c != '\r') || c >= 0x7f)
+        throw Error(fmt::format("{}: byte 0x{:02x} at column {} is not printable ASCII; outside a comment a suite "
+                                "holds only names, numbers and fields", where, c, i + 1));
     if (words.size() < 4)
       throw Error(fmt::format("{}: expected 'name M N K', got {} field{}", where, words.size(), words.size() == 1 ? "" : "s"));
     if (!valid_name(words[0]))

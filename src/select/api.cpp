@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
-#include <filesystem>
 
+#include "core/file.hpp"
 #include "device/cuda.hpp"
 #include "device/machine.hpp"
 #include "families/cublaslt/matmul.hpp"
@@ -53,7 +53,7 @@ Context::Context(ContextOptions o) : s_(std::make_unique<State>()) {
       } catch (const Error&) {
         if (s.tune == TuneMode::on) throw;  // tuning needs somewhere to keep what it finds; selection does not
       }
-    if (o.use_machine_database && !s.machine_path.empty() && std::filesystem::exists(s.machine_path))
+    if (o.use_machine_database && !s.machine_path.empty() && files::exists(s.machine_path, "the per-machine database (TILEWISE_DB)"))
       s.machine = keep(select::usable_entries(select::read_database(s.machine_path), s.identity, s.machine_path));
   }
   if (!o.database.empty()) {

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/file.hpp"
 #include "select/database_file.hpp"
 #include "select/json_file.hpp"
 
@@ -79,7 +80,7 @@ std::string recorded_suite_path() {
 void record_tuned(const std::string& path, const Identity& id, const Problem& p, const Choice& winner,
                   const std::string& source) {
   const FileLock lock(path);
-  Database db = std::filesystem::exists(path) ? read_database(path) : Database{};
+  Database db = files::exists(path, "the per-machine database (TILEWISE_DB)") ? read_database(path) : Database{};
   if (auto r = db.records.find(signature(p)); r != db.records.end())
     if (auto e = r->second.families.find(winner.family);
         e != r->second.families.end() && !(identity_of(db, e->second) == id))

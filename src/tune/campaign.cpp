@@ -1,10 +1,12 @@
 #include "tune/campaign.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
-#include <filesystem>
+#include <algorithm>
 
 #include "core/error.hpp"
+#include "core/file.hpp"
 #include "select/json_file.hpp"
 #include "tune/campaign_check.hpp"
 #include "tune/descent.hpp"
@@ -50,12 +52,16 @@ std::string changed(const CaseResult& recorded, const CaseResult& fresh) {
 
 }  // namespace
 
+void require_campaign_mode(const std::string& mode, std::string_view what) {
+  if (std::find(kCampaignModes.begin(), kCampaignModes.end(), mode) == kCampaignModes.end())
+    throw Error(fmt::format("{} '{}' is not {}", what, mode, fmt::join(kCampaignModes, " or ")));
+}
+
 Campaign run_campaign(const std::string& path, const std::vector<Case>& cases, const TunableFor& tunable_for,
                       Measure& measure, const select::Identity& identity, const CampaignOptions& options) {
-  if (options.mode != "descent" && options.mode != "grid")
-    throw Error(fmt::format("campaign mode '{}' is not descent or grid", options.mode));
+  require_campaign_mode(options.mode, "campaign mode");
   Campaign campaign{options.mode, identity, {}};
-  if (std::filesystem::exists(path)) {
+  if (files::exists(path, "the campaign file")) {
     campaign = read_campaign(path);
     require_sound(campaign, path);
     if (campaign.mode != options.mode)

@@ -4,6 +4,7 @@
 // are skipped, an interrupted one continues from its last finished round with the configuration it held.
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "select/identity.hpp"
@@ -13,6 +14,11 @@
 namespace tilewise::tune {
 
 inline constexpr std::string_view kCampaignSchema = "tilewise.campaign/1";
+
+// How a campaign searches: a monotone descent, one group a round, or a one-shot capped grid.
+inline const std::vector<std::string> kCampaignModes = {"descent", "grid"};
+// Throws Error "`what` 'mode' is not descent or grid" unless `mode` is one of kCampaignModes.
+void require_campaign_mode(const std::string& mode, std::string_view what);
 
 struct Campaign {
   std::string mode;            // "descent" or "grid"

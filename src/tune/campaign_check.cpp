@@ -148,7 +148,11 @@ class CaseChecker {
 
 std::vector<std::string> check_campaign(const Campaign& c) {
   std::vector<std::string> found;
-  if (c.mode != "descent" && c.mode != "grid") found.push_back(fmt::format("mode '{}' is not descent or grid", c.mode));
+  try {
+    require_campaign_mode(c.mode, "mode");
+  } catch (const Error& e) {
+    found.push_back(e.what());
+  }
   std::set<std::string> ids;
   for (const CaseResult& r : c.cases) {
     if (!ids.insert(r.c.id).second) found.push_back(fmt::format("case '{}' is recorded twice", r.c.id));

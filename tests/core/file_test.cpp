@@ -145,6 +145,22 @@ TEST_F(Files, PlantedLinksAtPredictableTemporaryNamesAreNeverWrittenThrough) {
   EXPECT_EQ(slurp(out), "x");
 }
 
+// A loop of links in TILEWISE_DB came out as "unexpected error: filesystem error: status: Too many levels of symbolic
+// links": the file's purpose is named now.
+TEST_F(Files, WhetherAFileExistsIsAnsweredOrItsPurposeIsNamed) {
+  EXPECT_FALSE(exists(path("none.json"), "the database"));
+  EXPECT_TRUE(exists(put("there.json", "{}"), "the database"));
+  fs::create_symlink(dir_ / "b", dir_ / "a");
+  fs::create_symlink(dir_ / "a", dir_ / "b");
+  EXPECT_TRUE(Contains(error_of([&] { exists(path("a"), "the per-machine database"); }),
+                       "a: the per-machine database cannot be reached (Too many levels of symbolic links)"));
+}
+
+TEST_F(Files, AnEmptyOutputPathIsNamedAsSuch) {
+  EXPECT_EQ(error_of([&] { write("", "x", Existing::replace); }), "an empty path names no file to write");
+  EXPECT_EQ(error_of([&] { check_output("", Existing::refuse); }), "an empty path names no file to write");
+}
+
 TEST_F(Files, WriteNeedsAnExistingFolder) {
   EXPECT_TRUE(Contains(error_of([&] { write(path("no/such/out.json"), "x", Existing::replace); }),
                        "its folder " + path("no/such") + " cannot be opened"));

@@ -96,10 +96,18 @@ TEST_F(GemvWeightFile, ForgedHeadersAreRefused) {
   EXPECT_TRUE(Contains(error_of([&] { parse_packed(wraps, "w.tww"); }), "w.tww: bad header"));
   EXPECT_TRUE(Contains(error_of([&] { parse_packed(wraps, "w.tww"); }), "overflows 64 bits"));
   EXPECT_TRUE(Contains(error_of([&] { parse_packed(packed(R"({"format":"bf16","k":1e300,"n":1})"), "w.tww"); }),
+                       "w.tww: bad header: line 2: the number 1e+300 at k is out of range"));
+  EXPECT_TRUE(Contains(error_of([&] { parse_packed(packed(R"({"format":"bf16","k":8.5,"n":1})"), "w.tww"); }),
                        "'k' is missing or not an integer"));
   EXPECT_TRUE(Contains(error_of([&] { parse_packed(packed(R"({"format":"bf16","k":8,"n":-1})"), "w.tww"); }),
                        "must be positive"));
   EXPECT_TRUE(Contains(error_of([&] { parse_packed(packed(R"([1, 2])"), "w.tww"); }), "no format named"));
+  // 2^64 - 1 read as an int64_t was -1: "weights of -1 x 256".
+  EXPECT_TRUE(Contains(
+      error_of([&] { parse_packed(packed(R"({"format":"bf16","k":8,"n":18446744073709551615})"), "w.tww"); }),
+      "w.tww: bad header: 'n' = 18446744073709551615 is past 2^63"));
+  EXPECT_TRUE(Contains(error_of([&] { parse_packed(packed(R"({"format":"bf16","k":8,"k":16,"n":1})"), "w.tww"); }),
+                       "w.tww: bad header: line 2: the key \"k\" appears twice"));
   EXPECT_TRUE(Contains(
       error_of([&] { parse_packed(packed(R"({"format":"bf16","k":8,"n":1,"row_bytes":16,"scale_bytes":0})", 15), "w"); }),
       "holds 15 bytes of weights and scales; its header says 16"));

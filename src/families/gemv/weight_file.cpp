@@ -5,10 +5,12 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "core/checked.hpp"
 #include "core/error.hpp"
+#include "core/json.hpp"
 #include "core/numeric.hpp"
 
 namespace tilewise::gemv {
@@ -32,6 +34,8 @@ files::Existing existing(bool overwrite) { return overwrite ? files::Existing::r
 int64_t integer_field(const nlohmann::json& head, const char* key) {
   const auto it = head.find(key);
   if (it == head.end() || !it->is_number_integer()) throw Error(fmt::format("'{}' is missing or not an integer", key));
+  if (it->is_number_unsigned() && it->get<uint64_t>() > uint64_t(std::numeric_limits<int64_t>::max()))
+    throw Error(fmt::format("'{}' = {} is past 2^63", key, it->get<uint64_t>()));  // read as int64_t it would wrap
   return it->get<int64_t>();
 }
 
@@ -55,7 +59,8 @@ HostPacked parse_packed(std::string_view bytes, const std::string& origin) {
     throw Error(fmt::format("{}: not a packed weight file (no '{}' header)", origin, magic));
   HostPacked w;
   try {
-    const nlohmann::json head = nlohmann::json::parse(bytes.substr(line1 + 1, line2 - line1 - 1));
+    // parse_json: a key given twice is refused, not the last one taken.
+    const nlohmann::json head = parse_json(bytes.substr(line1 + 1, line2 - line1 - 1), "line 2");
     if (!head.is_object() || !head.contains("format") || !head["format"].is_string())
       throw Error("no format named");
     w.layout = packed_layout(parse_format(head["format"].get<std::string>()), integer_field(head, "n"),
