@@ -4,6 +4,7 @@ The shared library is found at $TILEWISE_LIBRARY, else beside this package (wher
 """
 import ctypes
 import functools
+import operator
 import os
 import threading
 
@@ -110,9 +111,25 @@ def context(device_index):
         return ctx
 
 
-@functools.lru_cache(maxsize=1024)
 def packed_shape(format_code, out_features, in_features):
-    """(row_bytes, scale_bytes) of a format for w[F, K]; raises Error naming the rule a shape breaks."""
+    """(row_bytes, scale_bytes) of a format for w[F, K]; raises Error naming the rule a shape breaks. The sizes are
+    checked before the cache: 64.0 hashes as 64 does, and ctypes would cut 2**70 to 64 bits."""
+    return _packed_shape(format_code, _size("out_features", out_features), _size("in_features", in_features))
+
+
+def _size(name, value):
+    """A size the C ABI's int64_t holds: a whole number (an int, or what operator.index takes) from 1 below 2^63."""
+    try:
+        size = operator.index(value) if not isinstance(value, bool) else None
+    except TypeError:
+        size = None
+    if size is None or not 0 < size < 2**63:
+        raise Error(f"{name} must be a whole number from 1 below 2^63, not {value!r}")
+    return size
+
+
+@functools.lru_cache(maxsize=1024)
+def _packed_shape(format_code, out_features, in_features):
     row_bytes, scale_bytes = _I64(), _I64()
     check(lib().tw_packed_shape(format_code, out_features, in_features, ctypes.byref(row_bytes),
                                 ctypes.byref(scale_bytes)))

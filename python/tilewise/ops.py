@@ -218,6 +218,8 @@ def linear(x, w, bias=None, *, x_scale=None, w_scale=None):
     Raises ValueError for a wrong dtype, shape, device or a non-contiguous tensor, tilewise.Error when the library
     refuses (its message says why)."""
     _require(isinstance(x, torch.Tensor), lambda: f"x must be a tensor, not {type(x).__name__}")
+    _require(bias is None or isinstance(bias, torch.Tensor),
+             lambda: f"bias must be a tensor or None, not {type(bias).__name__}")
     if isinstance(w, PackedWeight):
         _require(x_scale is None and w_scale is None, "x_scale and w_scale are for fp8 x and w, not packed weights")
         if _direct(x, w.q, w.scales, bias):  # w was checked when it was made; x against it here
@@ -229,6 +231,8 @@ def linear(x, w, bias=None, *, x_scale=None, w_scale=None):
         _require(x_scale is not None and w_scale is not None, "fp8 x and w need x_scale and w_scale")
         args = (x, w, x_scale, w_scale, bias)
         return (_fp8 if _direct(*args) else torch.ops.tilewise.linear_fp8)(*args)
+    _require(isinstance(w, torch.Tensor),
+             lambda: f"w must be a tensor or a tilewise.PackedWeight, not {type(w).__name__}")
     _require(x_scale is None and w_scale is None, "x_scale and w_scale are for fp8 x and w")
     return (_dense if _direct(x, w, bias) else torch.ops.tilewise.linear)(x, w, bias)
 

@@ -385,7 +385,9 @@ class BadInput(unittest.TestCase):
             ((meta(4, 256, dtype=torch.float8_e4m3fn), meta(64, 256, dtype=torch.float8_e4m3fn)),
              "fp8 x and w need x_scale and w_scale"),
         ]
-        cases += [((None, w), "x must be a tensor, not NoneType"),
+        cases += [((x, "w"), "w must be a tensor or a tilewise.PackedWeight, not str"),
+                  ((x, w, 5), "bias must be a tensor or None, not int"),
+                  ((None, w), "x must be a tensor, not NoneType"),
                   ((torch.empty((), dtype=torch.bfloat16, device=META), meta(64, 256)),
                    r"x must have 1 to 63 dimensions, not shape \(\)")]
         for args, message in cases:
@@ -401,6 +403,15 @@ class BadInput(unittest.TestCase):
             tilewise.linear(meta(4, 96), pw.to(META))
         with self.assertRaisesRegex(ValueError, "x_scale and w_scale are for fp8"):
             tilewise.linear(x, pw, x_scale=torch.ones(()))
+
+    def test_packed_weights_take_whole_sizes_only(self):
+        pw = tilewise.quantize(torch.randn(64, 256, dtype=torch.bfloat16), "q8_0")
+        tilewise.PackedWeight(pw.q, pw.scales, "q8_0", 64, 256)  # cached: 64.0 below must not hit it
+        for out_features, shown in ((64.0, "64.0"), ("64", "'64'"), (True, "True"), (2**70, str(2**70)), (0, "0")):
+            with self.subTest(shown):
+                with self.assertRaisesRegex(ValueError, "out_features must be a whole number from 1 below 2\\^63, "
+                                                        f"not {re.escape(shown)}"):
+                    tilewise.PackedWeight(pw.q, pw.scales, "q8_0", out_features, 256)
 
     def load_from(self, path):
         """tilewise._capi.lib() with TILEWISE_LIBRARY=path, the loaded library and the variable restored after."""
