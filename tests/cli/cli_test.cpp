@@ -575,6 +575,12 @@ TEST_F(Cli, WeightsThatDoNotComeBackAreCountedAndFailTheCommand) {
   put("w.bin", raw);
   EXPECT_TRUE(Ends(run({"quantize", "w.bin", "-o", "w.tww", "--rows", "2", "--cols", "64"}), 1,
                    "NOT FAITHFUL: 2 weights not finite (NaN or Inf), 1 groups whose fp16 scale is past the range"));
+  // Nothing is written (the Python API refuses the same weights): no file for a later dequantize to read as zeros.
+  EXPECT_FALSE(exists("w.tww"));
+  put("kept.tww", "mine");
+  EXPECT_TRUE(Ends(run({"quantize", "w.bin", "-o", "kept.tww", "--rows", "2", "--cols", "64", "--overwrite"}), 1,
+                   "kept.tww: not written"));
+  EXPECT_EQ(slurp(dir_ / "kept.tww"), "mine");
 }
 
 // ---- bench and tune check everything before they look for a GPU ------------------------------------------------
