@@ -64,6 +64,10 @@ class Cli : public ::testing::Test {
     fs::copy_file(dir_ / name, dir_ / copy, fs::copy_options::overwrite_existing);
     return copy;
   }
+  std::string copy_of_shipped_floor() const {
+    fs::copy_file(kSource + "/data/floor-h200.json", dir_ / "floor.json", fs::copy_options::overwrite_existing);
+    return "floor.json";
+  }
   std::string database() const {
     select::write_database(sample_database(), (dir_ / "db.json").string());
     return "db.json";
@@ -604,6 +608,16 @@ TEST_F(Cli, BenchAndTuneRefuseBadOptionsBeforeTheGpu) {
     EXPECT_EQ(r.all().find("GPU"), std::string::npos) << r.all();
   }
   EXPECT_TRUE(Ends(run({"bench", "--suite", suite, "-o", "no/such/folder/r.json"}), 2, "its folder no/such/folder does not exist"));
+  // A receipt over a file an arm reads (a database, a floor, first-use tuning's database) got as far as the GPU.
+  const std::string db = database(), floor = copy_of_shipped_floor();
+  for (const auto& [arm, file] : {std::pair{"selected:" + db, db}, std::pair{"selected:floor:" + floor, floor},
+                                  std::pair{"selected:tune:" + db, db}}) {
+    const std::string before = slurp(dir_ / file);
+    const Ran r = run({"bench", "--suite", suite, "--arms", "cublaslt-default," + arm, "-o", "./" + file, "--overwrite"});
+    EXPECT_TRUE(Ends(r, 2, "an output never replaces what it is made from")) << arm;
+    EXPECT_EQ(r.all().find("GPU"), std::string::npos) << r.all();
+    EXPECT_EQ(slurp(dir_ / file), before) << arm;
+  }
   put("corrupt.json", "{\"schema\": \"tilewise.campaign/1\", ");
   EXPECT_TRUE(Ends(run({"tune", "--suite", suite, "--only", "sq256", "--campaign", "corrupt.json"}), 2,
                    "corrupt.json:1:"));
