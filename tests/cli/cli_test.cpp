@@ -569,6 +569,11 @@ TEST_F(Cli, WritersRefuseAnExistingFileWithoutOverwrite) {
   EXPECT_TRUE(Ends(run({"db", "merge", db, "-o", db, "--overwrite"}), 2, "an output never replaces what it is made from"));
   EXPECT_TRUE(Ends(run({"db", "merge", db, "-o", "taken.json", "--overwrite"}), 0, "database: taken.json"));
   EXPECT_TRUE(Ends(run({"report", r, "-o", "page", "--overwrite"}), 0, "report: page/index.html"));
+  // A user's file in the page's tables/ is named, not deleted with the previous tables.
+  put("page/tables/notes.csv", "mine");
+  EXPECT_TRUE(Ends(run({"report", r, "-o", "page", "--overwrite"}), 2,
+                   "page/tables/notes.csv: not one of the page's tables (page/index.html does not link it)"));
+  EXPECT_EQ(slurp(dir_ / "page/tables/notes.csv"), "mine");
 }
 
 TEST_F(Cli, WeightsThatDoNotComeBackAreCountedAndFailTheCommand) {
