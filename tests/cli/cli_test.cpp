@@ -47,10 +47,13 @@ class Cli : public ::testing::Test {
     return "receipt.json";
   }
   // The sample receipt with an sm90 arm beside cuBLASLt's (cublaslt-default's samples under the rule's
-  // configuration): what `floor fit` takes.
-  std::string floor_receipt(const std::string& name) const {
+  // configuration): what `floor fit` takes. `pad` elements on every leading dimension make other problems.
+  std::string floor_receipt(const std::string& name, int64_t pad = 0) const {
     receipt::Receipt rc = receipt::sample_receipt();
     for (receipt::Result& res : rc.results) {
+      const Problem& p = res.problem;
+      res.problem = make_problem(p.name, p.M, p.N, p.K, p.dtype, p.layout, pad);
+      res.working_set_bytes = receipt::rotation_set_bytes(res.problem);
       receipt::ArmResult a = res.arms.back();
       a.arm = "sm90";
       a.config = {{"config", *families::family("sm90").rule(res.problem, 132)}, {"grid", 132}};
@@ -155,6 +158,17 @@ TEST_F(Cli, AReceiptCountsOnceAndNoReportReplacesAnInput) {
                    "the fitted half's receipts time no family's rule (an arm gemv or sm90) beside cublaslt-default"));
   EXPECT_TRUE(Ends(run({"floor", "fit", "--fit", floor_receipt("f2.json"), "--judge", other, "-o", "g.json"}), 2,
                    "the judged half's receipts time no family's rule"));
+  EXPECT_FALSE(exists("g.json"));
+  // A copy of the fitted half (or a re-run of its problems), renamed or not, is no judged half: "judged on N others"
+  // was the fit scoring itself. Problems are compared by what they are, sizes, dtype, layout and strides.
+  const std::string fitted = floor_receipt("fitted.json"), copy = copy_of(fitted, "fitted-copy.json");
+  EXPECT_TRUE(Ends(run({"floor", "fit", "--fit", fitted, "--judge", copy, "-o", "g.json"}), 2,
+                   "the judged half shares 2 of its 2 problems with the fitted half (sq2048 bf16 TN 2048x2048x2048"));
+  nlohmann::json renamed = nlohmann::json::parse(slurp(dir_ / fitted));
+  for (auto& res : renamed["results"]) res["problem"]["name"] = res["problem"]["name"].get<std::string>() + "_again";
+  put("renamed.json", renamed.dump());
+  EXPECT_TRUE(Ends(run({"floor", "fit", "--fit", fitted, "--judge", "renamed.json", "-o", "g.json"}), 2,
+                   "(sq2048_again bf16 TN 2048x2048x2048 lda=2048 ldb=2048 ldc=2048, fitted as sq2048)"));
   EXPECT_FALSE(exists("g.json"));
   EXPECT_EQ(slurp(dir_ / r), before) << "the input receipt is untouched";
   // A receipt anywhere under the page's tables/ folder, which the page rewrites whole.
@@ -685,7 +699,7 @@ TEST_F(Cli, InfoNamesExactlyTheCommandsThatWorkWithoutAGpu) {
       {"db merge", {{"db", "merge", db, "-o", "merged.json"}, 0}},
       {"sweep", {{"sweep", "--seed", "1", "--count", "4", "-o", "sweep.txt"}, 0}},
       {"floor fit",
-       {{"floor", "fit", "--fit", floor_receipt("fitted.json"), "--judge", floor_receipt("judged.json"), "-o",
+       {{"floor", "fit", "--fit", floor_receipt("fitted.json"), "--judge", floor_receipt("judged.json", 8), "-o",
          "floor.json"},
         0}},
   };
