@@ -453,6 +453,11 @@ int main(int argc, char** argv) {
                                     grouping == tw::report::Grouping::by_sweep_class ? " among the sweep's problems" : "",
                                     fmt::join(arms, ", ")));
       }
+      int repeated = 0;
+      for (const tw::report::HeadlineRow& row : rows) repeated += row.repeated;
+      if (repeated)  // said, so that a count smaller than the receipts' results is not a surprise
+        fmt::print(stderr, "headline: {} result{} left out: a more recent receipt measured the same problem{}, and a "
+                           "problem counts once in a row\n", repeated, repeated == 1 ? "" : "s", repeated == 1 ? "" : "s");
       fmt::print("{}", tw::report::headline_markdown(rows, arm.label(), headline_baseline, headline_best));
       return 0;
     }

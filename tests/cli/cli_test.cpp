@@ -210,6 +210,18 @@ TEST_F(Cli, AReceiptCountsOnceAndNoReportReplacesAnInput) {
   EXPECT_FALSE(exists("m.json"));
 }
 
+// headline --by-orientation r1.json r1-copy.json counted every case twice (48 of 24), as did two runs of one suite.
+TEST_F(Cli, HeadlineCountsAProblemOnceHoweverManyReceiptsMeasuredIt) {
+  const std::string r = receipt(), copy = copy_of(r, "copy.json");
+  const Ran once = run({"headline", "--by-orientation", "--arm", "cublaslt", r});
+  const Ran both = run({"headline", "--by-orientation", "--arm", "cublaslt", r, copy});
+  ASSERT_EQ(once.status, 0) << once.all();
+  ASSERT_TRUE(Ends(both, 0, "headline: 2 results left out: a more recent receipt measured the same problem"));
+  std::string expected = once.out;  // the one receipt's table, its cases counted once, from the later of the two
+  expected.replace(expected.find(r), r.size(), copy);
+  EXPECT_EQ(both.out, expected);
+}
+
 TEST_F(Cli, FitTakesAProblemFromTheLastReceiptThatHasIt) {
   // A later sweep re-times problems with the rungs added since (the swapped tiles, the fitted widths): each counts
   // once. A sweep from before a rung the rule now takes cannot judge the rule, and the fit names the problem.
