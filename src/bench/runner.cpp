@@ -307,6 +307,12 @@ class Runner {
 
 }  // namespace
 
+std::vector<Problem> planned_problems(const Options& o) {
+  std::vector<Problem> out;
+  for (const Case& c : plan_cases(o)) out.push_back(make_problem(c, o.pad));  // as run_case makes each
+  return out;
+}
+
 receipt::Receipt run(const Options& options, const ProgressFn& progress) { return Runner(options, progress).run(); }
 
 }  // namespace tilewise::bench

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -251,6 +252,38 @@ TEST_F(Cli, CheckReadsTheShippedFloorAsTheLibraryDoes) {
   const Ran bad = run({"check", "bad-floor.json"});
   EXPECT_EQ(bad.status, 1) << bad.all();
   EXPECT_NE(bad.out.find("sm_count"), std::string::npos) << bad.out;
+}
+
+// A preregistered receipt with a result deleted (a case in neither results nor skipped) checked valid, and so did a
+// negative host-loop sample. The run's protocol and suite, committed as the receipt's commit froze them, give the plan.
+TEST_F(Cli, CheckNamesAPlannedProblemTheReceiptLacksAndASampleThatIsNoTime) {
+  for (const char* file : {"protocols/decode-gemv-warps.toml", "suites/decode.txt"}) {
+    fs::create_directories((dir_ / file).parent_path());
+    fs::copy_file(kSource + "/" + file, dir_ / file);
+  }
+  const std::string git = "cd '" + dir_.string() + "' && git -c user.name=t -c user.email=t ";
+  ASSERT_EQ(std::system((git + "init -q . && " + git + "add protocols suites && " + git + "commit -q -m freeze && " +
+                         git + "rev-parse HEAD > head.txt").c_str()),
+            0);
+  std::string commit = slurp(dir_ / "head.txt");
+  commit.erase(commit.find_last_not_of('\n') + 1);
+  nlohmann::json j = nlohmann::json::parse(slurp(kSource + "/results/protocol-decode-gemv-warps.json"));
+  j["preregistration"]["commit"] = commit;  // the receipt as if run from this repository
+  put("whole.json", j.dump());
+  EXPECT_TRUE(Ends(run({"check", "whole.json"}), 0, "valid    whole.json (4 results)"));
+
+  nlohmann::json cut = j;
+  ASSERT_EQ(cut["results"][2]["problem"]["name"], "dec_m1_down");  // no prediction names it
+  cut["results"].erase(2);
+  put("cut.json", cut.dump());
+  EXPECT_TRUE(Ends(run({"check", "cut.json"}), 1,
+                   fmt::format("protocols/decode-gemv-warps.toml (commit {}) plans dec_m1_down bf16 TN, which is in "
+                               "neither the results nor the skipped",
+                               commit.substr(0, 10))));
+  nlohmann::json negative = j;
+  negative["results"][0]["arms"][0]["host_us"][0] = -1;
+  put("negative.json", negative.dump());
+  EXPECT_TRUE(Ends(run({"check", "negative.json"}), 1, "host_us sample -1 is not a time"));
 }
 
 // A first word that is no command is named, with the commands there are (CLI11 said only that one is required).
