@@ -23,6 +23,14 @@
 
 namespace tilewise::bench {
 
+std::vector<std::string> input_files(const Options& o) {
+  std::vector<std::string> out = o.suites;
+  if (o.preregistration) out.push_back(o.preregistration->path);
+  for (const std::string& a : o.arms)
+    for (std::string& file : make_arm(a)->inputs()) out.push_back(std::move(file));
+  return out;
+}
+
 namespace {
 
 using Interval = std::pair<double, double>;
@@ -298,6 +306,12 @@ class Runner {
 };
 
 }  // namespace
+
+std::vector<Problem> planned_problems(const Options& o) {
+  std::vector<Problem> out;
+  for (const Case& c : plan_cases(o)) out.push_back(make_problem(c, o.pad));  // as run_case makes each
+  return out;
+}
 
 receipt::Receipt run(const Options& options, const ProgressFn& progress) { return Runner(options, progress).run(); }
 

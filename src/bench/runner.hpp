@@ -37,6 +37,15 @@ struct Options {
 // Called once a problem's measurement is done (or skipped), for progress on the terminal.
 using ProgressFn = std::function<void(size_t done, size_t total, const receipt::Result* result, const std::string& note)>;
 
+// The problems a run measures, in order: each ends in its receipt's results or its skipped. Throws Error for a suite
+// that cannot be read or an `only` name no suite holds.
+std::vector<Problem> planned_problems(const Options& options);
+
+// Every file a run reads: its suites, its protocol file, and each arm's (Arm::inputs: a database, a floor, a
+// first-use tuning database). Its receipt must be none of them (files::refuse_input_as_output). Throws Error for an
+// unknown arm.
+std::vector<std::string> input_files(const Options& options);
+
 // Runs the whole protocol; writes the receipt to options.output after every problem (atomically), and returns the
 // final receipt. Throws Error for bad options or when no GPU is usable.
 receipt::Receipt run(const Options& options, const ProgressFn& progress);

@@ -80,6 +80,13 @@ class SelectedArm : public Arm {
     return fmt::format("{} from the {}: {}", choice_.family, choice_.source,
                        families::family(choice_.family).describe(choice_.config));
   }
+  std::vector<std::string> inputs() const override {
+    const ContextOptions o = options_for(name_);
+    std::vector<std::string> out;
+    for (const std::string& file : {o.database, o.floor, o.machine_database})
+      if (!file.empty()) out.push_back(file);
+    return out;
+  }
 
  private:
   std::string name_;

@@ -17,6 +17,7 @@ namespace tilewise::bench {
 //   "selected:tune:<database.json>"  each new problem tuned on first use into that database (created when missing), as
 //                                    TILEWISE_TUNE=1 does
 // The receipt records the family, configuration and source it ran, and first-use tuning's time and what it timed.
+// The arm's inputs() are the files its name gives.
 // Null for any other name.
 std::unique_ptr<Arm> make_selected_arm(const std::string& name);
 

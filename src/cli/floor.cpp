@@ -103,6 +103,15 @@ std::optional<int> FloorCommands::run() {
         throw Error(fmt::format("the {} half's receipts time no family's rule (an arm {}) beside cublaslt-default: "
                                 "there is nothing to fit or judge",
                                 half, fmt::join(arms, " or ")));
+    // Another file of the same problems (a copy, a re-run) is no other half: the score would be the fit's own.
+    if (const auto shared = select::shared_problems(fit_points, judged); !shared.empty()) {
+      const auto& [fitted, judged_one] = shared.front();
+      throw Error(fmt::format("the judged half shares {} of its {} problems with the fitted half ({}{}): a rule judged "
+                              "on problems it was fitted to says nothing of others; judge it on the other part of the "
+                              "sweep (tilewise sweep --part judge)",
+                              shared.size(), judged.size(), describe(judged_one),
+                              fitted.name == judged_one.name ? "" : fmt::format(", fitted as {}", fitted.name)));
+    }
     const select::FloorFit fit = select::fit_floor(base, fit_points);
     const select::FloorScore score = select::score_floor(fit.rule, judged);
     const std::string report = select::floor_report(fit, score, judged);

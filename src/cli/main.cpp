@@ -453,6 +453,11 @@ int main(int argc, char** argv) {
                                     grouping == tw::report::Grouping::by_sweep_class ? " among the sweep's problems" : "",
                                     fmt::join(arms, ", ")));
       }
+      int repeated = 0;
+      for (const tw::report::HeadlineRow& row : rows) repeated += row.repeated;
+      if (repeated)  // said, so that a count smaller than the receipts' results is not a surprise
+        fmt::print(stderr, "headline: {} result{} left out: a more recent receipt measured the same problem{}, and a "
+                           "problem counts once in a row\n", repeated, repeated == 1 ? "" : "s", repeated == 1 ? "" : "s");
       fmt::print("{}", tw::report::headline_markdown(rows, arm.label(), headline_baseline, headline_best));
       return 0;
     }
@@ -483,9 +488,7 @@ int main(int argc, char** argv) {
         o.seed = uint64_t(std::chrono::system_clock::now().time_since_epoch().count());
       for (int i = 0; i < argc; ++i) o.command += (i ? " " : "") + std::string(argv[i]);
       // Before the GPU is taken: the receipt is first written after a 10 s warm-up and the first problem.
-      std::vector<std::string> inputs = o.suites;
-      if (!protocol_path.empty()) inputs.push_back(protocol_path);
-      tw::files::refuse_input_as_output(o.output, inputs);
+      tw::files::refuse_input_as_output(o.output, tw::bench::input_files(o));
       tw::files::check_output(o.output, overwrite ? tw::files::Existing::replace : tw::files::Existing::refuse);
       const auto t0 = std::chrono::steady_clock::now();
       const tw::bench::ProgressFn progress = [&](size_t done, size_t total, const tw::receipt::Result* r,

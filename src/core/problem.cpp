@@ -83,6 +83,8 @@ int64_t c_bytes(const Problem& p) {
   return checked_product({p.ldc, p.N, element_bytes(output_dtype(p.dtype))}, size_of(p, "C's size"));
 }
 
+ProblemIdentity problem_identity(const Problem& p) { return {p.M, p.N, p.K, p.dtype, p.layout, p.lda, p.ldb, p.ldc}; }
+
 int64_t min_traffic_bytes(const Problem& p) {
   const std::string what = size_of(p, "the least traffic");
   const int64_t in = element_bytes(p.dtype), out = element_bytes(output_dtype(p.dtype));

@@ -41,6 +41,9 @@ class Arm {
   virtual std::string config_text() const = 0;
   // The alternatives the arm checked and timed while choosing, if it chose among several.
   virtual std::vector<receipt::Candidate> candidates() const { return {}; }
+  // The files the arm reads (or, tuning on first use, keeps), as its name gives them: a run's output must be none
+  // of them (bench::input_files).
+  virtual std::vector<std::string> inputs() const { return {}; }
 
   // Hooks for arms that compute with weights of their own (the quantized decode GEMV arms); the defaults describe an
   // arm that reads the problem's operands as they are.

@@ -270,4 +270,15 @@ std::string frozen_commit(const ProtocolFile& pf) {
   return *commit;
 }
 
+std::optional<std::vector<Problem>> planned_problems(const receipt::Preregistration& pre) {
+  try {
+    const ProtocolFile pf = load_protocol(pre.path);
+    // Files changed since the run (or never committed) plan other problems than the run's: nothing to hold it to.
+    if (frozen_commit(pf) != pre.commit) return std::nullopt;
+    return bench::planned_problems(pf.instrument);
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+}
+
 }  // namespace tilewise::protocol

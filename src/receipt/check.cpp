@@ -29,7 +29,7 @@ std::string show(const std::optional<double>& v) { return v ? fmt::format("{:.6g
 
 class Checker {
  public:
-  explicit Checker(const Receipt& r) : r_(r) {}
+  Checker(const Receipt& r, const PlannedProblems& planned) : r_(r), planned_(planned) {}
 
   std::vector<std::string> run() {
     run_level();
@@ -43,6 +43,12 @@ class Checker {
 
  private:
   void add(std::string s) { found_.push_back(std::move(s)); }
+
+  // Each sample a time: finite and positive (a negative or NaN sample once passed, its median still "matching").
+  void times(const std::string& where, const char* what, const std::vector<double>& samples) {
+    for (double us : samples)
+      if (!std::isfinite(us) || us <= 0) add(fmt::format("{}: {} sample {} is not a time", where, what, us));
+  }
 
   void run_level() {
     const Protocol& p = r_.protocol;
@@ -58,6 +64,7 @@ class Checker {
                       cold_l2_multiple, cold_l2_multiple * r_.machine.l2_bytes));
     if (!r_.clocks.available) add(fmt::format("clocks were not sampled: {}", r_.clocks.unavailable_reason));
     if (r_.machine.read_bw.us.empty()) add("the read bandwidth was not measured");
+    times("machine.read_bw", "us", r_.machine.read_bw.us);
     const double bw = read_bw_gbps(r_.machine.read_bw);
     if (!same(bw, r_.machine.read_bw_gbps))
       add(fmt::format("machine.read_bw_gbps {:.6g} does not match its samples ({:.6g})", r_.machine.read_bw_gbps, bw));
@@ -128,6 +135,10 @@ class Checker {
     if (!a.correct && (a.tflops || a.gbps || a.us_median))
       add(fmt::format("{}: an incorrect arm carries a throughput", where));
 
+    times(where, "us", a.us);
+    times(where, "host_us", a.host_us);
+    for (const Candidate& c : a.candidates)
+      if (c.us) times(where, "candidate us", {*c.us});
     if (a.correct) {
       const size_t want = size_t(std::max(r_.protocol.repeats, 0));
       if (a.us.size() != want || a.host_us.size() != want)
@@ -140,8 +151,7 @@ class Checker {
         add(fmt::format("{}: a plain read is timed only beside a correct arm that reports its weight bytes", where));
       else if (a.plain_read_us.size() != a.us.size())
         add(fmt::format("{}: {} plain-read samples for {} repeats", where, a.plain_read_us.size(), a.us.size()));
-      for (double us : a.plain_read_us)
-        if (!std::isfinite(us) || us <= 0) add(fmt::format("{}: plain-read sample {} is not a time", where, us));
+      times(where, "plain-read", a.plain_read_us);
     }
     if (a.reference != "problem") {
       if (!a.reference_check) add(fmt::format("{}: judged against '{}' but carries no fp64 check of it", where, a.reference));
@@ -211,8 +221,27 @@ class Checker {
       if (!seen.count(name)) add(fmt::format("{}: comparison of {} against {} is missing", where, name, base));
   }
 
+  // A problem the run planned is in the results or the skipped: one deleted from the results left a receipt that
+  // checked valid.
+  bool accounted(const std::string& name, const std::string& dtype, const std::string& layout) const {
+    return find_result(r_, name, dtype, layout) || find_skipped(r_, name, dtype, layout);
+  }
+
   void preregistration(const Preregistration& pre) {
     if (pre.path.empty() || pre.commit.empty()) add("preregistration lacks its protocol file or the commit that froze it");
+    std::set<std::string> missing;
+    for (const Prediction& p : pre.predictions)
+      if (!accounted(p.problem, p.dtype, p.layout) &&
+          missing.insert(fmt::format("{} {} {}", p.problem, p.dtype, p.layout)).second)
+        add(fmt::format("prediction {}: {} {} {} is in neither the results nor the skipped", p.id, p.problem, p.dtype,
+                        p.layout));
+    if (const std::optional<std::vector<Problem>> planned = planned_ ? planned_(pre) : std::nullopt)
+      for (const Problem& q : *planned) {
+        const std::string dtype(to_string(q.dtype)), layout(to_string(q.layout));
+        if (!accounted(q.name, dtype, layout) && missing.insert(fmt::format("{} {} {}", q.name, dtype, layout)).second)
+          add(fmt::format("{} (commit {}) plans {} {} {}, which is in neither the results nor the skipped", pre.path,
+                          pre.commit.substr(0, 10), q.name, dtype, layout));
+      }
     for (const Prediction& p : pre.predictions) {
       Prediction again = p;
       judge(again, r_);
@@ -224,12 +253,13 @@ class Checker {
   }
 
   const Receipt& r_;
+  const PlannedProblems& planned_;
   std::vector<std::string> found_;
 };
 
 }  // namespace
 
-std::vector<std::string> check(const nlohmann::json& j) {
+std::vector<std::string> check(const nlohmann::json& j, const PlannedProblems& planned) {
   if (!j.is_object()) return {"not a JSON object"};
   if (!j.contains("schema") || !j["schema"].is_string()) return {"missing field 'schema'"};
   if (j["schema"] != schema) return {fmt::format("schema is '{}', expected '{}'", j["schema"].get<std::string>(), schema)};
@@ -241,15 +271,15 @@ std::vector<std::string> check(const nlohmann::json& j) {
   } catch (const Error& e) {
     return {fmt::format("malformed receipt: {}", e.what())};
   }
-  return Checker(r).run();
+  return Checker(r, planned).run();
 }
 
 namespace {
 
 // The verdict on a receipt file's JSON, read once by its caller.
-FileVerdict verdict_of(const std::string& path, const nlohmann::json& j) {
+FileVerdict verdict_of(const std::string& path, const nlohmann::json& j, const PlannedProblems& planned = {}) {
   FileVerdict v{path, false, {}, 0};
-  std::vector<std::string> found = check(j);
+  std::vector<std::string> found = check(j, planned);
   std::set<std::string> listed;
   if (j.is_object() && j.contains("problems") && j["problems"].is_array())
     for (const auto& p : j["problems"])
@@ -263,9 +293,9 @@ FileVerdict verdict_of(const std::string& path, const nlohmann::json& j) {
 
 }  // namespace
 
-FileVerdict check_file(const std::string& path) {
+FileVerdict check_file(const std::string& path, const PlannedProblems& planned) {
   try {
-    return verdict_of(path, read_json(path));
+    return verdict_of(path, read_json(path), planned);
   } catch (const Error& e) {  // unreadable, or not JSON
     return {path, false, {e.what()}, 0};
   }

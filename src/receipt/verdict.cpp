@@ -17,14 +17,6 @@ const std::vector<std::string>& prediction_metrics() {
 
 namespace {
 
-const Result* find_result(const Prediction& p, const Receipt& r) {
-  for (const Result& res : r.results)
-    if (res.problem.name == p.problem && to_string(res.problem.dtype) == p.dtype &&
-        to_string(res.problem.layout) == p.layout)
-      return &res;
-  return nullptr;
-}
-
 const ArmResult* find_arm(const Result& res, const std::string& name) {
   for (const ArmResult& a : res.arms)
     if (a.arm == name) return &a;
@@ -43,17 +35,31 @@ std::string unusable(const ArmResult* a, const std::string& name) {
 
 }  // namespace
 
+const Result* find_result(const Receipt& r, const std::string& name, const std::string& dtype, const std::string& layout) {
+  for (const Result& res : r.results)
+    if (res.problem.name == name && to_string(res.problem.dtype) == dtype && to_string(res.problem.layout) == layout)
+      return &res;
+  return nullptr;
+}
+
+const Skipped* find_skipped(const Receipt& r, const std::string& name, const std::string& dtype, const std::string& layout) {
+  const std::string selector = fmt::format("{} {} {} ", name, dtype, layout);  // describe()'s start
+  for (const Skipped& s : r.skipped)
+    if (s.problem.starts_with(selector)) return &s;
+  return nullptr;
+}
+
 void judge(Prediction& p, const Receipt& r) {
   p.measured.reset();
   p.verdict = "not measured";
   p.reason.clear();
   p.claim.clear();
   const std::string selector = fmt::format("{} {} {}", p.problem, p.dtype, p.layout);
-  const Result* res = find_result(p, r);
+  const Result* res = find_result(r, p.problem, p.dtype, p.layout);
   if (!res) {
-    p.reason = fmt::format("{} is not among the results", selector);
-    for (const Skipped& s : r.skipped)
-      if (s.problem.rfind(selector + " ", 0) == 0) p.reason = fmt::format("{} was skipped: {}", selector, s.reason);
+    const Skipped* s = find_skipped(r, p.problem, p.dtype, p.layout);
+    p.reason = s ? fmt::format("{} was skipped: {}", selector, s->reason)
+                 : fmt::format("{} is not among the results", selector);
     return;
   }
   const ArmResult* arm = find_arm(*res, p.arm);

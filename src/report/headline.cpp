@@ -13,6 +13,7 @@
 #include "core/error.hpp"
 #include "core/sweep.hpp"
 #include "receipt/derive.hpp"
+#include "report/supersede.hpp"
 
 namespace tilewise::report {
 
@@ -106,24 +107,51 @@ std::vector<HeadlineRow> headline(const std::vector<std::pair<std::string, recei
         throw Error(fmt::format("no receipt has the arm {}, one of the {}; their arms: {}", name, arm.label(),
                                 fmt::join(arms, ", ")));
   }
-  std::map<Key, Sums> groups;
-  for (const auto& [path, r] : receipts)
-    for (const receipt::Result& res : r.results) {
-      const receipt::ArmResult* a = measured_arm(res, arm);
-      const receipt::ArmResult* d = receipt::timed_arm(res, baseline);
-      if (!ranged(a) || !ranged(d)) continue;
+  // Each result's row, where it is a case (both arms timed, and of the sweep under by_sweep_class).
+  std::vector<std::vector<std::optional<Key>>> keys(receipts.size());
+  for (size_t i = 0; i < receipts.size(); ++i)
+    for (const receipt::Result& res : receipts[i].second.results) {
+      std::optional<Key>& key = keys[i].emplace_back();
+      if (!ranged(measured_arm(res, arm)) || !ranged(receipt::timed_arm(res, baseline))) continue;
       const bool unaligned = !aligned_ldc(res.problem);
       const std::string dtype(to_string(res.problem.dtype)), layout(to_string(res.problem.layout));
       const std::string orientation = orientation_of(res);
-      Key key{path, res.suite, orientation, dtype, layout, "", "", unaligned};
+      key = Key{receipts[i].first, res.suite, orientation, dtype, layout, "", "", unaligned};
       if (grouping == Grouping::by_orientation) key = Key{"", "all", orientation, "all", "all", "", "", unaligned};
       if (grouping == Grouping::by_dtype) key = Key{"", res.suite, orientation, dtype, "all", "", "", unaligned};
       if (grouping == Grouping::by_sweep_class) {
         const std::optional<SweepProblem> s = sweep_problem_of(res);
-        if (!s) continue;
-        key = Key{"", "all", orientation, "all", "all", s->alignment, token_band(*s), unaligned};
+        if (s) key = Key{"", "all", orientation, "all", "all", s->alignment, token_band(*s), unaligned};
+        else key.reset();
       }
-      Sums& s = groups[key];
+    }
+  // A problem counts once in a row: a copy of a receipt, a re-run or an overlapping run measured it again, and the
+  // most recent of them counts, as a newer receipt supersedes an older one on the report page. Its name is part of
+  // it, as there: two of a suite's cases may share a shape (two models' layers), and each is a case.
+  std::vector<size_t> newest_first(receipts.size());
+  for (size_t i = 0; i < receipts.size(); ++i) newest_first[i] = i;
+  std::sort(newest_first.begin(), newest_first.end(), [&](size_t a, size_t b) {
+    return recency(receipts[a].second, a) > recency(receipts[b].second, b);
+  });
+  std::map<Key, std::set<std::pair<std::string, ProblemIdentity>>> counted;
+  std::map<Key, int> repeated;
+  for (size_t i : newest_first)
+    for (size_t j = 0; j < keys[i].size(); ++j)
+      if (const Problem& p = receipts[i].second.results[j].problem;
+          keys[i][j] && !counted[*keys[i][j]].insert({p.name, problem_identity(p)}).second) {
+        ++repeated[*keys[i][j]];
+        keys[i][j].reset();
+      }
+
+  std::map<Key, Sums> groups;
+  for (size_t i = 0; i < receipts.size(); ++i) {
+    const auto& [path, r] = receipts[i];
+    for (size_t j = 0; j < r.results.size(); ++j) {
+      if (!keys[i][j]) continue;
+      const receipt::Result& res = r.results[j];
+      const receipt::ArmResult* a = measured_arm(res, arm);
+      const receipt::ArmResult* d = receipt::timed_arm(res, baseline);
+      Sums& s = groups[*keys[i][j]];
       if (std::find(s.receipts.begin(), s.receipts.end(), path) == s.receipts.end()) s.receipts.push_back(path);
       s.vs_default.add(*a, *d);
       const std::string claim = receipt::compare(*a, *d).claim;
@@ -135,6 +163,7 @@ std::vector<HeadlineRow> headline(const std::vector<std::pair<std::string, recei
       if (const receipt::ArmResult* b = receipt::timed_arm(res, best); ranged(b) && (b != a || arm.fastest()))
         s.vs_best.add(*a, *b);
     }
+  }
   std::vector<HeadlineRow> out;
   for (const auto& [key, s] : groups) {
     HeadlineRow row;
@@ -152,6 +181,7 @@ std::vector<HeadlineRow> headline(const std::vector<std::pair<std::string, recei
     row.vs_best_high = mean(s.vs_best.high, s.vs_best.n);
     row.faster = s.faster;
     row.slower = s.slower;
+    row.repeated = repeated[key];
     if (!s.tuning_s.empty()) {
       row.tuning_median_s = receipt::median(s.tuning_s);
       row.tuning_max_s = *std::max_element(s.tuning_s.begin(), s.tuning_s.end());

@@ -54,11 +54,16 @@ struct HeadlineRow {
   // side against the fastest of the other), as the claim rule reads a case.
   double vs_default_low = 0, vs_default_high = 0, vs_best_low = 0, vs_best_high = 0;
   int faster = 0, slower = 0;  // against the default, ranges apart
+  int repeated = 0;  // results left out: a more recent receipt measured the same problem (each counts once)
   // Where the arm tuned on first use (its configuration records first_use.seconds): the median and the longest.
   double tuning_median_s = 0, tuning_max_s = 0;
 };
 
-// Rows in key order (receipt, suite, orientation, dtype, layout, class, tokens, aligned before unaligned). Refuses
+// Rows in key order (receipt, suite, orientation, dtype, layout, class, tokens, aligned before unaligned). A problem
+// (its name and core/problem.hpp's problem_identity, as the report page tells problems apart) counts once in a row:
+// where several receipts measured it (a copy, a re-run of the suite, an overlapping run), the most recent of them
+// that timed both arms counts, by the order in which a newer receipt supersedes an older one on the report page
+// (report/supersede.hpp's recency: `created`, then the later in the list); `repeated` counts those left out. Refuses
 // (tilewise::Error) an arm given as its own baseline, an arm of a fastest-of that no receipt has, and receipts
 // measured on different GPUs. A fastest-of arm may
 // hold the baseline or the best arm: where it is the fastest, the case counts at 1x.

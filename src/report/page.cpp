@@ -2,8 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <fcntl.h>
+#include <stdio.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
+#include <optional>
 #include <set>
 
 #include "core/error.hpp"
@@ -138,6 +144,91 @@ Page render_page(const std::vector<PageReceipt>& all) {
   return page;
 }
 
+namespace {
+
+// The tables the page at `index` wrote (those its index.html links), or none where there is no page yet.
+std::set<std::string> previous_tables(const fs::path& index) {
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(index, ec))) return {};
+  return linked_table_files(files::read(index.string()));
+}
+
+// tables/ is the page's own folder, replaced whole: an entry the previous page did not write there (a user's notes,
+// a folder) is refused by name rather than deleted with it.
+void refuse_foreign_tables(const fs::path& tables, const fs::path& index) {
+  std::error_code ec;
+  const fs::file_status st = fs::symlink_status(tables, ec);
+  if (!fs::exists(st)) return;
+  if (!fs::is_directory(st))
+    throw Error(fmt::format("{}: is not a folder, where the page keeps its tables; move it away first", tables.string()));
+  const std::set<std::string> ours = previous_tables(index);
+  std::vector<std::string> foreign;
+  for (const fs::directory_entry& e : fs::directory_iterator(tables)) {
+    const std::string name = e.path().filename().string();
+    if (!ours.count(name) || !e.is_regular_file(ec) || e.is_symlink(ec)) foreign.push_back(name);
+  }
+  if (foreign.empty()) return;
+  std::sort(foreign.begin(), foreign.end());
+  const size_t more = foreign.size() - 1;
+  throw Error(fmt::format("{}: not one of the page's tables ({} does not link it){}; the page replaces its tables "
+                          "folder whole, so move what is yours out of it first",
+                          (tables / foreign.front()).string(), index.string(),
+                          more ? fmt::format(", nor {} more entr{} there", more, more == 1 ? "y" : "ies") : ""));
+}
+
+// Moves `from` to `to` in one rename, replacing the file at `to`.
+void move_entry(const fs::path& from, const fs::path& to) {
+  if (::rename(from.c_str(), to.c_str()) != 0)
+    throw Error(fmt::format("{}: cannot move it to {} ({})", from.string(), to.string(), std::strerror(errno)));
+}
+
+// Puts the folder `staged` at `live`, and returns where the folder that was at `live` is now (none where there was
+// none). Where the file system cannot exchange two names at once, by two renames, the first undone if the second
+// fails.
+std::optional<fs::path> swap_folder(const fs::path& staged, const fs::path& live, const fs::path& aside) {
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(live, ec))) {
+    move_entry(staged, live);
+    return std::nullopt;
+  }
+  if (::renameat2(AT_FDCWD, staged.c_str(), AT_FDCWD, live.c_str(), RENAME_EXCHANGE) == 0) return staged;
+  if (errno != EINVAL && errno != ENOSYS)
+    throw Error(fmt::format("{}: cannot move it to {} ({})", staged.string(), live.string(), std::strerror(errno)));
+  move_entry(live, aside);
+  try {
+    move_entry(staged, live);
+  } catch (const Error&) {
+    move_entry(aside, live);
+    throw;
+  }
+  return aside;
+}
+
+// A folder beside the page for the new page, removed with whatever it holds at the end (the new page's files, if
+// they could not all be written; the previous page's tables, once the new ones took their place).
+class Staging {
+ public:
+  explicit Staging(const fs::path& page_dir)
+      : path_(page_dir / fmt::format(".tilewise-page-{}", files::random_hex())) {
+    std::error_code ec;
+    if (!fs::create_directory(path_, ec) || ec)
+      throw Error(fmt::format("{}: cannot make a folder for the new page ({})", path_.string(),
+                              ec ? ec.message() : "it exists"));
+  }
+  ~Staging() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  Staging(const Staging&) = delete;
+  Staging& operator=(const Staging&) = delete;
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+}  // namespace
+
 void write_page(const std::vector<std::string>& receipt_paths, const std::string& out_dir, files::Existing existing) {
   const fs::path dir(out_dir), index = dir / "index.html", tables = dir / "tables";
   files::refuse_repeated_inputs(receipt_paths);  // one receipt twice would read as superseded by itself
@@ -150,26 +241,52 @@ void write_page(const std::vector<std::string>& receipt_paths, const std::string
   const fs::path tables_at = fs::weakly_canonical(tables);
   for (const std::string& path : receipt_paths) {
     const fs::path p = fs::weakly_canonical(path);
-    const fs::path below = p.lexically_relative(tables_at);  // the page rewrites everything under tables/
+    const fs::path below = p.lexically_relative(tables_at);  // the page replaces its tables/ folder whole
     if (p == fs::weakly_canonical(index) || (!below.empty() && *below.begin() != ".."))
       throw Error(fmt::format("{}: the page would replace this receipt; write it into another folder", path));
   }
   for (const fs::path& output : {index, tables})
     if (fs::exists(output) && existing == files::Existing::refuse)
       throw Error(fmt::format("{} exists; give --overwrite to replace the page", output.string()));
+  if (fs::is_directory(dir))  // a folder or a FIFO at index.html is named
+    files::check_output(index.string(), files::Existing::replace);
+  refuse_foreign_tables(tables, index);
   const std::vector<PageReceipt> receipts = load_receipts(receipt_paths, out_dir);
   const Page page = render_page(receipts);
-  std::error_code ec;
-  fs::remove_all(tables, ec);  // the previous page's tables: a table that is gone must not stay behind
-  fs::create_directories(tables, ec);
-  if (ec) throw Error(fmt::format("{}: cannot create directory: {}", tables.string(), ec.message()));
   std::set<std::string> names;
-  for (const Table& t : page.tables) {
+  for (const Table& t : page.tables)
     if (!names.insert(t.name).second) throw Error(fmt::format("the page has two tables named {}", t.name));
-    files::write((dir / table_file(t, "csv")).string(), table_csv(t), files::Existing::replace);
-    files::write((dir / table_file(t, "md")).string(), table_markdown(t), files::Existing::replace);
+
+  std::error_code ec;
+  fs::create_directory(dir, ec);
+  if (ec) throw Error(fmt::format("{}: cannot create directory: {}", out_dir, ec.message()));
+  // The new page is written aside and swapped in only once every file of it is written, so a failure (a full disk)
+  // leaves the previous page whole: never its tables deleted under an index.html that links them.
+  const Staging stage(dir);
+  try {
+    fs::create_directory(stage.path() / "tables");
+    for (const Table& t : page.tables) {
+      files::write((stage.path() / table_file(t, "csv")).string(), table_csv(t), files::Existing::refuse);
+      files::write((stage.path() / table_file(t, "md")).string(), table_markdown(t), files::Existing::refuse);
+    }
+    files::write((stage.path() / "index.html").string(), page.html, files::Existing::refuse);
+  } catch (const std::exception& e) {
+    throw Error(fmt::format("{}: the new page could not be written, and the page there is as it was: {}", out_dir,
+                            e.what()));
   }
-  files::write(index.string(), page.html, files::Existing::replace);
+  // Two renames, tables/ then index.html, and nothing deleted before both are done: only a crash between the two
+  // leaves the previous index.html over the new tables.
+  const std::optional<fs::path> previous = swap_folder(stage.path() / "tables", tables, stage.path() / "previous");
+  try {
+    move_entry(stage.path() / "index.html", index);
+  } catch (const Error&) {
+    try {  // the previous tables back under the previous index.html, as far as a rename can
+      if (previous) swap_folder(*previous, tables, stage.path() / "new");
+      else move_entry(tables, stage.path() / "new");
+    } catch (const Error&) {
+    }
+    throw;
+  }
 }
 
 }  // namespace tilewise::report

@@ -35,8 +35,13 @@ Page render_page(const std::vector<PageReceipt>& receipts);
 
 // Writes out_dir/index.html and out_dir/tables/, linking each receipt where it lies: a page in the repository links
 // the committed receipts, and no copy of them doubles the checkout (the GPU machine takes at most 64 MiB of it).
-// Refuses an existing page unless Existing::replace (which replaces the page and its tables), any receipt that
-// an output would replace, a receipt given twice, and a page folder whose own folder does not exist.
+// Refuses an existing page unless Existing::replace, any receipt that an output would replace, a receipt given
+// twice, and a page folder whose own folder does not exist.
+// Replacing: tables/ is the page's own folder and is replaced whole, so a table the new page lacks does not stay
+// behind. Whatever else is in it (a file the previous index.html does not link, a folder) is a user's, and the call
+// refuses naming it rather than delete it; nothing else in out_dir is touched. The new page is written into a
+// temporary folder beside it and swapped in (tables/, then index.html) only once every file is written, so a failed
+// write leaves the previous page as it was.
 void write_page(const std::vector<std::string>& receipt_paths, const std::string& out_dir,
                 files::Existing existing = files::Existing::refuse);
 

@@ -25,14 +25,14 @@ Measurement measurement_of(const receipt::Receipt& r) {
   return m;
 }
 
-// Later is more recent: by `created`, then by place in the list.
-std::pair<int64_t, size_t> recency(const std::vector<PageReceipt>& receipts, size_t i) {
-  return {utc_seconds(receipts[i].receipt.created).value_or(std::numeric_limits<int64_t>::min()), i};
-}
-
 }  // namespace
 
+Recency recency(const receipt::Receipt& r, size_t place) {
+  return {utc_seconds(r.created).value_or(std::numeric_limits<int64_t>::min()), place};
+}
+
 std::vector<std::optional<size_t>> superseded_by(const std::vector<PageReceipt>& receipts) {
+  const auto at = [&](size_t i) { return recency(receipts[i].receipt, i); };
   std::map<Measurement, std::vector<size_t>> same;
   for (size_t i = 0; i < receipts.size(); ++i)
     if (!receipts[i].receipt.results.empty()) same[measurement_of(receipts[i].receipt)].push_back(i);
@@ -40,10 +40,10 @@ std::vector<std::optional<size_t>> superseded_by(const std::vector<PageReceipt>&
   for (const auto& [measurement, members] : same) {
     std::optional<size_t> newest;
     for (size_t i : members)
-      if (receipts[i].verdict.valid && (!newest || recency(receipts, i) > recency(receipts, *newest))) newest = i;
+      if (receipts[i].verdict.valid && (!newest || at(i) > at(*newest))) newest = i;
     if (!newest) continue;
     for (size_t i : members)
-      if (recency(receipts, i) < recency(receipts, *newest)) out[i] = newest;
+      if (at(i) < at(*newest)) out[i] = newest;
   }
   return out;
 }

@@ -70,6 +70,21 @@ std::string line(const std::vector<std::string>& cells, Field field, const char*
 
 std::string table_file(const Table& t, const char* extension) { return fmt::format("tables/{}.{}", t.name, extension); }
 
+std::set<std::string> linked_table_files(std::string_view html) {
+  constexpr std::string_view link = R"(href="tables/)";
+  std::set<std::string> out;
+  for (size_t at = html.find(link); at != std::string_view::npos; at = html.find(link, at)) {
+    at += link.size();
+    const size_t end = html.find('"', at);
+    if (end == std::string_view::npos) break;
+    const std::string_view name = html.substr(at, end - at);
+    // A table's name holds letters, digits, '-', '_' and '.': anything else is no link table_html wrote.
+    if (!name.empty() && name != "." && name != ".." && name.find_first_of("/\\&<>") == std::string_view::npos)
+      out.emplace(name);
+  }
+  return out;
+}
+
 std::string table_html(const Table& t) {
   std::string html = fmt::format(R"(<div class="scroll"><table id="table-{}"{}><caption>{}{})"
                                  R"(<span class="files"><a href="{}">CSV</a> &middot; <a href="{}">markdown</a></span>)"

@@ -1,7 +1,9 @@
 #pragma once
 // Every table of the report page is also written as CSV and markdown beside it (tables/<name>.csv and .md): one
 // description of the table, three renderings, so the files cannot drift from what the page shows.
+#include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -38,5 +40,8 @@ std::string add_table(std::vector<Table>& tables, Table t);
 std::string table_csv(const Table& t);
 std::string table_markdown(const Table& t);
 std::string table_file(const Table& t, const char* extension);  // "tables/<name>.<extension>", from the page
+// The names of the files under tables/ that a page's HTML links, as table_html links them: the tables that page
+// wrote ("receipts.csv", "receipts.md", ...).
+std::set<std::string> linked_table_files(std::string_view html);
 
 }  // namespace tilewise::report

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/problem.hpp"
 #include "device/scratch.hpp"
 #include "families/cublaslt/matmul.hpp"
 #include "families/gemv/gemv.hpp"
@@ -24,8 +25,8 @@
 namespace tilewise {
 
 struct Context::State {
-  using Key = std::tuple<int64_t, int64_t, int64_t, DType, Layout, int64_t, int64_t, int64_t>;
-  static Key key_of(const Problem& p) { return {p.M, p.N, p.K, p.dtype, p.layout, p.lda, p.ldb, p.ldc}; }
+  using Key = ProblemIdentity;
+  static Key key_of(const Problem& p) { return problem_identity(p); }
 
   select::Rules rules() const;
   std::vector<const select::Database*> databases() const;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <tuple>
 
 namespace tilewise::select {
@@ -52,6 +53,16 @@ bool better(const FloorScore& a, int na, const FloorScore& b, int nb) {
 }
 
 }  // namespace
+
+std::vector<std::pair<Problem, Problem>> shared_problems(const std::vector<FloorPoint>& fitted,
+                                                         const std::vector<FloorPoint>& judged) {
+  std::map<ProblemIdentity, const Problem*> seen;
+  for (const FloorPoint& pt : fitted) seen.emplace(problem_identity(pt.problem), &pt.problem);
+  std::vector<std::pair<Problem, Problem>> out;
+  for (const FloorPoint& pt : judged)
+    if (const auto it = seen.find(problem_identity(pt.problem)); it != seen.end()) out.emplace_back(*it->second, pt.problem);
+  return out;
+}
 
 FloorScore score_floor(const FloorRule& rule, const std::vector<FloorPoint>& judged) {
   Tally t;

@@ -3,6 +3,7 @@
 // on. A judged point counts as the rule ran it: the family the rule picks, at that family's measured speedup, or
 // cuBLASLt's default (the baseline itself, 1x) where it picks none.
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "select/floor.hpp"
@@ -24,6 +25,13 @@ struct FloorScore {
 // family taken on a judged point whose outcome there is not current (Outcome::current) counts as slower, at no more
 // than 1x: what its rule would run there was not timed.
 FloorScore score_floor(const FloorRule& rule, const std::vector<FloorPoint>& judged);
+
+// The problems the judged half shares with the fitted half, compared by what they are (core/problem.hpp's
+// problem_identity), not by name or file: each as (fitted, judged), in the judged half's order. A rule judged on the
+// problems it was fitted to says nothing of the others (a copy of the fitted receipt, passed as the judged half,
+// once scored as "judged on 248 others").
+std::vector<std::pair<Problem, Problem>> shared_problems(const std::vector<FloorPoint>& fitted,
+                                                         const std::vector<FloorPoint>& judged);
 
 struct FloorFit {
   FloorRule rule;             // the constants chosen, its points those fitted on

@@ -65,6 +65,17 @@ TEST(BenchOptions, ArmGivenTwice) {
   expect_error(o, "given twice");
 }
 
+// What bench -o is checked against: the suites, the protocol, and the files the arms read, each as given.
+TEST(BenchOptions, InputFilesAreTheSuitesTheProtocolAndTheArmsFiles) {
+  Options o = valid_options();
+  const std::string floor = std::string(TILEWISE_SOURCE_DIR) + "/data/floor-h200.json";
+  o.arms = {"cublaslt-default", "selected:floor:" + floor, "selected:tune:kept.json"};
+  o.preregistration = receipt::Preregistration{"p.toml", "c", "q", {}};
+  EXPECT_EQ(input_files(o), (std::vector<std::string>{o.suites[0], "p.toml", floor, "kept.json"}));
+  o.arms = {"cublaslt", "nosuch"};
+  EXPECT_THROW(input_files(o), Error);
+}
+
 TEST(BenchWithoutGpu, SaysWhyAndWritesNothing) {
   if (testkit::has_gpu()) GTEST_SKIP() << "a GPU is present";
   const Options o = valid_options();

@@ -5,6 +5,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include "core/error.hpp"
 
@@ -48,6 +50,22 @@ TEST(SelectedArm, AFloorFileIsReadWhenTheArmIsMade) {
   EXPECT_NE(error_of("selected:floor:" + not_json).find("is not tilewise.floor/2"), std::string::npos)
       << error_of("selected:floor:" + not_json);
   std::filesystem::remove(not_json);
+}
+
+// bench -o is checked against every file a run reads; the arm reports the files its name gives, so that no caller
+// parses an arm's name a second time.
+TEST(SelectedArm, ReportsTheFilesItsNameGives) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path();
+  const std::string floor = std::string(TILEWISE_SOURCE_DIR) + "/data/floor-h200.json";
+  const std::string db = (dir / "tilewise-selected-arm-inputs-db.json").string();
+  std::ofstream(db) << "{}";  // made, not read: the arm reads its database on the GPU
+  const std::string kept = (dir / "tilewise-selected-arm-inputs-tune.json").string();
+  EXPECT_EQ(make_selected_arm("selected")->inputs(), std::vector<std::string>{});
+  EXPECT_EQ(make_selected_arm("selected:floor")->inputs(), std::vector<std::string>{});
+  EXPECT_EQ(make_selected_arm("selected:floor:" + floor)->inputs(), std::vector<std::string>{floor});
+  EXPECT_EQ(make_selected_arm("selected:" + db)->inputs(), std::vector<std::string>{db});
+  EXPECT_EQ(make_selected_arm("selected:tune:" + kept)->inputs(), std::vector<std::string>{kept});
+  std::filesystem::remove(db);
 }
 
 }  // namespace

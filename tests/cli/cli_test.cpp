@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -47,10 +48,13 @@ class Cli : public ::testing::Test {
     return "receipt.json";
   }
   // The sample receipt with an sm90 arm beside cuBLASLt's (cublaslt-default's samples under the rule's
-  // configuration): what `floor fit` takes.
-  std::string floor_receipt(const std::string& name) const {
+  // configuration): what `floor fit` takes. `pad` elements on every leading dimension make other problems.
+  std::string floor_receipt(const std::string& name, int64_t pad = 0) const {
     receipt::Receipt rc = receipt::sample_receipt();
     for (receipt::Result& res : rc.results) {
+      const Problem& p = res.problem;
+      res.problem = make_problem(p.name, p.M, p.N, p.K, p.dtype, p.layout, pad);
+      res.working_set_bytes = receipt::rotation_set_bytes(res.problem);
       receipt::ArmResult a = res.arms.back();
       a.arm = "sm90";
       a.config = {{"config", *families::family("sm90").rule(res.problem, 132)}, {"grid", 132}};
@@ -63,6 +67,10 @@ class Cli : public ::testing::Test {
   std::string copy_of(const std::string& name, const std::string& copy) const {
     fs::copy_file(dir_ / name, dir_ / copy, fs::copy_options::overwrite_existing);
     return copy;
+  }
+  std::string copy_of_shipped_floor() const {
+    fs::copy_file(kSource + "/data/floor-h200.json", dir_ / "floor.json", fs::copy_options::overwrite_existing);
+    return "floor.json";
   }
   std::string database() const {
     select::write_database(sample_database(), (dir_ / "db.json").string());
@@ -152,6 +160,17 @@ TEST_F(Cli, AReceiptCountsOnceAndNoReportReplacesAnInput) {
   EXPECT_TRUE(Ends(run({"floor", "fit", "--fit", floor_receipt("f2.json"), "--judge", other, "-o", "g.json"}), 2,
                    "the judged half's receipts time no family's rule"));
   EXPECT_FALSE(exists("g.json"));
+  // A copy of the fitted half (or a re-run of its problems), renamed or not, is no judged half: "judged on N others"
+  // was the fit scoring itself. Problems are compared by what they are, sizes, dtype, layout and strides.
+  const std::string fitted = floor_receipt("fitted.json"), copy = copy_of(fitted, "fitted-copy.json");
+  EXPECT_TRUE(Ends(run({"floor", "fit", "--fit", fitted, "--judge", copy, "-o", "g.json"}), 2,
+                   "the judged half shares 2 of its 2 problems with the fitted half (sq2048 bf16 TN 2048x2048x2048"));
+  nlohmann::json renamed = nlohmann::json::parse(slurp(dir_ / fitted));
+  for (auto& res : renamed["results"]) res["problem"]["name"] = res["problem"]["name"].get<std::string>() + "_again";
+  put("renamed.json", renamed.dump());
+  EXPECT_TRUE(Ends(run({"floor", "fit", "--fit", fitted, "--judge", "renamed.json", "-o", "g.json"}), 2,
+                   "(sq2048_again bf16 TN 2048x2048x2048 lda=2048 ldb=2048 ldc=2048, fitted as sq2048)"));
+  EXPECT_FALSE(exists("g.json"));
   EXPECT_EQ(slurp(dir_ / r), before) << "the input receipt is untouched";
   // A receipt anywhere under the page's tables/ folder, which the page rewrites whole.
   fs::create_directories(dir_ / "page/tables/old");
@@ -192,6 +211,18 @@ TEST_F(Cli, AReceiptCountsOnceAndNoReportReplacesAnInput) {
   EXPECT_FALSE(exists("m.json"));
 }
 
+// headline --by-orientation r1.json r1-copy.json counted every case twice (48 of 24), as did two runs of one suite.
+TEST_F(Cli, HeadlineCountsAProblemOnceHoweverManyReceiptsMeasuredIt) {
+  const std::string r = receipt(), copy = copy_of(r, "copy.json");
+  const Ran once = run({"headline", "--by-orientation", "--arm", "cublaslt", r});
+  const Ran both = run({"headline", "--by-orientation", "--arm", "cublaslt", r, copy});
+  ASSERT_EQ(once.status, 0) << once.all();
+  ASSERT_TRUE(Ends(both, 0, "headline: 2 results left out: a more recent receipt measured the same problem"));
+  std::string expected = once.out;  // the one receipt's table, its cases counted once, from the later of the two
+  expected.replace(expected.find(r), r.size(), copy);
+  EXPECT_EQ(both.out, expected);
+}
+
 TEST_F(Cli, FitTakesAProblemFromTheLastReceiptThatHasIt) {
   // A later sweep re-times problems with the rungs added since (the swapped tiles, the fitted widths): each counts
   // once. A sweep from before a rung the rule now takes cannot judge the rule, and the fit names the problem.
@@ -221,6 +252,38 @@ TEST_F(Cli, CheckReadsTheShippedFloorAsTheLibraryDoes) {
   const Ran bad = run({"check", "bad-floor.json"});
   EXPECT_EQ(bad.status, 1) << bad.all();
   EXPECT_NE(bad.out.find("sm_count"), std::string::npos) << bad.out;
+}
+
+// A preregistered receipt with a result deleted (a case in neither results nor skipped) checked valid, and so did a
+// negative host-loop sample. The run's protocol and suite, committed as the receipt's commit froze them, give the plan.
+TEST_F(Cli, CheckNamesAPlannedProblemTheReceiptLacksAndASampleThatIsNoTime) {
+  for (const char* file : {"protocols/decode-gemv-warps.toml", "suites/decode.txt"}) {
+    fs::create_directories((dir_ / file).parent_path());
+    fs::copy_file(kSource + "/" + file, dir_ / file);
+  }
+  const std::string git = "cd '" + dir_.string() + "' && git -c user.name=t -c user.email=t ";
+  ASSERT_EQ(std::system((git + "init -q . && " + git + "add protocols suites && " + git + "commit -q -m freeze && " +
+                         git + "rev-parse HEAD > head.txt").c_str()),
+            0);
+  std::string commit = slurp(dir_ / "head.txt");
+  commit.erase(commit.find_last_not_of('\n') + 1);
+  nlohmann::json j = nlohmann::json::parse(slurp(kSource + "/results/protocol-decode-gemv-warps.json"));
+  j["preregistration"]["commit"] = commit;  // the receipt as if run from this repository
+  put("whole.json", j.dump());
+  EXPECT_TRUE(Ends(run({"check", "whole.json"}), 0, "valid    whole.json (4 results)"));
+
+  nlohmann::json cut = j;
+  ASSERT_EQ(cut["results"][2]["problem"]["name"], "dec_m1_down");  // no prediction names it
+  cut["results"].erase(2);
+  put("cut.json", cut.dump());
+  EXPECT_TRUE(Ends(run({"check", "cut.json"}), 1,
+                   fmt::format("protocols/decode-gemv-warps.toml (commit {}) plans dec_m1_down bf16 TN, which is in "
+                               "neither the results nor the skipped",
+                               commit.substr(0, 10))));
+  nlohmann::json negative = j;
+  negative["results"][0]["arms"][0]["host_us"][0] = -1;
+  put("negative.json", negative.dump());
+  EXPECT_TRUE(Ends(run({"check", "negative.json"}), 1, "host_us sample -1 is not a time"));
 }
 
 // A first word that is no command is named, with the commands there are (CLI11 said only that one is required).
@@ -565,6 +628,11 @@ TEST_F(Cli, WritersRefuseAnExistingFileWithoutOverwrite) {
   EXPECT_TRUE(Ends(run({"db", "merge", db, "-o", db, "--overwrite"}), 2, "an output never replaces what it is made from"));
   EXPECT_TRUE(Ends(run({"db", "merge", db, "-o", "taken.json", "--overwrite"}), 0, "database: taken.json"));
   EXPECT_TRUE(Ends(run({"report", r, "-o", "page", "--overwrite"}), 0, "report: page/index.html"));
+  // A user's file in the page's tables/ is named, not deleted with the previous tables.
+  put("page/tables/notes.csv", "mine");
+  EXPECT_TRUE(Ends(run({"report", r, "-o", "page", "--overwrite"}), 2,
+                   "page/tables/notes.csv: not one of the page's tables (page/index.html does not link it)"));
+  EXPECT_EQ(slurp(dir_ / "page/tables/notes.csv"), "mine");
 }
 
 TEST_F(Cli, WeightsThatDoNotComeBackAreCountedAndFailTheCommand) {
@@ -575,6 +643,12 @@ TEST_F(Cli, WeightsThatDoNotComeBackAreCountedAndFailTheCommand) {
   put("w.bin", raw);
   EXPECT_TRUE(Ends(run({"quantize", "w.bin", "-o", "w.tww", "--rows", "2", "--cols", "64"}), 1,
                    "NOT FAITHFUL: 2 weights not finite (NaN or Inf), 1 groups whose fp16 scale is past the range"));
+  // Nothing is written (the Python API refuses the same weights): no file for a later dequantize to read as zeros.
+  EXPECT_FALSE(exists("w.tww"));
+  put("kept.tww", "mine");
+  EXPECT_TRUE(Ends(run({"quantize", "w.bin", "-o", "kept.tww", "--rows", "2", "--cols", "64", "--overwrite"}), 1,
+                   "kept.tww: not written"));
+  EXPECT_EQ(slurp(dir_ / "kept.tww"), "mine");
 }
 
 // ---- bench and tune check everything before they look for a GPU ------------------------------------------------
@@ -598,6 +672,16 @@ TEST_F(Cli, BenchAndTuneRefuseBadOptionsBeforeTheGpu) {
     EXPECT_EQ(r.all().find("GPU"), std::string::npos) << r.all();
   }
   EXPECT_TRUE(Ends(run({"bench", "--suite", suite, "-o", "no/such/folder/r.json"}), 2, "its folder no/such/folder does not exist"));
+  // A receipt over a file an arm reads (a database, a floor, first-use tuning's database) got as far as the GPU.
+  const std::string db = database(), floor = copy_of_shipped_floor();
+  for (const auto& [arm, file] : {std::pair{"selected:" + db, db}, std::pair{"selected:floor:" + floor, floor},
+                                  std::pair{"selected:tune:" + db, db}}) {
+    const std::string before = slurp(dir_ / file);
+    const Ran r = run({"bench", "--suite", suite, "--arms", "cublaslt-default," + arm, "-o", "./" + file, "--overwrite"});
+    EXPECT_TRUE(Ends(r, 2, "an output never replaces what it is made from")) << arm;
+    EXPECT_EQ(r.all().find("GPU"), std::string::npos) << r.all();
+    EXPECT_EQ(slurp(dir_ / file), before) << arm;
+  }
   put("corrupt.json", "{\"schema\": \"tilewise.campaign/1\", ");
   EXPECT_TRUE(Ends(run({"tune", "--suite", suite, "--only", "sq256", "--campaign", "corrupt.json"}), 2,
                    "corrupt.json:1:"));
@@ -660,7 +744,7 @@ TEST_F(Cli, InfoNamesExactlyTheCommandsThatWorkWithoutAGpu) {
       {"db merge", {{"db", "merge", db, "-o", "merged.json"}, 0}},
       {"sweep", {{"sweep", "--seed", "1", "--count", "4", "-o", "sweep.txt"}, 0}},
       {"floor fit",
-       {{"floor", "fit", "--fit", floor_receipt("fitted.json"), "--judge", floor_receipt("judged.json"), "-o",
+       {{"floor", "fit", "--fit", floor_receipt("fitted.json"), "--judge", floor_receipt("judged.json", 8), "-o",
          "floor.json"},
         0}},
   };

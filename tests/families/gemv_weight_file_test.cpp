@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "expect_error.hpp"
 #include "families/gemv/weight_file.hpp"
@@ -117,6 +118,8 @@ TEST_F(GemvWeightFile, ForgedHeadersAreRefused) {
 }
 
 // NaN came back as 0 (Q8_0, int4), an Inf spoilt its group, a finite 3e38 overflowed the fp16 scale: all silently.
+// Then the summary counted them but the file was written anyway, and its dequantize exited 0 with the NaN as 0.0;
+// the Python API refuses the same weights, so nothing is written now.
 TEST_F(GemvWeightFile, WeightsThatDoNotComeBackAreCountedInTheSummary) {
   std::vector<uint16_t> raw(2 * 64, float_to_bf16_bits(0.5f));
   raw[3] = 0x7FC0;                         // NaN
@@ -127,8 +130,19 @@ TEST_F(GemvWeightFile, WeightsThatDoNotComeBackAreCountedInTheSummary) {
   EXPECT_FALSE(q8.faithful);
   EXPECT_TRUE(Contains(q8.text, "NOT FAITHFUL: 2 weights not finite (NaN or Inf), 1 groups whose fp16 scale is past "
                                 "the range of q8_0 (first at row 0, column 3)"));
+  EXPECT_TRUE(Contains(q8.text, "q8.tww: not written")) << q8.text;
+  EXPECT_FALSE(std::filesystem::exists(path("q8.tww")));
   const FileSummary fp16 = quantize_file({path("w.bin"), path("h.tww"), DType::bf16, 2, 64, Format::fp16, true});
   EXPECT_TRUE(Contains(fp16.text, "2 weights not finite (NaN or Inf), 1 weights past the range of fp16"));
+  EXPECT_FALSE(std::filesystem::exists(path("h.tww")));
+  // An existing output stays as it was, even with --overwrite.
+  std::ofstream(path("kept.tww")) << "mine";
+  EXPECT_FALSE(quantize_file({path("w.bin"), path("kept.tww"), DType::bf16, 2, 64, Format::q8_0, true, true}).faithful);
+  std::ifstream kept(path("kept.tww"));
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(kept), {}), "mine");
+  // A packed file can still hold a NaN scale (written by another tool): dequantize counts what comes out not finite.
+  write_packed(path("q8.tww"), quantize_cpu(raw.data(), DType::bf16, 2, 64, 64, Format::q8_0), DType::bf16,
+               files::Existing::refuse);
   const FileSummary back = dequantize_file(path("q8.tww"), path("q8.f32"), "f32");
   EXPECT_FALSE(back.faithful);
   EXPECT_TRUE(Contains(back.text, "values not finite"));

@@ -1,5 +1,6 @@
 // Protocol files: a good one parses into the instrument and predictions; every bad one is refused with an error
 // that names the file and line. And a protocol must be committed, unchanged, before it can freeze a run.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -240,6 +241,30 @@ TEST_F(Frozen, CoversTheSuitesTheProtocolReads) {
   write("t.txt", "b 64 64 64\n");
   EXPECT_NE(error_of_freeze(reading("p.toml", {"s.txt", "t.txt"})).find("t.txt: a suite the protocol reads is not committed"),
             std::string::npos);
+}
+
+// The checker holds a receipt to the problems its protocol planned, read here: only while the protocol and its
+// suites are as the receipt's recorded commit froze them.
+TEST_F(Frozen, PlannedProblemsAreTheFrozenProtocolsAndNoneOnceItChanged) {
+  write("s.txt", "a 64 64 64\nb 128 64 64\nc 256 64 64\n");
+  write("p.toml",
+        "question = \"q\"\n[instrument]\nsuites = [\"s.txt\"]\nonly = [\"a\", \"c\"]\ndtypes = [\"bf16\", \"fp16\"]\n"
+        "layouts = [\"TN\"]\narms = [\"cublaslt\", \"cublaslt-default\"]\nrepeats = 3\n"
+        "[[prediction]]\nid = \"x\"\nproblem = \"a\"\ndtype = \"bf16\"\nlayout = \"TN\"\nmetric = \"us_median\"\n"
+        "arm = \"cublaslt\"\nrange = [1, 2]\nfalsifier = \"f\"\n");
+  ASSERT_EQ(std::system("git add p.toml s.txt && git -c user.name=t -c user.email=t commit -q -m freeze"), 0);
+  const std::string commit = frozen_commit(load_protocol("p.toml"));
+  const std::optional<std::vector<Problem>> plan = planned_problems({"p.toml", commit, "q", {}});
+  ASSERT_TRUE(plan.has_value());
+  std::vector<std::string> named;
+  for (const Problem& p : *plan) named.push_back(fmt::format("{} {}", p.name, to_string(p.dtype)));
+  EXPECT_EQ(named, (std::vector<std::string>{"a bf16", "a fp16", "c bf16", "c fp16"}));
+  EXPECT_EQ(plan->front(), make_problem("a", 64, 64, 64, DType::bf16, Layout::TN));
+
+  EXPECT_FALSE(planned_problems({"p.toml", "0123456789abcdef", "q", {}})) << "another commit's protocol";
+  write("s.txt", "a 64 64 64\nc 512 64 64\n");
+  EXPECT_FALSE(planned_problems({"p.toml", commit, "q", {}})) << "a suite changed since";
+  EXPECT_FALSE(planned_problems({"missing.toml", commit, "q", {}}));
 }
 
 }  // namespace

@@ -134,6 +134,66 @@ TEST(Check, TamperedVerdict) {
   EXPECT_TRUE(Reports(check(k), {"preregistration lacks"}));
 }
 
+// A preregistered receipt with one of its results deleted checked valid: a planned problem must be measured or
+// skipped. The problems a prediction names are in the receipt itself; the rest of the plan is its protocol's.
+TEST(Check, APlannedProblemInNeitherResultsNorSkippedIsNamed) {
+  Receipt r = sample_receipt();
+  Prediction p;
+  p.id = "P1", p.problem = "sq2048", p.dtype = "bf16", p.layout = "TN", p.metric = "us_median", p.arm = "cublaslt";
+  p.low = 20, p.high = 30;
+  r.preregistration = Preregistration{"protocols/x.toml", "abc123", "how fast?", {p}};
+  judge(r.preregistration->predictions[0], r);
+  std::vector<Problem> plan;
+  for (const Result& res : r.results) plan.push_back(res.problem);
+  plan.push_back(make_problem("sq4096", 4096, 4096, 4096, DType::bf16, Layout::TN));
+  const PlannedProblems planned = [&](const Preregistration& pre) {
+    EXPECT_EQ(pre.path, "protocols/x.toml");
+    return std::optional(plan);
+  };
+  EXPECT_TRUE(Reports(check(json(r), planned),
+                      {"protocols/x.toml (commit abc123) plans sq4096 bf16 TN, which is in neither the results nor the "
+                       "skipped"}));
+  r.skipped.push_back({describe(plan.back()), "declined by every arm"});  // skipped: accounted for
+  EXPECT_TRUE(check(json(r), planned).empty()) << joined(check(json(r), planned));
+
+  // results[0] deleted, the prediction on it re-judged to match: the prediction names the gap without the plan,
+  // and with the plan it is named once.
+  Receipt cut = r;
+  cut.results.erase(cut.results.begin());
+  judge(cut.preregistration->predictions[0], cut);
+  const std::vector<std::string> found = check(json(cut));
+  EXPECT_TRUE(Reports(found, {"prediction P1: sq2048 bf16 TN is in neither the results nor the skipped"}));
+  const std::vector<std::string> with_plan = check(json(cut), planned);
+  EXPECT_EQ(std::count_if(with_plan.begin(), with_plan.end(),
+                          [](const std::string& f) { return f.find("sq2048 bf16 TN") != std::string::npos; }),
+            1)
+      << joined(with_plan);
+  // Where the plan cannot be known (nullopt), the receipt is judged on itself.
+  Receipt unpredicted = r;
+  unpredicted.results.pop_back();  // dec_m16_12288, which no prediction names
+  EXPECT_TRUE(check(json(unpredicted), [](const Preregistration&) { return std::optional<std::vector<Problem>>(); })
+                  .empty());
+  EXPECT_TRUE(Reports(check(json(unpredicted), planned), {"plans dec_m16_12288 fp16 TN"}));
+}
+
+// A negative host-loop sample (-1) passed: the checker compared the median with the samples, not the samples with
+// what a time is.
+TEST(Check, ATimingSampleThatIsNotATimeIsNamed) {
+  for (const auto& [field, value] : {std::pair{"host_us", -1.0}, std::pair{"us", 0.0}}) {
+    json j = sample();
+    arm0(j)[field][1] = value;
+    Receipt r = j.get<Receipt>();
+    refresh_derived(r);  // the medians recomputed, so only the sample itself is wrong
+    EXPECT_TRUE(Reports(check(json(r)), {"results[0] sq2048 bf16 TN [cublaslt]", std::string(field) + " sample",
+                                         "is not a time"}))
+        << field;
+  }
+  Receipt bw = sample_receipt();
+  bw.machine.read_bw.us[0] = -5;
+  refresh_derived(bw);
+  EXPECT_TRUE(Reports(check(json(bw)), {"machine.read_bw: us sample -5 is not a time"}));
+}
+
 TEST(Check, NoTimedReplays) {
   json j = sample();
   j["protocol"]["replays"] = 0;

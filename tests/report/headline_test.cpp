@@ -68,7 +68,8 @@ TEST(Headline, AnUnalignedLdcIsItsOwnRowLabelledAsCublasltsCliffAndPoolingByOrie
   const std::vector<HeadlineRow> fine = headline({{"a.json", r}}, "cublaslt", "cublaslt-default", "none");
   ASSERT_EQ(fine.size(), 2u);
   EXPECT_TRUE(std::none_of(fine.begin(), fine.end(), [](const HeadlineRow& x) { return x.cases != 1; }));
-  Receipt second = r;
+  Receipt second = r;  // other problems of the same rows (other strides): each receipt's count in them
+  for (receipt::Result& res : second.results) res.problem.lda += 8, res.problem.ldb += 8;
   const std::vector<HeadlineRow> pooled =
       headline({{"a.json", r}, {"b.json", second}}, "cublaslt", "cublaslt-default", "none", Grouping::by_orientation);
   ASSERT_EQ(pooled.size(), 2u);  // column-major aligned, column-major unaligned: the two receipts pooled
@@ -83,6 +84,63 @@ TEST(Headline, AnUnalignedLdcIsItsOwnRowLabelledAsCublasltsCliffAndPoolingByOrie
   EXPECT_NE(md.find("| not a multiple of 8 (cuBLASLt's alignment cliff) | 2 |"), std::string::npos) << md;
   EXPECT_NE(md.find(" - | a.json, b.json |"), std::string::npos) << md;  // the aligned row did not tune
   EXPECT_NE(md.find(" 0.50, 0.50 | a.json, b.json |"), std::string::npos) << md;
+}
+
+// A copy of a receipt, or a second run of its suite, counted every case twice in a pooled row (48 cases of 24).
+TEST(Headline, AProblemCountsOnceInARowFromTheMostRecentReceiptThatTimedIt) {
+  const Receipt r = receipt::sample_receipt();  // sq2048 and dec_m16_12288, both column-major and aligned
+  const auto pooled = [](const std::vector<std::pair<std::string, Receipt>>& receipts) {
+    return headline(receipts, "cublaslt", "cublaslt-default", "cublaslt", Grouping::by_orientation);
+  };
+  const std::vector<HeadlineRow> once = pooled({{"a.json", r}});
+  ASSERT_EQ(once.size(), 1u);
+  EXPECT_EQ(once[0].cases, 2);
+  EXPECT_EQ(once[0].repeated, 0);
+
+  Receipt rerun = r;  // the same measurement again, its samples faster
+  rerun.created = "2026-01-01T00:00:00Z";
+  for (receipt::Result& res : rerun.results)
+    for (receipt::ArmResult& a : res.arms)
+      if (a.arm == "cublaslt")
+        for (double& us : a.us) us *= 0.5;
+  receipt::refresh_derived(rerun);
+  const std::vector<HeadlineRow> copied = pooled({{"a.json", r}, {"a-copy.json", r}});
+  ASSERT_EQ(copied.size(), 1u);
+  EXPECT_EQ(copied[0].cases, 2);
+  EXPECT_EQ(copied[0].repeated, 2);
+  EXPECT_EQ(copied[0].receipt, "a-copy.json");  // equal times: the later in the list
+  EXPECT_NEAR(copied[0].vs_default, once[0].vs_default, 1e-12);
+  // The more recent run counts, wherever it is in the list; the older run's figures are not pooled with it.
+  for (const auto& receipts : {std::vector<std::pair<std::string, Receipt>>{{"new.json", rerun}, {"old.json", r}},
+                               std::vector<std::pair<std::string, Receipt>>{{"old.json", r}, {"new.json", rerun}}}) {
+    const std::vector<HeadlineRow> rows = pooled(receipts);
+    ASSERT_EQ(rows.size(), 1u);
+    EXPECT_EQ(rows[0].cases, 2);
+    EXPECT_EQ(rows[0].receipt, "new.json");
+    EXPECT_NEAR(rows[0].vs_default, pooled({{"new.json", rerun}})[0].vs_default, 1e-12);
+  }
+  // An overlapping run (one problem of the two, timed again later) replaces that problem alone.
+  Receipt overlap = rerun;
+  overlap.results.pop_back();
+  const std::vector<HeadlineRow> mixed = pooled({{"old.json", r}, {"overlap.json", overlap}});
+  ASSERT_EQ(mixed.size(), 1u);
+  EXPECT_EQ(mixed[0].cases, 2);
+  EXPECT_EQ(mixed[0].repeated, 1);
+  EXPECT_EQ(mixed[0].receipt, "old.json, overlap.json");
+  // Another case of one shape (another name: two models' layers) is a case of its own; other strides are another
+  // problem.
+  Receipt cases = r;
+  cases.results[0].problem.name = "another_layer";
+  cases.results[1].problem.lda += 8;
+  const std::vector<HeadlineRow> four = pooled({{"a.json", r}, {"cases.json", cases}});
+  ASSERT_EQ(four.size(), 1u);
+  EXPECT_EQ(four[0].cases, 4);
+  EXPECT_EQ(four[0].repeated, 0);
+  // Per receipt (by suite), each receipt is its own row: nothing pooled, nothing left out.
+  const std::vector<HeadlineRow> apart =
+      headline({{"a.json", r}, {"a-copy.json", r}}, "cublaslt", "cublaslt-default", "cublaslt", Grouping::by_suite);
+  EXPECT_EQ(apart.size(), 4u);  // two rows a receipt: bf16 and fp16
+  for (const HeadlineRow& row : apart) EXPECT_EQ(row.repeated, 0);
 }
 
 TEST(Headline, RangesOverTheRepeatsPairEachSidesSlowestWithTheOthersFastest) {

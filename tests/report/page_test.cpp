@@ -4,9 +4,13 @@
 #include <gtest/gtest.h>
 
 #include "report/html.hpp"
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <filesystem>
+#include <map>
+#include <set>
 #include <fstream>
 #include <functional>
 #include <sstream>
@@ -14,6 +18,7 @@
 #include "core/error.hpp"
 #include "receipt/sample_receipt.hpp"
 #include "report/svg.hpp"
+#include "report/tabular.hpp"
 
 namespace tilewise::report {
 namespace {
@@ -343,6 +348,73 @@ TEST_F(report_page, WritesThePageLinkingEachReceiptWhereItLies) {
   EXPECT_TRUE(HtmlContains(slurp(out / "index.html"), "run-2.json"));  // refused: the page is as it was
   write_page({one}, out.string(), files::Existing::replace);  // rebuilding over an existing page replaces it
   EXPECT_EQ(slurp(out / "index.html").find("run-2.json"), std::string::npos);
+}
+
+// The files under a folder, each with its bytes: a page compared whole before and after.
+std::map<std::string, std::string> files_under(const fs::path& dir) {
+  std::map<std::string, std::string> out;
+  for (const fs::directory_entry& e : fs::recursive_directory_iterator(dir))
+    out[e.path().lexically_relative(dir).string()] = e.is_regular_file() ? slurp(e.path()) : "(folder)";
+  return out;
+}
+
+// --overwrite deleted the whole of tables/, a user's own files and folders in it too.
+TEST_F(report_page, ReplacingAPageDeletesNothingItDidNotWrite) {
+  const std::string one = save(receipt::sample_receipt(), "run.json");
+  Receipt newer = receipt::sample_receipt();
+  newer.created = "2027-01-01T00:00:00Z";  // the same measurement, later: the first supersedes nothing, this one does
+  const std::string two = save(newer, "newer.json");
+  const fs::path out = dir_ / "site";
+  write_page({one, two}, out.string());
+  ASSERT_TRUE(fs::exists(out / "tables/superseded.csv"));
+  std::ofstream(out / "tables/notes.csv") << "mine";
+  fs::create_directories(out / "tables/mine");
+  std::ofstream(out / "own.txt") << "mine too";
+  const auto before = files_under(out);
+
+  const std::string refused = error_of([&] { write_page({one}, out.string(), files::Existing::replace); });
+  EXPECT_TRUE(HtmlContains(refused, (out / "tables/mine").string() + ": not one of the page's tables")) << refused;
+  EXPECT_TRUE(HtmlContains(refused, "nor 1 more entry there")) << refused;
+  EXPECT_EQ(files_under(out), before) << "refused: the page and the user's files are as they were";
+
+  fs::remove(out / "tables/notes.csv");
+  fs::remove(out / "tables/mine");
+  write_page({one}, out.string(), files::Existing::replace);
+  EXPECT_EQ(slurp(out / "own.txt"), "mine too") << "nothing beside the page is touched";
+  // The tables are exactly the new page's: the superseded list it no longer has is gone.
+  std::set<std::string> written;
+  for (const fs::directory_entry& e : fs::directory_iterator(out / "tables")) written.insert(e.path().filename().string());
+  EXPECT_EQ(written, linked_table_files(slurp(out / "index.html")));
+  EXPECT_FALSE(written.count("superseded.csv"));
+  for (const fs::directory_entry& e : fs::directory_iterator(out))  // the new page's temporary folder is gone
+    EXPECT_FALSE(e.path().filename().string().starts_with(".tilewise-page-")) << e.path();
+}
+
+// A failed --overwrite (a full disk) deleted the old tables before writing the new ones, leaving index.html linking
+// tables that were gone. A file size limit stands in for the full disk.
+TEST_F(report_page, AFailedReplaceLeavesThePreviousPageWhole) {
+  const std::string one = save(receipt::sample_receipt(), "run.json");
+  Receipt other = receipt::sample_receipt();
+  other.results.pop_back();  // another measurement: a page of other tables
+  const std::string two = save(other, "other.json");
+  const fs::path out = dir_ / "site";
+  write_page({one}, out.string());
+  const auto before = files_under(out);
+
+  rlimit old{};
+  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &old), 0);
+  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);  // a write past the limit fails with EFBIG instead
+  rlimit small = old;
+  small.rlim_cur = 2000;  // past the smallest table, short of index.html
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
+  const std::string failed = error_of([&] { write_page({one, two}, out.string(), files::Existing::replace); });
+  setrlimit(RLIMIT_FSIZE, &old);
+  std::signal(SIGXFSZ, old_handler);
+
+  EXPECT_TRUE(HtmlContains(failed, "the page there is as it was")) << failed;
+  EXPECT_EQ(files_under(out), before) << "the previous page, tables and all, and no temporary folder";
+  write_page({one, two}, out.string(), files::Existing::replace);  // with room, the same call replaces it
+  EXPECT_TRUE(HtmlContains(slurp(out / "index.html"), "other.json"));
 }
 
 }  // namespace

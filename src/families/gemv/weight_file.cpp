@@ -98,7 +98,19 @@ FileSummary quantize_file(const QuantizeRequest& r) {
     throw Error(fmt::format("{}: holds {} bytes; {} x {} {} weights take {}", r.input, int64_t(in.st.st_size), r.rows,
                             r.cols, tilewise::to_string(r.dtype), need));
   const std::string src = files::read_opened(in, r.input, need);
-  const Hazards h = find_hazards(src.data(), r.dtype, r.rows, r.cols, r.cols, r.format);
+  // Weights the format cannot give back are refused before anything is written, as the Python API refuses them
+  // (tilewise.quantize raises ValueError): a file holding them would dequantize without a word (NaN as 0.0).
+  if (const Hazards h = find_hazards(src.data(), r.dtype, r.rows, r.cols, r.cols, r.format); !h.none())
+    return {fmt::format("{}: not written: {} x {} {} -> {} is NOT FAITHFUL: {} weights not finite (NaN or Inf), {} {} "
+                        "past the range of {}{} (first at {}): they would not come back as they went in",
+                        r.output, r.rows, r.cols, tilewise::to_string(r.dtype), to_string(r.format), h.nonfinite,
+                        h.overflowed, r.format == Format::fp16 ? "weights" : "groups whose fp16 scale is",
+                        to_string(r.format),
+                        h.underflowed ? fmt::format(", {} groups whose fp16 scale is under fp16's normal range "
+                                                    "(weights too small for {})", h.underflowed, to_string(r.format))
+                                      : "",
+                        h.first),
+            false};
   HostPacked w;
   const bool gpu = !r.cpu && gpu_present();
   if (gpu) {
@@ -115,20 +127,10 @@ FileSummary quantize_file(const QuantizeRequest& r) {
     w = quantize_cpu(src.data(), r.dtype, r.rows, r.cols, r.cols, r.format);
   }
   write_packed(r.output, w, r.dtype, existing(r.overwrite));
-  FileSummary out{fmt::format("{}: {} x {} {} -> {} ({:.4g} MB of weights and scales, {:.3f}x the source) on the {}",
-                              r.output, r.rows, r.cols, tilewise::to_string(r.dtype), to_string(r.format),
-                              layout.bytes() / 1e6, double(layout.bytes()) / double(need), gpu ? "GPU" : "CPU"),
-                  h.none()};
-  if (!h.none())
-    out.text += fmt::format("; NOT FAITHFUL: {} weights not finite (NaN or Inf), {} {} past the range of {}{} (first "
-                            "at {}): they do not come back as they went in",
-                            h.nonfinite, h.overflowed, r.format == Format::fp16 ? "weights" : "groups whose fp16 scale is",
-                            to_string(r.format),
-                            h.underflowed ? fmt::format(", {} groups whose fp16 scale is under fp16's normal range "
-                                                        "(weights too small for {})", h.underflowed, to_string(r.format))
-                                          : "",
-                            h.first);
-  return out;
+  return {fmt::format("{}: {} x {} {} -> {} ({:.4g} MB of weights and scales, {:.3f}x the source) on the {}", r.output,
+                      r.rows, r.cols, tilewise::to_string(r.dtype), to_string(r.format), layout.bytes() / 1e6,
+                      double(layout.bytes()) / double(need), gpu ? "GPU" : "CPU"),
+          true};
 }
 
 FileSummary dequantize_file(const std::string& input, const std::string& output, const std::string& to,

@@ -35,8 +35,9 @@ struct FileSummary {
   bool faithful = true;
 };
 
-// Quantizes a raw weight file into a packed one. The summary counts the weights that are not finite and the groups
-// (fp16: weights) too large for the format (gemv::Hazards); those make it unfaithful, though the file is written.
+// Quantizes a raw weight file into a packed one. Weights the format cannot give back (gemv::Hazards: not finite, a
+// group (fp16: a weight) too large or too small for the format) make the summary unfaithful and counted, and then
+// nothing is written (an existing output stays as it was): the Python API refuses the same weights.
 // Throws Error for a missing or wrongly sized input, a shape the format cannot take, an output that is the input, an
 // existing output without `overwrite`, an unwritable output.
 FileSummary quantize_file(const QuantizeRequest& r);
