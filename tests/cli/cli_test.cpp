@@ -664,10 +664,12 @@ TEST_F(Cli, BenchAndTuneRefuseBadOptionsBeforeTheGpu) {
   for (const std::vector<std::string> args :
        {std::vector<std::string>{"bench", "--suite", suite, "--graph-ms", "0", "-o", "r.json"},
         {"tune", "--suite", suite, "--graph-ms", "0", "--campaign", "c.json"},
-        {"tune", "--suite", suite, "--warmup-s", "nan", "--campaign", "c.json"}}) {
+        {"tune", "--suite", suite, "--warmup-s", "nan", "--campaign", "c.json"},
+        {"tune", "--suite", suite, "--mode", "bogus", "--campaign", "c.json"}}) {
     const Ran r = run(args);
     EXPECT_NE(r.status, 0);
-    EXPECT_TRUE(r.all().find("--graph-ms") != std::string::npos || r.all().find("--warmup-s") != std::string::npos)
+    EXPECT_TRUE(r.all().find("--graph-ms") != std::string::npos || r.all().find("--warmup-s") != std::string::npos ||
+                r.all().find("--mode: bogus not in {descent,grid}") != std::string::npos)
         << r.all();
     EXPECT_EQ(r.all().find("GPU"), std::string::npos) << r.all();
   }
