@@ -2,10 +2,10 @@
 
 #include <fmt/format.h>
 
-#include <filesystem>
 #include <map>
 #include <set>
 
+#include "core/file.hpp"
 #include "families/registry.hpp"
 #include "select/api.hpp"
 #include "select/floor.hpp"
@@ -101,10 +101,10 @@ class SelectedArm : public Arm {
 std::unique_ptr<Arm> make_selected_arm(const std::string& name) {
   if (name != "selected" && !name.starts_with("selected:")) return nullptr;
   const ContextOptions o = options_for(name);
-  if (!o.database.empty() && !std::filesystem::exists(o.database))
+  if (!o.database.empty() && !files::exists(o.database, "the arm's database"))
     throw Error(fmt::format("arm '{}': no database at '{}'", name, o.database));
   if (name.starts_with("selected:floor:")) {
-    if (o.floor.empty() || !std::filesystem::exists(o.floor))
+    if (o.floor.empty() || !files::exists(o.floor, "the arm's floor"))
       throw Error(fmt::format("arm '{}': no floor at '{}'", name, o.floor));
     // Read here, not first on the GPU, where a bad file would fail every problem after the others were timed; once a
     // run, as the arm is made again for each problem.

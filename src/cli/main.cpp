@@ -5,7 +5,6 @@
 #include <fmt/ranges.h>
 
 #include <chrono>
-#include <filesystem>
 #include <iostream>
 #include <optional>
 #include <set>
@@ -138,7 +137,7 @@ int cmd_choose(const std::vector<std::string>& suites, const std::vector<std::st
     } catch (const tw::Error&) {  // neither TILEWISE_DB nor HOME: the library has none to read either
     }
   std::optional<tw::select::Database> machine, db;
-  if (!machine_path.empty() && std::filesystem::exists(machine_path)) {
+  if (!machine_path.empty() && tw::files::exists(machine_path, "the per-machine database (TILEWISE_DB)")) {
     machine = tw::select::read_database(machine_path);
     fmt::print("machine database {}: {} (--no-machine-database leaves it out)\n", machine_path, measured_on(*machine));
   }

@@ -246,7 +246,7 @@ void write_page(const std::vector<std::string>& receipt_paths, const std::string
       throw Error(fmt::format("{}: the page would replace this receipt; write it into another folder", path));
   }
   for (const fs::path& output : {index, tables})
-    if (fs::exists(output) && existing == files::Existing::refuse)
+    if (files::exists(output.string(), "the page") && existing == files::Existing::refuse)
       throw Error(fmt::format("{} exists; give --overwrite to replace the page", output.string()));
   if (fs::is_directory(dir))  // a folder or a FIFO at index.html is named
     files::check_output(index.string(), files::Existing::replace);
