@@ -13,6 +13,7 @@
 #include "bench/arm.hpp"
 #include "core/error.hpp"
 #include "device/reference.hpp"
+#include "expect_error.hpp"
 #include "families/sm90/arms.hpp"
 #include "families/sm90/feasibility.hpp"
 #include "families/sm90/gemm.hpp"
@@ -45,19 +46,26 @@ TEST(Sm90PackedGpu, ReorderMatchesTheCpuReferenceBitForBit) {
   }
 }
 
-// Runs the arm on p and judges it as the harness does: against the reference from its dequantized weights, which
-// differ in scale from row to row and group to group (varied_scales.hpp).
-void expect_correct(const Problem& p, const std::string& arm_name, cudaStream_t stream) {
-  SCOPED_TRACE(arm_name + " on " + describe(p));
-  testkit::ArmBench bench(p, 2, 29, stream, 1);
+// Runs the arm on p in `orientation` and judges it as the harness does: against the reference from its dequantized
+// weights (B's rows, or A's in nn.Linear's orientation), which differ in scale from row to row and group to group
+// (varied_scales.hpp).
+void expect_correct(const Problem& p, const std::string& arm_name, cudaStream_t stream,
+                    Orientation orientation = Orientation::column_major) {
+  SCOPED_TRACE(arm_name + " on " + describe(p) + " in " + std::string(to_string(orientation)));
+  const bool linear = orientation == Orientation::linear;
+  testkit::ArmBench bench(p, 2, 29, stream, 1, orientation);
   for (int set = 0; set < bench.ops.count(); ++set)
-    testkit::vary_scales(bench.ops.set(set).b.get(), p.dtype, p.N, p.K, p.ldb, stream);
+    testkit::vary_scales((linear ? bench.ops.set(set).a : bench.ops.set(set).b).get(), p.dtype, linear ? p.M : p.N,
+                         p.K, linear ? p.lda : p.ldb, stream);
   auto arm = make_arm(arm_name);
   ASSERT_TRUE(arm);
   arm->prepare(bench.wb);  // throws, failing the test, where the arm declines
-  ASSERT_NE(arm->judged_weights(), nullptr);
-  const device::Reference ref(p, bench.ops.set(0), arm->judged_weights(), stream);
-  const bench::Workbench judged{p, bench.ops, ref, stream, 0.5, 1, 1};
+  const device::Replaced weights = arm->judged_weights();
+  ASSERT_NE(weights.rows, nullptr);
+  EXPECT_EQ(weights.a, linear);
+  const device::Reference ref(p, bench.ops.set(0), weights, stream);
+  EXPECT_TRUE(ref.check_fp64(bench.ops.set(0)).ok);
+  const bench::Workbench judged{p, bench.ops, ref, stream, 0.5, 1, 1, false, 0, orientation};
   const device::Launch launch = [&](int set, cudaStream_t st) { arm->launch(set, st); };
   const device::OutputError e = bench::checked_run(judged, launch);
   EXPECT_TRUE(receipt::is_correct(e.rel_err, receipt::correctness_bound(p.dtype)))
@@ -194,6 +202,30 @@ TEST_P(Sm90PackedOrientations, NnLinearOrientationMatchesTheColumnMajorFormBitFo
 INSTANTIATE_TEST_SUITE_P(Formats, Sm90PackedOrientations,
                          testing::Values(gemv::Format::int4_g128, gemv::Format::q8_0, gemv::Format::fp8),
                          [](const auto& info) { return std::string(gemv::to_string(info.param)); });
+
+// In nn.Linear's orientation (a suite named *-linear) the arms pack A, the weights, and run swapped as
+// tilewise::linear does; judged against the reference with A replaced by their dequantized weights. An override of
+// swap that disagrees with the orientation is refused, naming both.
+TEST(Sm90PackedGpu, TheArmsPackTheOperandTheOrientationNames) {
+  TW_REQUIRE_GPU();
+  device::Stream s;
+  for (DType act : {DType::bf16, DType::fp16})
+    for (int64_t tokens : {1, 8, 16, 17, 128, 300})
+      for (const auto& [arm, format] : packed_arms())
+        if (format != gemv::Format::int4_g32 || tokens == 17)
+          expect_correct(make_problem("q_lin", 320, tokens, 1024, act, Layout::TN), arm, s.get(), Orientation::linear);
+  const Problem lin = make_problem("q_lin", 320, 16, 512, DType::bf16, Layout::TN);
+  const testkit::ArmBench linear(lin, 1, 29, s.get(), 1, Orientation::linear);
+  const testkit::ArmBench column(lin, 1, 29, s.get(), 1, Orientation::column_major);
+  const std::string as_b = testkit::error_of([&] { make_arm("sm90:int4@swap=0")->prepare(linear.wb); });
+  EXPECT_TRUE(testkit::Contains(as_b, "in nn.Linear orientation the weights are A")) << as_b;
+  const std::string as_a = testkit::error_of([&] { make_arm("sm90:int4@swap=1")->prepare(column.wb); });
+  EXPECT_TRUE(testkit::Contains(as_a, "in column-major orientation the weights are B")) << as_a;
+  // nn.Linear's weights are rows of K: an NN problem is declined in that orientation.
+  const testkit::ArmBench nn(make_problem("q_lin", 320, 16, 512, DType::bf16, Layout::NN), 1, 29, s.get(), 1,
+                             Orientation::linear);
+  EXPECT_THROW(make_arm("sm90:int4")->prepare(nn.wb), Unsupported);
+}
 
 TEST(Sm90PackedGpu, AShapeThePackingCannotTakeIsDeclinedWithItsReason) {
   TW_REQUIRE_GPU();
