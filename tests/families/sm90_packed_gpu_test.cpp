@@ -136,10 +136,15 @@ INSTANTIATE_TEST_SUITE_P(Arms, Sm90PackedStores, testing::ValuesIn(packed_arms()
                          [](const auto& info) { return std::string(gemv::to_string(info.param.second)); });
 
 // What compute-sanitizer runs (scripts/gpu-tests.sh): one and two consumers, each store kind, ping-pong, stream-K's
-// fixup and the streaming tile's deep ring, on a problem with edge tiles along M and a partial row of tiles along N.
+// fixup and the streaming tile's deep ring, on a problem with edge tiles along M and a partial row of tiles along N;
+// and nn.Linear's swapped operands with the staged store's transposed columns.
 TEST(Sm90PackedGpu, SanitizedSet) {
   TW_REQUIRE_GPU();
   device::Stream s;
+  const Problem lin = make_problem("q_lin", 320, 200, 512, DType::bf16, Layout::TN);
+  expect_correct(lin, "sm90:int4@" + fitted("block_m=256;block_n=128;stages=4;consumers=2;store=staged;swap=1",
+                                            gemv::Format::int4_g128, lin),
+                 s.get(), Orientation::linear);
   for (const char* c : {"block_m=128;block_n=128;stages=4;consumers=2;store=tma",
                         "block_m=128;block_n=128;stages=4;consumers=2;store=direct",
                         "block_m=128;block_n=128;stages=4;consumers=2;store=tma;schedule=pingpong",
@@ -165,6 +170,8 @@ TEST_P(Sm90PackedOrientations, NnLinearOrientationMatchesTheColumnMajorFormBitFo
   device::Stream s;
   const int sms = device::sm_count();
   const char* tiles[] = {"block_m=128,block_n=128,stages=6,consumers=2,store=direct",
+                         "block_m=256,block_n=128,stages=4,consumers=2,store=staged",
+                         "block_m=40,block_n=128,stages=6,consumers=1,store=staged,split=2",
                          "block_m=64,block_n=64,stages=8,consumers=1,store=direct,split=3",
                          "block_m=24,block_n=128,stages=8,consumers=2,store=direct,schedule=pingpong",
                          "block_m=24,block_n=256,stages=16,consumers=2,store=direct,split=8"};
@@ -214,9 +221,16 @@ TEST(Sm90PackedGpu, TheArmsPackTheOperandTheOrientationNames) {
       for (const auto& [arm, format] : packed_arms())
         if (format != gemv::Format::int4_g32 || tokens == 17)
           expect_correct(make_problem("q_lin", 320, tokens, 1024, act, Layout::TN), arm, s.get(), Orientation::linear);
-  const Problem lin = make_problem("q_lin", 320, 16, 512, DType::bf16, Layout::TN);
-  const testkit::ArmBench linear(lin, 1, 29, s.get(), 1, Orientation::linear);
-  const testkit::ArmBench column(lin, 1, 29, s.get(), 1, Orientation::column_major);
+  // The staged store's transposed columns, on tiles past the edges along both F (320 = 2.5 x 128) and the tokens.
+  for (const auto& [arm, format] : packed_arms())
+    expect_correct(make_problem("q_lin", 320, 300, 1024, DType::bf16, Layout::TN),
+                   std::string(arm) + "@" +
+                       fitted("block_m=256;block_n=128;stages=4;consumers=2;store=staged;swap=1", format,
+                              make_problem("q_lin", 320, 300, 1024, DType::bf16, Layout::TN)),
+                   s.get(), Orientation::linear);
+  const Problem both = make_problem("q", 320, 64, 512, DType::bf16, Layout::TN);  // A and B whole blocks of 64 rows
+  const testkit::ArmBench linear(both, 1, 29, s.get(), 1, Orientation::linear);
+  const testkit::ArmBench column(both, 1, 29, s.get(), 1, Orientation::column_major);
   const std::string as_b = testkit::error_of([&] { make_arm("sm90:int4@swap=0")->prepare(linear.wb); });
   EXPECT_TRUE(testkit::Contains(as_b, "in nn.Linear orientation the weights are A")) << as_b;
   const std::string as_a = testkit::error_of([&] { make_arm("sm90:int4@swap=1")->prepare(column.wb); });
