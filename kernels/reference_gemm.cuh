@@ -20,11 +20,11 @@ constexpr int depth = 16;       // K step per shared-memory stage
 constexpr int threads = 256;    // 16 x 16 threads, 4 x 4 outputs each
 }  // namespace reference
 
-// ref[i + j*M] = sum_k opA(i,k) * opB(k,j), with opA(i,k) = A[i*a_i + k*a_k] and opB(k,j) = B[k + j*ldb]. B may be
-// fp32 (TB = float): the dequantized weights a quantized decode GEMV computes with.
-template <typename T, typename TB = T>
+// ref[i + j*M] = sum_k opA(i,k) * opB(k,j), with opA(i,k) = A[i*a_i + k*a_k] and opB(k,j) = B[k + j*ldb]. A or B
+// may be fp32 (TA, TB = float): the dequantized weights a quantized arm computes with.
+template <typename TA, typename TB = TA>
 __global__ void __launch_bounds__(reference::threads)
-    reference_gemm(int M, int N, int K, const T* A, long long a_i, long long a_k, const TB* B, long long ldb, float* ref) {
+    reference_gemm(int M, int N, int K, const TA* A, long long a_i, long long a_k, const TB* B, long long ldb, float* ref) {
   using namespace reference;
   __shared__ float As[depth][tile + 1];
   __shared__ float Bs[depth][tile + 1];

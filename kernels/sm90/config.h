@@ -51,11 +51,15 @@ struct Sm90Gemm {
   static constexpr int kBTileBytes = Packed ? sm90::packed_b_tile_bytes(BlockN, Weights) : BlockN * 128;
   static constexpr int kATileBytes = BlockM * 128;
   static constexpr int kStageBytes = kBTileBytes + kATileBytes;
-  // A staged row is padded by 16 bytes, so the eight rows one warp's store writes start in different banks.
+  // A staged row is padded by 16 bytes, so the eight rows one warp's store writes start in different banks. With
+  // swapped operands a consumer stages D transposed, one line per column of D (a run C holds contiguously), padded
+  // by 16 bytes so the four column pairs one warp's store writes fall in different banks.
   static constexpr int kStagedRowBytes = BlockM * 2 + 16;
+  static constexpr int kStagedColumnBytes = RowsPerConsumer * 2 + 16;
+  static constexpr int kStagedBytes = SwapAB ? BlockM * kStagedColumnBytes : RowsPerConsumer * kStagedRowBytes;
   static constexpr int kOutTileBytes = StoreRing     ? Consumers * 2 * RowsPerConsumer * 128
                                        : TmaStore    ? Consumers * RowsPerConsumer * BlockM * 2
-                                       : StagedStore ? Consumers * RowsPerConsumer * kStagedRowBytes
+                                       : StagedStore ? Consumers * kStagedBytes
                                                      : 0;
   // The share of the multicast operand each CTA of a cluster loads: rows of B (ClusterM) or of A (ClusterN).
   static constexpr int kBRowsLoaded = BlockN / ClusterM;
@@ -76,8 +80,8 @@ struct Sm90Gemm {
   static_assert(!TmaStore || BlockM % 64 == 0, "the TMA epilogue stores 64-column swizzle atoms");
   static_assert(!(AMajorM && Fp8), "fp8 wgmma reads both operands K-major");
   static_assert(Split == 1 || (!Pingpong && ClusterSize == 1), "stream-K runs cooperative CTAs without clusters");
-  static_assert(!SwapAB || (Store_ == sm90::epilogue_direct && !AMajorM),
-                "swapped operands: both K-major, stored from registers");
+  static_assert(!SwapAB || ((Store_ == sm90::epilogue_direct || StagedStore) && !AMajorM),
+                "swapped operands: both K-major, stored from registers or staged transposed");
   static_assert(!Packed || (!Fp8 && !AMajorM && ClusterSize == 1 && !Pdl && Consumers <= 2),
                 "packed weights: 16-bit K-major activations, no cluster, no programmatic launch, 1-2 consumers");
 };

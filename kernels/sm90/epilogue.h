@@ -1,6 +1,7 @@
 // The sm90 GEMM's epilogue: a consumer's accumulators to C (D, the kernel's transposed view of it), by one of four
-// stores (sm90/codes.h): from registers, staged in shared memory and copied out by the threads, or staged in the
-// 128B-swizzled layout and written by TMA (the whole tile, or a ring of two 64-column atoms).
+// stores (sm90/codes.h): from registers, staged in shared memory and copied out by the threads (with swapped
+// operands, where D is C itself, staged transposed), or staged in the 128B-swizzled layout and written by TMA (the
+// whole tile, or a ring of two 64-column atoms).
 #pragma once
 #include <cuda/ptx>
 #include <cuda/std/type_traits>
@@ -101,6 +102,49 @@ __device__ __forceinline__ void copy_out(const uint8_t* rows, const Sm90GemmArgs
   }
 }
 
+// Swapped operands: one 64-row accumulator block into `columns` (the consumer's staged buffer, kStagedColumnBytes a
+// column of D) transposed, so each of D's columns, a contiguous run of C, lies contiguous; rows from row0.
+template <class Cfg>
+__device__ __forceinline__ void stage_columns(const float* acc, uint8_t* columns, int row0) {
+  const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
+#pragma unroll
+  for (int j = 0; j < Cfg::BlockM / 8; ++j)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int row = row0 + warp * 16 + lane / 4 + 8 * h, col = 8 * j + 2 * (lane % 4);
+      const OutPair<Cfg> v = to_out<Cfg>(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
+      *reinterpret_cast<OutElem<Cfg>*>(columns + col * Cfg::kStagedColumnBytes + row * 2) = v.x;
+      *reinterpret_cast<OutElem<Cfg>*>(columns + (col + 1) * Cfg::kStagedColumnBytes + row * 2) = v.y;
+    }
+}
+
+// A consumer's staged columns to C (swapped operands: D(row, col) is C[col * ldc + row]): consecutive threads take
+// consecutive 16-byte pieces of a column, so each warp writes whole 128-byte lines where the tile is inside C.
+// Pieces past C's edge, or a C whose columns are not 16-byte aligned, go element by element.
+template <class Cfg>
+__device__ __forceinline__ void copy_out_columns(const uint8_t* columns, const Sm90GemmArgs& args, int row0, int col0,
+                                                 int consumer_thread) {
+  using Elem = OutElem<Cfg>;
+  constexpr int kPieces = Cfg::RowsPerConsumer / 8;  // 16 bytes of a column each
+  Elem* c = static_cast<Elem*>(args.c);
+  const bool vectors = args.ldc % 8 == 0 && reinterpret_cast<uintptr_t>(c) % 16 == 0;
+#pragma unroll 4
+  for (int i = consumer_thread; i < Cfg::BlockM * kPieces; i += 128) {
+    const int col = col0 + i / kPieces, row = row0 + 8 * (i % kPieces);
+    if (col >= args.M || row >= args.N) continue;
+    const uint4 v = load_shared_16_bytes(columns + (i / kPieces) * Cfg::kStagedColumnBytes + 16 * (i % kPieces));
+    Elem* p = c + (long long)col * args.ldc + row;
+    if (vectors && row + 8 <= args.N) {
+      *reinterpret_cast<uint4*>(p) = v;
+    } else {
+      const Elem* e = reinterpret_cast<const Elem*>(&v);
+#pragma unroll
+      for (int x = 0; x < 8; ++x)  // unrolled, so e[x] stays in registers
+        if (row + x < args.N) p[x] = e[x];
+    }
+  }
+}
+
 // Writes the 64-column atom `atom` of one 64-row accumulator block into shared memory, in the 128B-swizzled layout
 // the TMA store reads: rows of 128 bytes with their 16-byte chunks permuted by row. The permutation also spreads a
 // warp's eight rows over all 32 banks.
@@ -150,12 +194,19 @@ struct Epilogue {
         }
       }
     } else if constexpr (Cfg::StagedStore) {
-      uint8_t* mine = out_tile + consumer * Cfg::RowsPerConsumer * Cfg::kStagedRowBytes;
+      uint8_t* mine = out_tile + consumer * Cfg::kStagedBytes;
       warpgroup_sync(sync_id);  // every thread has copied the previous tile out of the buffer
+      if constexpr (Cfg::SwapAB) {
 #pragma unroll
-      for (int i = 0; i < Cfg::MmasPerConsumer; ++i) stage_rows<Cfg>(acc[i], mine + i * 64 * Cfg::kStagedRowBytes);
-      warpgroup_sync(sync_id);
-      copy_out<Cfg>(mine, args, row0, col0, consumer_thread);
+        for (int i = 0; i < Cfg::MmasPerConsumer; ++i) stage_columns<Cfg>(acc[i], mine, i * 64);
+        warpgroup_sync(sync_id);
+        copy_out_columns<Cfg>(mine, args, row0, col0, consumer_thread);
+      } else {
+#pragma unroll
+        for (int i = 0; i < Cfg::MmasPerConsumer; ++i) stage_rows<Cfg>(acc[i], mine + i * 64 * Cfg::kStagedRowBytes);
+        warpgroup_sync(sync_id);
+        copy_out<Cfg>(mine, args, row0, col0, consumer_thread);
+      }
     } else if constexpr (Cfg::TmaStore) {
       uint8_t* mine = out_tile + consumer * Cfg::RowsPerConsumer * Cfg::BlockM * 2;
       // The previous tile's store must have read the staging tile before it is overwritten.

@@ -126,7 +126,7 @@ class Runner {
       return skip(p, e.what(), false);  // a combination nothing supports (fp8 NN): not a fault of the run
     }
     try {
-      r_.results.push_back(measure(p, kernels::splitmix64(r_.protocol.seed + i)));
+      r_.results.push_back(measure(p, kernels::splitmix64(r_.protocol.seed + i), orientation_of(c.suite, p.name)));
       r_.results.back().suite = c.suite;
       return "";
     } catch (const Unsupported& e) {
@@ -168,7 +168,7 @@ class Runner {
     r_.notes.push_back("order: in each arm's turn its host loop is timed first, then its graph replays");
   }
 
-  receipt::Result measure(const Problem& p, uint64_t seed) {
+  receipt::Result measure(const Problem& p, uint64_t seed, Orientation orientation) {
     const cudaStream_t s = stream_->get();
     receipt::Result res;
     res.problem = p;
@@ -179,7 +179,8 @@ class Runner {
     ops.fill(seed, s);
     const device::Reference ref(p, ops.set(0), s);
     res.reference = ref.check_fp64(ops.set(0));
-    const Workbench wb{p, ops, ref, s, o_.graph_target_ms, o_.replays, o_.selection_rounds, o_.cold, r_.machine.l2_bytes};
+    const Workbench wb{p,       ops,     ref, s, o_.graph_target_ms, o_.replays, o_.selection_rounds, o_.cold,
+                       r_.machine.l2_bytes, orientation};
 
     // The re-warm is the problem's own work, the baseline arm's graph, never the heater (bench/heater.hpp says why),
     // so the baseline is prepared first (cublaslt-default: one heuristic query and one checked launch; it times
@@ -250,7 +251,7 @@ class Runner {
       r.candidates = run.arm->candidates();
       // An arm computing with weights of its own (a quantized GEMV) is judged against a reference from them, and
       // times over its own rotation of them.
-      if (const float* w = run.arm->judged_weights()) {
+      if (const device::Replaced w = run.arm->judged_weights(); w.rows) {
         run.reference = std::make_unique<device::Reference>(wb.problem, wb.operands.set(0), w, wb.stream);
         r.reference_check = run.reference->check_fp64(wb.operands.set(0));
       }
@@ -260,7 +261,7 @@ class Runner {
       r.weight_bytes = run.arm->weight_bytes();
       run.sets = r.rotation_sets > 0 ? r.rotation_sets : wb.operands.count();
       const Workbench judged{wb.problem, wb.operands, run.reference ? *run.reference : wb.reference, wb.stream,
-                             wb.graph_target_ms, wb.replays, wb.selection_rounds, wb.cold, wb.l2_bytes};
+                             wb.graph_target_ms, wb.replays, wb.selection_rounds, wb.cold, wb.l2_bytes, wb.orientation};
       const device::Launch launch = [&a = *run.arm](int set, cudaStream_t st) { a.launch(set, st); };
       const device::OutputError err = checked_run(judged, launch);
       r.rel_err = err.rel_err;

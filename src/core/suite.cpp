@@ -108,6 +108,12 @@ std::vector<SuiteCase> expand_suites(const std::vector<std::string>& suites, con
 
 std::string suite_name(const std::string& path) { return std::filesystem::path(path).stem().string(); }
 
+Orientation orientation_of(std::string_view suite, std::string_view problem_name) {
+  return suite.ends_with("-linear") || problem_name.ends_with("_lin") ? Orientation::linear : Orientation::column_major;
+}
+
+std::string_view to_string(Orientation o) { return o == Orientation::linear ? "nn.Linear" : "column-major"; }
+
 Suite load_suite(const std::string& path) {
   std::istringstream in(files::read(path));
   return parse_suite(in, path);

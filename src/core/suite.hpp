@@ -3,6 +3,7 @@
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/problem.hpp"
@@ -33,6 +34,13 @@ Suite load_suite(const std::string& path);
 
 // A suite's name: its file name without directories or extension ("suites/llm24.txt" is "llm24").
 std::string suite_name(const std::string& path);
+
+// How a model reaches a suite's GEMMs (docs/design.md): nn.Linear's y[T, F] = x W^T (TN with M = F, N = T, A the
+// weights, C column-major [F x T] = y row-major) for a suite whose name ends in "-linear" or a problem whose name ends
+// in "_lin" (the sweep's), else the seeds' column-major form (tokens as M, B the weights).
+enum class Orientation { column_major, linear };
+Orientation orientation_of(std::string_view suite, std::string_view problem_name);
+std::string_view to_string(Orientation o);  // "column-major" or "nn.Linear"
 
 // One suite line in one dtype and layout: the unit every command that takes --suite/--dtypes/--layouts works on.
 struct SuiteCase {

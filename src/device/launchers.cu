@@ -29,8 +29,8 @@ void launch_fill(DType dtype, void* data, uint64_t count, uint64_t seed, cudaStr
 
 namespace {
 
-// B in the problem's element type, or in fp32 (dequantized weights); A always in the problem's type.
-template <bool FloatB>
+// A and B each in the problem's element type, or in fp32 (dequantized weights).
+template <bool FloatA, bool FloatB>
 void launch_reference_with(const Problem& p, const void* A, const void* B, float* ref, cudaStream_t stream) {
   using kernels::reference::tile;
   const long long a_i = p.layout == Layout::TN ? p.lda : 1;
@@ -38,9 +38,10 @@ void launch_reference_with(const Problem& p, const void* A, const void* B, float
   const dim3 grid(unsigned((p.M + tile - 1) / tile), unsigned((p.N + tile - 1) / tile));
   dispatch_dtype(p.dtype, [&](auto tag) {
     using T = decltype(tag);
+    using TA = std::conditional_t<FloatA, float, T>;
     using TB = std::conditional_t<FloatB, float, T>;
-    kernels::reference_gemm<T, TB><<<grid, kernels::reference::threads, 0, stream>>>(
-        int(p.M), int(p.N), int(p.K), static_cast<const T*>(A), a_i, a_k, static_cast<const TB*>(B), p.ldb, ref);
+    kernels::reference_gemm<TA, TB><<<grid, kernels::reference::threads, 0, stream>>>(
+        int(p.M), int(p.N), int(p.K), static_cast<const TA*>(A), a_i, a_k, static_cast<const TB*>(B), p.ldb, ref);
   });
   TW_CUDA(cudaGetLastError());
 }
@@ -48,11 +49,15 @@ void launch_reference_with(const Problem& p, const void* A, const void* B, float
 }  // namespace
 
 void launch_reference(const Problem& p, const void* A, const void* B, float* ref, cudaStream_t stream) {
-  launch_reference_with<false>(p, A, B, ref, stream);
+  launch_reference_with<false, false>(p, A, B, ref, stream);
 }
 
-void launch_reference_b32(const Problem& p, const void* A, const float* B, float* ref, cudaStream_t stream) {
-  launch_reference_with<true>(p, A, B, ref, stream);
+void launch_reference_fp32(const Problem& p, const void* A, const void* B, bool a32, bool b32, float* ref,
+                           cudaStream_t stream) {
+  if (a32 && b32) launch_reference_with<true, true>(p, A, B, ref, stream);
+  else if (a32) launch_reference_with<true, false>(p, A, B, ref, stream);
+  else if (b32) launch_reference_with<false, true>(p, A, B, ref, stream);
+  else launch_reference_with<false, false>(p, A, B, ref, stream);
 }
 
 void launch_compare(DType out_dtype, int M, int N, const void* C, int64_t ldc, const float* ref,

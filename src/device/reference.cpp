@@ -1,10 +1,13 @@
 #include "device/reference.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <vector>
 
+#include "core/error.hpp"
 #include "core/numeric.hpp"
 #include "device/launchers.hpp"
 #include "kernels/error_sums.h"
@@ -18,10 +21,14 @@ Reference::Reference(const Problem& p, const OperandSet& set, cudaStream_t strea
   TW_CUDA(cudaStreamSynchronize(stream));
 }
 
-Reference::Reference(const Problem& p, const OperandSet& set, const float* b32, cudaStream_t stream)
-    : p_(p), b32_(b32), ref_(size_t(bytes(p))), sums_(sizeof(kernels::ErrorSums)) {
-  p_.ldb = p.K;  // the dequantized weights are tight
-  launch_reference_b32(p_, set.a.get(), b32, ref_.as<float>(), stream);
+Reference::Reference(const Problem& p, const OperandSet& set, Replaced weights, cudaStream_t stream)
+    : p_(p), replaced_(weights), ref_(size_t(bytes(p))), sums_(sizeof(kernels::ErrorSums)) {
+  if (!weights.rows) throw Error(fmt::format("a reference on replaced weights of {} got none", describe(p)));
+  if (weights.a && p.layout != Layout::TN)
+    throw Error(fmt::format("a reference with A replaced by rows of K needs TN, not {}", describe(p)));
+  (weights.a ? p_.lda : p_.ldb) = p.K;  // the dequantized weights are tight
+  launch_reference_fp32(p_, weights.a ? weights.rows : set.a.get(), weights.a ? set.b.get() : weights.rows, weights.a,
+                        !weights.a, ref_.as<float>(), stream);
   TW_CUDA(cudaStreamSynchronize(stream));
 }
 
@@ -51,21 +58,24 @@ receipt::ReferenceCheck Reference::check_fp64(const OperandSet& set, int samples
   for (int r = 0; r < rows; ++r) is[r] = pick(p_.M, rows, r);
   for (int c = 0; c < cols; ++c) js[c] = pick(p_.N, cols, c);
 
-  // Row i of op(A) is contiguous in TN (stride 1) and strided by lda in NN; column j of op(B) is contiguous.
+  // Row i of op(A) is contiguous in TN (stride 1) and strided by lda in NN; column j of op(B) is contiguous. A
+  // replaced operand is read from its fp32 rows.
   const bool a_contiguous = p_.layout == Layout::TN;
-  const int bes = b32_ ? 4 : es;
-  std::vector<uint8_t> a_rows(size_t(rows) * p_.K * es), b_cols(size_t(cols) * p_.K * bes);
-  for (int r = 0; r < rows; ++r) {
-    const auto* src = set.a.as<uint8_t>() + (a_contiguous ? is[r] * p_.lda : is[r]) * es;
-    TW_CUDA(cudaMemcpy2D(a_rows.data() + size_t(r) * p_.K * es, size_t(es), src,
-                         size_t(a_contiguous ? es : p_.lda * es), size_t(es), size_t(p_.K), cudaMemcpyDeviceToHost));
-  }
-  const uint8_t* b_src = b32_ ? reinterpret_cast<const uint8_t*>(b32_) : set.b.as<uint8_t>();
+  const float* a32 = replaced_.a ? replaced_.rows : nullptr;
+  const float* b32 = replaced_.a ? nullptr : replaced_.rows;
+  const int aes = a32 ? 4 : es, bes = b32 ? 4 : es;
+  std::vector<uint8_t> a_rows(size_t(rows) * p_.K * aes), b_cols(size_t(cols) * p_.K * bes);
+  const uint8_t* a_src = a32 ? reinterpret_cast<const uint8_t*>(a32) : set.a.as<uint8_t>();
+  for (int r = 0; r < rows; ++r)
+    TW_CUDA(cudaMemcpy2D(a_rows.data() + size_t(r) * p_.K * aes, size_t(aes),
+                         a_src + (a_contiguous ? is[r] * p_.lda : is[r]) * aes, size_t(a_contiguous ? aes : p_.lda * aes),
+                         size_t(aes), size_t(p_.K), cudaMemcpyDeviceToHost));
+  const uint8_t* b_src = b32 ? reinterpret_cast<const uint8_t*>(b32) : set.b.as<uint8_t>();
   for (int c = 0; c < cols; ++c)
     TW_CUDA(cudaMemcpy(b_cols.data() + size_t(c) * p_.K * bes, b_src + js[c] * p_.ldb * bes, size_t(p_.K) * bes,
                        cudaMemcpyDeviceToHost));
-  auto b_value = [&](int64_t index) {
-    return b32_ ? double(reinterpret_cast<const float*>(b_cols.data())[index]) : element_to_double(p_.dtype, b_cols.data(), index);
+  const auto value = [&](bool fp32, const std::vector<uint8_t>& from, int64_t index) {
+    return fp32 ? double(reinterpret_cast<const float*>(from.data())[index]) : element_to_double(p_.dtype, from.data(), index);
   };
 
   receipt::ReferenceCheck check{rows * cols, 0.0, receipt::reference_bound, false};
@@ -73,8 +83,8 @@ receipt::ReferenceCheck Reference::check_fp64(const OperandSet& set, int samples
     for (int r = 0; r < rows; ++r) {
       double exact = 0, magnitude = 0;
       for (int64_t k = 0; k < p_.K; ++k) {
-        const double term = element_to_double(p_.dtype, a_rows.data(), int64_t(r) * p_.K + k) *
-                            b_value(int64_t(c) * p_.K + k);
+        const double term =
+            value(a32 != nullptr, a_rows, int64_t(r) * p_.K + k) * value(b32 != nullptr, b_cols, int64_t(c) * p_.K + k);
         exact += term;
         magnitude += std::fabs(term);
       }

@@ -15,13 +15,21 @@ struct OutputError {
   uint64_t non_finite = 0;
 };
 
+// Weights a quantized arm computes with in place of one operand of the problem, dequantized to fp32 rows of K (row
+// stride K): B's N rows, or with `a` A's M rows (TN only: nn.Linear's orientation, where A holds the weights).
+struct Replaced {
+  const float* rows = nullptr;
+  bool a = false;
+};
+
 class Reference {
  public:
   // Computes op(A) op(B) of `set` on the GPU in fp32.
   Reference(const Problem& p, const OperandSet& set, cudaStream_t stream);
-  // The same with B replaced by `b32`: N rows of K fp32 weights, row stride K, which must outlive the reference. A
-  // quantized arm computes with its dequantized weights, so it is judged against them (check_fp64 reads them too).
-  Reference(const Problem& p, const OperandSet& set, const float* b32, cudaStream_t stream);
+  // The same with one operand replaced by fp32 weights, which must outlive the reference. A quantized arm computes
+  // with its dequantized weights, so it is judged against them (check_fp64 reads them too). Throws Error for A
+  // replaced in NN or no weights.
+  Reference(const Problem& p, const OperandSet& set, Replaced weights, cudaStream_t stream);
 
   static int64_t bytes(const Problem& p) { return p.M * p.N * 4; }
 
@@ -33,7 +41,7 @@ class Reference {
 
  private:
   Problem p_;
-  const float* b32_ = nullptr;
+  Replaced replaced_;
   Buffer ref_;
   Buffer sums_;
 };

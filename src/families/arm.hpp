@@ -10,6 +10,7 @@
 #include "device/operands.hpp"
 #include "device/reference.hpp"
 #include "device/timing.hpp"
+#include "core/suite.hpp"
 #include "receipt/receipt.hpp"
 
 namespace tilewise::families {
@@ -25,6 +26,8 @@ struct Workbench {
   int selection_rounds;  // interleaved timing rounds when an arm chooses among candidates
   bool cold = false;      // an arm that keeps its own weight copies rotates enough of them (rotation_sets below)
   int64_t l2_bytes = 0;
+  // The suite's orientation: which operand holds the weights an arm on quantized weights packs (A in nn.Linear's).
+  Orientation orientation = Orientation::column_major;
 };
 
 // Poisons C of set 0, launches once, and judges the output against the reference: the one correctness gate.
@@ -47,9 +50,9 @@ class Arm {
 
   // Hooks for arms that compute with weights of their own (the quantized decode GEMV arms); the defaults describe an
   // arm that reads the problem's operands as they are.
-  // The weights the arm computes with in place of B of set 0, dequantized: N x K fp32, row stride K, alive while the
-  // arm is. The runner judges the arm against a reference computed from them and records reference_name().
-  virtual const float* judged_weights() const { return nullptr; }
+  // The weights the arm computes with in place of set 0's B (or A, device::Replaced), dequantized, alive while the arm
+  // is. The runner judges the arm against a reference computed from them and records reference_name().
+  virtual device::Replaced judged_weights() const { return {}; }
   virtual std::string reference_name() const { return "problem"; }
   // Sets the arm is timed over: launch(set) gets set in [0, rotation_sets()); 0 means the operands' count. An arm
   // whose weights are smaller than B keeps more copies so a cold working set still covers 4x the L2.

@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "core/error.hpp"
+#include "core/suite.hpp"
 #include "core/sweep.hpp"
 #include "receipt/derive.hpp"
 #include "report/supersede.hpp"
@@ -81,10 +82,7 @@ std::string HeadlineArm::label() const {
 }
 
 std::string orientation_of(const receipt::Result& r) {
-  const auto ends = [](const std::string& s, std::string_view tail) {
-    return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-  };
-  return ends(r.suite, "-linear") || ends(r.problem.name, "_lin") ? "nn.Linear" : "column-major";
+  return std::string(to_string(tilewise::orientation_of(r.suite, r.problem.name)));
 }
 
 bool aligned_ldc(const Problem& p) { return p.ldc % 8 == 0; }

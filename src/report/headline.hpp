@@ -15,8 +15,7 @@
 
 namespace tilewise::report {
 
-// A problem's orientation as the suites name it (docs/design.md): "nn.Linear" for a suite whose name ends in
-// "-linear" or a problem whose name ends in "_lin" (the sweep's), else "column-major".
+// A result's orientation as its suite and problem name it (tilewise::orientation_of): "nn.Linear" or "column-major".
 std::string orientation_of(const receipt::Result& r);
 
 // Whether C's leading dimension is a multiple of 8 elements: where it is not, cuBLASLt falls off its alignment cliff.

@@ -263,6 +263,18 @@ TEST(SuiteName, IsTheFileNameWithoutDirectoriesOrExtension) {
   EXPECT_EQ(suite_name("square"), "square");
 }
 
+// A suite named *-linear, or a sweep problem named *_lin, is nn.Linear's orientation; everything else the seeds'.
+TEST(SuiteOrientation, LinearSuitesAndSweepProblemsAreNnLinear) {
+  EXPECT_EQ(orientation_of("llm24-linear", "sqS_lin"), Orientation::linear);
+  EXPECT_EQ(orientation_of("quant-tokens-linear", "qt_t1_12288"), Orientation::linear);
+  EXPECT_EQ(orientation_of("sweep-fresh", "s20261203_0019_lin"), Orientation::linear);
+  EXPECT_EQ(orientation_of("sweep-fresh", "s20261203_0019_col"), Orientation::column_major);
+  EXPECT_EQ(orientation_of("llm24", "sqS"), Orientation::column_major);
+  EXPECT_EQ(orientation_of("linear-llm24", "lin"), Orientation::column_major);  // the suffix, not the word
+  EXPECT_EQ(to_string(Orientation::linear), "nn.Linear");
+  EXPECT_EQ(to_string(Orientation::column_major), "column-major");
+}
+
 TEST(ExpandSuites, OnlyNameNoSuiteHoldsIsAnError) {
   const std::string square = std::string(TILEWISE_SOURCE_DIR) + "/suites/square.txt";
   EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { expand_suites({square}, {"sq4096", "sq4097"}, {DType::bf16}, {Layout::TN}); }),

@@ -127,7 +127,7 @@ void expect_correct(const Config& c, const Problem& p, Weights weights, cudaStre
     dequantize(packed.layout, packed.q.get(), packed.scales.get(), w32.as<float>(), stream);
   }
   TW_CUDA(cudaStreamSynchronize(stream));
-  const device::Reference ref = native ? device::Reference(p, set, stream) : device::Reference(p, set, w32.as<float>(), stream);
+  const device::Reference ref = native ? device::Reference(p, set, stream) : device::Reference(p, set, device::Replaced{w32.as<float>()}, stream);
   EXPECT_TRUE(ref.check_fp64(set).ok);
   const Kernel k(c);
   EXPECT_FALSE(k.usage().spills()) << k.usage().stack_frame_bytes << " bytes of stack";
@@ -656,8 +656,9 @@ TEST(GemvGpu, AShapeTheFormatCannotTakeIsAClearError) {
   }
 }
 
-// The arms as the runner drives them: a quantized arm is correct against its own dequantized weights, reports its
-// weight bytes, and a cold rotation of its own copies covers 4x the L2.
+// The arms as the runner drives them: a quantized arm is correct against its own dequantized weights (B's, or A's
+// in nn.Linear's orientation, tokens as N), reports its weight bytes, and a cold rotation of its own copies covers
+// 4x the L2.
 TEST(GemvGpu, ArmsThroughTheHarness) {
   TW_REQUIRE_GPU();
   device::Stream s;
@@ -665,35 +666,45 @@ TEST(GemvGpu, ArmsThroughTheHarness) {
   TW_CUDA(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
   for (DType d : {DType::bf16, DType::fp8_e4m3}) {
     const Problem p = make_problem("arm", 1, 12288, 4096, d, Layout::TN);
+    const Problem lin = make_problem("arm_lin", 12288, 3, 4096, d, Layout::TN);
+    for (const Problem& q : {p, lin}) {
+      const Orientation orientation = q.M > 16 ? Orientation::linear : Orientation::column_major;
+      device::Operands ops(q, device::rotation_sets(q, true, l2), device::Reference::bytes(q));
+      ops.fill(3, s.get());
+      const device::Reference ref(q, ops.set(0), s.get());
+      const families::Workbench wb{q, ops, ref, s.get(), 0.5, 1, 2, true, l2, orientation};
+      for (const std::string& name : gemv::arm_names()) {
+        SCOPED_TRACE(describe(q) + " " + name);
+        auto arm = gemv::make_arm(name);
+        ASSERT_TRUE(arm);
+        arm->prepare(wb);
+        std::unique_ptr<device::Reference> own;
+        if (const device::Replaced w = arm->judged_weights(); w.rows) {
+          EXPECT_EQ(w.a, orientation == Orientation::linear);
+          own = std::make_unique<device::Reference>(q, ops.set(0), w, s.get());
+          EXPECT_TRUE(own->check_fp64(ops.set(0)).ok);
+          EXPECT_NE(arm->reference_name(), "problem");
+          EXPECT_GE(arm->working_set_bytes(), device::cold_working_set_bytes(l2));
+          EXPECT_GE(arm->rotation_sets(), ops.count());
+        } else {
+          EXPECT_EQ(arm->reference_name(), "problem");
+        }
+        EXPECT_GT(arm->weight_bytes(), 0);
+        const families::Workbench judged{q, ops, own ? *own : ref, s.get(), 0.5, 1, 2, true, l2, orientation};
+        const device::Launch launch = [&](int set, cudaStream_t st) { arm->launch(set, st); };
+        const device::OutputError e = families::checked_run(judged, launch);
+        EXPECT_TRUE(receipt::is_correct(e.rel_err, receipt::correctness_bound(d)));
+        const int sets = arm->rotation_sets() ? arm->rotation_sets() : ops.count();
+        for (int i = 0; i < sets; ++i) launch(i, s.get());  // every rotation set launches
+        s.sync();
+        EXPECT_EQ(arm->config().at("spill_bytes"), 0);
+        EXPECT_EQ(arm->config().at("tokens_as_n"), orientation == Orientation::linear);
+      }
+    }
     device::Operands ops(p, device::rotation_sets(p, true, l2), device::Reference::bytes(p));
     ops.fill(3, s.get());
     const device::Reference ref(p, ops.set(0), s.get());
     const families::Workbench wb{p, ops, ref, s.get(), 0.5, 1, 2, true, l2};
-    for (const std::string& name : gemv::arm_names()) {
-      SCOPED_TRACE(describe(p) + " " + name);
-      auto arm = gemv::make_arm(name);
-      ASSERT_TRUE(arm);
-      arm->prepare(wb);
-      std::unique_ptr<device::Reference> own;
-      if (const float* w = arm->judged_weights()) {
-        own = std::make_unique<device::Reference>(p, ops.set(0), w, s.get());
-        EXPECT_TRUE(own->check_fp64(ops.set(0)).ok);
-        EXPECT_NE(arm->reference_name(), "problem");
-        EXPECT_GE(arm->working_set_bytes(), device::cold_working_set_bytes(l2));
-        EXPECT_GE(arm->rotation_sets(), ops.count());
-      } else {
-        EXPECT_EQ(arm->reference_name(), "problem");
-      }
-      EXPECT_GT(arm->weight_bytes(), 0);
-      const families::Workbench judged{p, ops, own ? *own : ref, s.get(), 0.5, 1, 2, true, l2};
-      const device::Launch launch = [&](int set, cudaStream_t st) { arm->launch(set, st); };
-      const device::OutputError e = families::checked_run(judged, launch);
-      EXPECT_TRUE(receipt::is_correct(e.rel_err, receipt::correctness_bound(d)));
-      const int sets = arm->rotation_sets() ? arm->rotation_sets() : ops.count();
-      for (int i = 0; i < sets; ++i) launch(i, s.get());  // every rotation set launches
-      s.sync();
-      EXPECT_EQ(arm->config().at("spill_bytes"), 0);
-    }
     // An engine named after '@' is the engine the default is made for; the other fields lie over that default.
     auto fma = gemv::make_arm("gemv:fp8@engine=fma;unroll=2");
     fma->prepare(wb);

@@ -92,14 +92,14 @@ TEST(Sm90Feasibility, EachRuleNamesWhyAConfigurationCannotRun) {
   EXPECT_EQ(why(Config{256, 128, 4, 2, Raster::m, 8, Store::direct, Schedule::cooperative, 1, 1, 2}, p), "feasible");
   Config swapped_wide{128, 256, 2, 2};
   swapped_wide.swap = true;
-  EXPECT_NE(why(swapped_wide, p).find("swapped operands beside 128 accumulators"), std::string::npos);
+  EXPECT_NE(why(swapped_wide, p).find("swapped operands' direct store beside 128 accumulators"), std::string::npos);
   Config swapped{16, 64, 8, 1};  // a 16-wide wgmma over N = 16, 64-row tiles over M
   swapped.swap = true;
   const Problem skinny = make_problem("skinny", 8192, 16, 2048, DType::bf16, Layout::TN);
   EXPECT_EQ(why(swapped, skinny), "feasible");
   EXPECT_NE(why(swapped, square(4096, DType::bf16, Layout::NN)).find("both K-major"), std::string::npos);
   swapped.store = Store::tma_ring;
-  EXPECT_NE(why(swapped, skinny).find("direct store"), std::string::npos);
+  EXPECT_NE(why(swapped, skinny).find("direct or staged store"), std::string::npos);
   EXPECT_EQ(kernel_view(skinny, Config{16, 64, 8, 1, Raster::m, 8, Store::direct, Schedule::cooperative, 1, 1, 1, true}).M, 16);
   EXPECT_NE(why(Config{48, 64, 4, 1}, square(4096, DType::bf16, Layout::NN)).find("multiple of 64"), std::string::npos);
   EXPECT_NE(why(Config{48, 64, 4, 1, Raster::m, 8, Store::tma}, p).find("multiple of 64"), std::string::npos);
@@ -150,7 +150,7 @@ TEST(Sm90Feasibility, ThreeConsumersTakeSixtyFourRowsEachWithinTheirSmallerRegis
   EXPECT_NE(why(Config{64, 256, 2, 4}).find("consumers=4 is not 1, 2 or 3"), std::string::npos);
   Config swapped{128, 192, 4, 3};
   swapped.swap = true;
-  EXPECT_NE(why(swapped).find("swapped operands beside 64 accumulators"), std::string::npos);
+  EXPECT_NE(why(swapped).find("swapped operands' direct store beside 64 accumulators"), std::string::npos);
   const std::vector<Config> set = feasible_set(p);
   EXPECT_NE(std::find(set.begin(), set.end(), Config{96, 192, 6, 3}), set.end());
 }
@@ -169,8 +169,14 @@ TEST(Sm90Feasibility, TheStagedStoreTakesAnyWidthInSharedMemoryButNotSwappedOper
   EXPECT_EQ(why(Config{96, 64, 4, 1, Raster::m, 8, Store::staged}), "feasible");
   const Problem odd_ldc = make_problem("odd", 100, 64, 64, DType::bf16, Layout::TN);  // 200-byte rows: no TMA store
   EXPECT_EQ(infeasible(Config{64, 64, 4, 1, Raster::m, 8, Store::staged}, odd_ldc), std::nullopt);
+  // Swapped operands stage D transposed: a line per column of D (96), each of a consumer's 64 rows padded by 16
+  // bytes. The TMA stores write D as it is, so swapped operands take neither.
   staged.swap = true;
-  EXPECT_NE(why(staged).find("direct store"), std::string::npos);
+  EXPECT_EQ(why(staged), "feasible");
+  EXPECT_EQ(shared_bytes(staged), 5 * (96 + 192) * 128 + 3 * 96 * (64 * 2 + 16) + 1024);
+  Config swapped_tma{128, 128, 4, 2, Raster::m, 8, Store::tma};
+  swapped_tma.swap = true;
+  EXPECT_NE(why(swapped_tma).find("direct or staged store"), std::string::npos);
 }
 
 TEST(Sm90Feasibility, StridesTmaCannotLoadAreUnsupportedWithTheOperandNamed) {

@@ -49,6 +49,8 @@ const char* kConfigs[] = {
     "block_m=128,block_n=128,stages=5,consumers=2,raster=m,group=8,store=tma,cluster=1x2,pdl=1",
     "block_m=16,block_n=64,stages=8,consumers=1,raster=m,group=8,store=direct,swap=1",
     "block_m=32,block_n=128,stages=6,consumers=2,raster=n,group=4,store=direct,split=3,swap=1,pdl=1",
+    "block_m=256,block_n=128,stages=3,consumers=2,raster=m,group=8,store=staged,swap=1",
+    "block_m=40,block_n=128,stages=6,consumers=1,raster=n,group=4,store=staged,split=3,swap=1",
     "block_m=96,block_n=192,stages=6,consumers=3,raster=m,group=8,store=direct,pdl=1",
     "block_m=128,block_n=192,stages=4,consumers=3,raster=n,group=4,store=tma_ring,split=3",
     "block_m=64,block_n=192,stages=5,consumers=3,raster=m,group=8,store=tma,cluster=2x1",
@@ -125,6 +127,7 @@ TEST(Sm90Sanitized, EachMechanismOnSmallShapes) {
                              "block_m=64,block_n=64,stages=4,consumers=1,store=tma,split=3",
                              "block_m=64,block_n=64,stages=12,consumers=1,store=tma,split=3,pdl=1",
                              "block_m=16,block_n=64,stages=8,consumers=1,store=direct,split=2,swap=1",
+                             "block_m=24,block_n=128,stages=8,consumers=2,store=staged,split=2,swap=1",
                              "block_m=64,block_n=192,stages=4,consumers=3,store=tma_ring,split=2",
                              "block_m=96,block_n=128,stages=4,consumers=2,store=staged,split=3",
                              "block_m=144,block_n=128,stages=5,consumers=2,store=staged"}) {

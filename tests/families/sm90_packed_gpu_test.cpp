@@ -13,6 +13,7 @@
 #include "bench/arm.hpp"
 #include "core/error.hpp"
 #include "device/reference.hpp"
+#include "expect_error.hpp"
 #include "families/sm90/arms.hpp"
 #include "families/sm90/feasibility.hpp"
 #include "families/sm90/gemm.hpp"
@@ -45,19 +46,26 @@ TEST(Sm90PackedGpu, ReorderMatchesTheCpuReferenceBitForBit) {
   }
 }
 
-// Runs the arm on p and judges it as the harness does: against the reference from its dequantized weights, which
-// differ in scale from row to row and group to group (varied_scales.hpp).
-void expect_correct(const Problem& p, const std::string& arm_name, cudaStream_t stream) {
-  SCOPED_TRACE(arm_name + " on " + describe(p));
-  testkit::ArmBench bench(p, 2, 29, stream, 1);
+// Runs the arm on p in `orientation` and judges it as the harness does: against the reference from its dequantized
+// weights (B's rows, or A's in nn.Linear's orientation), which differ in scale from row to row and group to group
+// (varied_scales.hpp).
+void expect_correct(const Problem& p, const std::string& arm_name, cudaStream_t stream,
+                    Orientation orientation = Orientation::column_major) {
+  SCOPED_TRACE(arm_name + " on " + describe(p) + " in " + std::string(to_string(orientation)));
+  const bool linear = orientation == Orientation::linear;
+  testkit::ArmBench bench(p, 2, 29, stream, 1, orientation);
   for (int set = 0; set < bench.ops.count(); ++set)
-    testkit::vary_scales(bench.ops.set(set).b.get(), p.dtype, p.N, p.K, p.ldb, stream);
+    testkit::vary_scales((linear ? bench.ops.set(set).a : bench.ops.set(set).b).get(), p.dtype, linear ? p.M : p.N,
+                         p.K, linear ? p.lda : p.ldb, stream);
   auto arm = make_arm(arm_name);
   ASSERT_TRUE(arm);
   arm->prepare(bench.wb);  // throws, failing the test, where the arm declines
-  ASSERT_NE(arm->judged_weights(), nullptr);
-  const device::Reference ref(p, bench.ops.set(0), arm->judged_weights(), stream);
-  const bench::Workbench judged{p, bench.ops, ref, stream, 0.5, 1, 1};
+  const device::Replaced weights = arm->judged_weights();
+  ASSERT_NE(weights.rows, nullptr);
+  EXPECT_EQ(weights.a, linear);
+  const device::Reference ref(p, bench.ops.set(0), weights, stream);
+  EXPECT_TRUE(ref.check_fp64(bench.ops.set(0)).ok);
+  const bench::Workbench judged{p, bench.ops, ref, stream, 0.5, 1, 1, false, 0, orientation};
   const device::Launch launch = [&](int set, cudaStream_t st) { arm->launch(set, st); };
   const device::OutputError e = bench::checked_run(judged, launch);
   EXPECT_TRUE(receipt::is_correct(e.rel_err, receipt::correctness_bound(p.dtype)))
@@ -128,10 +136,15 @@ INSTANTIATE_TEST_SUITE_P(Arms, Sm90PackedStores, testing::ValuesIn(packed_arms()
                          [](const auto& info) { return std::string(gemv::to_string(info.param.second)); });
 
 // What compute-sanitizer runs (scripts/gpu-tests.sh): one and two consumers, each store kind, ping-pong, stream-K's
-// fixup and the streaming tile's deep ring, on a problem with edge tiles along M and a partial row of tiles along N.
+// fixup and the streaming tile's deep ring, on a problem with edge tiles along M and a partial row of tiles along N;
+// and nn.Linear's swapped operands with the staged store's transposed columns.
 TEST(Sm90PackedGpu, SanitizedSet) {
   TW_REQUIRE_GPU();
   device::Stream s;
+  const Problem lin = make_problem("q_lin", 320, 200, 512, DType::bf16, Layout::TN);
+  expect_correct(lin, "sm90:int4@" + fitted("block_m=256;block_n=128;stages=4;consumers=2;store=staged;swap=1",
+                                            gemv::Format::int4_g128, lin),
+                 s.get(), Orientation::linear);
   for (const char* c : {"block_m=128;block_n=128;stages=4;consumers=2;store=tma",
                         "block_m=128;block_n=128;stages=4;consumers=2;store=direct",
                         "block_m=128;block_n=128;stages=4;consumers=2;store=tma;schedule=pingpong",
@@ -157,6 +170,8 @@ TEST_P(Sm90PackedOrientations, NnLinearOrientationMatchesTheColumnMajorFormBitFo
   device::Stream s;
   const int sms = device::sm_count();
   const char* tiles[] = {"block_m=128,block_n=128,stages=6,consumers=2,store=direct",
+                         "block_m=256,block_n=128,stages=4,consumers=2,store=staged",
+                         "block_m=40,block_n=128,stages=6,consumers=1,store=staged,split=2",
                          "block_m=64,block_n=64,stages=8,consumers=1,store=direct,split=3",
                          "block_m=24,block_n=128,stages=8,consumers=2,store=direct,schedule=pingpong",
                          "block_m=24,block_n=256,stages=16,consumers=2,store=direct,split=8"};
@@ -194,6 +209,37 @@ TEST_P(Sm90PackedOrientations, NnLinearOrientationMatchesTheColumnMajorFormBitFo
 INSTANTIATE_TEST_SUITE_P(Formats, Sm90PackedOrientations,
                          testing::Values(gemv::Format::int4_g128, gemv::Format::q8_0, gemv::Format::fp8),
                          [](const auto& info) { return std::string(gemv::to_string(info.param)); });
+
+// In nn.Linear's orientation (a suite named *-linear) the arms pack A, the weights, and run swapped as
+// tilewise::linear does; judged against the reference with A replaced by their dequantized weights. An override of
+// swap that disagrees with the orientation is refused, naming both.
+TEST(Sm90PackedGpu, TheArmsPackTheOperandTheOrientationNames) {
+  TW_REQUIRE_GPU();
+  device::Stream s;
+  for (DType act : {DType::bf16, DType::fp16})
+    for (int64_t tokens : {1, 8, 16, 17, 128, 300})
+      for (const auto& [arm, format] : packed_arms())
+        if (format != gemv::Format::int4_g32 || tokens == 17)
+          expect_correct(make_problem("q_lin", 320, tokens, 1024, act, Layout::TN), arm, s.get(), Orientation::linear);
+  // The staged store's transposed columns, on tiles past the edges along both F (320 = 2.5 x 128) and the tokens.
+  for (const auto& [arm, format] : packed_arms())
+    expect_correct(make_problem("q_lin", 320, 300, 1024, DType::bf16, Layout::TN),
+                   std::string(arm) + "@" +
+                       fitted("block_m=256;block_n=128;stages=4;consumers=2;store=staged;swap=1", format,
+                              make_problem("q_lin", 320, 300, 1024, DType::bf16, Layout::TN)),
+                   s.get(), Orientation::linear);
+  const Problem both = make_problem("q", 320, 64, 512, DType::bf16, Layout::TN);  // A and B whole blocks of 64 rows
+  const testkit::ArmBench linear(both, 1, 29, s.get(), 1, Orientation::linear);
+  const testkit::ArmBench column(both, 1, 29, s.get(), 1, Orientation::column_major);
+  const std::string as_b = testkit::error_of([&] { make_arm("sm90:int4@swap=0")->prepare(linear.wb); });
+  EXPECT_TRUE(testkit::Contains(as_b, "in nn.Linear orientation the weights are A")) << as_b;
+  const std::string as_a = testkit::error_of([&] { make_arm("sm90:int4@swap=1")->prepare(column.wb); });
+  EXPECT_TRUE(testkit::Contains(as_a, "in column-major orientation the weights are B")) << as_a;
+  // nn.Linear's weights are rows of K: an NN problem is declined in that orientation.
+  const testkit::ArmBench nn(make_problem("q_lin", 320, 16, 512, DType::bf16, Layout::NN), 1, 29, s.get(), 1,
+                             Orientation::linear);
+  EXPECT_THROW(make_arm("sm90:int4")->prepare(nn.wb), Unsupported);
+}
 
 TEST(Sm90PackedGpu, AShapeThePackingCannotTakeIsDeclinedWithItsReason) {
   TW_REQUIRE_GPU();

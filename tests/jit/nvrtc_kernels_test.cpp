@@ -20,7 +20,8 @@ const std::map<std::string, std::vector<std::string>> kernel_sources = {
      {"tilewise::kernels::reference_gemm<__nv_bfloat16>", "tilewise::kernels::reference_gemm<__half>",
       "tilewise::kernels::reference_gemm<__nv_fp8_e4m3>", "tilewise::kernels::compare_to_reference<__nv_bfloat16>",
       "tilewise::kernels::compare_to_reference<__half>", "tilewise::kernels::reference_gemm<__nv_bfloat16, float>",
-      "tilewise::kernels::reference_gemm<__half, float>", "tilewise::kernels::reference_gemm<__nv_fp8_e4m3, float>"}},
+      "tilewise::kernels::reference_gemm<__half, float>", "tilewise::kernels::reference_gemm<__nv_fp8_e4m3, float>",
+      "tilewise::kernels::reference_gemm<float, __nv_bfloat16>", "tilewise::kernels::reference_gemm<float, __half>"}},
     {"stream_read.cuh", {"tilewise::kernels::stream_read"}},
     // Every weight format, every activation type, M at both ends, every cache hint, K split inside the CTA, PDL; each
     // engine once more storing y rows (the trailing 1: nn.Linear's orientation).

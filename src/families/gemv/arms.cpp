@@ -1,9 +1,9 @@
 // The decode GEMV arms: the gemv family's default configuration for the problem, with the problem's own weights
-// (the arm `gemv` in the problem's type: gemv:bf16 on bf16, gemv:fp16 on fp16, fp8 weights on fp8) or B quantized on
-// the GPU into the arm's format. The problem may hold its tokens as M or, in nn.Linear's orientation, as N
-// (families/gemv/view.hpp). A quantized arm computes with other weights than B, so it is judged against a reference
-// from its own dequantized weights (otherwise the quantization error, not the kernel, would fail the gate), and the
-// receipt says so. Its packed weights are smaller than B, so a cold run keeps more copies of them: the arm's own
+// (the arm `gemv` in the problem's type: gemv:bf16 on bf16, gemv:fp16 on fp16, fp8 weights on fp8) or the weights
+// quantized on the GPU into the arm's format. The problem may hold its tokens as M (the weights are B) or, in
+// nn.Linear's orientation, as N (the weights are A; families/gemv/view.hpp). A quantized arm computes with other
+// weights than the problem's, so it is judged against a reference from its own dequantized weights (otherwise the
+// quantization error, not the kernel, would fail the gate), and the receipt says so. Its packed weights are smaller than B, so a cold run keeps more copies of them: the arm's own
 // rotation covers 4x the L2 by itself.
 #include <fmt/format.h>
 
@@ -63,9 +63,7 @@ class GemvArm : public Arm {
       weight_bytes_ = p.N * p.K * element_bytes(p.dtype);
       return;
     }
-    if (view_.tokens_as_n)  // the runner's quantized reference replaces B, which is x here
-      throw Unsupported("quantized weights in nn.Linear's orientation (tokens as N) are not served by the gemv arms");
-    quantized_ = quantize_copies(wb, p, format_);
+    quantized_ = quantize_copies(wb, p, format_, {}, view_.tokens_as_n);
     weight_bytes_ = quantized_.weight_bytes;
   }
 
@@ -93,12 +91,15 @@ class GemvArm : public Arm {
   }
   std::string config_text() const override { return describe(config_); }
 
-  const float* judged_weights() const override { return reads_b() ? nullptr : quantized_.dequantized.as<float>(); }
+  device::Replaced judged_weights() const override {
+    if (reads_weights()) return {};
+    return {quantized_.dequantized.as<float>(), view_.tokens_as_n};
+  }
   std::string reference_name() const override {
-    return reads_b() ? "problem" : fmt::format("dequantized {} weights of set 0", to_string(format_));
+    return reads_weights() ? "problem" : fmt::format("dequantized {} weights of set 0", to_string(format_));
   }
   int rotation_sets() const override { return int(quantized_.copies.size()); }
-  int64_t working_set_bytes() const override { return reads_b() ? 0 : quantized_.working_set; }
+  int64_t working_set_bytes() const override { return reads_weights() ? 0 : quantized_.working_set; }
   int64_t weight_bytes() const override { return weight_bytes_; }
 
  private:
@@ -110,9 +111,9 @@ class GemvArm : public Arm {
   const device::Operands* operands_ = nullptr;
   Config config_;
   std::unique_ptr<Kernel> kernel_;
-  bool reads_b() const { return quantized_.copies.empty(); }
+  bool reads_weights() const { return quantized_.copies.empty(); }
 
-  QuantizedCopies quantized_;  // no copies when the arm reads B itself
+  QuantizedCopies quantized_;  // no copies when the arm reads the problem's weights itself
   int64_t weight_bytes_ = 0;
 };
 

@@ -6,7 +6,8 @@
 
 namespace tilewise::gemv {
 
-QuantizedCopies quantize_copies(const families::Workbench& wb, const Problem& p, Format format, const Reorder& reorder) {
+QuantizedCopies quantize_copies(const families::Workbench& wb, const Problem& p, Format format, const Reorder& reorder,
+                                bool weights_in_a) {
   const PackedLayout layout = packed_layout(format, p.N, p.K);
   const int n = wb.operands.count();
   int sets = n;
@@ -17,7 +18,8 @@ QuantizedCopies quantize_copies(const families::Workbench& wb, const Problem& p,
   QuantizedCopies out;
   out.dequantized = device::Buffer(size_t(p.N * p.K) * sizeof(float));
   for (int i = 0; i < sets; ++i) {
-    PackedWeights rows = quantize(wb.operands.set(i % n).b.get(), p.dtype, p.N, p.K, p.ldb, format, wb.stream);
+    const device::OperandSet& set = wb.operands.set(i % n);
+    PackedWeights rows = quantize((weights_in_a ? set.a : set.b).get(), p.dtype, p.N, p.K, p.ldb, format, wb.stream);
     if (i == 0) dequantize(rows.layout, rows.q.get(), rows.scales.get(), out.dequantized.as<float>(), wb.stream);
     if (reorder) {
       out.copies.push_back(reorder(rows, wb.stream));

@@ -21,9 +21,10 @@ struct QuantizedCopies {
 // A copy's bytes in another order, on the stream (e.g. sm90::to_kernel_order).
 using Reorder = std::function<PackedWeights(const PackedWeights&, cudaStream_t)>;
 
-// B of `wb`'s problem p (N rows of K, row stride ldb) in `format`; synchronizes the stream. Throws Error for a shape
-// the format cannot take.
+// The weights of p (tokens as M: N rows of K, row stride ldb) in `format`, read from B of `wb`'s operand sets, or
+// from A with `weights_in_a` (nn.Linear's orientation, where p is the problem with its operands swapped);
+// synchronizes the stream. Throws Error for a shape the format cannot take.
 QuantizedCopies quantize_copies(const families::Workbench& wb, const Problem& p, Format format,
-                                const Reorder& reorder = {});
+                                const Reorder& reorder = {}, bool weights_in_a = false);
 
 }  // namespace tilewise::gemv

@@ -93,7 +93,8 @@ int shared_bytes(const Config& c) {
   const int stage = c.block_m * 128 + b_tile;
   const int out_tile = c.store == Store::tma        ? c.consumers * rows_per_consumer(c) * c.block_m * 2
                        : c.store == Store::tma_ring ? c.consumers * 2 * rows_per_consumer(c) * 128
-                       : c.store == Store::staged   ? c.consumers * rows_per_consumer(c) * (c.block_m * 2 + 16)
+                       : c.store == Store::staged   ? c.consumers * (c.swap ? c.block_m * (rows_per_consumer(c) * 2 + 16)
+                                                                          : rows_per_consumer(c) * (c.block_m * 2 + 16))
                                                     : 0;
   return c.stages * stage + out_tile + 1024;
 }
@@ -129,8 +130,8 @@ std::optional<std::string> infeasible(const Config& c, const Problem& p, const L
   if (!wrapped_width(c.block_m))
     return fmt::format("block_m={} is not a wgmma width this build wraps", c.block_m);
   const bool tma_store = stores_by_tma(c.store);
-  if (c.swap && (m_major_a || c.store != Store::direct))
-    return "swapped operands need both K-major (TN) and the direct store, which writes D transposed";
+  if (c.swap && (m_major_a || tma_store))
+    return "swapped operands need both K-major (TN) and the direct or staged store, which write D transposed";
   if ((m_major_a || tma_store) && c.block_m % 64 != 0)
     return fmt::format("block_m={} is not a multiple of 64, which an M-major A tile and the TMA store need", c.block_m);
   if (c.consumers < 1 || c.consumers > 3) return fmt::format("consumers={} is not 1, 2 or 3", c.consumers);
@@ -163,7 +164,9 @@ std::optional<std::string> infeasible(const Config& c, const Problem& p, const L
   if (accumulator_registers(c) >= max_accumulators(c.consumers)) {
     if (c.split > 1 && c.consumers == 1)
       return fmt::format("stream-K beside {} accumulators in one consumer spills registers", accumulator_registers(c));
-    if (c.swap) return fmt::format("swapped operands beside {} accumulators spill registers", accumulator_registers(c));
+    if (c.swap && c.store == Store::direct)
+      return fmt::format("swapped operands' direct store beside {} accumulators spills registers",
+                         accumulator_registers(c));
   }
   // Stream-K's fixup beside 112 accumulators or more: of the stream-K tiles compiled at split 2 for every width,
   // consumer count and store, these spilled 8-24 bytes: 224x128 with the staged store (rows of a width that is not

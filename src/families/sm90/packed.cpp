@@ -96,7 +96,7 @@ std::optional<Config> streaming_tile(const Problem& p, const Problem& view, cons
 // Up to 64 tokens the streaming tile above. Past it, the first rule's tile for the problem as the kernel sees it (the
 // packed operand as B), with what packed weights allow (two consumers at most, no cluster or programmatic launch) and
 // the deepest ring that fits the smaller packed stages (up to 8); with the packed weights as A (nn.Linear), the same
-// tile with the operands swapped and the direct store, which is what swapped operands take. From 256 tokens, where
+// tile with the operands swapped and a store that writes D transposed (below). From 256 tokens, where
 // 256 x 128 tiles fill the SMs at least once, those: at 2048 tokens on three weight shapes they ran 0.98-1.01x of
 // cuBLASLt bf16 in the run that compared tiles, where the first rule's 128 x 128 split 3 ran 0.65x on 12288 x 4096
 // (docs/notes/2026-12-03-packed-sm90.md; three shapes only).
@@ -114,20 +114,31 @@ Config packed_rule(const Problem& p, const Limits& limits, Weights w, bool weigh
   c.block_m = t.block_m, c.block_n = t.block_n, c.consumers = t.consumers, c.split = t.split;
   c.weights = w;
   c.swap = weights_as_a;
-  // Swapped operands' transposed stores spill beside a consumer's full 128 accumulators (feasibility.cpp): a
-  // narrower width then, the tile's rows unchanged.
-  while (weights_as_a && accumulator_registers(c) >= 128 && c.block_m > 8) c.block_m = std::max(8, c.block_m / 16 * 8);
   std::string why;
-  for (int split : {c.split, 1}) {
-    c.split = split;
-    for (Store store : weights_as_a ? std::vector<Store>{Store::direct}
-                                    : std::vector<Store>{Store::tma, Store::tma_ring, Store::direct})
-      for (int stages = 8; stages >= 2; --stages) {
-        c.store = store, c.stages = stages;
-        const std::optional<std::string> reason = infeasible(c, p, limits);
-        if (!reason) return c;
-        why = *reason;
-      }
+  // The first of `stores` and the deepest ring (up to 8) that is feasible for `tile`, at its split and then unsplit.
+  const auto first_feasible = [&](Config tile, const std::vector<Store>& stores) -> std::optional<Config> {
+    for (int split : {tile.split, 1}) {
+      tile.split = split;
+      for (Store store : stores)
+        for (int stages = 8; stages >= 2; --stages) {
+          tile.store = store, tile.stages = stages;
+          const std::optional<std::string> reason = infeasible(tile, p, limits);
+          if (!reason) return tile;
+          why = *reason;
+        }
+    }
+    return std::nullopt;
+  };
+  if (!weights_as_a) {
+    if (auto chosen = first_feasible(c, {Store::tma, Store::tma_ring, Store::direct})) return *chosen;
+  } else {
+    // Swapped operands store D transposed. Beside a consumer's full 128 accumulators the direct store's scattered
+    // stores spill (feasibility.cpp), so there the tile keeps its width and stages D in shared memory, copied out in
+    // whole lines of y; where that does not fit, a narrower width and the direct store.
+    if (accumulator_registers(c) >= 128)
+      if (auto chosen = first_feasible(c, {Store::staged})) return *chosen;
+    while (accumulator_registers(c) >= 128 && c.block_m > 8) c.block_m = std::max(8, c.block_m / 16 * 8);
+    if (auto chosen = first_feasible(c, {Store::direct})) return *chosen;
   }
   throw Unsupported(fmt::format("sm90 with {} weights on {}: {}", to_string(w), describe(p), why));
 }

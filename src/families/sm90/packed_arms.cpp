@@ -1,10 +1,10 @@
-// The arms `sm90:int4`, `sm90:int4-g32`, `sm90:int8` and `sm90:fp8`: the sm90 kernel on B quantized on the GPU into
-// int4 (a scale per 128 or 32 along K), Q8_0 (a scale per 32) or e4m3 (a scale per row) and put in the kernel's order
-// (families/sm90/packed.hpp), dequantized into wgmma's registers as it multiplies. B is taken as the weights, as in the
-// seeds' column-major form (tokens as M): the arm packs B whatever the problem holds there, so on an nn.Linear-shaped
-// problem (tokens as N) it would pack the tokens. Like the gemv family's quantized arms it is judged against its own
-// dequantized weights (families/gemv/quantized_copies.hpp). "sm90:int4@<fields separated by ';'>" lays configuration
-// fields over the arm's rule.
+// The arms `sm90:int4`, `sm90:int4-g32`, `sm90:int8` and `sm90:fp8`: the sm90 kernel on the weights quantized on the
+// GPU into int4 (a scale per 128 or 32 along K), Q8_0 (a scale per 32) or e4m3 (a scale per row) and put in the
+// kernel's order (families/sm90/packed.hpp), dequantized into wgmma's registers as it multiplies. The weights are the
+// operand the suite's orientation says: B in the seeds' column-major form (tokens as M), A in nn.Linear's (tokens as
+// N, run with swapped operands as tilewise::linear runs them). Like the gemv family's quantized arms it is judged
+// against its own dequantized weights (families/gemv/quantized_copies.hpp). "sm90:int4@<fields separated by ';'>"
+// lays configuration fields over the arm's rule.
 #include <fmt/format.h>
 
 #include "device/operands.hpp"
@@ -32,36 +32,48 @@ class PackedArm : public Arm {
   // `overrides`: configuration fields separated by ';', laid over the arm's rule (checked here, before any GPU work).
   PackedArm(std::string name, gemv::Format format, std::string overrides)
       : name_(std::move(name)), format_(format), overrides_(std::move(overrides)) {
-    if (!overrides_.empty() &&
-        parse_config(families::overlay(to_string(Config{}), overrides_, fmt::format("arm {}", name_))).swap)
-      throw Error(fmt::format("arm {}: swap=1 would read the activations as the packed weights; the arm packs B, the "
-                              "weights of the column-major form",
-                              name_));
+    if (!overrides_.empty()) parse_config(families::overlay(to_string(Config{}), overrides_, fmt::format("arm {}", name_)));
   }
 
   const std::string& name() const override { return name_; }
 
   void prepare(const Workbench& wb) override {
     const Problem& p = wb.problem;
+    weights_in_a_ = wb.orientation == Orientation::linear;
+    Problem weights_view = p;  // tokens as M, the weights as B's N rows of K
+    if (weights_in_a_) {
+      if (p.layout != Layout::TN)
+        throw Unsupported(fmt::format("{}: nn.Linear's weights as A are rows of K (TN), not {}", name_, describe(p)));
+      std::swap(weights_view.M, weights_view.N);
+      std::swap(weights_view.lda, weights_view.ldb);
+    }
     Limits limits;
     limits.sm_count = device::sm_count();
-    if (auto why = kernel_order_unsupported(gemv::packed_layout(format_, p.N, p.K))) throw Unsupported(*why);
+    if (auto why = kernel_order_unsupported(gemv::packed_layout(format_, weights_view.N, p.K))) throw Unsupported(*why);
     const Weights w = packed_weights(format_);
-    config_ = packed_rule(p, limits, w, false);
+    config_ = packed_rule(p, limits, w, weights_in_a_);
     if (!overrides_.empty())
       config_ = parse_config(families::overlay(to_string(config_), overrides_, fmt::format("arm {}", name_)));
+    if (config_.swap != weights_in_a_)  // swapped operands read the packed weights as A
+      throw Error(fmt::format("arm {}: swap={} reads {} as the packed weights, but in {} orientation the weights are {} "
+                              "(swap={})",
+                              name_, int(config_.swap), config_.swap ? "A" : "B", to_string(wb.orientation),
+                              weights_in_a_ ? "A" : "B", int(weights_in_a_)));
     config_.weights = w;
     gemm_ = std::make_unique<Gemm>(p, config_, limits.sm_count);  // throws Unsupported where infeasible
     operands_ = &wb.operands;
-    quantized_ = gemv::quantize_copies(wb, p, format_, [](const gemv::PackedWeights& rows, cudaStream_t s) {
-      return to_kernel_order(rows, s);
-    });
+    quantized_ = gemv::quantize_copies(
+        wb, weights_view, format_,
+        [](const gemv::PackedWeights& rows, cudaStream_t s) { return to_kernel_order(rows, s); }, weights_in_a_);
   }
 
   void launch(int set, cudaStream_t stream) const override {
     const device::OperandSet& o = operands_->set(set % operands_->count());
     const gemv::PackedWeights& w = quantized_.copies[size_t(set) % quantized_.copies.size()];
-    gemm_->run(o.a.get(), w.q.get(), o.c.get(), stream, w.scales.get());
+    if (weights_in_a_)
+      gemm_->run(w.q.get(), o.b.get(), o.c.get(), stream, w.scales.get());
+    else
+      gemm_->run(o.a.get(), w.q.get(), o.c.get(), stream, w.scales.get());
   }
 
   nlohmann::json config() const override {
@@ -74,7 +86,7 @@ class PackedArm : public Arm {
   }
   std::string config_text() const override { return describe(config_); }
 
-  const float* judged_weights() const override { return quantized_.dequantized.as<float>(); }
+  device::Replaced judged_weights() const override { return {quantized_.dequantized.as<float>(), weights_in_a_}; }
   std::string reference_name() const override {
     return fmt::format("dequantized {} weights of set 0", gemv::to_string(format_));
   }
@@ -87,6 +99,7 @@ class PackedArm : public Arm {
   gemv::Format format_;
   std::string overrides_;
   Config config_;
+  bool weights_in_a_ = false;  // nn.Linear's orientation
   std::unique_ptr<Gemm> gemm_;
   const device::Operands* operands_ = nullptr;
   gemv::QuantizedCopies quantized_;
