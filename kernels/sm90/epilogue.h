@@ -74,34 +74,6 @@ __device__ __forceinline__ void stage_rows(const float* acc, uint8_t* rows) {
     }
 }
 
-// A consumer's staged rows to D: consecutive threads take consecutive 16-byte pieces of a row, so each warp writes
-// whole 128-byte lines where the tile is inside D. Pieces past D's edge, or a D whose rows are not 16-byte aligned,
-// go element by element.
-template <class Cfg>
-__device__ __forceinline__ void copy_out(const uint8_t* rows, const Sm90GemmArgs& args, int row0, int col0,
-                                         int consumer_thread) {
-  using Elem = OutElem<Cfg>;
-  constexpr int kPieces = Cfg::BlockM / 8;  // 16 bytes of a row each
-  Elem* c = static_cast<Elem*>(args.c);
-  const bool vectors = args.ldc % 8 == 0 && reinterpret_cast<uintptr_t>(c) % 16 == 0;
-#pragma unroll 4
-  for (int i = consumer_thread; i < Cfg::RowsPerConsumer * kPieces; i += 128) {
-    const int r = i / kPieces, piece = i % kPieces;
-    const int row = row0 + r, col = col0 + 8 * piece;
-    if (row >= args.N || col >= args.M) continue;
-    const uint4 v = load_shared_16_bytes(rows + r * Cfg::kStagedRowBytes + 16 * piece);
-    Elem* p = c + (long long)row * args.ldc + col;
-    if (vectors && col + 8 <= args.M) {
-      *reinterpret_cast<uint4*>(p) = v;
-    } else {
-      const Elem* e = reinterpret_cast<const Elem*>(&v);
-#pragma unroll
-      for (int x = 0; x < 8; ++x)  // unrolled, so e[x] stays in registers
-        if (col + x < args.M) p[x] = e[x];
-    }
-  }
-}
-
 // Swapped operands: one 64-row accumulator block into `columns` (the consumer's staged buffer, kStagedColumnBytes a
 // column of D) transposed, so each of D's columns, a contiguous run of C, lies contiguous; rows from row0.
 template <class Cfg>
@@ -118,29 +90,36 @@ __device__ __forceinline__ void stage_columns(const float* acc, uint8_t* columns
     }
 }
 
-// A consumer's staged columns to C (swapped operands: D(row, col) is C[col * ldc + row]): consecutive threads take
-// consecutive 16-byte pieces of a column, so each warp writes whole 128-byte lines where the tile is inside C.
-// Pieces past C's edge, or a C whose columns are not 16-byte aligned, go element by element.
+// A consumer's staged lines to C, each a contiguous run of it: D's rows (kStagedRowBytes apart; C[row * ldc + col]),
+// or with swapped operands D's columns (kStagedColumnBytes apart; C[col * ldc + row]). Consecutive threads take
+// consecutive 16-byte pieces of a line, so each warp writes whole 128-byte lines where the tile is inside C. Pieces
+// past C's edge, or a C whose lines are not 16-byte aligned, go element by element.
 template <class Cfg>
-__device__ __forceinline__ void copy_out_columns(const uint8_t* columns, const Sm90GemmArgs& args, int row0, int col0,
-                                                 int consumer_thread) {
+__device__ __forceinline__ void copy_out(const uint8_t* staged, const Sm90GemmArgs& args, int row0, int col0,
+                                         int consumer_thread) {
   using Elem = OutElem<Cfg>;
-  constexpr int kPieces = Cfg::RowsPerConsumer / 8;  // 16 bytes of a column each
+  constexpr bool kColumns = Cfg::SwapAB;
+  constexpr int kLineBytes = kColumns ? Cfg::kStagedColumnBytes : Cfg::kStagedRowBytes;
+  constexpr int kLines = kColumns ? Cfg::BlockM : Cfg::RowsPerConsumer;
+  constexpr int kPieces = (kColumns ? Cfg::RowsPerConsumer : Cfg::BlockM) / 8;  // 16 bytes of a line each
+  const int line0 = kColumns ? col0 : row0, along0 = kColumns ? row0 : col0;
+  const int lines = kColumns ? args.M : args.N, along = kColumns ? args.N : args.M;  // C's extent each way
   Elem* c = static_cast<Elem*>(args.c);
   const bool vectors = args.ldc % 8 == 0 && reinterpret_cast<uintptr_t>(c) % 16 == 0;
 #pragma unroll 4
-  for (int i = consumer_thread; i < Cfg::BlockM * kPieces; i += 128) {
-    const int col = col0 + i / kPieces, row = row0 + 8 * (i % kPieces);
-    if (col >= args.M || row >= args.N) continue;
-    const uint4 v = load_shared_16_bytes(columns + (i / kPieces) * Cfg::kStagedColumnBytes + 16 * (i % kPieces));
-    Elem* p = c + (long long)col * args.ldc + row;
-    if (vectors && row + 8 <= args.N) {
+  for (int i = consumer_thread; i < kLines * kPieces; i += 128) {
+    const int r = i / kPieces, piece = i % kPieces;
+    const int line = line0 + r, at = along0 + 8 * piece;
+    if (line >= lines || at >= along) continue;
+    const uint4 v = load_shared_16_bytes(staged + r * kLineBytes + 16 * piece);
+    Elem* p = c + (long long)line * args.ldc + at;
+    if (vectors && at + 8 <= along) {
       *reinterpret_cast<uint4*>(p) = v;
     } else {
       const Elem* e = reinterpret_cast<const Elem*>(&v);
 #pragma unroll
       for (int x = 0; x < 8; ++x)  // unrolled, so e[x] stays in registers
-        if (row + x < args.N) p[x] = e[x];
+        if (at + x < along) p[x] = e[x];
     }
   }
 }
@@ -196,17 +175,13 @@ struct Epilogue {
     } else if constexpr (Cfg::StagedStore) {
       uint8_t* mine = out_tile + consumer * Cfg::kStagedBytes;
       warpgroup_sync(sync_id);  // every thread has copied the previous tile out of the buffer
-      if constexpr (Cfg::SwapAB) {
 #pragma unroll
-        for (int i = 0; i < Cfg::MmasPerConsumer; ++i) stage_columns<Cfg>(acc[i], mine, i * 64);
-        warpgroup_sync(sync_id);
-        copy_out_columns<Cfg>(mine, args, row0, col0, consumer_thread);
-      } else {
-#pragma unroll
-        for (int i = 0; i < Cfg::MmasPerConsumer; ++i) stage_rows<Cfg>(acc[i], mine + i * 64 * Cfg::kStagedRowBytes);
-        warpgroup_sync(sync_id);
-        copy_out<Cfg>(mine, args, row0, col0, consumer_thread);
+      for (int i = 0; i < Cfg::MmasPerConsumer; ++i) {
+        if constexpr (Cfg::SwapAB) stage_columns<Cfg>(acc[i], mine, i * 64);
+        else stage_rows<Cfg>(acc[i], mine + i * 64 * Cfg::kStagedRowBytes);
       }
+      warpgroup_sync(sync_id);
+      copy_out<Cfg>(mine, args, row0, col0, consumer_thread);
     } else if constexpr (Cfg::TmaStore) {
       uint8_t* mine = out_tile + consumer * Cfg::RowsPerConsumer * Cfg::BlockM * 2;
       // The previous tile's store must have read the staging tile before it is overwritten.
