@@ -17,7 +17,8 @@
 // partials, in a fixed order, and stores the tile. With fewer tiles than SMs this is split-K.
 // SwapAB: the host hands the kernel A as its B and B as its A (TN only), so D is C itself and the problem's M runs
 // along the 64-row side: a problem with few columns (N = 16) then takes a 16-wide wgmma over N instead of a 64-row
-// tile that is three quarters zeros. Only the direct epilogue knows: it stores D(row, col) at C[col * ldc + row].
+// tile that is three quarters zeros. Only the direct and staged epilogues know: they store D(row, col) at
+// C[col * ldc + row] (the staged one through its buffer, transposed, so a line of it is a run of C).
 // Packed: B is int4, Q8_0 or fp8 weights in the order of sm90/packed.h, copied into the stages by bulk copies (int4
 // and Q8_0 with their group scales) and dequantized by the consumers into wgmma's A registers (TN, 16-bit
 // activations, no cluster); fp8's row scales multiply the finished sums before the epilogue.

@@ -10,7 +10,8 @@ namespace tilewise::kernels {
 // Input: a code of sm90/codes.h (fp8 e4m3 multiplies into bf16). AMajorM: A stored M-major (NN).
 // RasterM: consecutive tiles walk along M within a group of Group tile-rows along N (else the transpose).
 // Store: a code of sm90/codes.h. The staged store copies out tiles whose width is not whole 64-column atoms, which
-// the direct store's scattered 4-byte stores held back; the TMA ring leaves big tiles room for a deeper stage ring.
+// the direct store's scattered 4-byte stores held back, and swapped operands' tiles in whole runs of C; the TMA ring
+// leaves big tiles room for a deeper stage ring.
 // Split: 1 every tile whole; S > 1 stream-K with at most S pieces per streamed tile (cooperative, no cluster).
 // SwapAB: 1 the operands swapped (sm90_gemm.cuh). Pdl: 1 launched as a programmatic dependent (sm90_gemm.cuh).
 // Weights: a code of sm90/codes.h: B as the problem stores it, or packed int4, Q8_0 or fp8 weights (sm90/packed.h).

@@ -105,6 +105,8 @@ class Runner {
     r_.machine.read_bw = device::measure_read_bandwidth(int64_t(4) << 30, 10, r_.machine.sm_count);
     r_.machine.read_bw_gbps = receipt::read_bw_gbps(r_.machine.read_bw);
 
+    for (const Case& c : cases)
+      r_.protocol.planned.push_back({c.entry.name, std::string(to_string(c.dtype)), std::string(to_string(c.layout))});
     for (size_t i = 0; i < cases.size(); ++i) {
       const std::string skipped = run_case(i, cases[i]);
       r_.clocks.during = receipt::summarize(during_);

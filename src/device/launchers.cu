@@ -52,12 +52,10 @@ void launch_reference(const Problem& p, const void* A, const void* B, float* ref
   launch_reference_with<false, false>(p, A, B, ref, stream);
 }
 
-void launch_reference_fp32(const Problem& p, const void* A, const void* B, bool a32, bool b32, float* ref,
+void launch_reference_fp32(const Problem& p, const void* A, const void* B, bool fp32_a, float* ref,
                            cudaStream_t stream) {
-  if (a32 && b32) launch_reference_with<true, true>(p, A, B, ref, stream);
-  else if (a32) launch_reference_with<true, false>(p, A, B, ref, stream);
-  else if (b32) launch_reference_with<false, true>(p, A, B, ref, stream);
-  else launch_reference_with<false, false>(p, A, B, ref, stream);
+  if (fp32_a) launch_reference_with<true, false>(p, A, B, ref, stream);
+  else launch_reference_with<false, true>(p, A, B, ref, stream);
 }
 
 void launch_compare(DType out_dtype, int M, int N, const void* C, int64_t ldc, const float* ref,

@@ -28,7 +28,7 @@ Reference::Reference(const Problem& p, const OperandSet& set, Replaced weights, 
     throw Error(fmt::format("a reference with A replaced by rows of K needs TN, not {}", describe(p)));
   (weights.a ? p_.lda : p_.ldb) = p.K;  // the dequantized weights are tight
   launch_reference_fp32(p_, weights.a ? weights.rows : set.a.get(), weights.a ? set.b.get() : weights.rows, weights.a,
-                        !weights.a, ref_.as<float>(), stream);
+                        ref_.as<float>(), stream);
   TW_CUDA(cudaStreamSynchronize(stream));
 }
 

@@ -1,11 +1,13 @@
 #include "receipt/check.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include "core/checked.hpp"
 #include "core/error.hpp"
@@ -34,6 +36,7 @@ class Checker {
   std::vector<std::string> run() {
     run_level();
     for (size_t i = 0; i < r_.results.size(); ++i) result(r_.results[i], i);
+    planned_cases();
     if (r_.preregistration) preregistration(*r_.preregistration);
     if (r_.valid != r_.problems.empty())
       add(fmt::format("'valid' is {} but 'problems' lists {} entr{}", r_.valid, r_.problems.size(),
@@ -225,6 +228,43 @@ class Checker {
   // checked valid.
   bool accounted(const std::string& name, const std::string& dtype, const std::string& layout) const {
     return find_result(r_, name, dtype, layout) || find_skipped(r_, name, dtype, layout);
+  }
+
+  // Where the run recorded its plan: every planned case measured or skipped, and nothing measured it did not plan.
+  // Named in one line each way, the first few cases, so an interrupted run's receipt stays short.
+  void planned_cases() {
+    const std::vector<PlannedCase>& plan = r_.protocol.planned;
+    if (plan.empty()) return;
+    const auto key = [](std::string_view name, std::string_view dtype, std::string_view layout) {
+      return fmt::format("{} {} {}", name, dtype, layout);
+    };
+    std::set<std::string> measured, planned;
+    for (const Result& res : r_.results)
+      measured.insert(key(res.problem.name, to_string(res.problem.dtype), to_string(res.problem.layout)));
+    std::set<std::string> accounted = measured;
+    for (const Skipped& sk : r_.skipped) {  // describe() starts "name dtype layout "
+      std::istringstream words(sk.problem);
+      std::string name, dtype, layout;
+      if (words >> name >> dtype >> layout) accounted.insert(key(name, dtype, layout));
+    }
+    std::vector<std::string> missing, unplanned;
+    for (const PlannedCase& c : plan) {
+      planned.insert(key(c.name, c.dtype, c.layout));
+      if (!accounted.count(key(c.name, c.dtype, c.layout))) missing.push_back(key(c.name, c.dtype, c.layout));
+    }
+    for (const std::string& m : measured)
+      if (!planned.count(m)) unplanned.push_back(m);
+    const auto some = [](const std::vector<std::string>& cases) {
+      const size_t shown = std::min<size_t>(cases.size(), 3);
+      return fmt::format("{}{}", fmt::join(cases.begin(), cases.begin() + long(shown), ", "),
+                         cases.size() > shown ? fmt::format(" and {} more", cases.size() - shown) : "");
+    };
+    if (!missing.empty())
+      add(fmt::format("{} planned case{} in neither the results nor the skipped: {}", missing.size(),
+                      missing.size() == 1 ? " is" : "s are", some(missing)));
+    if (!unplanned.empty())
+      add(fmt::format("{} result{} not planned: {}", unplanned.size(), unplanned.size() == 1 ? " was" : "s were",
+                      some(unplanned)));
   }
 
   void preregistration(const Preregistration& pre) {

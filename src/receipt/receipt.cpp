@@ -41,8 +41,28 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ReadBandwidth, bytes, us)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Machine, gpu, sm_count, cc, l2_bytes, smem_per_block_optin, memory_bytes, driver,
                                    cuda_runtime, cublaslt, nvrtc, sm_clock_max_mhz, mem_clock_max_mhz, power_limit_w,
                                    read_bw_gbps, read_bw)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Protocol, warmup_s, repeats, cold, rotation_sets, working_set_bytes, timing, arms,
-                                   baseline, seed, graph_target_ms, replays, selection_rounds, rewarm_ms)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PlannedCase, name, dtype, layout)
+
+// Structs with fields added later write those only when set and read them with defaults, so older receipts still
+// read: their fixed fields are an X-macro list, each written and read by name from `x`.
+#define TW_PUT(f) j[#f] = x.f;
+#define TW_GET(f) j.at(#f).get_to(x.f);
+
+// The planned cases are the protocol's later field.
+#define TW_PROTOCOL_FIELDS(X)                                                                                      \
+  X(warmup_s) X(repeats) X(cold) X(rotation_sets) X(working_set_bytes) X(timing) X(arms) X(baseline) X(seed)      \
+  X(graph_target_ms) X(replays) X(selection_rounds) X(rewarm_ms)
+
+void to_json(json& j, const Protocol& x) {
+  j = json::object();
+  TW_PROTOCOL_FIELDS(TW_PUT)
+  if (!x.planned.empty()) j["planned"] = x.planned;
+}
+
+void from_json(const json& j, Protocol& x) {
+  TW_PROTOCOL_FIELDS(TW_GET)
+  x.planned = j.value("planned", std::vector<PlannedCase>());
+}
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ClockSample, t_s, sm_mhz, mem_mhz, power_w, temp_c, reasons)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ClockSummary, samples, sm_mhz_min, sm_mhz_median, sm_mhz_max, power_w_median,
                                    power_w_max, temp_c_max, reasons)
@@ -59,9 +79,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ReferenceCheck, samples, max_err, bound, ok)
 
 void to_json(json& j, const ArmResult& a) {
   j = json::object();
-#define TW_PUT(f) j[#f] = a.f;
+  const ArmResult& x = a;
   TW_ARM_FIELDS(TW_PUT)
-#undef TW_PUT
   if (!a.declined.empty()) j["declined"] = a.declined;
   j["reference"] = a.reference;
   if (a.reference_check) j["reference_check"] = *a.reference_check;
@@ -82,9 +101,8 @@ void to_json(json& j, const ArmResult& a) {
 }
 
 void from_json(const json& j, ArmResult& a) {
-#define TW_GET(f) j.at(#f).get_to(a.f);
+  ArmResult& x = a;
   TW_ARM_FIELDS(TW_GET)
-#undef TW_GET
   a.declined = j.value("declined", std::string());
   a.reference = j.value("reference", std::string("problem"));
   a.reference_check = j.contains("reference_check") ? j.at("reference_check").get<std::optional<ReferenceCheck>>()
@@ -102,6 +120,9 @@ void from_json(const json& j, ArmResult& a) {
       j.contains("plain_read_ratio") ? j.at("plain_read_ratio").get<std::optional<double>>() : std::nullopt;
 }
 #undef TW_ARM_FIELDS
+#undef TW_PROTOCOL_FIELDS
+#undef TW_PUT
+#undef TW_GET
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Comparison, arm, baseline, speedup, overlap, claim)
 void to_json(json& j, const Result& r) {

@@ -43,6 +43,12 @@ struct Machine {
   bool operator==(const Machine&) const = default;
 };
 
+// One case a run planned: a suite line in one dtype and layout.
+struct PlannedCase {
+  std::string name, dtype, layout;
+  bool operator==(const PlannedCase&) const = default;
+};
+
 struct Protocol {
   double warmup_s = 0;
   int repeats = 0;
@@ -58,6 +64,9 @@ struct Protocol {
   int selection_rounds = 0;    // interleaved rounds in which an arm times its candidates
   double rewarm_ms = 0;        // re-warm before each problem: the baseline arm's own graph replayed this long (the
                                // receipt's notes say so; receipts without that note re-warmed with the 8192^3 heater)
+  // Every case the run planned, each of which it measured or skipped, so that a result taken out of the file, or one
+  // put in, is found without the suites it came from (empty in receipts written before it was recorded).
+  std::vector<PlannedCase> planned;
   bool operator==(const Protocol&) const = default;
 };
 

@@ -155,7 +155,7 @@ TEST(Sm90Feasibility, ThreeConsumersTakeSixtyFourRowsEachWithinTheirSmallerRegis
   EXPECT_NE(std::find(set.begin(), set.end(), Config{96, 192, 6, 3}), set.end());
 }
 
-TEST(Sm90Feasibility, TheStagedStoreTakesAnyWidthInSharedMemoryButNotSwappedOperands) {
+TEST(Sm90Feasibility, TheStagedStoreTakesAnyWidthInSharedMemoryAndSwappedOperandsTransposed) {
   const Problem p = square(1536);
   auto why = [&](Config c) { return infeasible(c, p).value_or("feasible"); };
   Config staged{96, 192, 5, 3, Raster::m, 8, Store::staged};

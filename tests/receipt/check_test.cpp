@@ -49,6 +49,35 @@ TEST(Check, SampleReceiptHasNoProblems) {
   EXPECT_TRUE(found.empty()) << joined(found);
 }
 
+// A receipt that records its run's plan holds every planned case in its results or its skipped, and no result it
+// did not plan: a result taken out (or put in) is found with nothing but the file. Receipts without a plan (written
+// before it was recorded) are judged as before.
+TEST(Check, APlannedCaseTakenOutOrAResultPutInIsFound) {
+  Receipt r = sample_receipt();
+  r.protocol.planned = {{"sq2048", "bf16", "TN"}, {"dec_m16_12288", "fp16", "TN"}, {"sq16384", "bf16", "TN"}};
+  r.skipped = {Skipped{"sq16384 bf16 TN 16384x16384x16384 lda=16384 ldb=16384 ldc=16384", "skipped by --max-size"}};
+  EXPECT_TRUE(check(json(r)).empty()) << joined(check(json(r)));
+  EXPECT_EQ(json(r).get<Receipt>().protocol.planned, r.protocol.planned);  // written and read back
+
+  Receipt cut = r;
+  cut.results.erase(cut.results.begin());
+  EXPECT_TRUE(Reports(check(json(cut)), {"1 planned case is in neither the results nor the skipped: sq2048 bf16 TN"}));
+
+  Receipt extra = r;
+  extra.protocol.planned.erase(extra.protocol.planned.begin() + 1);
+  EXPECT_TRUE(Reports(check(json(extra)), {"1 result was not planned: dec_m16_12288 fp16 TN"}));
+
+  Receipt many = r;  // an interrupted run: one line, the first few cases
+  for (int i = 0; i < 5; ++i) many.protocol.planned.push_back({"late" + std::to_string(i), "bf16", "TN"});
+  const std::vector<std::string> found = check(json(many));
+  EXPECT_TRUE(Reports(found, {"5 planned cases are in neither", "late0 bf16 TN, late1 bf16 TN, late2 bf16 TN and 2 more"}));
+  EXPECT_EQ(found.size(), 1u) << joined(found);
+
+  json old = json(r);
+  old["protocol"].erase("planned");
+  EXPECT_TRUE(check(old).empty()) << joined(check(old));
+}
+
 TEST(Check, NotAnObject) { EXPECT_TRUE(Reports(check(json::array()), {"not a JSON object"})); }
 
 TEST(Check, WrongSchema) {

@@ -11,6 +11,7 @@
 
 #include "core/error.hpp"
 #include "expect_error.hpp"
+#include "receipt/check.hpp"
 #include "receipt/sample_receipt.hpp"
 #include "temp_dir.hpp"
 
@@ -212,6 +213,21 @@ TEST(ReceiptFile, AnotherOfTheToolsFilesIsNamedByItsSchema) {
   write_text(path, R"({"schema": "tilewise.database/1", "records": []})");
   EXPECT_TRUE(Contains(error_of([&] { read_file(path); }),
                        "db.json: not a tilewise receipt: schema 'tilewise.database/1', expected 'tilewise.receipt/1'"));
+}
+
+// A value of the wrong JSON type is named by its place in the receipt (nlohmann's diagnostics, on for every target).
+TEST(ReceiptFile, AValueOfTheWrongTypeIsNamedByItsPlace) {
+  TempDir dir;
+  const std::string path = dir.file("wrong_type.json");
+  nlohmann::json j = sample_receipt();
+  j["protocol"]["repeats"] = "ten";
+  write_text(path, j.dump());
+  const std::string msg = error_of([&] { read_file(path); });
+  EXPECT_TRUE(Contains(msg, path));
+  EXPECT_TRUE(Contains(msg, "/protocol/repeats")) << msg;
+  const std::vector<std::string> problems = check(nlohmann::json::parse(j.dump()));
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_TRUE(Contains(problems[0], "/protocol/repeats")) << problems[0];
 }
 
 TEST(ReceiptFile, ReadReceiptWithBadValueThrowsNamingPath) {

@@ -3,8 +3,8 @@
 // quantized on the GPU into the arm's format. The problem may hold its tokens as M (the weights are B) or, in
 // nn.Linear's orientation, as N (the weights are A; families/gemv/view.hpp). A quantized arm computes with other
 // weights than the problem's, so it is judged against a reference from its own dequantized weights (otherwise the
-// quantization error, not the kernel, would fail the gate), and the receipt says so. Its packed weights are smaller than B, so a cold run keeps more copies of them: the arm's own
-// rotation covers 4x the L2 by itself.
+// quantization error, not the kernel, would fail the gate), and the receipt says so. Its packed weights are smaller
+// than the problem's, so a cold run keeps more copies of them: the arm's own rotation covers 4x the L2 by itself.
 #include <fmt/format.h>
 
 #include <cstring>

@@ -30,7 +30,9 @@ QuantizedCopies quantize_copies(const families::Workbench& wb, const Problem& p,
   }
   TW_CUDA(cudaStreamSynchronize(wb.stream));
   out.weight_bytes = layout.bytes();
-  out.working_set = int64_t(sets) * layout.bytes() + int64_t(n) * (a_bytes(p) + c_bytes(p));
+  // The operand sets' tokens and outputs as the problem holds them (p may be its swapped view, whose C is not).
+  const Problem& held = wb.problem;
+  out.working_set = int64_t(sets) * layout.bytes() + int64_t(n) * ((weights_in_a ? b_bytes(held) : a_bytes(held)) + c_bytes(held));
   return out;
 }
 

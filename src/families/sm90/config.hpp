@@ -55,7 +55,7 @@ struct Config {
   // Stream-K: 1 keeps every tile whole; S > 1 cuts the tiles of a last, partial wave (all of them when there is
   // less than one wave: split-K) along K over the grid, at most S pieces each (cooperative, cluster 1x1 only).
   int split = 1;
-  // The operands swapped (TN, direct store): A feeds wgmma's 64-row side and B its width, so a problem with few
+  // The operands swapped (TN, direct or staged store): A feeds wgmma's 64-row side and B its width, so a problem with few
   // columns (N = 16) takes a narrow wgmma over N; block_m then tiles N and block_n tiles M. Printed only when set.
   bool swap = false;
   // Launched as a programmatic dependent (kernels/pdl.h): its launch, setup and first loads overlap the tail of the

@@ -28,10 +28,6 @@ constexpr int kSplits[] = {1, 2, 3, 4, 8, 16};
 // The persistent grid is at most one CTA an SM, so a split beyond the SMs only evens out the pieces; past 64 a
 // 64-k-tile problem's pieces would be empty.
 constexpr int kMaxSplit = 64;
-// Accumulators per consumer thread that leave room for addresses and the epilogue. With three consumers ptxas holds
-// every thread to the launch bound's 65536 / 512 = 128 registers: 96 accumulators compiled for sm_90a spilled 60
-// bytes beside stream-K, an M-major A and PDL (192x192, found by CI's slice of the feasible set).
-int max_accumulators(int consumers) { return consumers == 3 ? 64 : 128; }
 // The kernel's static shared memory beside the dynamic allocation: a full and an empty mbarrier a stage and two
 // ping-pong turns, at least the 256 bytes budgeted before rings deeper than 8.
 int static_shared(int stages) { return std::max(256, (2 * stages + 2) * 8); }
@@ -99,6 +95,11 @@ int shared_bytes(const Config& c) {
   return c.stages * stage + out_tile + 1024;
 }
 
+// With three consumers ptxas holds every thread to the launch bound's 65536 / 512 = 128 registers: 96 accumulators
+// compiled for sm_90a spilled 60 bytes beside stream-K, an M-major A and PDL (192x192, found by CI's slice of the
+// feasible set).
+int max_accumulators(int consumers) { return consumers == 3 ? 64 : 128; }
+
 int accumulator_registers(const Config& c) { return rows_per_consumer(c) * c.block_m / 128; }
 
 Problem kernel_view(const Problem& p, const Config& c) {
@@ -160,7 +161,9 @@ std::optional<std::string> infeasible(const Config& c, const Problem& p, const L
   // Beside the most accumulators a thread holds, two mechanisms leave no register to spare. Compiled for sm_90a,
   // these spilled 8-32 bytes where the same tiles without them did not:
   // - stream-K's fixup (partial addresses and loads) with one consumer: 256x64, and 128x128 with an M-major A;
-  // - swapped operands' transposed stores: 128x128 ping-pong, 128x256 cooperative.
+  // - swapped operands' direct stores: 128x128 ping-pong, 128x256 cooperative. Their staged store (D transposed
+  //   through shared memory) did not spill at full accumulators: 256x128 and 128x256 on two consumers, 128x128
+  //   ping-pong, 128x192 on three, 256x64 on one, 256x128 at split 2 (`tilewise compile --config`, 2026-12-06).
   if (accumulator_registers(c) >= max_accumulators(c.consumers)) {
     if (c.split > 1 && c.consumers == 1)
       return fmt::format("stream-K beside {} accumulators in one consumer spills registers", accumulator_registers(c));

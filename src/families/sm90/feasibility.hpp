@@ -37,6 +37,7 @@ std::vector<Config> feasible_set(const Problem& p, const Limits& limits = {});
 std::span<const int> ring_depths();
 int shared_bytes(const Config& c);
 int accumulator_registers(const Config& c);
+int max_accumulators(int consumers);  // per consumer thread, leaving room for addresses and the epilogue
 int rows_per_consumer(const Config& c);
 int block_k(DType d);  // elements per k-tile: one 128-byte swizzle row
 int64_t k_tiles(const Problem& p);

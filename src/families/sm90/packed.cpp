@@ -135,9 +135,10 @@ Config packed_rule(const Problem& p, const Limits& limits, Weights w, bool weigh
     // Swapped operands store D transposed. Beside a consumer's full 128 accumulators the direct store's scattered
     // stores spill (feasibility.cpp), so there the tile keeps its width and stages D in shared memory, copied out in
     // whole lines of y; where that does not fit, a narrower width and the direct store.
-    if (accumulator_registers(c) >= 128)
+    if (accumulator_registers(c) >= max_accumulators(c.consumers))
       if (auto chosen = first_feasible(c, {Store::staged})) return *chosen;
-    while (accumulator_registers(c) >= 128 && c.block_m > 8) c.block_m = std::max(8, c.block_m / 16 * 8);
+    while (accumulator_registers(c) >= max_accumulators(c.consumers) && c.block_m > 8)
+      c.block_m = std::max(8, c.block_m / 16 * 8);
     if (auto chosen = first_feasible(c, {Store::direct})) return *chosen;
   }
   throw Unsupported(fmt::format("sm90 with {} weights on {}: {}", to_string(w), describe(p), why));
