@@ -128,6 +128,11 @@ TEST(Sm90Feasibility, EachRuleNamesWhyAConfigurationCannotRun) {
   EXPECT_EQ(why(Config{224, 64, 4, 1, Raster::m, 8, Store::direct, Schedule::cooperative, 1, 1, 3, true}, p), "feasible");
   EXPECT_EQ(why(Config{232, 128, 4, 2, Raster::m, 8, Store::direct, Schedule::cooperative, 1, 1, 3, true}, p),
             "feasible");
+  // So did the unswapped direct store (248 x 64 at split 3 spilled 8 bytes, with PDL and without); not unsplit.
+  EXPECT_EQ(why(Config{248, 64, 4, 1, Raster::n, 4, Store::direct, Schedule::cooperative, 1, 1, 3}, p),
+            "stream-K with the direct store beside 124 accumulators in one consumer spills registers");
+  EXPECT_EQ(why(Config{248, 64, 4, 1, Raster::n, 4, Store::direct, Schedule::cooperative, 1, 1, 1}, p), "feasible");
+  EXPECT_EQ(why(Config{224, 64, 4, 1, Raster::n, 4, Store::direct, Schedule::cooperative, 1, 1, 3}, p), "feasible");
   // Every multiple of 8 up to 256 is a width (scripts/gen_wgmma.py), so a swapped tile fits a token count.
   EXPECT_EQ(why(Config{136, 64, 4, 1, Raster::m, 8, Store::direct, Schedule::cooperative, 1, 1, 1, true}, p), "feasible");
   EXPECT_NE(why(Config{260, 64, 4, 1}, p).find("not a wgmma width"), std::string::npos);
