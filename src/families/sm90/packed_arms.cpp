@@ -40,13 +40,11 @@ class PackedArm : public Arm {
   void prepare(const Workbench& wb) override {
     const Problem& p = wb.problem;
     weights_in_a_ = wb.orientation == Orientation::linear;
-    Problem weights_view = p;  // tokens as M, the weights as B's N rows of K
-    if (weights_in_a_) {
-      if (p.layout != Layout::TN)
-        throw Unsupported(fmt::format("{}: nn.Linear's weights as A are rows of K (TN), not {}", name_, describe(p)));
-      std::swap(weights_view.M, weights_view.N);
-      std::swap(weights_view.lda, weights_view.ldb);
-    }
+    if (weights_in_a_ && p.layout != Layout::TN)
+      throw Unsupported(fmt::format("{}: nn.Linear's weights as A are rows of K (TN), not {}", name_, describe(p)));
+    Config orientation;
+    orientation.swap = weights_in_a_;
+    const Problem weights_view = kernel_view(p, orientation);  // tokens as M, the weights as B's N rows of K
     Limits limits;
     limits.sm_count = device::sm_count();
     if (auto why = kernel_order_unsupported(gemv::packed_layout(format_, weights_view.N, p.K))) throw Unsupported(*why);
