@@ -59,6 +59,11 @@ TEST(Sm90Arms, FieldsOverTheRuleAreCheckedWhenTheArmIsMade) {
   EXPECT_NE(make_arm("sm90@pdl=1;stages=4"), nullptr);
   EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { make_arm("sm90@tiles=3"); }), "unknown field 'tiles'"));
   EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { make_arm("sm90@pdl=2"); }), "pdl=2 is not one of 0, 1"));
+  EXPECT_TRUE(testkit::Contains(testkit::error_of([&] { make_arm("sm90@pdl=2"); }), "arm sm90@pdl=2: "));
+  // The packed arms name themselves too, and a bad value is refused when the arm is made, before any GPU work.
+  const std::string packed = testkit::error_of([&] { make_arm("sm90:int4@swap=2"); });
+  EXPECT_TRUE(testkit::Contains(packed, "arm sm90:int4@swap=2: ")) << packed;
+  EXPECT_TRUE(testkit::Contains(packed, "swap=2 is not one of 0, 1")) << packed;
   EXPECT_TRUE(
       testkit::Contains(testkit::error_of([&] { make_arm("sm90@weights=int4g128"); }), "arm sm90@weights=int4g128"));
 }

@@ -21,12 +21,20 @@ namespace tilewise::sm90 {
 using families::Arm;
 using families::Workbench;
 
+Config with_overrides(const Config& base, const std::string& overrides, const std::string& arm) {
+  const std::string text = families::overlay(to_string(base), overrides, fmt::format("arm {}", arm));
+  try {
+    return parse_config(text);
+  } catch (const Error& e) {
+    throw Error(fmt::format("arm {}: {}", arm, e.what()));
+  }
+}
+
 namespace {
 
-// `c` with the fields of `overrides` (separated by ';') in place of its own; an arm runs a problem's own operands, so
-// packed weights are refused.
+// `c` with the fields of `overrides` laid over it; an arm runs a problem's own operands, so packed weights are refused.
 Config overlaid(const Config& c, const std::string& overrides, const std::string& arm) {
-  const Config out = parse_config(families::overlay(to_string(c), overrides, fmt::format("arm {}", arm)));
+  const Config out = with_overrides(c, overrides, arm);
   if (auto why = needs_packed_operands(out)) throw Error(fmt::format("arm {}: {}", arm, *why));
   return out;
 }

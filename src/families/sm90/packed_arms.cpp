@@ -8,7 +8,6 @@
 #include <fmt/format.h>
 
 #include "device/operands.hpp"
-#include "families/fields.hpp"
 #include "families/gemv/quantized_copies.hpp"
 #include "families/sm90/arms.hpp"
 #include "families/sm90/gemm.hpp"
@@ -32,7 +31,7 @@ class PackedArm : public Arm {
   // `overrides`: configuration fields separated by ';', laid over the arm's rule (checked here, before any GPU work).
   PackedArm(std::string name, gemv::Format format, std::string overrides)
       : name_(std::move(name)), format_(format), overrides_(std::move(overrides)) {
-    if (!overrides_.empty()) parse_config(families::overlay(to_string(Config{}), overrides_, fmt::format("arm {}", name_)));
+    if (!overrides_.empty()) with_overrides(Config{}, overrides_, name_);  // named before any GPU work
   }
 
   const std::string& name() const override { return name_; }
@@ -51,7 +50,7 @@ class PackedArm : public Arm {
     const Weights w = packed_weights(format_);
     config_ = packed_rule(p, limits, w, weights_in_a_);
     if (!overrides_.empty())
-      config_ = parse_config(families::overlay(to_string(config_), overrides_, fmt::format("arm {}", name_)));
+      config_ = with_overrides(config_, overrides_, name_);
     if (config_.swap != weights_in_a_)  // swapped operands read the packed weights as A
       throw Error(fmt::format("arm {}: swap={} reads {} as the packed weights, but in {} orientation the weights are {} "
                               "(swap={})",
