@@ -225,7 +225,8 @@ for step in "$@"; do
       # The tool's own kernel sources or NEW_KERNELS ("new") against OLD_KERNELS ("old"), each a kernels/ folder
       # (e.g. extracted from `git archive REV kernels`, carried), alternately, each order once so that a drift over
       # the run cancels: the packed int4 arm at 16-128 tokens cold (PACKED_SUITE, default
-      # suites/quant-small-batch.txt; PACKED_ONLY its problems, PACKED_ARMS the packed arms), with SQUARES=1 the plain kernel's first rule on the squares up to 4096 warm,
+      # suites/quant-small-batch.txt; PACKED_ONLY its problems, PACKED_ARMS the packed arms), with SQUARES=1 the
+      # plain kernel's first rule on the squares up to 4096 warm,
       # and with GEMV=1 (then PACKED=0 skips the packed arm) the decode GEMV's default for each weight format at 1-16
       # tokens, cold (SQUARE_ONLY and SQUARE_ARMS choose the squares and arms: fixed sm90@<config> arms compare one
       # configuration's kernels). Each receipt names the sources it compiled (tool.kernel_sources, kernel_sources_dir). Runs

@@ -102,8 +102,10 @@ int max_accumulators(int consumers) { return consumers == 3 ? 64 : 128; }
 
 int accumulator_registers(const Config& c) { return rows_per_consumer(c) * c.block_m / 128; }
 
-Problem kernel_view(const Problem& p, const Config& c) {
-  if (!c.swap) return p;
+Problem kernel_view(const Problem& p, const Config& c) { return kernel_view(p, c.swap); }
+
+Problem kernel_view(const Problem& p, bool swap) {
+  if (!swap) return p;
   Problem k = p;
   std::swap(k.M, k.N);
   std::swap(k.lda, k.ldb);

@@ -43,6 +43,7 @@ int block_k(DType d);  // elements per k-tile: one 128-byte swizzle row
 int64_t k_tiles(const Problem& p);
 int64_t tile_count(const Problem& p, int block_m, int block_n);  // output tiles of block_m x block_n
 // The problem as the kernel sees it: with swapped operands, M and N, A and B, lda and ldb trade places.
-Problem kernel_view(const Problem& p, const Config& c);
+Problem kernel_view(const Problem& p, bool swap);
+Problem kernel_view(const Problem& p, const Config& c);  // kernel_view(p, c.swap)
 
 }  // namespace tilewise::sm90

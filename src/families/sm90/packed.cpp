@@ -101,9 +101,7 @@ std::optional<Config> streaming_tile(const Problem& p, const Problem& view, cons
 // cuBLASLt bf16 in the run that compared tiles, where the first rule's 128 x 128 split 3 ran 0.65x on 12288 x 4096
 // (docs/notes/2026-12-03-packed-sm90.md; three shapes only).
 Config packed_rule(const Problem& p, const Limits& limits, Weights w, bool weights_as_a) {
-  Config as_run;
-  as_run.swap = weights_as_a;
-  const Problem view = kernel_view(p, as_run);  // B the packed weights, tokens as M
+  const Problem view = kernel_view(p, weights_as_a);  // B the packed weights, tokens as M
   if (std::optional<Config> streaming = streaming_tile(p, view, limits, w, weights_as_a)) return *streaming;
   RuleParams ladder;  // neither swapped tiles nor fitted widths, which packed weights were not measured with
   ladder.swapped_rate = ladder.fitted_rate = ladder.fitted_one_consumer_rate = 0.0;

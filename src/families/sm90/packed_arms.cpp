@@ -41,9 +41,7 @@ class PackedArm : public Arm {
     weights_in_a_ = wb.orientation == Orientation::linear;
     if (weights_in_a_ && p.layout != Layout::TN)
       throw Unsupported(fmt::format("{}: nn.Linear's weights as A are rows of K (TN), not {}", name_, describe(p)));
-    Config orientation;
-    orientation.swap = weights_in_a_;
-    const Problem weights_view = kernel_view(p, orientation);  // tokens as M, the weights as B's N rows of K
+    const Problem weights_view = kernel_view(p, weights_in_a_);  // tokens as M, the weights as B's N rows of K
     Limits limits;
     limits.sm_count = device::sm_count();
     if (auto why = kernel_order_unsupported(gemv::packed_layout(format_, weights_view.N, p.K))) throw Unsupported(*why);
