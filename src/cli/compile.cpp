@@ -161,21 +161,23 @@ int run_compile(const CompileOptions& o) {
   int bad = 0, cached = 0;
   size_t width = 13;
   for (const Job& j : jobs) width = std::max(width, j.what.size());
-  fmt::print("{:<{}} {:>4} {:>6} {:>6} {:>8}  {}\n", "configuration", width, "regs", "spill", "stack", "smem KB", "");
+  fmt::print("{:<{}} {:>4} {:>6} {:>6} {:>8} {:>6}  {}\n", "configuration", width, "regs", "spill", "stack", "smem KB",
+             "wgmma", "");
   for (size_t i = 0; i < jobs.size(); ++i) {
     const jit::ResourceUsage& u = built[i].usage;
-    const bool ok = u.registers > 0 && !u.spills();
+    const bool ok = u.registers > 0 && !u.spills() && !u.wgmma_serialized;
     bad += ok ? 0 : 1;
     cached += built[i].from_cache ? 1 : 0;
     if (!o.cubin_dir.empty())
       files::write(cubin_path(o.cubin_dir, jobs[i]), std::string_view(built[i].cubin.data(), built[i].cubin.size()),
                    existing);
-    fmt::print("{:<{}} {:>4} {:>6} {:>6} {:>8.1f}  {}\n", jobs[i].what, width, u.registers,
+    fmt::print("{:<{}} {:>4} {:>6} {:>6} {:>8.1f} {:>6}  {}\n", jobs[i].what, width, u.registers,
                u.spill_store_bytes + u.spill_load_bytes, u.stack_frame_bytes,
-               (jobs[i].dynamic_shared + u.shared_bytes) / 1024.0, ok ? "" : "SPILLS OR NO REPORT");
+               (jobs[i].dynamic_shared + u.shared_bytes) / 1024.0, u.wgmma_serialized ? "serial" : "async",
+               ok ? "" : u.wgmma_serialized ? "SERIALIZED WGMMA" : "SPILLS OR NO REPORT");
   }
-  fmt::print("{} built ({} from the cache) in {:.1f} s; {} with spills or local memory\n", built.size(), cached, seconds,
-             bad);
+  fmt::print("{} built ({} from the cache) in {:.1f} s; {} with spills, local memory or serialized wgmma\n",
+             built.size(), cached, seconds, bad);
   return bad ? 1 : 0;
 }
 

@@ -24,7 +24,7 @@ struct CompileOptions {
   bool overwrite = false;        // replace cubins already in cubin_dir
 };
 
-// Returns the exit status: 0 when everything built without spills or local memory, 1 otherwise.
+// Returns the exit status: 0 when everything built without spills, local memory or serialized wgmma, 1 otherwise.
 int run_compile(const CompileOptions& o);
 
 }  // namespace tilewise::cli

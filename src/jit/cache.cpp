@@ -183,6 +183,7 @@ ResourceUsage parse_ptxas_usage(const std::string& log) {
   u.spill_store_bytes = match_int(log, std::regex(R"((\d+) bytes spill stores)"));
   u.spill_load_bytes = match_int(log, std::regex(R"((\d+) bytes spill loads)"));
   u.shared_bytes = match_int(log, std::regex(R"((\d+) bytes smem)"));
+  u.wgmma_serialized = log.find("wgmma.mma_async instructions are serialized") != std::string::npos;
   return u;
 }
 

@@ -28,6 +28,9 @@ struct ResourceUsage {
   int spill_store_bytes = 0;
   int spill_load_bytes = 0;
   int shared_bytes = 0;   // static shared memory
+  // ptxas serialized the kernel's wgmma (warning C7512, e.g. for want of registers): each waits for the one before,
+  // so the tensor cores idle between them (docs/notes/2026-12-06-two-ctas-an-sm.md). Not an error, a slow kernel.
+  bool wgmma_serialized = false;
   bool spills() const { return stack_frame_bytes > 0 || spill_store_bytes > 0 || spill_load_bytes > 0; }
 };
 

@@ -130,7 +130,18 @@ TEST(PtxasUsage, ReadsRegistersSpillsAndSharedMemory) {
   EXPECT_EQ(u.spill_load_bytes, 12);
   EXPECT_EQ(u.shared_bytes, 64);
   EXPECT_TRUE(u.spills());
+  EXPECT_FALSE(u.wgmma_serialized);
   EXPECT_FALSE(parse_ptxas_usage("Used 40 registers, 0 bytes stack frame").spills());
+}
+
+// ptxas's C7512: the wgmma of a kernel held back to one at a time (seen at two CTAs an SM, 128 registers a thread).
+TEST(PtxasUsage, ReadsThatPtxasSerializedTheWgmma) {
+  const ResourceUsage u = parse_ptxas_usage(
+      "ptxas info    : (C7512) Potential Performance Loss: wgmma.mma_async instructions are serialized due to "
+      "insufficient register resources for the function 'k'\nptxas info    : Used 128 registers, used 16 barriers\n");
+  EXPECT_TRUE(u.wgmma_serialized);
+  EXPECT_EQ(u.registers, 128);
+  EXPECT_FALSE(u.spills());
 }
 
 }  // namespace
