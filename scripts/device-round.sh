@@ -6,7 +6,7 @@
 #                          [sm90-tests] [sass] [sm90-explore] [sm90-sanitize] [square-sm90] [decode-gemv] [family-tests]
 #                          [peers-gpus] [gemv-engines] [sm90-sweep] [tune-llm24] [selected-llm24] [grid-vs-descent]
 #                          [host-gpu-tests] [decide-llm24] [gemv-bulk] [gemv-bulk-sanitize] [issue7] [kscan-stride]
-#                          [sm90-gaps] [gemv-prefetch] [old-kernels]
+#                          [sm90-gaps] [gemv-prefetch] [old-kernels] [sm90-one-consumer-widths]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export TILEWISE_SOURCE_DIR=$PWD  # the GPU tests read suites from this copy, not from where they were built
@@ -202,6 +202,16 @@ for step in "$@"; do
         --layouts TN --arms sm90:sweep,sm90,cublaslt --baseline cublaslt -o "$work/sm90-sweep-warm.json" \
         2>"$work/sm90-sweep-warm.log" | tee "$work/sm90-sweep-warm-table.txt" | tail -n 6
       "$bin" fit "$work/sm90-sweep-warm.json" | tee "$work/sm90-fit.txt" | tail -n 4
+      ;;
+    sm90-one-consumer-widths)
+      # One consumer's widths fitted to whole waves (72-120 wide, 64 rows; unrated in the rule), timed warm beside
+      # every other configuration the first rule chooses among on suites/sm90-one-consumer-widths.txt: the receipt
+      # `tilewise fit` rates them from, with results/sm90-sweep-fitted-warm.json.
+      timeout "${BENCH_TIMEOUT:-300}" "$bin" bench --suite suites/sm90-one-consumer-widths.txt --dtypes bf16 \
+        --layouts TN --arms sm90:sweep,sm90,cublaslt --baseline cublaslt -o "$work/sm90-one-consumer-widths-warm.json" \
+        2>"$work/sm90-one-consumer-widths-warm.log" | tee "$work/sm90-one-consumer-widths-table.txt" | tail -n 12
+      "$bin" fit --hold-swapped results/sm90-sweep-fitted-warm.json "$work/sm90-one-consumer-widths-warm.json" \
+        | tee "$work/sm90-one-consumer-widths-fit.txt" | tail -n 4
       ;;
     sm90-gaps)
       # Issue 30's gap cases (suites/sm90-gaps.txt; docs/notes/2026-12-03-sm90-sweep-classes.md): every configuration
