@@ -165,8 +165,8 @@ int run_compile(const CompileOptions& o) {
              "wgmma", "");
   for (size_t i = 0; i < jobs.size(); ++i) {
     const jit::ResourceUsage& u = built[i].usage;
-    const bool ok = u.registers > 0 && !u.spills() && !u.wgmma_serialized;
-    bad += ok ? 0 : 1;
+    const std::string faults = u.faults();
+    bad += faults.empty() ? 0 : 1;
     cached += built[i].from_cache ? 1 : 0;
     if (!o.cubin_dir.empty())
       files::write(cubin_path(o.cubin_dir, jobs[i]), std::string_view(built[i].cubin.data(), built[i].cubin.size()),
@@ -174,7 +174,7 @@ int run_compile(const CompileOptions& o) {
     fmt::print("{:<{}} {:>4} {:>6} {:>6} {:>8.1f} {:>6}  {}\n", jobs[i].what, width, u.registers,
                u.spill_store_bytes + u.spill_load_bytes, u.stack_frame_bytes,
                (jobs[i].dynamic_shared + u.shared_bytes) / 1024.0, u.wgmma_serialized ? "serial" : "async",
-               ok ? "" : u.wgmma_serialized ? "SERIALIZED WGMMA" : "SPILLS OR NO REPORT");
+               faults);
   }
   fmt::print("{} built ({} from the cache) in {:.1f} s; {} with spills, local memory or serialized wgmma\n",
              built.size(), cached, seconds, bad);

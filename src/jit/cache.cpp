@@ -1,6 +1,7 @@
 #include "jit/cache.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nvrtc.h>
 #include <sched.h>
 #include <sys/mman.h>
@@ -173,6 +174,14 @@ std::string cache_key(const KernelBuild& b) {
                                  b.name_expression, b.arch, nvrtc_version(), b.config_text);
   for (const std::string& o : compile_options(b)) text += "\x1f" + o;
   return digest(text);
+}
+
+std::string ResourceUsage::faults() const {
+  std::vector<std::string> found;
+  if (registers <= 0) found.push_back("NO PTXAS REPORT");
+  if (spills()) found.push_back("SPILLS OR LOCAL MEMORY");
+  if (wgmma_serialized) found.push_back("SERIALIZED WGMMA");
+  return fmt::format("{}", fmt::join(found, ", "));
 }
 
 ResourceUsage parse_ptxas_usage(const std::string& log) {

@@ -32,6 +32,8 @@ struct ResourceUsage {
   // so the tensor cores idle between them (docs/notes/2026-12-06-two-ctas-an-sm.md). Not an error, a slow kernel.
   bool wgmma_serialized = false;
   bool spills() const { return stack_frame_bytes > 0 || spill_store_bytes > 0 || spill_load_bytes > 0; }
+  // Every reason the kernel fails the compile check, comma-separated ("" when it passes).
+  std::string faults() const;
 };
 
 struct Built {

@@ -144,5 +144,16 @@ TEST(PtxasUsage, ReadsThatPtxasSerializedTheWgmma) {
   EXPECT_FALSE(u.spills());
 }
 
+TEST(PtxasUsage, TheCompileCheckNamesEveryFaultAKernelHas) {
+  EXPECT_EQ(parse_ptxas_usage("ptxas info    : Used 168 registers, used 1 barriers\n").faults(), "");
+  EXPECT_EQ(parse_ptxas_usage("ptxas info    : Function properties for k\n").faults(), "NO PTXAS REPORT");
+  const ResourceUsage both = parse_ptxas_usage(
+      "ptxas info    : (C7512) Potential Performance Loss: wgmma.mma_async instructions are serialized due to "
+      "insufficient register resources for the function 'k'\n"
+      "    8 bytes stack frame, 8 bytes spill stores, 8 bytes spill loads\n"
+      "ptxas info    : Used 255 registers, used 16 barriers\n");
+  EXPECT_EQ(both.faults(), "SPILLS OR LOCAL MEMORY, SERIALIZED WGMMA");
+}
+
 }  // namespace
 }  // namespace tilewise::jit
