@@ -6,7 +6,7 @@
 #                          [sm90-tests] [sass] [sm90-explore] [sm90-sanitize] [square-sm90] [decode-gemv] [family-tests]
 #                          [peers-gpus] [gemv-engines] [sm90-sweep] [tune-llm24] [selected-llm24] [grid-vs-descent]
 #                          [host-gpu-tests] [decide-llm24] [gemv-bulk] [gemv-bulk-sanitize] [issue7] [kscan-stride]
-#                          [sm90-gaps] [gemv-prefetch] [old-kernels] [sm90-one-consumer-widths]
+#                          [sm90-gaps] [gemv-prefetch] [old-kernels] [sm90-one-consumer-widths] [kernel-tests]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export TILEWISE_SOURCE_DIR=$PWD  # the GPU tests read suites from this copy, not from where they were built
@@ -231,6 +231,26 @@ for step in "$@"; do
       "$bin" fit results/sm90-sweep-warm.json "$work/sm90-swapped-warm.json" "$work/sm90-gaps-cold.json" \
         | tee "$work/sm90-gaps-fit.txt" | tail -n 7
       ;;
+    kernel-tests)
+      # A kernel change's GPU tests before its A/B: each families test matching KERNEL_TESTS (a gtest filter) in a
+      # process of its own, 12 at once, with TILEWISE_KERNELS_DIR at NEW_KERNELS (a kernels/ folder), then memcheck
+      # and racecheck on SANITIZED_TESTS (default Sm90Sanitized.*).
+      new=${NEW_KERNELS:?NEW_KERNELS names the kernels/ folder to test}
+      mkdir -p "$work/kernel-tests"
+      "$tests/families_gpu_test" --gtest_list_tests --gtest_filter="${KERNEL_TESTS:?KERNEL_TESTS is a gtest filter}" |
+        awk '/^[^ ]/ {suite = $1} /^  / {print suite $1}' >"$work/kernel-tests/list"
+      TILEWISE_KERNELS_DIR=$new xargs -P 12 -I{} sh -c 'timeout 150 "$0" --gtest_filter="$1" \
+        >"$2/$(echo "$1" | tr / _).log" 2>&1; echo "$? $1" >>"$2/status"' \
+        "$tests/families_gpu_test" {} "$work/kernel-tests" <"$work/kernel-tests/list"
+      echo "kernel tests: $(wc -l <"$work/kernel-tests/list") listed, $(grep -c '^0 ' "$work/kernel-tests/status") passed;" \
+        "not passed: $(grep -v '^0 ' "$work/kernel-tests/status" | tr '\n' ' ')"
+      for tool in memcheck racecheck; do
+        TILEWISE_KERNELS_DIR=$new timeout 120 compute-sanitizer --tool "$tool" --error-exitcode 3 \
+          "$tests/families_gpu_test" --gtest_filter="${SANITIZED_TESTS:-Sm90Sanitized.*}" \
+          >"$work/kernel-tests/sanitizer-$tool.log" 2>&1
+        echo "compute-sanitizer $tool: exit $? $(grep -E '(ERROR|RACECHECK) SUMMARY' "$work/kernel-tests/sanitizer-$tool.log")"
+      done
+      ;;
     old-kernels)
       # The tool's own kernel sources or NEW_KERNELS ("new") against OLD_KERNELS ("old"), each a kernels/ folder
       # (e.g. extracted from `git archive REV kernels`, carried), alternately, each order once so that a drift over
@@ -242,9 +262,12 @@ for step in "$@"; do
       # configuration's kernels). Each receipt names the sources it compiled (tool.kernel_sources, kernel_sources_dir). Runs
       # behind docs/notes/2026-12-04-packed-shared-loads.md, docs/notes/2026-12-04-packed-scale-sums.md and
       # docs/notes/2026-12-04-gemv-int4-t1-sass.md ("The offset").
+      # PASSES=n runs both orders n times (rounds 1..2n), where the card's clocks drift between runs.
       old=${OLD_KERNELS:?OLD_KERNELS names the kernels/ folder to compare against}
-      for order in "new old" "old new"; do
-        round=$([ "$order" = "new old" ] && echo 1 || echo 2)
+      round=0
+      for order in $(for ((pass = 0; pass < ${PASSES:-1}; ++pass)); do echo new-old old-new; done); do
+        round=$((round + 1))
+        order=${order/-/ }
         for variant in $order; do
           dir=${NEW_KERNELS:-}
           [ "$variant" = old ] && dir=$old
