@@ -232,24 +232,13 @@ for step in "$@"; do
         | tee "$work/sm90-gaps-fit.txt" | tail -n 7
       ;;
     kernel-tests)
-      # A kernel change's GPU tests before its A/B: each families test matching KERNEL_TESTS (a gtest filter) in a
-      # process of its own, 12 at once, with TILEWISE_KERNELS_DIR at NEW_KERNELS (a kernels/ folder), then memcheck
-      # and racecheck on SANITIZED_TESTS (default Sm90Sanitized.*).
-      new=${NEW_KERNELS:?NEW_KERNELS names the kernels/ folder to test}
-      mkdir -p "$work/kernel-tests"
-      "$tests/families_gpu_test" --gtest_list_tests --gtest_filter="${KERNEL_TESTS:?KERNEL_TESTS is a gtest filter}" |
-        awk '/^[^ ]/ {suite = $1} /^  / {print suite $1}' >"$work/kernel-tests/list"
-      TILEWISE_KERNELS_DIR=$new xargs -P 12 -I{} sh -c 'timeout 150 "$0" --gtest_filter="$1" \
-        >"$2/$(echo "$1" | tr / _).log" 2>&1; echo "$? $1" >>"$2/status"' \
-        "$tests/families_gpu_test" {} "$work/kernel-tests" <"$work/kernel-tests/list"
-      echo "kernel tests: $(wc -l <"$work/kernel-tests/list") listed, $(grep -c '^0 ' "$work/kernel-tests/status") passed;" \
-        "not passed: $(grep -v '^0 ' "$work/kernel-tests/status" | tr '\n' ' ')"
-      for tool in memcheck racecheck; do
-        TILEWISE_KERNELS_DIR=$new timeout 120 compute-sanitizer --tool "$tool" --error-exitcode 3 \
-          "$tests/families_gpu_test" --gtest_filter="${SANITIZED_TESTS:-Sm90Sanitized.*}" \
-          >"$work/kernel-tests/sanitizer-$tool.log" 2>&1
-        echo "compute-sanitizer $tool: exit $? $(grep -E '(ERROR|RACECHECK) SUMMARY' "$work/kernel-tests/sanitizer-$tool.log")"
-      done
+      # A kernel change's GPU tests before its A/B (scripts/gpu-tests.sh): the families tests matching KERNEL_TESTS (a
+      # gtest filter), each in a process of its own, 12 at once, with TILEWISE_KERNELS_DIR at NEW_KERNELS (a kernels/
+      # folder), then memcheck and racecheck on SANITIZED_TESTS (default Sm90Sanitized.*).
+      TILEWISE_KERNELS_DIR=${NEW_KERNELS:?NEW_KERNELS names the kernels/ folder to test} OUT=$work/kernel-tests \
+        ONLY=families JOBS=12 TESTS_S=150 FILTER=${KERNEL_TESTS:?KERNEL_TESTS is a gtest filter} \
+        SANITIZERS="memcheck racecheck" SANITIZE_S=120 SANITIZE_FILTER=${SANITIZED_TESTS:-Sm90Sanitized.*} \
+        scripts/gpu-tests.sh "$tests" no-python | tail -n 12
       ;;
     old-kernels)
       # The tool's own kernel sources or NEW_KERNELS ("new") against OLD_KERNELS ("old"), each a kernels/ folder

@@ -7,7 +7,9 @@
 # JOBS=N runs each test (and parameter instance) of a binary as a process of its own, N at once, each bounded by
 # TESTS_S: the tests compile their kernels at run time, so one binary's tests in turn can take past any bound
 # (device_gpu_test, whose tests compare timings, still runs alone); exit status 1 when anything failed;
-# SANITIZERS= the compute-sanitizer tools (default: memcheck racecheck synccheck; empty: none), SANITIZE_S each.
+# SANITIZERS= the compute-sanitizer tools (default: memcheck racecheck synccheck; empty: none), SANITIZE_S each;
+# FILTER= a gtest filter for the test binaries, SANITIZE_FILTER= one for the sanitizers (default: the kernels'
+# sanitizer sets). A LIBTILEWISE_C that is no file skips the Python tests.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 bins=${1:-build/release/tests}
@@ -32,7 +34,7 @@ run() {  # NAME SECONDS COMMAND...: one row of the table
 each() {
   local name=$1 bin=$2 started=$SECONDS dir=$out/$1 listing rc tests
   rm -rf "$dir" && mkdir -p "$dir"
-  listing=$(timeout 60 "$bin" --gtest_list_tests 2>&1)
+  listing=$(timeout 60 "$bin" --gtest_list_tests ${FILTER:+--gtest_filter="$FILTER"} 2>&1)
   rc=$?
   tests=$(awk '/^[^ ]/ {suite = $1} /^  / {print suite $1}' <<<"$listing" | grep -v 'DISABLED_')
   if ((rc != 0)) || [ -z "$tests" ]; then
@@ -68,7 +70,7 @@ for t in ${ONLY-families select bench device}; do
   if [ -n "${JOBS:-}" ] && [ "$t" != device ]; then
     each "$t" "$bins/${t}_gpu_test"
   else
-    run "$t" "${TESTS_S:-200}" "$bins/${t}_gpu_test"
+    run "$t" "${TESTS_S:-200}" "$bins/${t}_gpu_test" ${FILTER:+--gtest_filter="$FILTER"}
   fi
 done
 if [ -x "$bins/families_gpu_test" ]; then
@@ -76,7 +78,7 @@ if [ -x "$bins/families_gpu_test" ]; then
   gemv='GemvGpu.EveryFormat*:GemvGpu.BulkSanitizedSet:GemvGpu.MmaTilesSanitizedSet:GemvGpu.TheMmaEnginesNextStepLoads*:GemvGpu.Quantizer*'
   for tool in ${SANITIZERS-memcheck racecheck synccheck}; do
     run "sanitize-$tool" "${SANITIZE_S:-150}" compute-sanitizer --tool "$tool" --error-exitcode 3 "$bins/families_gpu_test" \
-      --gtest_filter="$sm90:$gemv"
+      --gtest_filter="${SANITIZE_FILTER:-$sm90:$gemv}"
   done
 fi
 if [ -f "$lib" ]; then
