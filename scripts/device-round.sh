@@ -6,7 +6,8 @@
 #                          [sm90-tests] [sass] [sm90-explore] [sm90-sanitize] [square-sm90] [decode-gemv] [family-tests]
 #                          [peers-gpus] [gemv-engines] [sm90-sweep] [tune-llm24] [selected-llm24] [grid-vs-descent]
 #                          [host-gpu-tests] [decide-llm24] [gemv-bulk] [gemv-bulk-sanitize] [issue7] [kscan-stride]
-#                          [sm90-gaps] [gemv-prefetch] [old-kernels] [sm90-one-consumer-widths] [kernel-tests]
+#                          [sm90-gaps] [gemv-prefetch] [old-kernels] [sm90-one-consumer-widths]
+#                          [sm90-one-consumer-judge] [kernel-tests]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export TILEWISE_SOURCE_DIR=$PWD  # the GPU tests read suites from this copy, not from where they were built
@@ -212,6 +213,16 @@ for step in "$@"; do
         2>"$work/sm90-one-consumer-widths-warm.log" | tee "$work/sm90-one-consumer-widths-table.txt" | tail -n 12
       "$bin" fit --hold-swapped results/sm90-sweep-fitted-warm.json "$work/sm90-one-consumer-widths-warm.json" \
         | tee "$work/sm90-one-consumer-widths-fit.txt" | tail -n 4
+      ;;
+    sm90-one-consumer-judge)
+      # Held out from that fit: every configuration the first rule chooses among on
+      # suites/sm90-one-consumer-widths-judge.txt, warm, beside both cuBLASLt arms. The rule's choice at each rate is
+      # read off these timings (`tilewise fit`'s current column; docs/notes/2026-12-07-sm90-one-consumer-rate.md).
+      timeout "${BENCH_TIMEOUT:-300}" "$bin" bench --suite suites/sm90-one-consumer-widths-judge.txt \
+        --arms sm90:sweep,sm90,cublaslt-default,cublaslt --baseline cublaslt \
+        -o "$work/sm90-one-consumer-judge-warm.json" 2>"$work/sm90-one-consumer-judge-warm.log" \
+        | tee "$work/sm90-one-consumer-judge-table.txt" | tail -n 14
+      "$bin" fit "$work/sm90-one-consumer-judge-warm.json" | tee "$work/sm90-one-consumer-judge-fit.txt" | tail -n 4
       ;;
     sm90-gaps)
       # Issue 30's gap cases (suites/sm90-gaps.txt; docs/notes/2026-12-03-sm90-sweep-classes.md): every configuration
