@@ -17,13 +17,18 @@ namespace {
 
 std::string rate_text(double rate) { return rate > 0 ? fmt::format("{:.2f}", rate) : "not taken (rate 0)"; }
 
+std::string from_k_tiles(int min_k, double rate) {
+  return rate > 0 && min_k > 0 ? fmt::format(" from {} k-tiles", min_k) : "";
+}
+
 std::string params_text(const sm90::RuleParams& p) {
   return fmt::format("rates 256x128 {:.2f}, 192x128 {:.2f}, 128x64 {:.2f}, 64x64 {:.2f} of 128x128; stream-K worth "
                      "{:.2f}; split-K worth {:.2f}, below {:.2f} of the grid; at least {} k-tiles a split piece; "
-                     "swapped tiles {}; widths fitted to whole waves {} (two consumers), {} (one)",
+                     "swapped tiles {}; widths fitted to whole waves {} (two consumers), {} (one{})",
                      p.rates[0], p.rates[1], p.rates[3], p.rates[4], p.stream_k_worth, p.split_k_worth,
                      p.split_k_below, p.min_k_tiles_per_piece, rate_text(p.swapped_rate), rate_text(p.fitted_rate),
-                     rate_text(p.fitted_one_consumer_rate));
+                     rate_text(p.fitted_one_consumer_rate),
+                     from_k_tiles(p.fitted_one_consumer_min_k_tiles, p.fitted_one_consumer_rate));
 }
 
 }  // namespace

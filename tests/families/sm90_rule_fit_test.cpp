@@ -188,6 +188,22 @@ TEST(RuleCandidates, OneConsumerFittedWidthsFillWholeWavesUnsplitAndWaitForARate
   expect_fitted_only_where_measured(sq768, make_problem("wide", 6336, 120, 1024, DType::bf16, Layout::TN), 1);
 }
 
+TEST(RuleCandidates, OneConsumerFittedWidthsWaitForTheirFewestKTiles) {
+  RuleParams from_12 = fitting_one_consumer();
+  from_12.fitted_one_consumer_min_k_tiles = 12;
+  // 768^3 has 12 k-tiles of 64: taken. With K = 704 (11) the rule keeps the ladder's tile, and no candidate in use
+  // is a one-consumer fitted width; the sweep still times them.
+  const Problem long_k = make_problem("sq768", 768, 768, 768, DType::bf16, Layout::TN);
+  const Problem short_k = make_problem("k704", 768, 768, 704, DType::bf16, Layout::TN);
+  EXPECT_EQ(first_rule(long_k, {}, from_12).block_m, 72);
+  EXPECT_EQ(first_rule(short_k, {}, fitting_one_consumer()).block_m, 72);
+  EXPECT_EQ(first_rule(short_k, {}, from_12).block_m, 128);
+  auto one_consumer_width = [](const Config& c) { return c.consumers == 1 && is_fitted_width(c.block_m, c.swap); };
+  const std::vector<Config> in_use = rule_candidates(short_k, {}, from_12), swept = sweep_candidates(short_k);
+  EXPECT_TRUE(std::none_of(in_use.begin(), in_use.end(), one_consumer_width));
+  EXPECT_TRUE(std::any_of(swept.begin(), swept.end(), one_consumer_width));
+}
+
 TEST(RuleCandidates, EveryChoiceCompletesOnTheBroadSweepWhateverTheRates) {
   // choose_tile weighs rungs and splits without asking feasibility, so each must complete: on the 600 problems of
   // the sweep the floor was fitted to, every constant set's choice is a feasible configuration.
@@ -221,6 +237,18 @@ TEST(RuleFit, FindsConstantsThatPickTheFastestAndKeepsTheDefaultsWhereTheyDo) {
   const Fit swapped = fit_rule(sweep_favouring(swapping(), few_token_problems()), {});
   EXPECT_GT(swapped.params.swapped_rate, 0.0);
   EXPECT_EQ(swapped.errors.mean, 0.0);
+  // A sweep favouring one consumer's widths only from 12 k-tiles: the fit finds a bound between the short problems'
+  // 6 and the long ones' 12 (the smallest on its grid that separates them) and the rate.
+  RuleParams from_12 = fitting_one_consumer();
+  from_12.fitted_one_consumer_min_k_tiles = 12;
+  std::vector<Problem> k_problems;
+  for (int64_t K : {384, 768, 1536})
+    for (auto [M, N] : {std::array<int64_t, 2>{768, 768}, {6144, 96}, {384, 2044}})
+      k_problems.push_back(make_problem(fmt::format("k{}_{}x{}", K, M, N), M, N, K, DType::bf16, Layout::TN));
+  const Fit by_k = fit_rule(sweep_favouring(from_12, k_problems), {});
+  EXPECT_EQ(by_k.errors.mean, 0.0);
+  EXPECT_GT(by_k.params.fitted_one_consumer_rate, 0.0);
+  EXPECT_EQ(by_k.params.fitted_one_consumer_min_k_tiles, 8);
   // A sweep the defaults already win: the fit keeps them.
   const Fit same = fit_rule(sweep_favouring(RuleParams{}, problems), {});
   EXPECT_EQ(same.errors.mean, 0.0);

@@ -35,6 +35,10 @@ struct RuleParams {
   // 1.095x the rule's 128 x 64 on 768^3 (results/protocol-sm90-wave-widths.json), but no sweep has timed such widths
   // beside the ladder yet, so `sm90:sweep` times them and `tilewise fit` gives them their rate.
   double fitted_one_consumer_rate = 0.0;
+  // The fewest k-tiles a problem needs before those one-consumer widths are taken: a 64-row tile's fixed costs (its
+  // prologue, the staged store) weigh more on a short k-loop. On a power-capped H100 the three held-out problems they
+  // slowed had 6-10 k-tiles (docs/notes/2026-12-07-sm90-one-consumer-rate.md); fitted with the rate.
+  int fitted_one_consumer_min_k_tiles = 0;
   bool operator==(const RuleParams&) const = default;
 };
 

@@ -28,6 +28,8 @@ constexpr double kSplitKBelow[] = {0.3, 0.5, 0.7};
 constexpr double kSwappedRate[] = {0.0, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2};
 constexpr double kFittedRate[] = {0.0, 0.8, 0.84, 0.88, 0.92, 0.96, 1.0};
 constexpr double kFittedOneConsumerRate[] = {0.0, 0.5, 0.56, 0.62, 0.68, 0.74, 0.8, 0.86, 0.92};
+// The fewest k-tiles a problem needs before they are taken: from any to 24 (1536 of 16-bit K).
+constexpr int kFittedOneConsumerMinKTiles[] = {0, 8, 12, 16, 24};
 
 // How far a set lies from the defaults, to break ties toward what was measured before.
 double distance(const RuleParams& a, const RuleParams& b) {
@@ -35,7 +37,8 @@ double distance(const RuleParams& a, const RuleParams& b) {
              std::abs(a.split_k_below - b.split_k_below) +
              std::abs(a.min_k_tiles_per_piece - b.min_k_tiles_per_piece) / 16.0 +
              std::abs(a.swapped_rate - b.swapped_rate) + std::abs(a.fitted_rate - b.fitted_rate) +
-             std::abs(a.fitted_one_consumer_rate - b.fitted_one_consumer_rate);
+             std::abs(a.fitted_one_consumer_rate - b.fitted_one_consumer_rate) +
+             std::abs(a.fitted_one_consumer_min_k_tiles - b.fitted_one_consumer_min_k_tiles) / 16.0;
   for (int i = 0; i < 5; ++i) d += std::abs(a.rates[i] - b.rates[i]);
   return d;
 }
@@ -173,7 +176,11 @@ Fit fit_rule(const std::vector<SweepCase>& cases, const Limits& limits, bool hol
   };
   if (!hold_swapped) scan(&RuleParams::swapped_rate, kSwappedRate);
   scan(&RuleParams::fitted_rate, kFittedRate);
-  scan(&RuleParams::fitted_one_consumer_rate, kFittedOneConsumerRate);
+  // One consumer's widths: their rate and the fewest k-tiles they are taken from, together.
+  RuleParams q = *best;
+  for (int min_k : kFittedOneConsumerMinKTiles)
+    for (double rate : kFittedOneConsumerRate)
+      q.fitted_one_consumer_min_k_tiles = min_k, q.fitted_one_consumer_rate = rate, consider(q);
   return judge.fit(*best);
 }
 
