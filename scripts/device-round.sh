@@ -215,14 +215,16 @@ for step in "$@"; do
         | tee "$work/sm90-one-consumer-widths-fit.txt" | tail -n 4
       ;;
     sm90-one-consumer-judge)
-      # Held out from that fit: every configuration the first rule chooses among on
-      # suites/sm90-one-consumer-widths-judge.txt, warm, beside both cuBLASLt arms. The rule's choice at each rate is
-      # read off these timings (`tilewise fit`'s current column; docs/notes/2026-12-07-sm90-one-consumer-rate.md).
-      timeout "${BENCH_TIMEOUT:-300}" "$bin" bench --suite suites/sm90-one-consumer-widths-judge.txt \
-        --arms sm90:sweep,sm90,cublaslt-default,cublaslt --baseline cublaslt \
-        -o "$work/sm90-one-consumer-judge-warm.json" 2>"$work/sm90-one-consumer-judge-warm.log" \
-        | tee "$work/sm90-one-consumer-judge-table.txt" | tail -n 14
-      "$bin" fit "$work/sm90-one-consumer-judge-warm.json" | tee "$work/sm90-one-consumer-judge-fit.txt" | tail -n 4
+      # Held out from that fit: every configuration the first rule chooses among on JUDGE_SUITE (default
+      # suites/sm90-one-consumer-widths-judge.txt; suites/sm90-one-consumer-widths-fresh.txt is the next round's), warm,
+      # beside both cuBLASLt arms. The rule's choice under each set of constants is read off these timings (`tilewise
+      # fit`'s current column; docs/notes/2026-12-07-sm90-one-consumer-rate.md).
+      judge=${JUDGE_SUITE:-suites/sm90-one-consumer-widths-judge.txt}
+      name=$(basename "$judge" .txt)
+      timeout "${BENCH_TIMEOUT:-300}" "$bin" bench --suite "$judge" --arms sm90:sweep,sm90,cublaslt-default,cublaslt \
+        --baseline cublaslt -o "$work/$name-warm.json" 2>"$work/$name-warm.log" | tee "$work/$name-table.txt" \
+        | tail -n 20
+      "$bin" fit "$work/$name-warm.json" | tee "$work/$name-fit.txt" | tail -n 4
       ;;
     sm90-gaps)
       # Issue 30's gap cases (suites/sm90-gaps.txt; docs/notes/2026-12-03-sm90-sweep-classes.md): every configuration
