@@ -31,13 +31,14 @@ struct RuleParams {
   // 128x128; 0 takes none. The sweep bounds it from below: from 0.92 to 1.0 the rule chooses alike there, and 0.92
   // is the lowest rate on the fit's grid that picks the fastest candidate.
   double fitted_rate = 0.92;
-  // The same for one consumer's 64-row tiles, 72-120 wide, relative to 128x128; 0 takes none. Unrated: 72 x 64 ran
-  // 1.095x the rule's 128 x 64 on 768^3 (results/protocol-sm90-wave-widths.json), but no sweep has timed such widths
-  // beside the ladder yet, so `sm90:sweep` times them and `tilewise fit` gives them their rate.
+  // The same for one consumer's 64-row tiles, 72-120 wide, relative to 128x128; 0 takes none. Unrated on the H200:
+  // 72 x 64 ran 1.095x the rule's 128 x 64 on 768^3 (results/protocol-sm90-wave-widths.json), and a power-capped
+  // H100's sweep rated them 0.74 but slowed three of seven held-out problems it changed
+  // (docs/notes/2026-12-07-sm90-one-consumer-rate.md).
   double fitted_one_consumer_rate = 0.0;
   // The fewest k-tiles a problem needs before those one-consumer widths are taken: a 64-row tile's fixed costs (its
-  // prologue, the staged store) weigh more on a short k-loop. On a power-capped H100 the three held-out problems they
-  // slowed had 6-10 k-tiles (docs/notes/2026-12-07-sm90-one-consumer-rate.md); fitted with the rate.
+  // prologue, the staged store) weigh more on a short k-loop. The H100's three held-out losses had 6-10 k-tiles;
+  // fitted with the rate.
   int fitted_one_consumer_min_k_tiles = 0;
   bool operator==(const RuleParams&) const = default;
 };
