@@ -118,13 +118,14 @@ int64_t tiles_of(const Problem& p, const Rung& r) {
   return r.swap ? tile_count(p, r.block_n, r.block_m) : tile_count(p, r.block_m, r.block_n);
 }
 
-double rate_of(const Problem& p, const Rung& r, const RuleParams& params) {
+// `k`: the problem's k-tiles, which one consumer's widths need enough of.
+double rate_of(const Rung& r, int64_t k, const RuleParams& params) {
   switch (r.rate) {
     case kNarrowRate: return 1.0;
     case kSwappedRate: return params.swapped_rate;
     case kFittedRate: return params.fitted_rate;
     case kFittedOneConsumerRate:
-      return k_tiles(p) >= params.fitted_one_consumer_min_k_tiles ? params.fitted_one_consumer_rate : 0.0;
+      return k >= params.fitted_one_consumer_min_k_tiles ? params.fitted_one_consumer_rate : 0.0;
     default: return params.rates[r.rate];
   }
 }
@@ -140,7 +141,7 @@ TileChoice choose_tile(const Problem& p, const Limits& limits, const RuleParams&
   const int64_t k = k_tiles(p);
   // Tiles that overhang the problem (N = 16 on a 64-row tile) multiply zeros: only the covered share counts.
   auto worth = [&](const Rung& r, int split) {
-    const double rate = rate_of(p, r, params);
+    const double rate = rate_of(r, k, params);
     const int64_t t = tiles_of(p, r);
     const double covered = double(p.M) * double(p.N) / (double(t) * r.block_m * r.block_n);
     if (split == 1) return rate * covered * double(t) / double((t + sms - 1) / sms * sms);
@@ -221,8 +222,9 @@ namespace {
 std::vector<Config> candidates(const Problem& p, const Limits& limits, const RuleParams* params) {
   require_tma_expressible(p);
   std::vector<Config> out;
+  const int64_t k = k_tiles(p);
   for (const Rung& r : rungs_for(p, limits.sm_count)) {
-    if (params && rate_of(p, r, *params) <= 0) continue;
+    if (params && rate_of(r, k, *params) <= 0) continue;
     for (int split : kSplits) try {
         if (!splits(r, split)) continue;
         const Config c = launched(p, limits, complete(p, limits, choice_of(r, split)));
