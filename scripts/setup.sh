@@ -3,7 +3,7 @@
 # On a machine without package access (the GPU machine) the packages must already be there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-packages=(cmake g++ make ccache nlohmann-json3-dev libcli11-dev libfmt-dev libgtest-dev libtomlplusplus-dev)
+packages=(cmake g++ make ccache nlohmann-json3-dev libcli11-dev libfmt-dev libgtest-dev libtomlplusplus-dev zlib1g-dev)
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if ((${#missing[@]})); then

@@ -3,12 +3,14 @@
 Every derived figure is computed exactly as src/receipt/derive.cpp computes it, so `tilewise check` -- the
 authority on receipts -- accepts what this module writes. Pure standard library: CI tests it without a GPU.
 """
+import gzip
 import json
 import math
 import os
 import re
 import statistics
 import subprocess
+import zlib
 
 SCHEMA = "tilewise.receipt/1"
 REFERENCE_BOUND = 1e-4
@@ -203,6 +205,16 @@ def write(receipt, path):
         json.dump(receipt, f, indent=1)
         f.write("\n")
     os.replace(tmp, path)
+
+
+def load(path):
+    """A receipt file as tilewise reads one: JSON, gzip-compressed where the name ends in .gz (results/*.json.gz).
+    A stream that is not gzip, is cut short or is corrupt is a ValueError naming the file."""
+    try:
+        with gzip.open(path, "rt") if path.endswith(".gz") else open(path) as f:
+            return json.load(f)
+    except (gzip.BadGzipFile, EOFError, zlib.error) as e:  # not gzip, a stream cut short, a corrupt block
+        raise ValueError(f"{path}: not valid gzip ({e})") from e
 
 
 def step_problem(name, layers, layer_weights, hidden, tokens):

@@ -1,11 +1,13 @@
 """A decode-step receipt (decode_step.py) as a markdown table: per model and step, torch-bf16's step time and each
-other arm's speedup over it (step time, graph path), with the receipt it comes from. Reads JSON only (no torch).
+other arm's speedup over it (step time, graph path), with the receipt it comes from. Reads JSON only (no torch), plain
+or gzip-compressed (RECEIPT.json.gz).
 
     python3 bench/peers/step_table.py RECEIPT [--arms A,B,...]
 """
 import argparse
-import json
 import sys
+
+from receipt import load
 
 BASELINE = "torch-bf16"
 
@@ -42,8 +44,7 @@ def main(argv=None):
     ap.add_argument("--arms", help="the arms' columns, in order (default: every arm but the baseline and no-linears)")
     a = ap.parse_args(argv)
     try:
-        with open(a.receipt) as f:
-            receipt = json.load(f)
+        receipt = load(a.receipt)
         print("\n".join(table(receipt, a.receipt, a.arms.split(",") if a.arms else None)))
     except (OSError, ValueError, KeyError) as e:
         print(f"step_table: {e}", file=sys.stderr)

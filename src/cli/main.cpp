@@ -184,7 +184,8 @@ int main(int argc, char** argv) {
   check->group(tw::cli::kNoGpu);
   std::vector<std::string> check_files;
   bool check_quiet = false;
-  check->add_option("files", check_files, "receipt, campaign or database JSON files")->required();
+  check->add_option("files", check_files, "receipt, campaign, database or floor JSON files (x.json.gz: compressed)")
+      ->required();
   check->add_flag("-q,--quiet", check_quiet, "print only the invalid files and the count");
 
   std::string dtypes_text = "bf16", layouts_text = "TN";

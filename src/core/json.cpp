@@ -4,12 +4,14 @@
 
 #include <cmath>
 #include <cstdint>
+#include <filesystem>
 #include <set>
 #include <utility>
 #include <vector>
 
 #include "core/error.hpp"
 #include "core/file.hpp"
+#include "core/gzip.hpp"
 
 namespace tilewise {
 
@@ -127,6 +129,16 @@ nlohmann::json parse_json(std::string_view text, const std::string& origin) {
   }
 }
 
-nlohmann::json read_json(const std::string& path) { return parse_json(files::read(path), path); }
+nlohmann::json read_json(const std::string& path) {
+  std::string text = files::read(path);
+  if (path.ends_with(".gz")) text = gunzip(text, path, files::kMaxTextBytes);
+  return parse_json(text, path);
+}
+
+std::string document_stem(const std::string& path) {
+  std::filesystem::path name = std::filesystem::path(path).filename();
+  if (name.extension() == ".gz") name = name.stem();
+  return name.stem().string();
+}
 
 }  // namespace tilewise

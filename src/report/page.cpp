@@ -14,6 +14,7 @@
 
 #include "core/error.hpp"
 #include "core/file.hpp"
+#include "core/json.hpp"
 #include "report/current.hpp"
 #include "report/first_screen.hpp"
 #include "report/format.hpp"
@@ -83,9 +84,10 @@ std::string superseded_list(const std::vector<PageReceipt>& receipts, const std:
                      n, add_table(tables, std::move(t)));
 }
 
-// The receipt's name on the page names its anchors, so it must be unique there.
+// The receipt's name on the page names its anchors, so it must be unique there. A compressed receipt (x.json.gz) is
+// named as its plain file would be (x.json): compressing a committed receipt moves none of its anchors.
 std::string page_name(const std::string& path, std::set<std::string>& taken) {
-  const std::string base = safe_name(fs::path(path).stem().string());
+  const std::string base = safe_name(document_stem(path));
   std::string name = base + ".json";
   for (int n = 2; !taken.insert(name).second; ++n) name = fmt::format("{}-{}.json", base, n);
   return name;

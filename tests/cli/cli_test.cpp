@@ -15,6 +15,7 @@
 #include <tuple>
 
 #include "cli/run_tool.hpp"
+#include "core/gzip.hpp"
 #include "families/registry.hpp"
 #include "receipt/receipt.hpp"
 #include "receipt/sample_receipt.hpp"
@@ -252,6 +253,26 @@ TEST_F(Cli, CheckReadsTheShippedFloorAsTheLibraryDoes) {
   const Ran bad = run({"check", "bad-floor.json"});
   EXPECT_EQ(bad.status, 1) << bad.all();
   EXPECT_NE(bad.out.find("sm_count"), std::string::npos) << bad.out;
+}
+
+// The large committed receipts are stored compressed (results/*.json.gz), and CI checks every one.
+TEST_F(Cli, CheckReadsCompressedFiles) {
+  put("receipt.json.gz", gzip(slurp(dir_ / receipt())));
+  put("floor.json.gz", gzip(slurp(kSource + "/data/floor-h200.json")));
+  put("cut.json.gz", gzip(slurp(dir_ / "receipt.json")).substr(0, 100));
+  const Ran ran = run({"check", "receipt.json.gz", "floor.json.gz", "cut.json.gz"});
+  EXPECT_TRUE(Ends(ran, 1, "valid    receipt.json.gz ("));
+  EXPECT_TRUE(Ends(ran, 1, "valid    floor.json.gz (floor: "));
+  EXPECT_TRUE(Ends(ran, 1, "INVALID  cut.json.gz"));
+  EXPECT_TRUE(Ends(ran, 1, "cut.json.gz: truncated gzip stream"));
+}
+
+// A writer given a name ending in .gz writes what that name promises, so the file it wrote reads back.
+TEST_F(Cli, AnOutputNamedGzIsWrittenCompressed) {
+  const Ran merged = run({"db", "merge", database(), "-o", "merged.json.gz"});
+  ASSERT_EQ(merged.status, 0) << merged.all();
+  EXPECT_EQ(slurp(dir_ / "merged.json.gz").substr(0, 2), "\x1f\x8b");
+  EXPECT_TRUE(Ends(run({"check", "merged.json.gz"}), 0, "valid    merged.json.gz (database: "));
 }
 
 // A preregistered receipt with a result deleted (a case in neither results nor skipped) checked valid, and so did a

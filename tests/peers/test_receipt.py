@@ -1,6 +1,7 @@
 """The peer runner's receipt builder, judged by tilewise's own checker (no GPU): a receipt built from scripted
 samples is valid, and a tampered one is not."""
 import copy
+import gzip
 import os
 import subprocess
 import sys
@@ -98,6 +99,20 @@ class PeerReceipt(unittest.TestCase):
         code, out = check(sample())
         self.assertEqual(code, 0, out)
         self.assertIn("valid", out)
+
+    def test_a_compressed_receipt_reads_as_tilewise_reads_it(self):
+        with tempfile.TemporaryDirectory() as d:
+            plain, compressed = os.path.join(d, "peers.json"), os.path.join(d, "peers.json.gz")
+            rc.write(sample(), plain)
+            with open(plain, "rb") as f, open(compressed, "wb") as out:
+                out.write(gzip.compress(f.read(), mtime=0))
+            self.assertEqual(rc.load(compressed), rc.load(plain))
+            checked = subprocess.run([TILEWISE, "check", compressed], capture_output=True, text=True)
+            self.assertEqual(checked.returncode, 0, checked.stdout)
+            with open(compressed, "r+b") as f:
+                f.truncate(40)
+            with self.assertRaisesRegex(ValueError, "peers.json.gz: not valid gzip"):
+                rc.load(compressed)
 
     def test_tampered_figure_is_caught(self):
         r = sample()

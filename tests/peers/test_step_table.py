@@ -1,5 +1,6 @@
 """step_table.py: the committed decode-step receipt as a table, and what it refuses (standard library only)."""
 import copy
+import gzip
 import json
 import os
 import pathlib
@@ -47,15 +48,30 @@ class StepTable(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "has no torch-bf16 time"):
             step_table.table(r, "x.json")
 
+    def test_a_compressed_receipt_gives_the_same_table(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "step.json.gz")
+            pathlib.Path(path).write_bytes(gzip.compress(json.dumps(self.receipt).encode(), mtime=0))
+            run = subprocess.run([sys.executable, str(ROOT / "bench/peers/step_table.py"), path],
+                                 capture_output=True, text=True)
+            self.assertEqual(run.returncode, 0, run.stderr)
+            self.assertEqual(run.stdout.splitlines(), step_table.table(self.receipt, path))
+
     def test_the_command_names_a_file_it_cannot_read(self):
         with tempfile.TemporaryDirectory() as d:
             bad = os.path.join(d, "bad.json")
             pathlib.Path(bad).write_text("{not json")
-            for path in (bad, os.path.join(d, "missing.json")):
+            cut = os.path.join(d, "cut.json.gz")
+            pathlib.Path(cut).write_bytes(gzip.compress(b'{"valid": true}')[:-4])
+            plain = os.path.join(d, "plain.json.gz")
+            pathlib.Path(plain).write_text('{"valid": true}')
+            for path in (bad, os.path.join(d, "missing.json"), cut, plain):
                 run = subprocess.run([sys.executable, str(ROOT / "bench/peers/step_table.py"), path],
                                      capture_output=True, text=True)
                 self.assertEqual(run.returncode, 1)
                 self.assertIn("step_table: ", run.stderr)
+                if path.endswith(".gz"):
+                    self.assertIn(f"step_table: {path}: not valid gzip", run.stderr)
 
 
 if __name__ == "__main__":

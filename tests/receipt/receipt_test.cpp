@@ -7,9 +7,11 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include "core/error.hpp"
+#include "core/gzip.hpp"
 #include "expect_error.hpp"
 #include "receipt/check.hpp"
 #include "receipt/sample_receipt.hpp"
@@ -130,6 +132,22 @@ TEST(ReceiptFile, WriteThenReadRoundTrips) {
   const Receipt r = sample_receipt();
   write_file(r, path);
   EXPECT_EQ(read_file(path), r);
+}
+
+// Committed receipts are stored compressed where they are large (results/*.json.gz).
+TEST(ReceiptFile, ACompressedReceiptReadsAndChecksAsThePlainOne) {
+  TempDir dir;
+  const std::string plain = dir.file("run.json");
+  write_file(sample_receipt(), plain);
+  std::ifstream in(plain, std::ios::binary);
+  const std::string text{std::istreambuf_iterator<char>(in), {}};
+  const std::string compressed = dir.file("run.json.gz");
+  std::ofstream(compressed, std::ios::binary) << gzip(text);
+  EXPECT_EQ(read_file(compressed), read_file(plain));
+  const FileVerdict v = check_file(compressed);
+  EXPECT_TRUE(v.valid) << (v.problems.empty() ? "" : v.problems[0]);
+  std::ofstream(dir.file("cut.json.gz"), std::ios::binary) << gzip(text).substr(0, 100);
+  EXPECT_TRUE(Contains(error_of([&] { read_file(dir.file("cut.json.gz")); }), "cut.json.gz: truncated gzip stream"));
 }
 
 TEST(ReceiptFile, WriteReplacesAnExistingFile) {

@@ -16,7 +16,9 @@ if [ -z "$browser" ]; then
   exit 77
 fi
 [ -x "$bin" ] || { echo "browser_check: $bin is not built" >&2; exit 1; }
-receipts=("$root"/results/*.json)
+# Plain and compressed receipts (the large ones are results/*.json.gz) in one glob: in the order of their names.
+shopt -s nullglob
+receipts=("$root"/results/*.json*)
 "$bin" report "${receipts[@]}" -o "$out/page" --overwrite
 
 # A profile of its own, so a run never touches (or waits on) a user's browser.

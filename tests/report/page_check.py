@@ -10,7 +10,7 @@ python's json module and formatted as the page formats them, and against `tilewi
   - no temporary folder of the GPU machine anywhere.
   page_check.py TILEWISE_BIN PAGE_DIR DOM_HTML RECEIPT...
 """
-import csv, html.parser, json, math, os, re, subprocess, sys
+import csv, gzip, html.parser, json, math, os, re, subprocess, sys
 from datetime import datetime
 
 bin_, page_dir, dom_path, paths = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
@@ -120,7 +120,8 @@ for name, text in [("the DOM", raw_dom)] + [(f, open(os.path.join(page_dir, "tab
 
 # --- the receipts, the checker's verdicts and the page's superseded list ---
 receipts = {}  # absolute path -> receipt
-for p in paths: receipts[os.path.abspath(p)] = json.load(open(p))
+for p in paths:  # the large committed receipts are stored compressed (x.json.gz)
+    with (gzip.open(p, "rt") if p.endswith(".gz") else open(p)) as f: receipts[os.path.abspath(p)] = json.load(f)
 verdicts = {}
 out = subprocess.run([bin_, "check", *paths], capture_output=True, text=True).stdout
 for line in out.splitlines():
@@ -128,7 +129,7 @@ for line in out.splitlines():
     if m: verdicts[os.path.abspath(m.group(2))] = m.group(1) == "valid"
 require("tilewise check", set(verdicts) == set(receipts), f"judged {len(verdicts)} of {len(receipts)} receipts")
 href_path = lambda href: os.path.abspath(os.path.join(page_dir, href))
-stem = lambda path: os.path.splitext(os.path.basename(path))[0]
+stem = lambda path: os.path.splitext(os.path.basename(path).removesuffix(".gz"))[0]  # x.json.gz is named as x.json
 safe = lambda s: re.sub(r"[^A-Za-z0-9._-]", "_", s)
 def created(r):
     try: return datetime.strptime(r["created"], "%Y-%m-%dT%H:%M:%SZ").timestamp()

@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/gzip.hpp"
 #include "receipt/sample_receipt.hpp"
 #include "report/svg.hpp"
 #include "report/tabular.hpp"
@@ -113,6 +114,20 @@ TEST_F(report_page, LinksToAReceiptWhateverItsFileIsNamed) {
   const std::string html = render({save(receipt::sample_receipt(), "run #2?.json")});
   EXPECT_TRUE(HtmlContains(html, R"(href="run%20%232%3F.json")"));
   EXPECT_EQ(html.find(R"(href="run #2?.json")"), std::string::npos);
+}
+
+// A committed receipt compressed (x.json.gz) keeps its name on the page and so every anchor: only its link changes.
+TEST_F(report_page, ACompressedReceiptIsNamedAsItsPlainFile) {
+  const std::string plain = save(receipt::sample_receipt(), "sample.json");
+  const std::string html = render({plain});
+  std::ofstream(plain + ".gz", std::ios::binary) << gzip(slurp(plain));
+  fs::remove(plain);
+  std::string compressed = render({plain + ".gz"});
+  const std::string link = R"(href="sample.json.gz")";
+  ASSERT_TRUE(HtmlContains(compressed, link));
+  for (size_t at; (at = compressed.find(link)) != std::string::npos;)
+    compressed.replace(at, link.size(), R"(href="sample.json")");
+  EXPECT_TRUE(compressed == html) << "the pages differ in more than the receipt's links";
 }
 
 TEST_F(report_page, ShowsTheMachineAndProtocol) {

@@ -33,8 +33,8 @@ struct RuleParams {
   double fitted_rate = 0.92;
   // The same for one consumer's 64-row tiles, 72-120 wide, relative to 128x128; 0 takes none. Unrated on the H200:
   // 72 x 64 ran 1.095x the rule's 128 x 64 on 768^3 (results/protocol-sm90-wave-widths.json), and a power-capped
-  // H100's sweep rated them 0.74 but slowed three of seven held-out problems it changed
-  // (docs/notes/2026-12-07-sm90-one-consumer-rate.md).
+  // H100's sweep rated them 0.74 but slowed three of seven held-out problems it changed, and a second H100 round two
+  // of three fresh ones (docs/notes/2026-12-07-sm90-one-consumer-rate.md).
   double fitted_one_consumer_rate = 0.0;
   // The fewest k-tiles a problem needs before those one-consumer widths are taken: a 64-row tile's fixed costs (its
   // prologue, the staged store) weigh more on a short k-loop. The H100's three held-out losses had 6-10 k-tiles;
