@@ -6,9 +6,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${TILEWISE_BIN:-build/release/tilewise}
-# Plain and compressed receipts (the large ones are results/*.json.gz) in one glob: in the order of their names.
+# Plain and compressed receipts (the large ones are results/*.json.gz), in the order of their names.
 shopt -s nullglob
-"$bin" report results/*.json* -o build/report --overwrite
+mapfile -t receipts < <(printf '%s\n' results/*.json results/*.json.gz | sort)
+"$bin" report "${receipts[@]}" -o build/report --overwrite
 browser=$(command -v chromium || command -v chromium-browser || true)
 if [ -z "$browser" ]; then
   echo "report: no chromium or chromium-browser installed; docs/report-first-screen.png not taken"

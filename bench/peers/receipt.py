@@ -198,18 +198,19 @@ def finish_result(result, baseline, read_bw=0.0):
 
 
 def write(receipt, path):
-    """Atomic write, as receipt::write_file does."""
+    """Atomic write, as receipt::write_file does: gzip-compressed where the name ends in .json.gz."""
     receipt["valid"] = not receipt["problems"]
+    text = json.dumps(receipt, indent=1) + "\n"
     tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        json.dump(receipt, f, indent=1)
-        f.write("\n")
+    with open(tmp, "wb") as f:
+        f.write(gzip.compress(text.encode(), mtime=0) if path.endswith(".json.gz") else text.encode())
     os.replace(tmp, path)
 
 
 def load(path):
     """A receipt file as tilewise reads one: JSON, gzip-compressed where the name ends in .gz (results/*.json.gz).
-    A stream that is not gzip, is cut short or is corrupt is a ValueError naming the file."""
+    A stream that is not gzip, is cut short or is corrupt is a ValueError naming the file. (Python's gzip skips zero
+    bytes after the last member, which tilewise refuses.)"""
     try:
         with gzip.open(path, "rt") if path.endswith(".gz") else open(path) as f:
             return json.load(f)

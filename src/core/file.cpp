@@ -183,8 +183,14 @@ void write(const std::string& path, std::string_view bytes, Existing existing) {
   struct stat st {}, target {};
   if (::fstatat(folder.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0)
     refuse_to_replace(st, ::fstatat(folder.get(), name.c_str(), &target, 0) == 0 ? &target : nullptr, path);
-  if (name.ends_with(".gz")) {  // what read_json reads back: a receipt written as x.json.gz is one
-    write_at(folder.get(), name, gzip(bytes), existing, 0666, path);
+  if (name.ends_with(".json.gz")) {  // what read_json reads back: a receipt written as x.json.gz is one
+    std::string packed;
+    try {
+      packed = gzip(bytes);
+    } catch (const Error& e) {
+      throw Error(fmt::format("{}: {}", path, e.what()));
+    }
+    write_at(folder.get(), name, packed, existing, 0666, path);
     return;
   }
   write_at(folder.get(), name, bytes, existing, 0666, path);

@@ -67,7 +67,7 @@ void write_at(int at, const std::string& name, std::string_view bytes, Existing 
               const std::string& shown);
 // The same for a user's path: its folder must exist, and what it replaces (with Existing::replace) may only be a file
 // or a link (the link itself): a folder, FIFO or device there is refused by name.
-// A name ending in .gz is written gzip-compressed, as read_json reads it.
+// A name ending in .json.gz is written gzip-compressed, as read_json reads it; other names are written as given.
 void write(const std::string& path, std::string_view bytes, Existing existing);
 
 // Throws Error unless `path` can be written: its folder exists and is writable, and nothing but a file or a link is

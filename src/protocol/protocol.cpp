@@ -270,11 +270,26 @@ std::string frozen_commit(const ProtocolFile& pf) {
   return *commit;
 }
 
+namespace {
+
+// Whether the protocol's files read now as they did at `commit`: a later commit that touched them and was reverted,
+// or a comment put back, leaves the plan the run's.
+bool unchanged_since(const ProtocolFile& pf, const std::string& commit) {
+  if (commit.size() < 7 || commit.size() > 40 || commit.find_first_not_of("0123456789abcdef") != std::string::npos)
+    return false;  // a receipt's field, not a commit id: nothing git is handed
+  std::string all = quoted(pf.path);
+  for (const std::string& suite : pf.instrument.suites) all += " " + quoted(suite);
+  return git("diff --quiet " + commit + " -- " + all).has_value();
+}
+
+}  // namespace
+
 std::optional<std::vector<Problem>> planned_problems(const receipt::Preregistration& pre) {
   try {
     const ProtocolFile pf = load_protocol(pre.path);
     // Files changed since the run (or never committed) plan other problems than the run's: nothing to hold it to.
-    if (frozen_commit(pf) != pre.commit) return std::nullopt;
+    const std::string frozen = frozen_commit(pf);
+    if (frozen != pre.commit && !unchanged_since(pf, pre.commit)) return std::nullopt;
     return bench::planned_problems(pf.instrument);
   } catch (const Error&) {
     return std::nullopt;

@@ -95,6 +95,9 @@ TEST_F(Gzip, MembersOneAfterAnotherReadAsOneAndOtherBytesAfterThemAreNamed) {
                        "zeros.json.gz: not valid gzip (the 3 bytes after the gzip stream"));
   EXPECT_TRUE(Contains(error_of([&] { read_json(put("half.json.gz", one + one.substr(0, 12))); }),
                        "half.json.gz: truncated gzip stream"));
+  EXPECT_TRUE(Contains(error_of([&] { read_json(put("newline.json.gz", one + "\n")); }),
+                       "newline.json.gz: not valid gzip (the 1 byte after the gzip stream, which ends at byte " +
+                           std::to_string(one.size()) + ", is not another whole gzip member)"));
 }
 
 TEST_F(Gzip, JsonErrorsNameTheCompressedFileAndThePlaceInItsText) {

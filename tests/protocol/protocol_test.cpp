@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "core/error.hpp"
 #include "protocol/protocol.hpp"
@@ -196,6 +197,10 @@ class Frozen : public ::testing::Test {
     std::filesystem::remove_all(dir_);
   }
   static void write(const char* name, const char* text) { std::ofstream(name) << text; }
+  static std::string load_text(const char* name) {
+    std::ifstream in(name);
+    return {std::istreambuf_iterator<char>(in), {}};
+  }
   static ProtocolFile reading(const char* path, std::vector<std::string> suites = {}) {
     ProtocolFile pf;
     pf.path = path;
@@ -262,6 +267,16 @@ TEST_F(Frozen, PlannedProblemsAreTheFrozenProtocolsAndNoneOnceItChanged) {
   EXPECT_EQ(plan->front(), make_problem("a", 64, 64, 64, DType::bf16, Layout::TN));
 
   EXPECT_FALSE(planned_problems({"p.toml", "0123456789abcdef", "q", {}})) << "another commit's protocol";
+  EXPECT_FALSE(planned_problems({"p.toml", "--output=x", "q", {}})) << "not a commit id";
+  // A later commit that changes a comment and one that puts it back leave the files as the run read them.
+  const std::string text = load_text("p.toml");
+  write("p.toml", (text + "# a comment\n").c_str());
+  ASSERT_EQ(std::system("git -c user.name=t -c user.email=t commit -q -am comment"), 0);
+  EXPECT_FALSE(planned_problems({"p.toml", commit, "q", {}})) << "the protocol changed since";
+  write("p.toml", text.c_str());
+  ASSERT_EQ(std::system("git -c user.name=t -c user.email=t commit -q -am revert"), 0);
+  ASSERT_NE(frozen_commit(load_protocol("p.toml")), commit);
+  EXPECT_TRUE(planned_problems({"p.toml", commit, "q", {}})) << "as the run read it, though touched since";
   write("s.txt", "a 64 64 64\nc 512 64 64\n");
   EXPECT_FALSE(planned_problems({"p.toml", commit, "q", {}})) << "a suite changed since";
   EXPECT_FALSE(planned_problems({"missing.toml", commit, "q", {}}));

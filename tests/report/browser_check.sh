@@ -16,9 +16,9 @@ if [ -z "$browser" ]; then
   exit 77
 fi
 [ -x "$bin" ] || { echo "browser_check: $bin is not built" >&2; exit 1; }
-# Plain and compressed receipts (the large ones are results/*.json.gz) in one glob: in the order of their names.
+# Plain and compressed receipts (the large ones are results/*.json.gz), in the order of their names.
 shopt -s nullglob
-receipts=("$root"/results/*.json*)
+mapfile -t receipts < <(printf '%s\n' "$root"/results/*.json "$root"/results/*.json.gz | sort)
 "$bin" report "${receipts[@]}" -o "$out/page" --overwrite
 
 # A profile of its own, so a run never touches (or waits on) a user's browser.
