@@ -183,17 +183,15 @@ void write(const std::string& path, std::string_view bytes, Existing existing) {
   struct stat st {}, target {};
   if (::fstatat(folder.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0)
     refuse_to_replace(st, ::fstatat(folder.get(), name.c_str(), &target, 0) == 0 ? &target : nullptr, path);
-  if (name.ends_with(".json.gz")) {  // what read_json reads back: a receipt written as x.json.gz is one
-    std::string packed;
-    try {
-      packed = gzip(bytes);
-    } catch (const Error& e) {
-      throw Error(fmt::format("{}: {}", path, e.what()));
-    }
-    write_at(folder.get(), name, packed, existing, 0666, path);
-    return;
+  // A .json.gz name holds the JSON compressed, as read_json reads it back.
+  const bool compressed = name.ends_with(".json.gz");
+  std::string packed;
+  try {
+    if (compressed) packed = gzip(bytes);
+  } catch (const Error& e) {
+    throw Error(fmt::format("{}: {}", path, e.what()));
   }
-  write_at(folder.get(), name, bytes, existing, 0666, path);
+  write_at(folder.get(), name, compressed ? std::string_view(packed) : bytes, existing, 0666, path);
 }
 
 void check_output(const std::string& path, Existing existing) {

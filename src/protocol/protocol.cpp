@@ -288,8 +288,8 @@ std::optional<std::vector<Problem>> planned_problems(const receipt::Preregistrat
   try {
     const ProtocolFile pf = load_protocol(pre.path);
     // Files changed since the run (or never committed) plan other problems than the run's: nothing to hold it to.
-    const std::string frozen = frozen_commit(pf);
-    if (frozen != pre.commit && !unchanged_since(pf, pre.commit)) return std::nullopt;
+    frozen_commit(pf);  // throws where one is not committed or has uncommitted changes
+    if (!unchanged_since(pf, pre.commit)) return std::nullopt;
     return bench::planned_problems(pf.instrument);
   } catch (const Error&) {
     return std::nullopt;
