@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstring>
 #include <optional>
+#include <tuple>
 
 #include "families/gemv/arms.hpp"
 #include "core/numeric.hpp"
@@ -21,6 +22,7 @@
 #include "families/gemv/quantize.hpp"
 #include "families/gemv/view.hpp"
 #include "families/gemv_wave_cases.hpp"
+#include "families/sm90/packed.hpp"
 #include "gpu.hpp"
 #include "jit/kernel.hpp"
 #include "receipt/derive.hpp"
@@ -125,6 +127,12 @@ void expect_correct(const Config& c, const Problem& p, Weights weights, cudaStre
     packed = quantize(set.b.get(), p.dtype, p.N, p.K, p.ldb, c.weights, stream);
     a.w = packed.q.get(), a.w_row_bytes = packed.layout.row_bytes, a.scales = packed.scales.get();
     dequantize(packed.layout, packed.q.get(), packed.scales.get(), w32.as<float>(), stream);
+    if (c.engine == Engine::mma_order) {  // the same weights in the sm90 kernel's order
+      PackedWeights ordered = sm90::to_kernel_order(packed, stream);
+      TW_CUDA(cudaStreamSynchronize(stream));
+      packed = std::move(ordered);
+      a.w = packed.q.get(), a.scales = packed.scales.get();
+    }
   }
   TW_CUDA(cudaStreamSynchronize(stream));
   const device::Reference ref = native ? device::Reference(p, set, stream) : device::Reference(p, set, device::Replaced{w32.as<float>()}, stream);
@@ -258,6 +266,52 @@ TEST(GemvGpu, TheMmaEnginesNextStepLoadsKeepEveryPieceOnce) {
           }
         }
   expect_all_correct(runs, s.get());
+}
+
+// The mma-order engine (int4 in the sm90 kernel's order, kernels/gemv_mma_order.cuh): both formats and 16-bit x
+// types, M = 1, 3 and 8, one, two and four quarters of a block a CTA, K split 1 to 8 ways into slices of unequal
+// length and empty ones (K = 384 is three groups of 128 over four slices, K = 2944 twenty-three), one to eight blocks
+// a step. Then as an arm through the harness in both orientations (nn.Linear's stores y rows), against its own
+// dequantized weights.
+TEST(GemvGpu, TheMmaOrderEngineMatchesTheDequantizedReference) {
+  TW_REQUIRE_GPU();
+  device::Stream s;
+  Runs runs;
+  for (Format f : {Format::int4_g128, Format::int4_g32})
+    for (DType act : {DType::bf16, DType::fp16})
+      for (int m : {1, 3, 8})
+        for (int64_t k : {384, 2944}) {
+          const Problem p = make_problem("order", m, 192, k, act, Layout::TN);
+          const Config c = default_config(p, f, 132, Engine::mma_order);
+          runs.emplace_back(c, p);
+          for (const auto& [threads, ksplit, unroll] : {std::tuple{256, 4, 2}, {256, 2, 8}, {512, 8, 2}, {128, 1, 4}}) {
+            Config o = c;
+            o.threads = threads, o.ksplit = ksplit, o.unroll = unroll;
+            runs.emplace_back(o, p);
+          }
+        }
+  expect_all_correct(runs, s.get());
+
+  int l2 = 0;
+  TW_CUDA(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
+  for (const Problem& q : {make_problem("arm", 1, 4096, 2048, DType::bf16, Layout::TN),
+                           make_problem("arm_lin", 4096, 5, 2048, DType::bf16, Layout::TN)}) {
+    SCOPED_TRACE(describe(q));
+    const Orientation orientation = q.M > 16 ? Orientation::linear : Orientation::column_major;
+    device::Operands ops(q, device::rotation_sets(q, true, l2), device::Reference::bytes(q));
+    ops.fill(5, s.get());
+    const device::Reference ref(q, ops.set(0), s.get());
+    const families::Workbench wb{q, ops, ref, s.get(), 0.5, 1, 2, true, l2, orientation};
+    auto arm = gemv::make_arm("gemv:int4@engine=mma-order");
+    arm->prepare(wb);
+    EXPECT_EQ(arm->config().at("engine"), "mma-order");
+    const device::Reference own(q, ops.set(0), arm->judged_weights(), s.get());
+    const families::Workbench judged{q, ops, own, s.get(), 0.5, 1, 2, true, l2, orientation};
+    const device::Launch launch = [&](int set, cudaStream_t st) { arm->launch(set, st); };
+    const device::OutputError e = families::checked_run(judged, launch);
+    ASSERT_TRUE(e.rel_err) << e.non_finite << " outputs not finite (never written?)";
+    EXPECT_LE(*e.rel_err, receipt::correctness_bound(DType::bf16) / 4);
+  }
 }
 
 // x M-major (the NN layout) on every engine and format that takes it (the mma and bulk engines every format with

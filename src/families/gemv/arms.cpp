@@ -20,6 +20,7 @@
 #include "families/gemv/quantize.hpp"
 #include "families/gemv/quantized_copies.hpp"
 #include "families/gemv/view.hpp"
+#include "families/sm90/packed.hpp"
 #include "jit/kernel.hpp"
 
 namespace tilewise::gemv {
@@ -63,7 +64,11 @@ class GemvArm : public Arm {
       weight_bytes_ = p.N * p.K * element_bytes(p.dtype);
       return;
     }
-    quantized_ = quantize_copies(wb, p, format_, {}, view_.tokens_as_n);
+    // The mma-order engine reads the copy the sm90 kernel reads (kernels/sm90/packed.h), the others rows of K.
+    Reorder reorder;
+    if (config_.engine == Engine::mma_order)
+      reorder = [](const PackedWeights& rows, cudaStream_t s) { return sm90::to_kernel_order(rows, s); };
+    quantized_ = quantize_copies(wb, p, format_, reorder, view_.tokens_as_n);
     weight_bytes_ = quantized_.weight_bytes;
   }
 

@@ -20,7 +20,8 @@ constexpr Named<Format> kFormats[] = {{"bf16", Format::bf16},         {"fp16", F
 constexpr Named<Hint> kHints[] = {{"none", Hint::none},         {"nc", Hint::nc},
                                   {"na", Hint::no_allocate},    {"ef", Hint::evict_first},
                                   {"pf256", Hint::prefetch_256}};
-constexpr Named<Engine> kEngines[] = {{"fma", Engine::fma}, {"mma", Engine::mma}, {"bulk", Engine::bulk}};
+constexpr Named<Engine> kEngines[] = {
+    {"fma", Engine::fma}, {"mma", Engine::mma}, {"bulk", Engine::bulk}, {"mma-order", Engine::mma_order}};
 
 // The load instruction a hint makes, for describe().
 std::string_view load_text(Hint h) {
@@ -33,8 +34,6 @@ std::string_view load_text(Hint h) {
   }
   return "?";
 }
-
-constexpr int max_shared_bytes = 227 * 1024;  // an H100/H200 CTA's dynamic shared memory at most
 
 // What one lane of the mma and bulk engines reads of a row (kernels/gemv_mma.cuh, MmaPiece): 16 bytes, 8 for Q8_0,
 // and four lanes' pieces make a unit (a group of the grouped formats).
@@ -173,6 +172,11 @@ int bulk_shared_bytes(const Config& c) {
   return c.stages * stage + 2 * (c.threads / 32) * 16 * c.m * 4 + 2 * c.stages * 8;
 }
 
+int64_t mma_order_shared_bytes(const Config& c, int64_t K) {
+  if (c.engine != Engine::mma_order) return 0;
+  return int64_t(c.m) * K * 2 + int64_t(c.threads / 32) * 16 * c.m * 4;
+}
+
 int register_limit(int threads) { return threads < 1 ? 0 : std::min(255, 65536 / threads / 8 * 8); }
 
 // The FMA engine's terms: fitted on what NVRTC 13.0 made of every M = 1..16, format, activation type, 256 and 512 threads (caps 255 and
@@ -186,6 +190,12 @@ int register_limit(int threads) { return threads < 1 ? 0 : std::min(255, 65536 /
 int register_estimate(const Config& c) {
   const int split = c.ksplit > 1 ? 16 : 0;           // a K slice's bounds and the reduction's addresses
   const int scaled = group_size(c.weights) != 0 ? 1 : 0;  // a group scale per row, and its partial sums
+  if (c.engine == Engine::mma_order) {
+    // Two sets of UNROLL 16-byte blocks and their groups' scales (two rows a group), the A fragment being decoded,
+    // x's two 16-byte loads a block, accumulators and partial sums; indices and a margin.
+    const int groups = c.unroll * 64 / group_size(c.weights);
+    return 2 * (4 * c.unroll + groups) + 4 + 8 + 8 + split + 48;
+  }
   if (c.engine != Engine::fma) {
     // Two rows' chunks a 16-column tile and x's matching 16-byte pieces (one to four a chunk, for each 8-token half)
     // in flight, the accumulators of each half and tile, the A fragment being decoded; row addresses, indices and a
@@ -235,9 +245,35 @@ std::string bulk_infeasible(const Config& c, const Problem& p) {
       return fmt::format("{} warps x unroll {} units make a stage, not a multiple of 8: its scales would not be whole "
                          "16-byte copies", warps, c.unroll);
   }
-  if (bulk_shared_bytes(c) > max_shared_bytes)
+  if (bulk_shared_bytes(c) > kMaxSharedBytes)
     return fmt::format("{} stages take {} bytes of shared memory, over the SM's {}", c.stages, bulk_shared_bytes(c),
-                       max_shared_bytes);
+                       kMaxSharedBytes);
+  return "";
+}
+
+// The mma-order engine's own rules (kernels/gemv_mma_order.cuh): int4 in the sm90 kernel's order, which needs N and
+// K in whole 64 x 64 blocks; one 8-token B tile; a warp on 16 rows, a CTA on whole quarters of a block; each warp's
+// slice of K whole groups; x staged whole in shared memory.
+std::string mma_order_infeasible(const Config& c, const Problem& p) {
+  if (c.weights != Format::int4_g128 && c.weights != Format::int4_g32)
+    return fmt::format("the mma-order engine reads int4 weights (int4g128, int4g32), not {}", to_string(c.weights));
+  if (c.act != DType::bf16 && c.act != DType::fp16)
+    return fmt::format("the mma-order engine takes 16-bit activations, not {}", tilewise::to_string(c.act));
+  if (p.layout != Layout::TN) return "the mma-order engine reads x K-major (TN)";
+  if (p.M > 8) return fmt::format("the mma-order engine takes M = 1..8 (one 8-token tile), not {}", p.M);
+  if (p.N % 64 != 0 || p.K % 64 != 0)
+    return fmt::format("N = {} and K = {} must be multiples of 64: the tensor-core order stores 64 x 64 blocks", p.N, p.K);
+  if (c.cols != 16) return fmt::format("the mma-order engine computes 16 rows a warp: cols = 16, not {}", c.cols);
+  const int warps = c.threads / 32, quarters = c.ksplit > 0 ? warps / c.ksplit : 0;
+  if (c.ksplit < 1 || warps % c.ksplit != 0 || (quarters != 1 && quarters != 2 && quarters != 4))
+    return fmt::format("{} warps over ksplit = {} is not 1, 2 or 4 quarters of a 64-row block", warps, c.ksplit);
+  if (const int per_group = std::max(group_size(c.weights) / 64, 1); c.unroll % per_group != 0)
+    return fmt::format("unroll = {} blocks is not whole {}-weight groups", c.unroll, group_size(c.weights));
+  if (c.persistent || c.prefetch || c.interleave)
+    return "the mma-order engine has no persistent grid, prefetch or interleave (it always loads a step ahead)";
+  if (const int64_t bytes = mma_order_shared_bytes(c, p.K); bytes > kMaxSharedBytes)
+    return fmt::format("x of M = {} by K = {} and the sums take {} bytes of shared memory, over the SM's {}", p.M, p.K,
+                       bytes, kMaxSharedBytes);
   return "";
 }
 
@@ -258,7 +294,9 @@ std::string infeasible(const Config& c, const Problem& p) {
                        p.K, per_chunk, to_string(c.weights));
   if (group && p.K % group != 0)
     return fmt::format("K = {} is not a multiple of the {} group of {} weights", p.K, to_string(c.weights), group);
-  if (c.engine != Engine::fma) {
+  if (c.engine == Engine::mma_order) {
+    if (std::string why = mma_order_infeasible(c, p); !why.empty()) return why;
+  } else if (c.engine != Engine::fma) {
     if (std::string why = mma_infeasible(c.weights, c.act); !why.empty()) return why;
     if (c.engine == Engine::bulk && c.cols != 16)
       return fmt::format("the bulk engine computes 16 columns a warp (one m16 tile): cols = 16, not {}", c.cols);

@@ -35,12 +35,14 @@ enum class Hint : int {
 // M-major x kernels/gemv_nn.cuh, the problem's own 16-bit weights), or
 // mma.sync with the weights as A (kernels/gemv_mma.cuh: 16-bit weights of the activation's type, fp8, and Q8_0 and
 // int4 g128 with 16-bit activations; 16, 32 or 64 columns a warp), both loading weights into registers; or the same mmas on
-// weights a producer warp streams into a ring of shared-memory stages with bulk copies (kernels/gemv_bulk.cuh).
-enum class Engine { fma = 0, mma = 1, bulk = 2 };
+// weights a producer warp streams into a ring of shared-memory stages with bulk copies (kernels/gemv_bulk.cuh); or
+// mma.sync on int4 weights in the tensor-core order the sm90 kernel reads (kernels/gemv_mma_order.cuh: M <= 8, N and K
+// in whole blocks of 64; not in the tuner's grid, timed by name).
+enum class Engine { fma = 0, mma = 1, bulk = 2, mma_order = 3 };
 
 std::string_view to_string(Format f);  // "bf16", "fp16", "q8_0", "int4g32", "int4g128", "fp8"
 std::string_view to_string(Hint h);    // "none", "nc", "na", "ef", "pf256"
-std::string_view to_string(Engine e);  // "fma", "mma", "bulk"
+std::string_view to_string(Engine e);  // "fma", "mma", "bulk", "mma-order"
 Format parse_format(std::string_view s);  // throws Error naming the text and the known names
 Hint parse_hint(std::string_view s);
 Engine parse_engine(std::string_view s);
@@ -104,6 +106,11 @@ int block_threads(const Config& c);
 // The bulk engine's dynamic shared memory: its stages, the warps' sums and the barriers (kernels/gemv_bulk.cuh,
 // BulkLayout); 0 for the other engines.
 int bulk_shared_bytes(const Config& c);
+// An H100/H200 CTA's dynamic shared memory at most; configurations that need more are infeasible.
+inline constexpr int kMaxSharedBytes = 227 * 1024;
+// The mma-order engine's dynamic shared memory for K: x (M x K 16-bit values) and the warps' sums
+// (kernels/gemv_mma_order.cuh); 0 for the other engines.
+int64_t mma_order_shared_bytes(const Config& c, int64_t K);
 // Registers a thread may use with `threads` threads a CTA: 64K / threads rounded down to a multiple of 8, at most 255
 // (the kernel's __maxnreg__, kernels/gemv.cuh).
 int register_limit(int threads);

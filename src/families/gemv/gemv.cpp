@@ -27,7 +27,11 @@ int layout_code(Layout l) { return l == Layout::TN ? kernels::gemv::x_k_major : 
 jit::KernelBuild kernel_build(const Config& c, bool y_rows) {
   jit::KernelBuild b;
   const int w = int(c.weights), x = act_code(c.act), xl = layout_code(c.layout), hint = int(c.hint), pdl = int(c.pdl);
-  if (c.engine == Engine::bulk) {
+  if (c.engine == Engine::mma_order) {
+    b.kernel_file = "gemv_mma_order.cuh";
+    b.name_expression = fmt::format("tilewise::kernels::gemv::gemv_mma_order<{}, {}, {}, {}, {}, {}, {}, {}>", c.m, w, x,
+                                    c.threads, c.ksplit, c.unroll, hint, pdl);
+  } else if (c.engine == Engine::bulk) {
     b.kernel_file = "gemv_bulk.cuh";
     b.name_expression = fmt::format("tilewise::kernels::gemv::gemv_bulk<{}, {}, {}, {}, {}, {}, {}, {}, {}>", c.m, w, x,
                                     xl, c.threads / 32, c.unroll, c.stages, hint, pdl);
@@ -55,6 +59,7 @@ Kernel::Kernel(const Config& c, bool y_rows) : config_(c), y_rows_(y_rows) {
   usage_ = loaded.usage;
   kernel_ = std::move(loaded.kernel);
   if (c.engine == Engine::bulk) kernel_->set_max_dynamic_shared(bulk_shared_bytes(c));
+  if (c.engine == Engine::mma_order) kernel_->set_max_dynamic_shared(kMaxSharedBytes);
   // A persistent grid is as many CTAs as fit the GPU at once: what the kernel's registers and shared memory leave.
   resident_ctas_ = device::sm_count() * kernel_->max_active_blocks_per_sm(block_threads(c), bulk_shared_bytes(c));
   if (c.engine == Engine::bulk) {
@@ -108,8 +113,9 @@ void Kernel::launch(const Problem& p, const Args& a, cudaStream_t stream) const 
   void* out = a.out;
   int N = int(p.N), K = int(p.K);
   void* args[] = {&x, &ldx, &w, &w_row_bytes, &scales, &out, &ldc, &N, &K};
-  kernel_->launch(dim3(unsigned(grid(p.N))), dim3(unsigned(block_threads(config_))), bulk_shared_bytes(config_), stream,
-                  args, {1, 1, 1}, config_.pdl);
+  const int shared = int(config_.engine == Engine::mma_order ? mma_order_shared_bytes(config_, p.K) : bulk_shared_bytes(config_));
+  kernel_->launch(dim3(unsigned(grid(p.N))), dim3(unsigned(block_threads(config_))), shared, stream, args, {1, 1, 1},
+                  config_.pdl);
 }
 
 }  // namespace tilewise::gemv

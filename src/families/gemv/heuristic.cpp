@@ -70,6 +70,12 @@ Config default_on(const Problem& p, Format weights, int sm_count, Engine engine)
   c.engine = engine;
   c.threads = 256;
   c.hint = Hint::no_allocate;
+  if (engine == Engine::mma_order) {
+    // One 16-row quarter of a block a CTA, K over its four warps, four blocks a step in flight while four compute
+    // (docs/notes/2026-12-07-gemv-mma-order.md).
+    c.cols = 16, c.threads = 128, c.ksplit = 4, c.unroll = 4, c.pdl = true;
+    return c;
+  }
   if (engine == Engine::bulk) {
     // Eight consumer warps on one tile, four units each a stage, four stages: about 135 KB, one CTA an SM.
     c.cols = 16, c.ksplit = 8, c.unroll = 4, c.persistent = true, c.stages = 4;
