@@ -317,14 +317,21 @@ TEST(GemvConfig, TheBulkEngineNamesWhatItDoesNotTake) {
 TEST(GemvConfig, TheMmaOrderEngineNamesWhatItDoesNotTake) {
   const Problem p = decode(1, 12288, 4096);
   const Config c = default_config(p, Format::int4_g128, 132, Engine::mma_order);
-  EXPECT_EQ(to_string(c), "m=1,w=int4g128,x=bf16,engine=mma-order,threads=128,cols=16,ksplit=4,unroll=4,hint=na,persistent=0,pdl=1");
+  EXPECT_EQ(to_string(c), "m=1,w=int4g128,x=bf16,engine=mma-order,threads=256,cols=16,ksplit=4,unroll=2,hint=na,persistent=0,pdl=1");
   EXPECT_EQ(parse_config(to_string(c)), c);
   EXPECT_EQ(infeasible(c, p), "");
-  EXPECT_EQ(cta_cols(c), 16);
-  EXPECT_EQ(mma_order_shared_bytes(c, 4096), 4096 * 2 + 4 * 16 * 4);
+  EXPECT_EQ(cta_cols(c), 32);
+  EXPECT_EQ(mma_order_shared_bytes(c, 4096), 4096 * 2 + 8 * 16 * 4);
+  // The three shapes the rule was timed on: K split 4, 16 and 8, on two, one and one quarter.
+  const Config down = default_config(decode(1, 4096, 14336), Format::int4_g128, 132, Engine::mma_order);
+  EXPECT_EQ(std::tuple(down.threads, down.ksplit), std::tuple(512, 16));
+  const Config wide = default_config(decode(1, 28672, 8192), Format::int4_g128, 132, Engine::mma_order);
+  EXPECT_EQ(std::tuple(wide.threads, wide.ksplit), std::tuple(256, 8));
+  const Config small = default_config(decode(1, 192, 384), Format::int4_g128, 132, Engine::mma_order);
+  EXPECT_EQ(std::tuple(small.threads, small.ksplit), std::tuple(128, 1));
   EXPECT_EQ(mma_order_shared_bytes(default_config(p, Format::int4_g128, 132, Engine::mma), 4096), 0);
   EXPECT_EQ(kernel_build(c).kernel_file, "gemv_mma_order.cuh");
-  EXPECT_EQ(kernel_build(c).name_expression, "tilewise::kernels::gemv::gemv_mma_order<1, 4, 0, 128, 4, 4, 2, 1>");
+  EXPECT_EQ(kernel_build(c).name_expression, "tilewise::kernels::gemv::gemv_mma_order<1, 4, 0, 256, 4, 2, 2, 1>");
   auto why = [](Config v, const Problem& q) { return infeasible(v, q); };
   Config v = c;
   v.weights = Format::q8_0;
@@ -350,7 +357,7 @@ TEST(GemvConfig, TheMmaOrderEngineNamesWhatItDoesNotTake) {
   v = c, v.stages = 2;
   EXPECT_TRUE(Contains(why(v, p), "stages = 2 is for the bulk engine"));
   v = c, v.m = 8;
-  EXPECT_TRUE(Contains(why(v, decode(8, 12288, 16384)), "x of M = 8 by K = 16384 and the sums take 264192 bytes of shared memory"));
+  EXPECT_TRUE(Contains(why(v, decode(8, 12288, 16384)), "x of M = 8 by K = 16384 and the sums take 266240 bytes of shared memory"));
   EXPECT_EQ(why(v, decode(8, 12288, 8192)), "");
   EXPECT_TRUE(Contains(why(c, make_problem("nn", 1, 12288, 4096, DType::bf16, Layout::NN)), "configuration reads x as layout TN"));
   // Not in the tuner's grid (it is timed by name, gemv:int4@engine=mma-order).

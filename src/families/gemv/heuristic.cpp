@@ -71,9 +71,14 @@ Config default_on(const Problem& p, Format weights, int sm_count, Engine engine)
   c.threads = 256;
   c.hint = Hint::no_allocate;
   if (engine == Engine::mma_order) {
-    // One 16-row quarter of a block a CTA, K over its four warps, four blocks a step in flight while four compute
-    // (docs/notes/2026-12-07-gemv-mma-order.md).
-    c.cols = 16, c.threads = 128, c.ksplit = 4, c.unroll = 4, c.pdl = true;
+    // About 16 blocks of 64 k a warp (K split the power of two nearest K / 1024, at most 16), a CTA of up to eight
+    // warps over one to four 16-row quarters, two blocks a step: the fastest of the settings timed on each of three
+    // shapes (an in-sample fit, not yet judged on others: docs/notes/2026-12-07-gemv-mma-order.md).
+    const int64_t blocks = p.K / 64;
+    c.ksplit = 1;
+    while (c.ksplit < 16 && 23 * int64_t(c.ksplit) < blocks) c.ksplit *= 2;  // 23: 16 blocks times the root of 2
+    const int quarters = std::clamp(8 / c.ksplit, 1, 4);
+    c.cols = 16, c.threads = 32 * c.ksplit * quarters, c.unroll = 2, c.pdl = true;
     return c;
   }
   if (engine == Engine::bulk) {
