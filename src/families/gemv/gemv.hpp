@@ -21,7 +21,9 @@ namespace tilewise::gemv {
 struct Args {
   const void* x = nullptr;  // M x K activations: rows ldx elements apart (TN), or columns of M (NN)
   int64_t ldx = 0;
-  const void* w = nullptr;  // N rows of packed weights, w_row_bytes apart (16-byte aligned)
+  // N rows of packed weights, w_row_bytes apart (16-byte aligned); for engine=mma-order the same weights in the sm90
+  // kernel's tensor-core order (sm90::to_kernel_order), which nothing here can tell from rows: the caller's to give.
+  const void* w = nullptr;
   int64_t w_row_bytes = 0;
   const void* scales = nullptr;  // the format's scales (quantize.hpp); null for 16-bit weights and an fp8 problem's B
   void* out = nullptr;
