@@ -18,7 +18,7 @@
 // XT bf16 or fp16, THREADS, KSPLIT, UNROLL (blocks a step, whole groups), HINT the weight stream's cache policy, PDL
 // as in gemv.cuh (the first step's weights are loaded before the wait: nothing before writes them), YROWS as there.
 // Dynamic shared memory: x, M x K 16-bit values, then the partial sums, KSPLIT x 16 QUARTERS x M floats (src/
-// families/gemv/config.cpp, mma_order_shared_bytes, is the same arithmetic).
+// families/gemv/config.cpp, dynamic_shared_bytes, is the same arithmetic).
 #include "gemv_mma.cuh"
 #include "sm90/packed_order.h"
 

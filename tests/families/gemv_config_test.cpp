@@ -13,6 +13,7 @@
 #include "families/gemv/config.hpp"
 #include "families/gemv/gemv.hpp"
 #include "families/gemv/heuristic.hpp"
+#include "families/registry.hpp"
 #include "jit/cache.hpp"
 
 namespace tilewise::gemv {
@@ -321,7 +322,7 @@ TEST(GemvConfig, TheMmaOrderEngineNamesWhatItDoesNotTake) {
   EXPECT_EQ(parse_config(to_string(c)), c);
   EXPECT_EQ(infeasible(c, p), "");
   EXPECT_EQ(cta_cols(c), 32);
-  EXPECT_EQ(mma_order_shared_bytes(c, 4096), 4096 * 2 + 8 * 16 * 4);
+  EXPECT_EQ(dynamic_shared_bytes(c, 4096), 4096 * 2 + 8 * 16 * 4);
   // The three shapes the rule was timed on: K split 4, 16 and 8, on two, one and one quarter.
   const Config down = default_config(decode(1, 4096, 14336), Format::int4_g128, 132, Engine::mma_order);
   EXPECT_EQ(std::tuple(down.threads, down.ksplit), std::tuple(512, 16));
@@ -329,7 +330,11 @@ TEST(GemvConfig, TheMmaOrderEngineNamesWhatItDoesNotTake) {
   EXPECT_EQ(std::tuple(wide.threads, wide.ksplit), std::tuple(256, 8));
   const Config small = default_config(decode(1, 192, 384), Format::int4_g128, 132, Engine::mma_order);
   EXPECT_EQ(std::tuple(small.threads, small.ksplit), std::tuple(128, 1));
-  EXPECT_EQ(mma_order_shared_bytes(default_config(p, Format::int4_g128, 132, Engine::mma), 4096), 0);
+  EXPECT_EQ(dynamic_shared_bytes(default_config(p, Format::int4_g128, 132, Engine::mma), 4096), 0);
+  // What the family reports it builds (tilewise compile's table) is what a launch takes.
+  const std::vector<families::Instantiation> instantiated = families::family("gemv").instantiations(p, to_string(c));
+  ASSERT_EQ(instantiated.size(), 1u);
+  EXPECT_EQ(instantiated[0].dynamic_shared_bytes, 4096 * 2 + 8 * 16 * 4);
   EXPECT_EQ(kernel_build(c).kernel_file, "gemv_mma_order.cuh");
   EXPECT_EQ(kernel_build(c).name_expression, "tilewise::kernels::gemv::gemv_mma_order<1, 4, 0, 256, 4, 2, 2, 1>");
   auto why = [](Config v, const Problem& q) { return infeasible(v, q); };

@@ -172,9 +172,9 @@ int bulk_shared_bytes(const Config& c) {
   return c.stages * stage + 2 * (c.threads / 32) * 16 * c.m * 4 + 2 * c.stages * 8;
 }
 
-int64_t mma_order_shared_bytes(const Config& c, int64_t K) {
-  if (c.engine != Engine::mma_order) return 0;
-  return int64_t(c.m) * K * 2 + int64_t(c.threads / 32) * 16 * c.m * 4;
+int64_t dynamic_shared_bytes(const Config& c, int64_t K) {
+  if (c.engine == Engine::mma_order) return int64_t(c.m) * K * 2 + int64_t(c.threads / 32) * 16 * c.m * 4;
+  return bulk_shared_bytes(c);
 }
 
 int register_limit(int threads) { return threads < 1 ? 0 : std::min(255, 65536 / threads / 8 * 8); }
@@ -271,7 +271,7 @@ std::string mma_order_infeasible(const Config& c, const Problem& p) {
     return fmt::format("unroll = {} blocks is not whole {}-weight groups", c.unroll, group_size(c.weights));
   if (c.persistent || c.prefetch || c.interleave)
     return "the mma-order engine has no persistent grid, prefetch or interleave (it always loads a step ahead)";
-  if (const int64_t bytes = mma_order_shared_bytes(c, p.K); bytes > kMaxSharedBytes)
+  if (const int64_t bytes = dynamic_shared_bytes(c, p.K); bytes > kMaxSharedBytes)
     return fmt::format("x of M = {} by K = {} and the sums take {} bytes of shared memory, over the SM's {}", p.M, p.K,
                        bytes, kMaxSharedBytes);
   return "";

@@ -108,9 +108,9 @@ int block_threads(const Config& c);
 int bulk_shared_bytes(const Config& c);
 // An H100/H200 CTA's dynamic shared memory at most; configurations that need more are infeasible.
 inline constexpr int kMaxSharedBytes = 227 * 1024;
-// The mma-order engine's dynamic shared memory for K: x (M x K 16-bit values) and the warps' sums
-// (kernels/gemv_mma_order.cuh); 0 for the other engines.
-int64_t mma_order_shared_bytes(const Config& c, int64_t K);
+// The dynamic shared memory a launch on K takes: the bulk engine's (bulk_shared_bytes), the mma-order engine's x
+// (M x K 16-bit values) and warps' sums (kernels/gemv_mma_order.cuh); 0 for the other engines.
+int64_t dynamic_shared_bytes(const Config& c, int64_t K);
 // Registers a thread may use with `threads` threads a CTA: 64K / threads rounded down to a multiple of 8, at most 255
 // (the kernel's __maxnreg__, kernels/gemv.cuh).
 int register_limit(int threads);

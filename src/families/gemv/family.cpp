@@ -76,7 +76,7 @@ class Gemv : public families::Family {
     const Config c = parse_config(config);
     const std::optional<View> v = view_of(p);
     if (!v) return {};
-    return {{kernel_build(c, v->tokens_as_n), bulk_shared_bytes(c)}};
+    return {{kernel_build(c, v->tokens_as_n), int(dynamic_shared_bytes(c, v->problem.K))}};
   }
   std::unique_ptr<families::Kernel> build(const Problem& p, std::string_view config,
                                           const families::Resources&) const override {

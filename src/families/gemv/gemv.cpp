@@ -113,9 +113,8 @@ void Kernel::launch(const Problem& p, const Args& a, cudaStream_t stream) const 
   void* out = a.out;
   int N = int(p.N), K = int(p.K);
   void* args[] = {&x, &ldx, &w, &w_row_bytes, &scales, &out, &ldc, &N, &K};
-  const int shared = int(config_.engine == Engine::mma_order ? mma_order_shared_bytes(config_, p.K) : bulk_shared_bytes(config_));
-  kernel_->launch(dim3(unsigned(grid(p.N))), dim3(unsigned(block_threads(config_))), shared, stream, args, {1, 1, 1},
-                  config_.pdl);
+  kernel_->launch(dim3(unsigned(grid(p.N))), dim3(unsigned(block_threads(config_))),
+                  int(dynamic_shared_bytes(config_, p.K)), stream, args, {1, 1, 1}, config_.pdl);
 }
 
 }  // namespace tilewise::gemv
