@@ -34,10 +34,12 @@ TILEWISE_API PackedShape packed_shape(WeightFormat f, int64_t out_features, int6
 
 struct PackedWeights {
   PackedShape shape;
+  // The weights in rows of K (quantize's order): what the gemv reads at 1..16 tokens.
   const void* q = nullptr;       // shape.q_bytes() bytes, 16-byte aligned
   const void* scales = nullptr;  // shape.scale_bytes bytes
-  // Optional: the same weights in the tensor-core kernel's order (pack_for_tensor_cores), the same sizes, 16-byte
-  // aligned. With them linear serves more than 16 tokens, and runs the sm90 kernel at fewer where it is faster.
+  // The same weights in the tensor-core kernel's order (pack_for_tensor_cores), the same sizes, 16-byte aligned. With
+  // both orders linear serves more than 16 tokens, and runs the sm90 kernel at fewer where it is faster. Alone (q and
+  // scales null) they serve every token count from one copy of the weights (linear_kernel says which kernel).
   const void* q_mma = nullptr;
   const void* scales_mma = nullptr;
 };
@@ -61,21 +63,26 @@ TILEWISE_API void dequantize(const PackedWeights& w, void* out, DType out_dtype,
 // null pointer, outputs not 16-byte aligned (scales not 2-byte aligned), or an output overlapping another buffer.
 TILEWISE_API void pack_for_tensor_cores(const PackedWeights& w, void* q_mma, void* scales_mma, cudaStream_t stream);
 
-// The most tokens linear gives the gemv family (below); from 8 some go to the sm90 kernel (linear_runs_tensor_cores).
+// The most tokens linear gives the gemv family (below); from 8 some go to the sm90 kernel (linear_kernel).
 inline constexpr int64_t kGemvMaxTokens = 16;
 
-// Which kernel linear runs on `w` for `tokens`: true, the sm90 kernel on the tensor-core copy; false, the gemv on q
-// and scales. Past 16 tokens always the sm90 kernel (linear throws Unsupported without the copy). At 1..16 the sm90
-// kernel only where the copy is given and an H200's measurement put it ahead of the gemv for the format, token count,
-// K and F (on another GPU, the gemv).
-TILEWISE_API bool linear_runs_tensor_cores(const Context& ctx, const PackedWeights& w, int64_t tokens);
+// The kernels linear runs on packed weights: the gemv on q and scales (rows of K), the gemv on the tensor-core copy
+// (int4 at 1..8 tokens), and the sm90 kernel on the tensor-core copy (dequantized in wgmma's registers).
+enum class LinearKernel { gemv = 0, gemv_mma_order = 1, sm90 = 2 };
+TILEWISE_API std::string_view to_string(LinearKernel k);  // "gemv", "gemv mma-order", "sm90"
 
-// y[tokens][F] = x[tokens][K] W^T for bf16 or fp16 x and y (contiguous rows), on `stream`. 1..16 tokens run the gemv
-// family's kernel on the packed weights (its default configuration for the format and shape, built on first use and
-// kept by the context), or the sm90 kernel where linear_runs_tensor_cores says. More run the sm90 kernel on
-// w.q_mma / w.scales_mma (dequantized in registers; one kernel per shape, token count and stream, kept by the
-// context) where they are given, and throw Unsupported where not: dequantize to x's dtype and run gemm on
-// linear_problem() then. Throws Error, before any launch, for a null or misaligned pointer, or only one of q_mma and
+// Which kernel linear runs on `w` for `tokens`. Past 16 tokens the sm90 kernel (linear throws Unsupported without
+// the tensor-core copy). At 1..16 with q and scales: the gemv on them, or the sm90 kernel where the copy is given too
+// and an H200's measurement put it ahead for the format, token count, K and F (on another GPU, the gemv). With the
+// copy alone: int4 (g128, g32) at 1..8 tokens the gemv on the copy where x fits its shared memory (at 8 tokens K up
+// to 14,016), the rest the sm90 kernel.
+TILEWISE_API LinearKernel linear_kernel(const Context& ctx, const PackedWeights& w, int64_t tokens);
+
+// y[tokens][F] = x[tokens][K] W^T for bf16 or fp16 x and y (contiguous rows), on `stream`, with the kernel
+// linear_kernel names (each built on first use with its default configuration for the format, shape and token count,
+// and kept by the context; the sm90 kernel's per stream, its stream-K partials in the stream's scratch). Past 16 tokens
+// without the tensor-core copy it throws Unsupported: dequantize to x's dtype and run gemm on linear_problem() then.
+// Throws Error, before any launch, for a null or misaligned pointer, or only one of q and scales or of q_mma and
 // scales_mma.
 TILEWISE_API void linear(Context& ctx, const void* x, int64_t tokens, DType act, const PackedWeights& w, void* y,
             cudaStream_t stream);

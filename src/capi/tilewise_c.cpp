@@ -32,7 +32,7 @@ thread_local struct {
   uint64_t destroyed_before = 0;             // contexts_destroyed when `choice` was stored
   tilewise::WeightFormat format{};
   int64_t tokens = 0;  // on packed weights
-  bool tensor_cores = false;  // on packed weights: the sm90 kernel on the tensor-core copy, else the gemv
+  tilewise::LinearKernel kernel = tilewise::LinearKernel::gemv;  // on packed weights
   std::string text;
 } last_run;
 
@@ -118,9 +118,8 @@ const char* tw_last_choice(void) {
     const tilewise::Choice& c = *last_run.choice;
     last_run.text = fmt::format("{} {} ({})", c.family, c.config, c.source);
   } else if (last_run.tokens) {
-    const char* family = last_run.tensor_cores ? "sm90" : "gemv";
-    last_run.text = fmt::format("{} on packed {} weights, {} tokens", family, tilewise::to_string(last_run.format),
-                                last_run.tokens);
+    last_run.text = fmt::format("{} on packed {} weights, {} tokens", tilewise::to_string(last_run.kernel),
+                                tilewise::to_string(last_run.format), last_run.tokens);
   }
   return last_run.text.c_str();
 }
@@ -229,10 +228,10 @@ int tw_linear_packed_mma(tw_context* c, int32_t dtype, int64_t tokens, int32_t f
                          const void* scales_mma, void* y, void* stream) {
   return with_context(c, [&](tilewise::Context& ctx) {
     const tilewise::PackedShape s = tilewise::packed_shape(format_of(format), out_features, in_features);
-    const bool tensor_cores = tilewise::select::run_linear(ctx, x, tokens, dtype_of(dtype),
-                                                           {s, q, scales, q_mma, scales_mma}, y, stream_of(stream));
+    const tilewise::LinearKernel kernel = tilewise::select::run_linear(
+        ctx, x, tokens, dtype_of(dtype), {s, q, scales, q_mma, scales_mma}, y, stream_of(stream));
     last_run.choice = nullptr, last_run.format = s.format, last_run.tokens = tokens;
-    last_run.tensor_cores = tensor_cores;
+    last_run.kernel = kernel;
   });
 }
 

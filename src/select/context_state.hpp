@@ -59,11 +59,12 @@ struct Context::State {
   std::map<cudaStream_t, std::unique_ptr<cublaslt::Context>> vendors;
   std::map<cudaStream_t, std::unique_ptr<device::StreamScratch>> scratch;
   std::map<Key, select::FirstUse> tuned;
-  // nn.Linear on packed weights (quantized.cpp): the gemv kernel of each format and shape. Its launches share no
-  // scratch, so one kernel serves every stream.
-  std::map<std::tuple<int, int64_t, int64_t, int64_t, DType>, std::unique_ptr<gemv::Kernel>> packed;
-  // The sm90 kernel on the weights' tensor-core copy (past 16 tokens, and at fewer where linear_runs_tensor_cores
-  // says), per format, shape, token count and stream (its stream-K partials in the stream's scratch).
+  // nn.Linear on packed weights (quantized.cpp): the gemv kernel of each format, token count, shape and activation
+  // type, on rows of K (false) or the tensor-core copy (true). Its launches share no scratch, so one kernel serves
+  // every stream.
+  std::map<std::tuple<int, int64_t, int64_t, int64_t, DType, bool>, std::unique_ptr<gemv::Kernel>> packed;
+  // The sm90 kernel on the weights' tensor-core copy (where linear_kernel says), per format, token count, shape,
+  // activation type and stream (its stream-K partials in the stream's scratch).
   std::map<std::tuple<int, int64_t, int64_t, int64_t, DType, cudaStream_t>, std::unique_ptr<sm90::Gemm>> packed_mma;
 };
 

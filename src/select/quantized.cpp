@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <optional>
 
 #include "device/cuda.hpp"
 #include "families/gemv/heuristic.hpp"
@@ -130,10 +131,34 @@ void pack_for_tensor_cores(const PackedWeights& w, void* q_mma, void* scales_mma
 
 namespace {
 
-// Past the gemv's tokens: nn.Linear as TN with M = F, N = tokens, A = the weights' tensor-core copy, swapped onto
-// wgmma's 64-row side (families/sm90/packed.hpp).
-void linear_mma(Context& ctx, const void* x, int64_t tokens, DType act, const PackedWeights& w, void* y,
-                cudaStream_t stream) {
+// The gemv's own form of linear: tokens as M, the F weight rows as N, y rows (out[m * ldc + n]).
+Problem gemv_problem(const PackedShape& s, int64_t tokens, DType act) {
+  return {"linear", tokens, s.out_features, s.in_features, act, Layout::TN, s.in_features, s.in_features,
+          s.out_features};
+}
+
+// The gemv on the weights' tensor-core copy, where its engine takes the format, tokens and shape (int4 at 1..8 tokens,
+// x within the SM's shared memory).
+std::optional<gemv::Config> order_gemv(int sm_count, const PackedShape& s, int64_t tokens, DType act) {
+  if (tokens > kGemvMaxTokens) return std::nullopt;
+  return gemv::default_config_on(gemv_problem(s, tokens, act), gemv_format(s.format), gemv::Engine::mma_order,
+                                 sm_count);
+}
+
+LinearKernel kernel_for(const Context& ctx, const PackedWeights& w, int64_t tokens, DType act) {
+  const auto& state = ContextAccess::state(ctx);
+  if (tokens > kGemvMaxTokens) return LinearKernel::sm90;
+  if (!w.q) return order_gemv(state.sm_count, w.shape, tokens, act) ? LinearKernel::gemv_mma_order : LinearKernel::sm90;
+  return w.q_mma && state.packed_crossover &&
+                 select::tensor_cores_ahead(w.shape.format, tokens, w.shape.in_features, w.shape.out_features)
+             ? LinearKernel::sm90
+             : LinearKernel::gemv;
+}
+
+// nn.Linear as TN with M = F, N = tokens, A = the weights' tensor-core copy, swapped onto wgmma's 64-row side
+// (families/sm90/packed.hpp).
+void linear_sm90(Context& ctx, const void* x, int64_t tokens, DType act, const PackedWeights& w, void* y,
+                 cudaStream_t stream) {
   const PackedShape& s = w.shape;
   auto& state = ContextAccess::state(ctx);
   if (!w.q_mma)
@@ -155,12 +180,42 @@ void linear_mma(Context& ctx, const void* x, int64_t tokens, DType act, const Pa
   gemm->run(w.q_mma, x, y, stream, w.scales_mma);  // checks every pointer and its alignment first
 }
 
+// The gemv on rows of K (q, scales) or on the tensor-core copy (q_mma, scales_mma), by `kernel`.
+void linear_gemv(Context& ctx, LinearKernel kernel, const void* x, int64_t tokens, DType act, const PackedWeights& w,
+                 void* y, cudaStream_t stream) {
+  const PackedShape& s = w.shape;
+  auto& state = ContextAccess::state(ctx);
+  const Problem p = gemv_problem(s, tokens, act);
+  const bool order = kernel == LinearKernel::gemv_mma_order;
+  std::unique_ptr<gemv::Kernel>& built = state.packed[{int(s.format), tokens, s.out_features, s.in_features, act, order}];
+  if (!built) {
+    validate(p);
+    const device::RelaxedCapture relaxed;  // the kernel is loaded here, also inside a graph's capture
+    const gemv::Format f = gemv_format(s.format);
+    built = std::make_unique<gemv::Kernel>(order ? *order_gemv(state.sm_count, s, tokens, act) : gemv::default_config(p, f, state.sm_count),
+                                           true);
+  }
+  gemv::Args a;
+  a.x = x, a.ldx = s.in_features;
+  a.w = order ? w.q_mma : w.q, a.w_row_bytes = s.row_bytes, a.scales = order ? w.scales_mma : w.scales;
+  a.out = y, a.ldc = s.out_features;
+  built->launch(p, a, stream);  // checks every pointer and its alignment first
+}
+
 }  // namespace
 
-bool linear_runs_tensor_cores(const Context& ctx, const PackedWeights& w, int64_t tokens) {
-  if (tokens > kGemvMaxTokens) return true;
-  return w.q_mma && w.scales_mma && ContextAccess::state(ctx).packed_crossover &&
-         select::tensor_cores_ahead(w.shape.format, tokens, w.shape.in_features, w.shape.out_features);
+std::string_view to_string(LinearKernel k) {
+  switch (k) {
+    case LinearKernel::gemv: return "gemv";
+    case LinearKernel::gemv_mma_order: return "gemv mma-order";
+    case LinearKernel::sm90: return "sm90";
+  }
+  return "?";
+}
+
+LinearKernel linear_kernel(const Context& ctx, const PackedWeights& w, int64_t tokens) {
+  // bf16 and fp16 x take the same kernels: the same engines and the same shared memory.
+  return kernel_for(ctx, w, tokens, DType::bf16);
 }
 
 void linear(Context& ctx, const void* x, int64_t tokens, DType act, const PackedWeights& w, void* y,
@@ -168,35 +223,29 @@ void linear(Context& ctx, const void* x, int64_t tokens, DType act, const Packed
   select::run_linear(ctx, x, tokens, act, w, y, stream);
 }
 
-bool select::run_linear(Context& ctx, const void* x, int64_t tokens, DType act, const PackedWeights& w, void* y,
-                        cudaStream_t stream) {
+LinearKernel select::run_linear(Context& ctx, const void* x, int64_t tokens, DType act, const PackedWeights& w, void* y,
+                                cudaStream_t stream) {
   const PackedShape& s = w.shape;
-  const gemv::PackedLayout l = layout_of(s);
+  layout_of(s);
   if (act == DType::fp8_e4m3) throw Error("linear on packed weights takes bf16 or fp16 activations, not fp8");
   if (tokens < 1) throw Error(fmt::format("linear on packed weights: {} tokens", tokens));
-  if (!w.q_mma != !w.scales_mma)  // before the choice, which reads the copy's presence
+  // Before the choice, which reads which orders are given.
+  if (!w.q != !w.scales)
+    throw Error(fmt::format("linear on packed {} weights: q ({}) and scales ({}) come together", to_string(s.format),
+                            w.q, w.scales));
+  if (!w.q_mma != !w.scales_mma)
     throw Error(fmt::format("linear on packed {} weights: q_mma ({}) and scales_mma ({}) come together",
                             to_string(s.format), w.q_mma, w.scales_mma));
-  if (linear_runs_tensor_cores(ctx, w, tokens)) {
-    linear_mma(ctx, x, tokens, act, w, y, stream);
-    return true;
-  }
-  // The GEMV's own form: tokens as M, the F weight rows as N, y rows (out[m * ldc + n]).
-  const Problem p{"linear", tokens, s.out_features, s.in_features, act, Layout::TN, s.in_features, s.in_features,
-                  s.out_features};
-  auto& state = ContextAccess::state(ctx);
-  std::unique_ptr<gemv::Kernel>& kernel = state.packed[{int(s.format), tokens, s.out_features, s.in_features, act}];
-  if (!kernel) {
-    validate(p);
-    const device::RelaxedCapture relaxed;  // the kernel is loaded here, also inside a graph's capture
-    kernel = std::make_unique<gemv::Kernel>(gemv::default_config(p, gemv_format(s.format), state.sm_count), true);
-  }
-  gemv::Args a;
-  a.x = x, a.ldx = s.in_features;
-  a.w = w.q, a.w_row_bytes = l.row_bytes, a.scales = w.scales;
-  a.out = y, a.ldc = s.out_features;
-  kernel->launch(p, a, stream);  // checks every pointer and its alignment first
-  return false;
+  if (!w.q && !w.q_mma)
+    throw Error(fmt::format("linear on packed {} weights needs q and scales, or their tensor-core copy q_mma and "
+                            "scales_mma (pack_for_tensor_cores)",
+                            to_string(s.format)));
+  const LinearKernel kernel = kernel_for(ctx, w, tokens, act);
+  if (kernel == LinearKernel::sm90)
+    linear_sm90(ctx, x, tokens, act, w, y, stream);
+  else
+    linear_gemv(ctx, kernel, x, tokens, act, w, y, stream);
+  return kernel;
 }
 
 }  // namespace tilewise

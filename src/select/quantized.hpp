@@ -5,8 +5,8 @@
 
 namespace tilewise::select {
 
-// tilewise::linear; true where it ran the sm90 kernel on the tensor-core copy, false where the gemv.
-bool run_linear(Context& ctx, const void* x, int64_t tokens, DType act, const PackedWeights& w, void* y,
+// tilewise::linear, returning the kernel it ran.
+LinearKernel run_linear(Context& ctx, const void* x, int64_t tokens, DType act, const PackedWeights& w, void* y,
                 cudaStream_t stream);
 
 }  // namespace tilewise::select

@@ -148,6 +148,25 @@ TEST(GemvHeuristic, EachRuleTakesTheSettingItWasMeasuredFasterWith) {
   EXPECT_EQ(default_config(decode(2, 12288, 4096), Format::int4_g128, 132, Engine::fma).threads, 256);
 }
 
+// An engine's default where it takes the problem, nothing where not: the mma-order engine reads int4 at M = 1..8 with
+// x (2 bytes a token and K) and its 16 warps' sums (8 KB) within the SM's 227 KB of shared memory.
+TEST(GemvHeuristic, AnEnginesDefaultOnlyWhereItTakesTheProblem) {
+  const auto order = [](int64_t M, int64_t N, int64_t K, Format f) {
+    return default_config_on(decode(M, N, K), f, Engine::mma_order);
+  };
+  ASSERT_TRUE(order(8, 4096, 14016, Format::int4_g32));
+  EXPECT_EQ(order(8, 4096, 14016, Format::int4_g32)->engine, Engine::mma_order);
+  EXPECT_EQ(dynamic_shared_bytes(*order(8, 4096, 14016, Format::int4_g32), 14016), kMaxSharedBytes);
+  EXPECT_FALSE(order(8, 4096, 14080, Format::int4_g32));
+  EXPECT_TRUE(order(8, 4096, 13952, Format::int4_g128));  // K in whole groups of 128
+  EXPECT_FALSE(order(8, 4096, 14080, Format::int4_g128));
+  EXPECT_TRUE(order(7, 4096, 14336, Format::int4_g32));
+  EXPECT_FALSE(order(9, 4096, 4096, Format::int4_g128));
+  EXPECT_FALSE(order(1, 4096, 4096, Format::q8_0));
+  EXPECT_FALSE(order(1, 4032 + 32, 4096, Format::int4_g128));  // N not in whole blocks of 64
+  EXPECT_EQ(default_config_on(decode(1, 12288, 4096), Format::int4_g128, Engine::mma)->engine, Engine::mma);
+}
+
 // Every decode shape and every M=16 shape of llm24 has a feasible default in every format and activation type.
 TEST(GemvHeuristic, DefaultIsFeasibleOnTheDecodeShapes) {
   std::vector<SuiteEntry> entries = load_suite(std::string(TILEWISE_SOURCE_DIR) + "/suites/decode.txt").entries;

@@ -1,7 +1,8 @@
 // nn.Linear on packed weights through the public API (include/tilewise/quantized.hpp): the GPU quantizer gives the CPU
 // reference's bits, linear is correct against the dequantized weights at every token count the gemv serves, in both
 // activation types, on two streams at once; more tokens are Unsupported and bad pointers an Error before any launch;
-// past 16 tokens, every token count on one stream shares that stream's stream-K scratch and the loaded kernels.
+// the tensor-core copy serves every token count alone; past 16 tokens, every token count on one stream shares that
+// stream's stream-K scratch and the loaded kernels.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -181,7 +182,7 @@ TEST(QuantizedLinear, PastSixteenTokensTheTensorCoreCopyServes) {
         // Which kernel the context built for the call: the sm90 kernel on the copy, else the gemv.
         const auto& state = ContextAccess::state(ctx);
         const bool ran_sm90 = state.packed_mma.count({int(f), tokens, F, K, act, s.get()}) == 1;
-        const bool ran_gemv = state.packed.count({int(f), tokens, F, K, act}) == 1;
+        const bool ran_gemv = state.packed.count({int(f), tokens, F, K, act, false}) == 1;
         EXPECT_NE(ran_sm90, ran_gemv);
         if (tokens > kGemvMaxTokens || (f == WeightFormat::q8_0 && select::crossover_measured_on(running_identity().gpu)))
           EXPECT_TRUE(ran_sm90);
@@ -215,6 +216,66 @@ TEST(QuantizedLinear, PastSixteenTokensTheTensorCoreCopyServes) {
                                     linear(ctx, ops.set(0).b.get(), tokens, DType::bf16, half, ops.set(0).c.get(), s.get());
                                   }),
                                   "come together"));
+}
+
+// The tensor-core copy alone (q and scales null) serves every token count: int4 at 1..8 tokens through the gemv on
+// the copy, the rest through the sm90 kernel, each correct against the dequantized weights; which kernel the context
+// built is the one linear_kernel names. Where x of 8 tokens outgrows the gemv's shared memory, the sm90 kernel. With
+// neither order, or half of one, an Error before any launch.
+TEST(QuantizedLinear, TheTensorCoreCopyAloneServesEveryTokenCount) {
+  TW_REQUIRE_GPU();
+  Context ctx;
+  device::Stream s;
+  const int64_t F = 320, K = 1024;
+  for (DType act : {DType::bf16, DType::fp16})
+    for (WeightFormat f : kFormats)
+      for (int64_t tokens : {1, 3, 8, 9, 16, 17, 40}) {
+        SCOPED_TRACE(std::string(to_string(f)) + " " + std::string(to_string(act)) + ", " + std::to_string(tokens) +
+                     " tokens");
+        const Problem p = make_problem("lin", F, tokens, K, act, Layout::TN);  // A: W[F][K], B: x[tokens][K]
+        device::Operands ops(p, 1, 0);
+        ops.fill(uint64_t(43 + tokens), s.get());
+        ops.poison_outputs(s.get());
+        testkit::vary_scales(ops.set(0).a.get(), act, F, K, K, s.get());  // a scale misplaced shows
+        const Packed w = pack(ops.set(0), act, f, F, K, s.get());
+        device::Buffer q_mma(size_t(w.shape.q_bytes())), scales_mma(size_t(w.shape.scale_bytes));
+        pack_for_tensor_cores(w.view(), q_mma.get(), scales_mma.get(), s.get());
+        const PackedWeights copy{w.shape, nullptr, nullptr, q_mma.get(), scales_mma.get()};
+        const bool int4 = f == WeightFormat::int4_g128 || f == WeightFormat::int4_g32;
+        const LinearKernel expected = int4 && tokens <= 8 ? LinearKernel::gemv_mma_order : LinearKernel::sm90;
+        EXPECT_EQ(linear_kernel(ctx, copy, tokens), expected);
+        linear(ctx, ops.set(0).b.get(), tokens, act, copy, ops.set(0).c.get(), s.get());
+        s.sync();
+        const auto& state = ContextAccess::state(ctx);
+        EXPECT_EQ(state.packed.count({int(f), tokens, F, K, act, true}), expected == LinearKernel::gemv_mma_order);
+        EXPECT_EQ(state.packed_mma.count({int(f), tokens, F, K, act, s.get()}), expected == LinearKernel::sm90);
+        EXPECT_EQ(state.packed.count({int(f), tokens, F, K, act, false}), 0u);
+        std::vector<float> deq(size_t(F * K));
+        dequantize_host({w.shape, to_host<uint8_t>(w.q.get(), size_t(w.shape.q_bytes())).data(),
+                         to_host<uint8_t>(w.scales.get(), size_t(w.shape.scale_bytes)).data()},
+                        deq.data());
+        const double e = relative_error(act, to_host<uint16_t>(ops.set(0).b.get(), size_t(tokens * K)), deq,
+                                        to_host<uint16_t>(ops.set(0).c.get(), size_t(tokens * F)), tokens, F, K);
+        EXPECT_TRUE(receipt::is_correct(e, receipt::correctness_bound(act))) << e;
+      }
+  // 8 tokens of x take 16 bytes a K in the gemv's shared memory, beside its warps' sums: up to K = 14,016.
+  for (const auto& [K_, expected] : {std::pair{int64_t(14016), LinearKernel::gemv_mma_order},
+                                     std::pair{int64_t(14080), LinearKernel::sm90}}) {
+    // linear_kernel reads no weights: any non-null pointer stands for the copy.
+    const PackedWeights copy{packed_shape(WeightFormat::int4_g32, 4096, K_), nullptr, nullptr, &ctx, &ctx};
+    EXPECT_EQ(linear_kernel(ctx, copy, 8), expected) << "K = " << K_;
+    EXPECT_EQ(linear_kernel(ctx, copy, 7), LinearKernel::gemv_mma_order) << "K = " << K_;
+  }
+  // Neither order, or half of one: refused before any launch.
+  const Problem p = make_problem("lin", F, 4, K, DType::bf16, Layout::TN);
+  device::Operands ops(p, 1, 0);
+  const Packed w = pack(ops.set(0), DType::bf16, WeightFormat::int4_g128, F, K, s.get());
+  const auto error_with = [&](const PackedWeights& bad) {
+    return testkit::error_of([&] { linear(ctx, ops.set(0).b.get(), 4, DType::bf16, bad, ops.set(0).c.get(), s.get()); });
+  };
+  EXPECT_TRUE(testkit::Contains(error_with({w.shape, nullptr, nullptr, nullptr, nullptr}), "needs q and scales, or"));
+  EXPECT_TRUE(testkit::Contains(error_with({w.shape, w.q.get(), nullptr, nullptr, nullptr}), "come together"));
+  EXPECT_TRUE(testkit::Contains(error_with({w.shape, nullptr, w.scales.get(), nullptr, nullptr}), "come together"));
 }
 
 // A serving engine meets a new token count at most steps, and each gets its own plan: one stream's plans share its

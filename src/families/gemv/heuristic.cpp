@@ -151,6 +151,12 @@ Config default_on(const Problem& p, Format weights, int sm_count, Engine engine)
 
 }  // namespace
 
+std::optional<Config> default_config_on(const Problem& p, Format weights, Engine engine, int sm_count) {
+  Config c = default_on(p, weights, sm_count, engine);
+  if (!infeasible(c, p).empty()) return std::nullopt;
+  return c;
+}
+
 Config default_config(const Problem& p, Format weights, int sm_count, std::optional<Engine> engine) {
   // The mma engine from M = 2 (and for int4 g128 and fp8 x at M = 1), the FMA kernel at M = 1 and where N gives fewer
   // 16-column tiles than SMs, which the FMA kernel's one column a warp spreads over more of them

@@ -14,5 +14,7 @@ namespace tilewise::gemv {
 // (those take fma); enough CTAs for every SM, enough 16-byte loads in flight per SM to cover HBM latency, and the
 // tiles a warp the waves favour. Throws Unsupported when nothing is feasible.
 Config default_config(const Problem& p, Format weights, int sm_count = 132, std::optional<Engine> engine = {});
+// default_config on `engine`, or nothing where that engine cannot run the problem.
+std::optional<Config> default_config_on(const Problem& p, Format weights, Engine engine, int sm_count = 132);
 
 }  // namespace tilewise::gemv
