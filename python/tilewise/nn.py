@@ -7,9 +7,9 @@ from .packed import PackedWeight, quantize
 
 class Linear(torch.nn.Module):
     """nn.Linear's forward on tilewise.linear: 16-bit weights as they are (`weight`), or packed in a format
-    (`q` and `scales` buffers, tilewise.quantize's, with `q_mma` and `scales_mma` where the packed weights carry their
-    tensor-core copy). Made by patch() or from_linear(). A model's dtype cast (.half(), .to(torch.bfloat16)) leaves
-    packed weights as they are; a move to another device moves them."""
+    (tilewise.quantize's: buffers `q` and `scales` for the rows of K, `q_mma` and `scales_mma` for the tensor-core
+    copy, each pair where the packed weights hold it). Made by patch() or from_linear(). A model's dtype cast
+    (.half(), .to(torch.bfloat16)) leaves packed weights as they are; a move to another device moves them."""
 
     _PACKED = ("q", "scales", "q_mma", "scales_mma")
 
@@ -21,25 +21,24 @@ class Linear(torch.nn.Module):
         self.format = packed.format if packed is not None else None
         self.weight = weight
         if packed is not None:
-            self.register_buffer("q", packed.q)
-            self.register_buffer("scales", packed.scales)
-            if packed.q_mma is not None:
-                self.register_buffer("q_mma", packed.q_mma)
-                self.register_buffer("scales_mma", packed.scales_mma)
+            for name in self._PACKED:  # a pair the weights lack is no buffer, so state_dict holds what they hold
+                if getattr(packed, name) is not None:
+                    self.register_buffer(name, getattr(packed, name))
         self.bias = bias
 
     @classmethod
-    def from_linear(cls, layer, format=None, tensor_cores=False):
+    def from_linear(cls, layer, format=None, tensor_cores=False, rows=True):
         """A tilewise.Linear computing what `layer` (an nn.Linear) does, sharing its weight and bias, or with its
-        weight packed in `format` (with its tensor-core copy: tilewise.quantize's tensor_cores)."""
+        weight packed in `format` (tilewise.quantize's tensor_cores adds the tensor-core copy; rows=False with it
+        keeps that copy alone)."""
         if format is None:
             return cls(layer.in_features, layer.out_features, weight=layer.weight, bias=layer.bias)
-        return cls(layer.in_features, layer.out_features, packed=quantize(layer.weight, format, tensor_cores),
-                   bias=layer.bias)
+        return cls(layer.in_features, layer.out_features,
+                   packed=quantize(layer.weight, format, tensor_cores, rows), bias=layer.bias)
 
     def packed(self):
-        return PackedWeight(self.q, self.scales, self.format, self.out_features, self.in_features,
-                            getattr(self, "q_mma", None), getattr(self, "scales_mma", None))
+        q, scales, q_mma, scales_mma = (getattr(self, name, None) for name in self._PACKED)
+        return PackedWeight(q, scales, self.format, self.out_features, self.in_features, q_mma, scales_mma)
 
     def _apply(self, fn, recurse=True):
         # The packed values and scales are data in their format's own types: fn may move them, never cast them.
@@ -57,13 +56,15 @@ class Linear(torch.nn.Module):
                 f"weights={self.format or 'as given'}")
 
 
-def patch(module, format=None, filter=None, tensor_cores=False):
+def patch(module, format=None, filter=None, tensor_cores=False, rows=True):
     """Swaps every nn.Linear inside `module` (recursively, in place) for a tilewise.Linear; returns `module`.
 
     format: None keeps the 16-bit weights (shared with the layer, not copied, so a later cast of the model casts them
     too: their dtype is checked when a layer runs, which takes bf16 or fp16); "q8_0", "int4-g32", "int4-g128" or "fp8"
     (or the command line's names: tilewise.quantize's) packs each layer's weight once, here; tensor_cores adds each
-    one's tensor-core copy, with which more than 16 tokens (and fewer, where it measured faster) run the sm90 kernel.
+    one's tensor-core copy, with which more than 16 tokens (and fewer, where it measured faster) run the sm90 kernel;
+    rows=False with it keeps that copy alone, which serves every token count (int4 at 1..8 tokens through a gemv
+    that reads it, the rest the sm90 kernel). rows=False without tensor_cores raises ValueError.
     filter(name, layer) -> bool leaves out the layers it returns False for.
     The output projection of an nn.MultiheadAttention is left as it is: attention reads its weight directly and never
     calls it as a module. Raises ValueError naming the first layer the format cannot take (K not a multiple of its
@@ -78,7 +79,7 @@ def patch(module, format=None, filter=None, tensor_cores=False):
     swapped = {}
     for name, layer in targets:
         try:
-            swapped[name] = Linear.from_linear(layer, format, tensor_cores)
+            swapped[name] = Linear.from_linear(layer, format, tensor_cores, rows)
         except ValueError as e:
             raise ValueError(f"layer {name} ({layer.out_features} x {layer.in_features}): {e}") from None
     for name, replacement in swapped.items():

@@ -9,7 +9,7 @@ from typing import Optional
 import torch
 
 from . import _capi
-from .packed import PackedWeight, _dequantized, _dtype_code, dequantize
+from .packed import PackedWeight, _check_pairs, _dequantized, _dtype_code, _from_tensor_core_order, dequantize
 
 MAX_PACKED_TOKENS = 16  # the gemv family's token range; more run the sm90 kernel on the weights' tensor-core copy
 #                         where they have one, else the dequantized 16-bit path
@@ -120,19 +120,22 @@ def _packed_of(x, q, scales, format, on_device, q_mma=None, scales_mma=None):
     """The PackedWeight the op's arguments describe, checked against x; None where the sizes are symbolic (dynamic
     tracing), for the real call to check."""
     _require(format in _FORMAT_NAMES, lambda: f"unknown format code {format}; known: {sorted(_FORMAT_NAMES)}")
-    _require(q.dim() == 2, lambda: f"q must be 2-D [F, row_bytes], not shape {tuple(q.shape)}")
-    _check_packed_x(x, q, on_device)
-    if not (isinstance(q.shape[0], int) and isinstance(x.shape[-1], int)):
+    _check_pairs(q, scales, q_mma, scales_mma)
+    name, first = ("q", q) if q is not None else ("q_mma", q_mma)  # the copy alone where there are no rows
+    _require(first.dim() == 2, lambda: f"{name} must be 2-D [F, row_bytes], not shape {tuple(first.shape)}")
+    _check_packed_x(x, first, on_device)
+    if not (isinstance(first.shape[0], int) and isinstance(x.shape[-1], int)):
         return None
     try:
-        return PackedWeight(q, scales, _FORMAT_NAMES[format], q.shape[0], x.shape[-1], q_mma, scales_mma)
+        return PackedWeight(q, scales, _FORMAT_NAMES[format], first.shape[0], x.shape[-1], q_mma, scales_mma)
     except (_capi.Error, ValueError) as e:
         raise ValueError(f"x[..., K] with K = {x.shape[-1]} does not fit packed {_FORMAT_NAMES[format]} weights: "
                          f"{e}") from None
 
 
-def _packed(x: torch.Tensor, q: torch.Tensor, scales: torch.Tensor, format: int, bias: Optional[torch.Tensor],
-            q_mma: Optional[torch.Tensor] = None, scales_mma: Optional[torch.Tensor] = None) -> torch.Tensor:
+def _packed(x: torch.Tensor, q: Optional[torch.Tensor], scales: Optional[torch.Tensor], format: int,
+            bias: Optional[torch.Tensor], q_mma: Optional[torch.Tensor] = None,
+            scales_mma: Optional[torch.Tensor] = None) -> torch.Tensor:
     return _run_packed(x, _packed_of(x, q, scales, format, True, q_mma, scales_mma), bias)
 
 
@@ -150,11 +153,12 @@ def _run_packed(x, pw, bias):
     y = torch.empty((*x.shape[:-1], F), dtype=x.dtype, device=x.device)
     if tokens:
         x = _aligned(x)
-        # With the tensor-core copy the sm90 kernel runs on it past 16 tokens and where faster below (None: no copy).
-        q_mma, scales_mma = (None, None) if pw.q_mma is None else (pw.q_mma.data_ptr(), pw.scales_mma.data_ptr())
+        # The library picks the kernel from the pairs it is given; a pair pw lacks goes as NULL.
+        q, scales, q_mma, scales_mma = (None if t is None else t.data_ptr()
+                                        for t in (pw.q, pw.scales, pw.q_mma, pw.scales_mma))
         _capi.check(_capi.lib().tw_linear_packed_mma(
             _capi.context(x.device.index), _dtype_code(x.dtype, "x"), tokens, _capi.FORMATS[pw.format], F, K,
-            x.data_ptr(), pw.q.data_ptr(), pw.scales.data_ptr(), q_mma, scales_mma, y.data_ptr(), _stream(x.device)))
+            x.data_ptr(), q, scales, q_mma, scales_mma, y.data_ptr(), _stream(x.device)))
     return y.add_(bias) if bias is not None else y
 
 
@@ -164,7 +168,7 @@ _linear_packed = torch.library.custom_op("tilewise::linear_packed", _packed, mut
 @_linear_packed.register_fake
 def _(x, q, scales, format, bias, q_mma=None, scales_mma=None):
     _packed_of(x, q, scales, format, False, q_mma, scales_mma)
-    return x.new_empty((*x.shape[:-1], q.shape[0]))
+    return x.new_empty((*x.shape[:-1], (q if q is not None else q_mma).shape[0]))
 
 
 def _dense_backward(ctx, grad):
@@ -184,15 +188,19 @@ def _dense_setup(ctx, inputs, output):
 
 def _packed_backward(ctx, grad):
     x, q, scales = ctx.saved_tensors
-    w = _dequantized(q, scales, _FORMAT_NAMES[ctx.format], q.shape[0], x.shape[-1], grad.dtype)
+    format, F, K = _FORMAT_NAMES[ctx.format], q.shape[0], x.shape[-1]
+    if ctx.tensor_core_order:  # the copy alone: its values put back in rows of K, exactly
+        q, scales = _from_tensor_core_order(q, scales, format, F, K)
+    w = _dequantized(q, scales, format, F, K, grad.dtype)
     grad_x = grad @ w if ctx.needs_input_grad[0] else None
     grad_bias = grad.reshape(-1, grad.shape[-1]).sum(0) if ctx.has_bias and ctx.needs_input_grad[4] else None
     return grad_x, None, None, None, grad_bias, None, None
 
 
 def _packed_setup(ctx, inputs, output):
-    x, q, scales, format, bias, _, _ = inputs
-    ctx.save_for_backward(x, q, scales)
+    x, q, scales, format, bias, q_mma, scales_mma = inputs
+    ctx.tensor_core_order = q is None
+    ctx.save_for_backward(x, *((q_mma, scales_mma) if q is None else (q, scales)))
     ctx.format, ctx.has_bias = format, bias is not None
 
 
@@ -214,7 +222,9 @@ def linear(x, w, bias=None, *, x_scale=None, w_scale=None):
       family's kernel on the packed weights (the sm90 kernel on the tensor-core copy where w has one and it measured
       faster: tilewise.last_choice() names it); more tokens run the sm90 kernel on the weights' tensor-core copy
       where w has one (tilewise.quantize(..., tensor_cores=True)), else the weights are dequantized into a scratch
-      tensor from torch's caching allocator and the 16-bit path runs on it.
+      tensor from torch's caching allocator and the 16-bit path runs on it. w holding the copy alone
+      (tilewise.quantize(..., tensor_cores=True, rows=False)): int4 at 1..8 tokens runs a gemv that reads the copy,
+      everything else the sm90 kernel on it.
     Raises ValueError for a wrong dtype, shape, device or a non-contiguous tensor, tilewise.Error when the library
     refuses (its message says why)."""
     _require(isinstance(x, torch.Tensor), lambda: f"x must be a tensor, not {type(x).__name__}")
@@ -222,8 +232,8 @@ def linear(x, w, bias=None, *, x_scale=None, w_scale=None):
              lambda: f"bias must be a tensor or None, not {type(bias).__name__}")
     if isinstance(w, PackedWeight):
         _require(x_scale is None and w_scale is None, "x_scale and w_scale are for fp8 x and w, not packed weights")
-        if _direct(x, w.q, w.scales, bias):  # w was checked when it was made; x against it here
-            _check_packed_x(x, w.q, True)
+        if _direct(x, w.q, w.scales, w.q_mma, w.scales_mma, bias):  # w was checked when made; x against it here
+            _check_packed_x(x, w.q if w.q is not None else w.q_mma, True)
             return _run_packed(x, w, bias)
         return torch.ops.tilewise.linear_packed(x, w.q, w.scales, _capi.FORMATS[w.format], bias, w.q_mma,
                                                 w.scales_mma)

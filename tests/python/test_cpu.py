@@ -28,7 +28,7 @@ class Registration(unittest.TestCase):
                          "tilewise::linear_fp8(Tensor x, Tensor w, Tensor x_scale, Tensor w_scale, Tensor? bias) "
                          "-> Tensor")
         self.assertEqual(str(torch.ops.tilewise.linear_packed.default._schema),
-                         "tilewise::linear_packed(Tensor x, Tensor q, Tensor scales, SymInt format, Tensor? bias, "
+                         "tilewise::linear_packed(Tensor x, Tensor? q, Tensor? scales, SymInt format, Tensor? bias, "
                          "Tensor? q_mma=None, Tensor? scales_mma=None) -> Tensor")
 
 
@@ -369,6 +369,158 @@ class Quantize(unittest.TestCase):
                                               q.data_ptr(), q.data_ptr(), None)
         self.assertEqual(status, _capi.UNSUPPORTED)
         self.assertIn("whole blocks of 64", lib.tw_last_error().decode())
+
+
+def tensor_core_order(q, scales, fmt, F, K):
+    """q and scales in "mma order, version 1" as kernels/sm90/packed_order.h writes them (packed_word,
+    packed_byte_word, packed_scale_source; little-endian words), transliterated index for index: what
+    tilewise.packed._from_tensor_core_order must undo."""
+    def row(t, j):
+        return 16 * (t // 32) + (t % 32) // 4 + 8 * ((j // 2) % 2)
+
+    def column(t, s, j):
+        return 16 * s + 2 * (t % 4) + j % 2 + 8 * (j // 4)
+
+    rows = q.long()
+    if fmt in ("q8_0", "fp8"):
+        w = torch.arange(F * K // 4)
+        block, within = w // 1024, w % 1024
+        half, t = within // 512, within % 512 // 4
+        s, h = 2 * half + within % 4 // 2, within % 2
+        n0, k0 = block // (K // 64) * 64, block % (K // 64) * 64
+        word = sum(rows[n0 + row(t, 4 * h + b), k0 + column(t, s, 4 * h + b)] << (8 * b) for b in range(4))
+    else:
+        w = torch.arange(F * K // 8)
+        block, within = w // 512, w % 512
+        t, s = within // 4, within % 4
+        n0, k0 = block // (K // 64) * 64, block % (K // 64) * 64
+        word = torch.zeros_like(w)
+        for j in range(8):
+            n, k = n0 + row(t, j), k0 + column(t, s, j)
+            word |= ((rows[n, k // 2] >> (4 * (k % 2))) & 0xF) << (4 * (j // 2) + 16 * (j % 2))
+    q_mma = torch.stack([(word >> (8 * b)) & 0xFF for b in range(4)], dim=-1).to(torch.uint8).reshape(q.shape)
+    if fmt == "fp8":
+        return q_mma, scales.clone()
+    groups = scales.shape[1]
+    i = torch.arange(F * groups)
+    source = (i // 64 // groups * 64 + i % 64) * groups + (i // 64) % groups
+    return q_mma, scales.flatten()[source].reshape(scales.shape)
+
+
+class TensorCoreCopyAlone(unittest.TestCase):
+    """Packed weights that hold only their tensor-core copy (q_mma, scales_mma; q and scales None)."""
+
+    def copy_alone(self, fmt, F=64, K=256):
+        """A PackedWeight of the copy alone, on the CPU: the rows of random weights put in the tensor-core order."""
+        pw = tilewise.quantize(torch.randn(F, K, dtype=torch.bfloat16), fmt)
+        return pw, tilewise.PackedWeight(None, None, fmt, F, K, *tensor_core_order(pw.q, pw.scales, fmt, F, K))
+
+    def test_the_tensor_core_order_is_undone_exactly(self):
+        from tilewise.packed import _from_tensor_core_order
+        torch.manual_seed(5)
+        for fmt in tilewise.FORMATS:
+            for F_, K in ((64, 128), (192, 384), (128, 1024)):
+                with self.subTest(fmt, F=F_, K=K):
+                    pw = tilewise.quantize(torch.zeros(F_, K, dtype=torch.bfloat16), fmt)
+                    pw.q.copy_(torch.randint(0, 256, pw.q.shape, dtype=torch.uint8))  # every bit pattern of a value
+                    pw.scales.copy_(torch.randn(pw.scales.shape))  # finite and not 0: equal values, equal bits
+                    q_mma, scales_mma = tensor_core_order(pw.q, pw.scales, fmt, F_, K)
+                    self.assertFalse(torch.equal(q_mma, pw.q))  # the order moves bytes
+                    q, scales = _from_tensor_core_order(q_mma, scales_mma, fmt, F_, K)
+                    self.assertTrue(torch.equal(q, pw.q))
+                    self.assertTrue(torch.equal(scales, pw.scales))
+                    self.assertTrue(q.is_contiguous() and scales.is_contiguous())
+
+    def test_dequantize_reads_the_copy_alone_as_the_rows(self):
+        torch.manual_seed(6)
+        for fmt in tilewise.FORMATS:
+            with self.subTest(fmt):
+                rows, alone = self.copy_alone(fmt, 128, 256)
+                self.assertTrue(torch.equal(tilewise.dequantize(alone), tilewise.dequantize(rows)))
+                self.assertTrue(torch.equal(tilewise.dequantize(alone, torch.bfloat16),
+                                            tilewise.dequantize(rows, torch.bfloat16)))
+                self.assertTrue(torch.equal(tilewise.dequantize_reference(alone), tilewise.dequantize_reference(rows)))
+
+    def test_quantize_refuses_rows_false_without_the_copy(self):
+        w = torch.randn(64, 256, dtype=torch.bfloat16)
+        for call in (lambda: tilewise.quantize(w, "int4-g128", rows=False),
+                     lambda: tilewise.Linear.from_linear(torch.nn.Linear(256, 64), "q8_0", rows=False)):
+            with self.assertRaisesRegex(ValueError, "rows=False keeps the tensor-core copy alone, which needs "
+                                                    "tensor_cores=True"):
+                call()
+        m = torch.nn.Sequential(torch.nn.Linear(256, 64, dtype=torch.bfloat16))
+        with self.assertRaisesRegex(ValueError, r"layer 0 \(64 x 256\): rows=False keeps the tensor-core copy alone"):
+            tilewise.patch(m, format="int4-g32", rows=False)
+        self.assertIsInstance(m[0], torch.nn.Linear)  # nothing swapped
+        with self.assertRaisesRegex(ValueError, "the tensor-core copy is made on CUDA"):  # the copy needs the GPU
+            tilewise.quantize(w, "int4-g128", tensor_cores=True, rows=False)
+
+    def test_packed_weights_need_a_whole_pair(self):
+        pw, alone = self.copy_alone("int4-g128")
+        q, scales, q_mma, scales_mma = pw.q, pw.scales, alone.q_mma, alone.scales_mma
+        cases = [((None, None, None, None), "packed weights need q and scales \\(rows of K\\), q_mma and scales_mma "
+                                            "\\(the tensor-core copy\\), or both; got neither"),
+                 ((q, None, None, None), "q and scales come together"),
+                 ((None, scales, q_mma, scales_mma), "q and scales come together"),
+                 ((None, None, q_mma, None), "q_mma and scales_mma come together"),
+                 ((None, None, None, scales_mma), "q_mma and scales_mma come together"),
+                 ((None, None, q_mma[:32].clone(), scales_mma),
+                  "int4-g128 q_mma must be uint8 of shape \\(64, 128\\), not torch.uint8 \\(32, 128\\)"),
+                 ((None, None, q_mma, scales_mma.float()),
+                  "int4-g128 scales_mma must be torch.float16 of shape \\(64, 2\\), not torch.float32"),
+                 ((None, None, torch.empty(128, 64, dtype=torch.uint8).t(), scales_mma),
+                  "q_mma and scales_mma must be contiguous and on one device")]
+        with self.assertRaisesRegex(ValueError, "the tensor-core copy is of weights whose F and K are multiples of 64, "
+                                                "not q8_0 32 x 256"):  # the order's blocks are 64 x 64
+            tilewise.PackedWeight(None, None, "q8_0", 32, 256, torch.empty(32, 256, dtype=torch.uint8),
+                                  torch.empty(32, 8, dtype=torch.float16))
+        for (q_, s_, qm, sm), message in cases:
+            with self.subTest(message):
+                with self.assertRaisesRegex(ValueError, message):
+                    tilewise.PackedWeight(q_, s_, "int4-g128", 64, 256, qm, sm)
+        x = meta(3, 256)
+        for args, message in [((None, None, 4, None), "got neither"), ((q.to(META), None, 4, None), "come together"),
+                              ((None, None, 4, None, q_mma.to(META), None), "q_mma and scales_mma come together")]:
+            with self.subTest(op=message):
+                with self.assertRaisesRegex(ValueError, message):
+                    torch.ops.tilewise.linear_packed(x, *args)
+
+    def test_a_copy_alone_moves_prints_and_traces(self):
+        for fmt in tilewise.FORMATS:
+            with self.subTest(fmt):
+                _, alone = self.copy_alone(fmt)
+                self.assertIsNone(alone.q)
+                self.assertIsNone(alone.scales)
+                self.assertEqual(alone.device, torch.device("cpu"))
+                self.assertIn("tensor-core copy, device=cpu", repr(alone))
+                on_meta = alone.to(META)
+                self.assertEqual((on_meta.device.type, on_meta.q, on_meta.q_mma.shape), (META, None, alone.q_mma.shape))
+                y = tilewise.linear(meta(2, 5, 256, dtype=torch.float16), on_meta, meta(64, dtype=torch.float16))
+                self.assertEqual((tuple(y.shape), y.dtype), ((2, 5, 64), torch.float16))
+                code = tilewise._capi.FORMATS[fmt]
+                from torch.library import opcheck
+                opcheck(torch.ops.tilewise.linear_packed.default,
+                        (meta(3, 256, requires_grad=True), None, None, code, meta(64), on_meta.q_mma,
+                         on_meta.scales_mma))
+        with self.assertRaisesRegex(ValueError, "CUDA"):  # the copy alone on the CPU: x is checked as before
+            tilewise.linear(torch.randn(4, 256, dtype=torch.bfloat16), alone)
+
+    def test_a_layer_holds_the_copy_alone(self):
+        _, alone = self.copy_alone("int4-g32")
+        layer = tilewise.Linear(256, 64, packed=alone)
+        self.assertEqual(set(layer.state_dict()), {"q_mma", "scales_mma"})
+        self.assertIsNone(layer.packed().q)
+        self.assertIs(layer.packed().q_mma, alone.q_mma)
+        layer.half()  # a cast leaves the copy as it is, a move moves it
+        self.assertEqual(layer.scales_mma.dtype, torch.float16)
+        self.assertTrue(torch.equal(layer.q_mma, alone.q_mma))
+        self.assertEqual(layer.to(META).packed().device.type, META)
+        y = layer(meta(7, 256))
+        self.assertEqual(tuple(y.shape), (7, 64))
+        model = torch.nn.Sequential(layer, torch.nn.GELU(),
+                                    tilewise.Linear(64, 64, packed=self.copy_alone("q8_0", 64, 64)[1].to(META)))
+        ops = [n.target for n in torch.export.export(model, (meta(4, 256),)).graph.nodes if n.op == "call_function"]
+        self.assertEqual(ops.count(torch.ops.tilewise.linear_packed.default), 2, ops)
 
 
 class BadInput(unittest.TestCase):

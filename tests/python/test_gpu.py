@@ -1,6 +1,6 @@
 """tilewise's torch ops on a GPU (skipped without one): against F.linear (16-bit, fp8) and against the dequantized
-weights (packed) at T = 1..16 and beyond, with bias, under CUDA-graph capture, torch.compile, on two streams at once,
-and opcheck on real tensors."""
+weights (packed, and their tensor-core copy alone) at T = 1..16 and beyond, with bias, under CUDA-graph capture,
+torch.compile, on two streams at once, and opcheck on real tensors."""
 import unittest
 
 import torch
@@ -83,6 +83,84 @@ class Gpu(unittest.TestCase):
                         self.assertLess(relative_error(y, F.linear(x.float(), ref_w)), BOUND[dtype])
                         self.assertTrue(torch.equal(y, torch.ops.tilewise.linear_packed(
                             x, pw.q, pw.scales, tilewise._capi.FORMATS[fmt], None, pw.q_mma, pw.scales_mma)))
+
+    def test_the_tensor_core_copy_is_undone_exactly(self):
+        # tilewise.dequantize and the backward of a copy alone put it back in rows of K with torch ops: the library's
+        # own tensor-core order (tw_pack_for_tensor_cores), undone, is the rows bit for bit.
+        from tilewise.packed import _from_tensor_core_order
+        for fmt in tilewise.FORMATS:
+            for F_, K in ((64, 128), (192, 384), (1024, 2048)):
+                with self.subTest(fmt, F=F_, K=K):
+                    pw = tilewise.quantize(self.weights(F_, K, torch.bfloat16), fmt, tensor_cores=True)
+                    self.assertFalse(torch.equal(pw.q_mma, pw.q))
+                    q, scales = _from_tensor_core_order(pw.q_mma, pw.scales_mma, fmt, F_, K)
+                    self.assertTrue(torch.equal(q, pw.q))
+                    self.assertTrue(torch.equal(scales, pw.scales))  # finite and not 0: equal values, equal bits
+
+    def test_the_tensor_core_copy_alone_serves_every_token_count(self):
+        bias = {dtype: torch.randn(1024, device=self.dev, dtype=dtype) for dtype in (torch.bfloat16, torch.float16)}
+        for dtype in (torch.bfloat16, torch.float16):
+            for fmt in ("int4-g128", "int4-g32", "q8_0", "fp8"):
+                w = self.weights(1024, 2048, dtype)
+                both = tilewise.quantize(w, fmt, tensor_cores=True)
+                alone = tilewise.quantize(w, fmt, tensor_cores=True, rows=False)
+                self.assertIsNone(alone.q)
+                self.assertTrue(torch.equal(alone.q_mma, both.q_mma))
+                self.assertTrue(torch.equal(alone.scales_mma, both.scales_mma))
+                ref_w = tilewise.dequantize(both)  # the rows' weights
+                self.assertTrue(torch.equal(tilewise.dequantize(alone), ref_w))
+                self.assertTrue(torch.equal(tilewise.dequantize(alone, dtype), tilewise.dequantize(both, dtype)))
+                code = tilewise._capi.FORMATS[fmt]
+                for tokens in (1, 3, 8, 9, 16, 17, 64):
+                    for b in (None, bias[dtype]):
+                        with self.subTest(dtype=dtype, format=fmt, tokens=tokens, bias=b is not None):
+                            x = torch.randn(tokens, 2048, device=self.dev, dtype=dtype)
+                            y = tilewise.linear(x, alone, b)
+                            family = "gemv mma-order" if fmt.startswith("int4") and tokens <= 8 else "sm90"
+                            self.assertTrue(tilewise.last_choice().startswith(f"{family} on packed "
+                                                                              f"{fmt.replace('-', '')} weights"),
+                                            tilewise.last_choice())
+                            ref = F.linear(x.float(), ref_w, None if b is None else b.float())
+                            self.assertLess(relative_error(y, ref), BOUND[dtype], tilewise.last_choice())
+                            self.assertTrue(torch.equal(y, torch.ops.tilewise.linear_packed(
+                                x, None, None, code, b, alone.q_mma, alone.scales_mma)))
+
+    def test_a_model_patched_with_the_copy_alone(self):
+        model = torch.nn.Sequential(torch.nn.Linear(2048, 1024), torch.nn.SiLU(), torch.nn.Linear(1024, 2048))
+        model = model.to(self.dev, torch.bfloat16)
+        with torch.no_grad():
+            tilewise.patch(model, "int4-g128", tensor_cores=True, rows=False)
+        self.assertEqual(set(model.state_dict()), {f"{i}.{name}" for i in (0, 2)
+                                                   for name in ("q_mma", "scales_mma", "bias")})
+        weights = [tilewise.dequantize(model[i].packed()) for i in (0, 2)]
+        for tokens in (4, 64):
+            x = torch.randn(tokens, 2048, device=self.dev, dtype=torch.bfloat16)
+            h = F.silu(F.linear(x.float(), weights[0], model[0].bias.float()))
+            ref = F.linear(h, weights[1], model[2].bias.float())
+            with torch.no_grad():
+                y = model(x)
+            self.assertLess(relative_error(y, ref), 2 * BOUND[torch.bfloat16], f"T={tokens}")
+
+    def test_the_gradient_through_a_copy_alone_is_the_rows(self):
+        # Backward multiplies by the dequantized weights: those of the copy alone, put back in rows of K, are the
+        # rows' own, so the gradients are the same bits.
+        for fmt in tilewise.FORMATS:
+            with self.subTest(fmt):
+                w = self.weights(512, 1024, torch.bfloat16)
+                both = tilewise.quantize(w, fmt, tensor_cores=True)
+                alone = tilewise.PackedWeight(None, None, fmt, 512, 1024, both.q_mma, both.scales_mma)
+                x0 = torch.randn(5, 1024, device=self.dev, dtype=torch.bfloat16)
+                g = torch.randn(5, 512, device=self.dev, dtype=torch.bfloat16)
+                grads = []
+                for pw in (both, alone):
+                    x = x0.clone().requires_grad_()
+                    bias = torch.zeros(512, device=self.dev, dtype=torch.bfloat16, requires_grad=True)
+                    tilewise.linear(x, pw, bias).backward(g)
+                    grads.append((x.grad, bias.grad))
+                self.assertTrue(torch.equal(grads[0][0], grads[1][0]))
+                self.assertTrue(torch.equal(grads[0][1], grads[1][1]))
+                ref = g.float() @ tilewise.dequantize(both)
+                self.assertLess(relative_error(grads[1][0], ref), BOUND[torch.bfloat16])
 
     def test_leading_dimensions_and_an_offset_slice(self):
         w = self.weights(1024, 2048, torch.bfloat16)
@@ -200,8 +278,9 @@ class Gpu(unittest.TestCase):
         x = torch.randn(5, 1024, device=self.dev, dtype=torch.bfloat16, requires_grad=True)
         w = self.weights(512, 1024, torch.bfloat16).requires_grad_()
         opcheck(torch.ops.tilewise.linear.default, (x, w, None))
-        pw = tilewise.quantize(w.detach(), "int4-g32")
+        pw = tilewise.quantize(w.detach(), "int4-g32", tensor_cores=True)
         opcheck(torch.ops.tilewise.linear_packed.default, (x, pw.q, pw.scales, 3, None))
+        opcheck(torch.ops.tilewise.linear_packed.default, (x, None, None, 3, None, pw.q_mma, pw.scales_mma))
 
     def test_the_librarys_errors_reach_python(self):
         x8 = torch.zeros(4, 40, device=self.dev, dtype=torch.float8_e4m3fn)  # K = 40: not a multiple of 16
