@@ -3,7 +3,7 @@ computes with (the arm's own reference) and the bytes one step streams. Each arm
 rounding error sets its bounds against the bf16 weights (receipt.step_bounds).
 
 Arms: torch-bf16 (F.linear), tilewise-bf16 (tilewise.linear), tilewise-<format> (tilewise.quantize's packed weights:
-q8_0, int4-g128, int4-g32, fp8), torch's own weight-only kernels as peers (torch-int8: torch._weight_int8pack_mm on
+q8_0, int4-g128, int4-g32, fp8; "-tc" with their tensor-core copy too, "-tc-only" with that copy alone), torch's own weight-only kernels as peers (torch-int8: torch._weight_int8pack_mm on
 int8 weights with a bf16 scale per output channel; torch-int4-g128: torch._weight_int4pack_mm on int4 weights,
 asymmetric, a bf16 scale and zero per 128 weights along K, the layout torch._convert_weight_to_int4pack packs), and
 no-linears (every linear's output a zero tensor of its shape, no work: the step's time outside its linears).
@@ -53,15 +53,15 @@ class TilewiseBf16(Arm):
 class TilewisePacked(Arm):
     family = "tilewise"
 
-    def __init__(self, weight_format, tensor_cores=False):
+    def __init__(self, weight_format, tensor_cores=False, rows=True):
         self.tilewise = tilewise_module()
-        self.weight_format, self.tensor_cores = weight_format, tensor_cores
-        self.name = "tilewise-" + weight_format + ("-tc" if tensor_cores else "")
+        self.weight_format, self.tensor_cores, self.rows = weight_format, tensor_cores, rows
+        self.name = "tilewise-" + weight_format + ("-tc" if tensor_cores else "") + ("" if rows else "-only")
         self.text = (f"tilewise.linear(x, tilewise.quantize(w, '{weight_format}'"
-                     f"{', tensor_cores=True' if tensor_cores else ''}))")
+                     f"{', tensor_cores=True' if tensor_cores else ''}{'' if rows else ', rows=False'}))")
 
     def prepare(self, w):
-        return self.tilewise.quantize(w, self.weight_format, tensor_cores=self.tensor_cores)
+        return self.tilewise.quantize(w, self.weight_format, tensor_cores=self.tensor_cores, rows=self.rows)
 
     def apply(self, x, packed):
         return self.tilewise.linear(x, packed)
@@ -69,9 +69,9 @@ class TilewisePacked(Arm):
     def seen(self, packed):
         return self.tilewise.dequantize(packed, torch.float32)
 
-    def nbytes(self, packed):  # what the step keeps: the tensor-core copy too where there is one
-        kept = (packed.q, packed.scales) + ((packed.q_mma, packed.scales_mma) if packed.q_mma is not None else ())
-        return sum(t.numel() * t.element_size() for t in kept)
+    def nbytes(self, packed):  # what the step keeps: rows of K, the tensor-core copy, or both
+        kept = (packed.q, packed.scales, packed.q_mma, packed.scales_mma)
+        return sum(t.numel() * t.element_size() for t in kept if t is not None)
 
 
 class TorchInt8(Arm):
@@ -161,11 +161,13 @@ class NoLinears(Arm):
 
 
 TILEWISE_FORMATS = ("q8_0", "int4-g128", "int4-g32", "fp8")
-# "-tc": the weights with their tensor-core copy (past 16 tokens the sm90 kernel instead of dequantizing).
+# "-tc": the weights with their tensor-core copy (past 16 tokens the sm90 kernel instead of dequantizing); "-tc-only":
+# that copy alone (one packed copy for every token count).
 ARMS = ["torch-bf16", "tilewise-bf16"] + [f"tilewise-{f}" for f in TILEWISE_FORMATS] + \
-    [f"tilewise-{f}-tc" for f in TILEWISE_FORMATS] + ["torch-int8", "torch-int4-g128", "no-linears"]
+    [f"tilewise-{f}-tc" for f in TILEWISE_FORMATS] + [f"tilewise-{f}-tc-only" for f in TILEWISE_FORMATS] + \
+    ["torch-int8", "torch-int4-g128", "no-linears"]
 # int4 in one group size by default; g32 and the tensor-core copies on request
-DEFAULT_ARMS = [a for a in ARMS if a != "tilewise-int4-g32" and not a.endswith("-tc")]
+DEFAULT_ARMS = [a for a in ARMS if a != "tilewise-int4-g32" and not a.endswith(("-tc", "-tc-only"))]
 
 
 def make(name):
@@ -178,4 +180,6 @@ def make(name):
         return TilewisePacked(name[len("tilewise-"):])
     if name.startswith("tilewise-") and name.endswith("-tc") and name[len("tilewise-"):-3] in TILEWISE_FORMATS:
         return TilewisePacked(name[len("tilewise-"):-3], tensor_cores=True)
+    if name.startswith("tilewise-") and name.endswith("-tc-only") and name[len("tilewise-"):-8] in TILEWISE_FORMATS:
+        return TilewisePacked(name[len("tilewise-"):-8], tensor_cores=True, rows=False)
     raise ValueError(f"unknown arm '{name}' (known: {', '.join(ARMS)})")
