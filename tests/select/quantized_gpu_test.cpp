@@ -65,6 +65,42 @@ Packed pack(const device::OperandSet& o, DType d, WeightFormat f, int64_t F, int
   return p;
 }
 
+// An nn.Linear problem of `tokens` on W[F][K] (scales varied, so that a misplaced one shows), W packed in rows of K
+// and in the tensor-core order.
+struct BothOrders {
+  BothOrders(DType act, WeightFormat f, int64_t F, int64_t tokens, int64_t K, uint64_t seed, cudaStream_t s)
+      : act(act), tokens(tokens), ops(make_problem("lin", F, tokens, K, act, Layout::TN), 1, 0) {  // A: W, B: x
+    ops.fill(seed, s);
+    ops.poison_outputs(s);
+    testkit::vary_scales(ops.set(0).a.get(), act, F, K, K, s);
+    rows = pack(ops.set(0), act, f, F, K, s);
+    q_mma = device::Buffer(size_t(rows.shape.q_bytes()));
+    scales_mma = device::Buffer(size_t(rows.shape.scale_bytes));
+    pack_for_tensor_cores(rows.view(), q_mma.get(), scales_mma.get(), s);
+  }
+  PackedWeights both() const { return {rows.shape, rows.q.get(), rows.scales.get(), q_mma.get(), scales_mma.get()}; }
+  PackedWeights copy_alone() const { return {rows.shape, nullptr, nullptr, q_mma.get(), scales_mma.get()}; }
+  void run(Context& ctx, const PackedWeights& w, cudaStream_t s) {
+    linear(ctx, ops.set(0).b.get(), tokens, act, w, ops.set(0).c.get(), s);
+  }
+  // ||y - x W^T|| / ||x W^T|| of the last run's y, W the dequantized weights (after the stream's work).
+  double error() const {
+    const int64_t F = rows.shape.out_features, K = rows.shape.in_features;
+    std::vector<float> deq(size_t(F * K));
+    dequantize_host({rows.shape, to_host<uint8_t>(rows.q.get(), size_t(rows.shape.q_bytes())).data(),
+                     to_host<uint8_t>(rows.scales.get(), size_t(rows.shape.scale_bytes)).data()},
+                    deq.data());
+    return relative_error(act, to_host<uint16_t>(ops.set(0).b.get(), size_t(tokens * K)), deq,
+                          to_host<uint16_t>(ops.set(0).c.get(), size_t(tokens * F)), tokens, F, K);
+  }
+
+  DType act;
+  int64_t tokens;
+  device::Operands ops;
+  Packed rows;
+  device::Buffer q_mma, scales_mma;
+};
+
 TEST(QuantizedLinear, TheGpuQuantizerGivesTheReferencesBits) {
   TW_REQUIRE_GPU();
   const int64_t F = 256, K = 512;
@@ -167,17 +203,8 @@ TEST(QuantizedLinear, PastSixteenTokensTheTensorCoreCopyServes) {
     for (WeightFormat f : kFormats)
       for (int64_t tokens : {8, 16, 17, 64, 300}) {  // at 8 and 16 Q8_0 runs the copy on an H200, the rest the gemv
         SCOPED_TRACE(std::string(to_string(f)) + ", " + std::to_string(tokens) + " tokens");
-        const Problem p = make_problem("lin", F, tokens, K, act, Layout::TN);  // A: W[F][K], B: x[tokens][K]
-        device::Operands ops(p, 1, 0);
-        ops.fill(37, s.get());
-        ops.poison_outputs(s.get());
-        testkit::vary_scales(ops.set(0).a.get(), act, F, K, K, s.get());  // a scale misplaced shows
-        const Packed w = pack(ops.set(0), act, f, F, K, s.get());
-        device::Buffer q_mma(size_t(w.shape.q_bytes())), scales_mma(size_t(w.shape.scale_bytes));
-        pack_for_tensor_cores(w.view(), q_mma.get(), scales_mma.get(), s.get());
-        PackedWeights both = w.view();
-        both.q_mma = q_mma.get(), both.scales_mma = scales_mma.get();
-        linear(ctx, ops.set(0).b.get(), tokens, act, both, ops.set(0).c.get(), s.get());
+        BothOrders w(act, f, F, tokens, K, 37, s.get());
+        w.run(ctx, w.both(), s.get());
         s.sync();
         // Which kernel the context built for the call: the sm90 kernel on the copy, else the gemv.
         const auto& state = ContextAccess::state(ctx);
@@ -188,12 +215,7 @@ TEST(QuantizedLinear, PastSixteenTokensTheTensorCoreCopyServes) {
           EXPECT_TRUE(ran_sm90);
         else
           EXPECT_TRUE(ran_gemv);
-        std::vector<float> deq(size_t(F * K));
-        dequantize_host({w.shape, to_host<uint8_t>(w.q.get(), size_t(w.shape.q_bytes())).data(),
-                         to_host<uint8_t>(w.scales.get(), size_t(w.shape.scale_bytes)).data()},
-                        deq.data());
-        const double e = relative_error(act, to_host<uint16_t>(ops.set(0).b.get(), size_t(tokens * K)), deq,
-                                        to_host<uint16_t>(ops.set(0).c.get(), size_t(tokens * F)), tokens, F, K);
+        const double e = w.error();
         EXPECT_TRUE(receipt::is_correct(e, receipt::correctness_bound(act))) << e;
       }
   const Problem p = make_problem("lin", F, 32, K, DType::bf16, Layout::TN);
@@ -232,30 +254,17 @@ TEST(QuantizedLinear, TheTensorCoreCopyAloneServesEveryTokenCount) {
       for (int64_t tokens : {1, 3, 8, 9, 16, 17, 40}) {
         SCOPED_TRACE(std::string(to_string(f)) + " " + std::string(to_string(act)) + ", " + std::to_string(tokens) +
                      " tokens");
-        const Problem p = make_problem("lin", F, tokens, K, act, Layout::TN);  // A: W[F][K], B: x[tokens][K]
-        device::Operands ops(p, 1, 0);
-        ops.fill(uint64_t(43 + tokens), s.get());
-        ops.poison_outputs(s.get());
-        testkit::vary_scales(ops.set(0).a.get(), act, F, K, K, s.get());  // a scale misplaced shows
-        const Packed w = pack(ops.set(0), act, f, F, K, s.get());
-        device::Buffer q_mma(size_t(w.shape.q_bytes())), scales_mma(size_t(w.shape.scale_bytes));
-        pack_for_tensor_cores(w.view(), q_mma.get(), scales_mma.get(), s.get());
-        const PackedWeights copy{w.shape, nullptr, nullptr, q_mma.get(), scales_mma.get()};
+        BothOrders w(act, f, F, tokens, K, uint64_t(43 + tokens), s.get());
         const bool int4 = f == WeightFormat::int4_g128 || f == WeightFormat::int4_g32;
         const LinearKernel expected = int4 && tokens <= 8 ? LinearKernel::gemv_mma_order : LinearKernel::sm90;
-        EXPECT_EQ(linear_kernel(ctx, copy, tokens), expected);
-        linear(ctx, ops.set(0).b.get(), tokens, act, copy, ops.set(0).c.get(), s.get());
+        EXPECT_EQ(linear_kernel(ctx, w.copy_alone(), tokens), expected);
+        w.run(ctx, w.copy_alone(), s.get());
         s.sync();
         const auto& state = ContextAccess::state(ctx);
         EXPECT_EQ(state.packed.count({int(f), tokens, F, K, act, true}), expected == LinearKernel::gemv_mma_order);
         EXPECT_EQ(state.packed_mma.count({int(f), tokens, F, K, act, s.get()}), expected == LinearKernel::sm90);
         EXPECT_EQ(state.packed.count({int(f), tokens, F, K, act, false}), 0u);
-        std::vector<float> deq(size_t(F * K));
-        dequantize_host({w.shape, to_host<uint8_t>(w.q.get(), size_t(w.shape.q_bytes())).data(),
-                         to_host<uint8_t>(w.scales.get(), size_t(w.shape.scale_bytes)).data()},
-                        deq.data());
-        const double e = relative_error(act, to_host<uint16_t>(ops.set(0).b.get(), size_t(tokens * K)), deq,
-                                        to_host<uint16_t>(ops.set(0).c.get(), size_t(tokens * F)), tokens, F, K);
+        const double e = w.error();
         EXPECT_TRUE(receipt::is_correct(e, receipt::correctness_bound(act))) << e;
       }
   // 8 tokens of x take 16 bytes a K in the gemv's shared memory, beside its warps' sums: up to K = 14,016.
