@@ -41,6 +41,14 @@ Crossover crossover(WeightFormat f) {
 
 }  // namespace
 
+// The gemv on the copy stages all of x in each CTA's shared memory and splits K over its warps, so it is only as
+// fast as the warps an SM keeps busy: on an H100, at 1-8 tokens of int4 g128 on five weight shapes
+// (results/gemv-mma-order-tokens-h100/tokens.json, docs/notes/2026-12-07-linear-copy-alone.md), it ran ahead of the
+// sm90 kernel at every point with 13.6 or more warps resident (1.07-1.71x; one miss, 7168 x 5120 at 4 tokens, 0.91x)
+// and behind it at the two points with 8 or fewer (4096 x 4096, one CTA an SM: 0.74-0.88x; 28672 x 8192 at 8 tokens,
+// x 128 KB: 0.52x). Fitted on those points (in sample), between 8 and 13.6.
+bool order_gemv_ahead(double resident_warps) { return resident_warps >= 12; }
+
 bool tensor_cores_ahead(WeightFormat f, int64_t tokens, int64_t in_features, int64_t out_features) {
   const Crossover c = crossover(f);
   return tokens >= c.min_tokens && in_features >= c.min_k && out_features <= c.max_n;

@@ -16,4 +16,8 @@ inline bool crossover_measured_on(std::string_view gpu) { return gpu == kCrossov
 // and N = out_features.
 bool tensor_cores_ahead(WeightFormat f, int64_t tokens, int64_t in_features, int64_t out_features);
 
+// With the tensor-core copy alone (no rows of K), whether the gemv on the copy (engine=mma-order) runs ahead of the
+// sm90 kernel on it, given the warps its CTAs keep resident on an SM (gemv::resident_warps).
+bool order_gemv_ahead(double resident_warps);
+
 }  // namespace tilewise::select

@@ -138,11 +138,14 @@ Problem gemv_problem(const PackedShape& s, int64_t tokens, DType act) {
 }
 
 // The gemv on the weights' tensor-core copy, where its engine takes the format, tokens and shape (int4 at 1..8 tokens,
-// x within the SM's shared memory).
+// x within the SM's shared memory) and keeps enough warps on an SM to run ahead of the sm90 kernel.
 std::optional<gemv::Config> order_gemv(int sm_count, const PackedShape& s, int64_t tokens, DType act) {
   if (tokens > kGemvMaxTokens) return std::nullopt;
-  return gemv::default_config_on(gemv_problem(s, tokens, act), gemv_format(s.format), gemv::Engine::mma_order,
-                                 sm_count);
+  const Problem p = gemv_problem(s, tokens, act);
+  std::optional<gemv::Config> c =
+      gemv::default_config_on(p, gemv_format(s.format), gemv::Engine::mma_order, sm_count);
+  if (!c || !select::order_gemv_ahead(gemv::resident_warps(*c, p, sm_count))) return std::nullopt;
+  return c;
 }
 
 LinearKernel kernel_for(const Context& ctx, const PackedWeights& w, int64_t tokens, DType act) {

@@ -1,8 +1,12 @@
 // Where linear on packed weights runs the sm90 kernel at 1..16 tokens (src/select/packed_crossover.hpp): each format's
-// crossover as measured, and the gemv everywhere on a GPU the crossover was not measured on.
+// crossover as measured, and the gemv everywhere on a GPU the crossover was not measured on; on the tensor-core copy
+// alone, the gemv on the copy where the measurement put it ahead.
 #include "select/packed_crossover.hpp"
 
 #include <gtest/gtest.h>
+
+#include "core/problem.hpp"
+#include "families/gemv/heuristic.hpp"
 
 namespace tilewise::select {
 namespace {
@@ -44,6 +48,33 @@ TEST(PackedCrossover, OnlyTheGpuItWasMeasuredOn) {
   EXPECT_TRUE(crossover_measured_on("NVIDIA H200"));
   for (std::string_view gpu : {"NVIDIA H100 80GB HBM3", "NVIDIA H200 NVL", ""})
     EXPECT_FALSE(crossover_measured_on(gpu)) << gpu;
+}
+
+// The nineteen points both kernels ran in results/gemv-mma-order-tokens-h100/tokens.json (nn.Linear's F x K at T
+// tokens, int4 g128, the gemv's problem with tokens as M): the rule picks the kernel that ran faster at all but one,
+// 7168 x 5120 at 4 tokens (the gemv on the copy 0.91x the sm90 kernel). 4096 x 14336 at 8 tokens, the twentieth, is
+// past the engine's shared memory.
+TEST(PackedCrossover, OnTheCopyAloneTheGemvWhereItKeepsTheSmsBusy) {
+  struct Point {
+    int64_t F, K, tokens;
+    bool gemv_ran_ahead;
+  };
+  const Point measured[] = {
+      {12288, 4096, 1, true}, {12288, 4096, 2, true},  {12288, 4096, 4, true},  {12288, 4096, 8, true},
+      {4096, 14336, 1, true}, {4096, 14336, 2, true},  {4096, 14336, 4, true},  {28672, 8192, 1, true},
+      {28672, 8192, 2, true}, {28672, 8192, 4, true},  {28672, 8192, 8, false}, {4096, 4096, 1, false},
+      {4096, 4096, 2, false}, {4096, 4096, 4, false},  {4096, 4096, 8, false},  {7168, 5120, 1, true},
+      {7168, 5120, 2, true},  {7168, 5120, 4, false},  {7168, 5120, 8, true}};
+  int agree = 0;
+  for (const Point& m : measured) {
+    const Problem p = make_problem("lin", m.tokens, m.F, m.K, DType::bf16, Layout::TN);
+    const auto c = gemv::default_config_on(p, gemv::Format::int4_g128, gemv::Engine::mma_order, 132);
+    ASSERT_TRUE(c) << describe(p);
+    agree += order_gemv_ahead(gemv::resident_warps(*c, p, 132)) == m.gemv_ran_ahead;
+  }
+  EXPECT_EQ(agree, 18);
+  EXPECT_FALSE(gemv::default_config_on(make_problem("lin", 8, 4096, 14336, DType::bf16, Layout::TN),
+                                       gemv::Format::int4_g128, gemv::Engine::mma_order, 132));
 }
 
 }  // namespace

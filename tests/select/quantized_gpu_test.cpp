@@ -241,9 +241,9 @@ TEST(QuantizedLinear, PastSixteenTokensTheTensorCoreCopyServes) {
 }
 
 // The tensor-core copy alone (q and scales null) serves every token count: int4 at 1..8 tokens through the gemv on
-// the copy, the rest through the sm90 kernel, each correct against the dequantized weights; which kernel the context
-// built is the one linear_kernel names. Where x of 8 tokens outgrows the gemv's shared memory, the sm90 kernel. With
-// neither order, or half of one, an Error before any launch.
+// the copy where its CTAs keep the SMs busy, the rest through the sm90 kernel, each correct against the dequantized
+// weights; which kernel the context built is the one linear_kernel names. Where x of 8 tokens outgrows the gemv's
+// shared memory, the sm90 kernel. With neither order, or half of one, an Error before any launch.
 TEST(QuantizedLinear, TheTensorCoreCopyAloneServesEveryTokenCount) {
   TW_REQUIRE_GPU();
   Context ctx;
@@ -255,8 +255,8 @@ TEST(QuantizedLinear, TheTensorCoreCopyAloneServesEveryTokenCount) {
         SCOPED_TRACE(std::string(to_string(f)) + " " + std::string(to_string(act)) + ", " + std::to_string(tokens) +
                      " tokens");
         BothOrders w(act, f, F, tokens, K, uint64_t(43 + tokens), s.get());
-        const bool int4 = f == WeightFormat::int4_g128 || f == WeightFormat::int4_g32;
-        const LinearKernel expected = int4 && tokens <= 8 ? LinearKernel::gemv_mma_order : LinearKernel::sm90;
+        // Too few CTAs for the gemv on the copy to keep the SMs busy (packed_crossover.cpp): the sm90 kernel.
+        const LinearKernel expected = LinearKernel::sm90;
         EXPECT_EQ(linear_kernel(ctx, w.copy_alone(), tokens), expected);
         w.run(ctx, w.copy_alone(), s.get());
         s.sync();
@@ -267,6 +267,18 @@ TEST(QuantizedLinear, TheTensorCoreCopyAloneServesEveryTokenCount) {
         const double e = w.error();
         EXPECT_TRUE(receipt::is_correct(e, receipt::correctness_bound(act))) << e;
       }
+  // Where its CTAs keep the SMs busy, int4 at 1..8 tokens runs the gemv on the copy.
+  for (WeightFormat f : {WeightFormat::int4_g128, WeightFormat::int4_g32})
+    for (int64_t tokens : {1, 8}) {
+      SCOPED_TRACE(std::string(to_string(f)) + ", " + std::to_string(tokens) + " tokens on 12288 x 4096");
+      BothOrders w(DType::bf16, f, 12288, tokens, 4096, uint64_t(53 + tokens), s.get());
+      EXPECT_EQ(linear_kernel(ctx, w.copy_alone(), tokens), LinearKernel::gemv_mma_order);
+      w.run(ctx, w.copy_alone(), s.get());
+      s.sync();
+      EXPECT_EQ(ContextAccess::state(ctx).packed.count({int(f), tokens, 12288, 4096, DType::bf16, true}), 1u);
+      const double e = w.error();
+      EXPECT_TRUE(receipt::is_correct(e, receipt::correctness_bound(DType::bf16))) << e;
+    }
   // 8 tokens of x take 16 bytes a K in the gemv's shared memory, beside its warps' sums: up to K = 14,016.
   for (const auto& [K_, expected] : {std::pair{int64_t(14016), LinearKernel::gemv_mma_order},
                                      std::pair{int64_t(14080), LinearKernel::sm90}}) {

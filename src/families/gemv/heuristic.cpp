@@ -157,6 +157,17 @@ std::optional<Config> default_config_on(const Problem& p, Format weights, Engine
   return c;
 }
 
+double resident_warps(const Config& c, const Problem& p, int sm_count) {
+  constexpr int kSmThreads = 2048, kSmRegisters = 65536, kSmSharedBytes = 228 * 1024, kCtaReservedShared = 1024;
+  const int threads = block_threads(c);
+  const int registers = (register_estimate(c) + 7) / 8 * 8;
+  const int64_t shared = dynamic_shared_bytes(c, p.K) + kCtaReservedShared;
+  const int64_t per_sm = std::min({int64_t(kSmThreads / threads), int64_t(kSmRegisters / (registers * threads)),
+                                   int64_t(kSmSharedBytes / shared)});
+  const double grid_share = double(grid_blocks(c, p)) / sm_count;
+  return std::min(double(per_sm), grid_share) * (threads / 32);
+}
+
 Config default_config(const Problem& p, Format weights, int sm_count, std::optional<Engine> engine) {
   // The mma engine from M = 2 (and for int4 g128 and fp8 x at M = 1), the FMA kernel at M = 1 and where N gives fewer
   // 16-column tiles than SMs, which the FMA kernel's one column a warp spreads over more of them
