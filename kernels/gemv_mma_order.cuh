@@ -1,6 +1,7 @@
 #pragma once
 // Decode GEMV on int4 weights stored in the tensor-core order ("mma order", kernels/sm90/packed.h): y[m][n] =
-// sum_k x[m][k] W[n][k] for M = 1..8, the products done by mma.sync m16n8k16 as in gemv_mma.cuh. The sm90 kernel
+// sum_k x[m][k] W[n][k] for M = 1..16, the products done by mma.sync m16n8k16 as in gemv_mma.cuh (one 8-token B tile,
+// two past 8 tokens, both on the same dequantized A fragments). The sm90 kernel
 // reads the same copy from 17 tokens on, so an engine serving every batch size keeps one copy of its weights.
 //
 // Why this order at few tokens: thread t's 16 bytes of a 64 x 64 block are its m16n8k16 A fragments for the block's
@@ -14,7 +15,7 @@
 // QUARTERS = THREADS / 32 / KSPLIT quarters by KSPLIT slices, reduced through shared memory in a fixed order. A lane
 // keeps UNROLL blocks in flight while it computes the UNROLL before them (two register sets).
 //
-// Template parameters (the gemv configuration with engine=mma-order, src/families/gemv): M (1..8), WF int4 g128 or g32,
+// Template parameters (the gemv configuration with engine=mma-order, src/families/gemv): M (1..16), WF int4 g128 or g32,
 // XT bf16 or fp16, THREADS, KSPLIT, UNROLL (blocks a step, whole groups), HINT the weight stream's cache policy, PDL
 // as in gemv.cuh (the first step's weights are loaded before the wait: nothing before writes them), YROWS as there.
 // Dynamic shared memory: x, M x K 16-bit values, then the partial sums, KSPLIT x 16 QUARTERS x M floats (src/
@@ -37,7 +38,8 @@ __global__ void __maxnreg__(register_limit<THREADS>)
     gemv_mma_order(const unsigned char* __restrict__ x, long long ldx, const unsigned char* __restrict__ w,
                 long long w_row_bytes, const void* __restrict__ scales, void* __restrict__ out, long long ldc, int N,
                 int K) {
-  static_assert(M >= 1 && M <= 8, "one 8-token B tile");
+  static_assert(M >= 1 && M <= 16, "one or two 8-token B tiles");
+  constexpr int tiles = M > 8 ? 2 : 1;
   static_assert(WF == w_int4_g128 || WF == w_int4_g32, "int4 weights in the tensor-core order");
   static_assert(XT == x_bf16 || XT == x_fp16, "16-bit activations");
   static_assert(THREADS % 32 == 0 && (THREADS / 32) % KSPLIT == 0, "bad gemv configuration");
@@ -102,48 +104,68 @@ __global__ void __maxnreg__(register_limit<THREADS>)
   }
   __syncthreads();
 
-  const bool has_token = g < M;
-  const uint4* xq = reinterpret_cast<const uint4*>(xs) + (has_token ? g : 0) * kblocks * 8 + q * 2;
-  float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+  // Lane (g, q) reads token g of each 8-token tile (B's column g); a tile's tokens past M read zeros.
+  bool has_token[tiles];
+  const uint4* xq[tiles];
+#pragma unroll
+  for (int t = 0; t < tiles; ++t) {
+    has_token[t] = 8 * t + g < M;
+    xq[t] = reinterpret_cast<const uint4*>(xs) + (has_token[t] ? 8 * t + g : 0) * kblocks * 8 + q * 2;
+  }
+  float acc[tiles][4] = {};
   for (int kb = b_begin; kb < b_end; kb += UNROLL) {  // warp-uniform
     const Step cur = next;
     if (kb + UNROLL < b_end) load(next, kb + UNROLL);
-    float part[4];
+    float part[tiles][4];
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u) {
       if (kb + u >= b_end) break;
-      const uint4 x_lo = has_token ? xq[(kb + u) * 8] : make_uint4(0, 0, 0, 0);  // steps 0 and 1
-      const uint4 x_hi = has_token ? xq[(kb + u) * 8 + 1] : make_uint4(0, 0, 0, 0);  // steps 2 and 3
+      uint4 x_lo[tiles], x_hi[tiles];  // steps 0 and 1, steps 2 and 3
+#pragma unroll
+      for (int t = 0; t < tiles; ++t) {
+        x_lo[t] = has_token[t] ? xq[t][(kb + u) * 8] : make_uint4(0, 0, 0, 0);
+        x_hi[t] = has_token[t] ? xq[t][(kb + u) * 8 + 1] : make_uint4(0, 0, 0, 0);
+      }
 #pragma unroll
       for (int s = 0; s < 4; ++s) {
         const int j = 4 * u + s;  // the step's index in this unit
         if (j % steps_per_group == 0)
 #pragma unroll
-          for (int i = 0; i < 4; ++i) part[i] = 0.0f;
+          for (int t = 0; t < tiles; ++t)
+#pragma unroll
+            for (int i = 0; i < 4; ++i) part[t][i] = 0.0f;
         const unsigned wd = word(cur.q[u], s);
         constexpr unsigned magic = XT == x_bf16 ? 0x43004300u : 0x64006400u;  // 128 + u in bf16, 1024 + u in fp16
         constexpr float bias = XT == x_bf16 ? 136.0f : 1032.0f;               // stored u is q + 8
         unsigned a[4];
 #pragma unroll
         for (int r = 0; r < 4; ++r) a[r] = magic_pair<XT>(and_or(wd >> (4 * r), 0x000F000Fu, magic), bias);
-        const uint4& xv = s < 2 ? x_lo : x_hi;
-        mma<XT>(part, a, word(xv, 2 * (s % 2)), word(xv, 2 * (s % 2) + 1));
+#pragma unroll
+        for (int t = 0; t < tiles; ++t) {
+          const uint4& xv = s < 2 ? x_lo[t] : x_hi[t];
+          mma<XT>(part[t], a, word(xv, 2 * (s % 2)), word(xv, 2 * (s % 2) + 1));
+        }
         if (j % steps_per_group == steps_per_group - 1) {
           const int i = j / steps_per_group;
           const float s0 = __half2float(__ushort_as_half(cur.scale[i][0]));
           const float s1 = __half2float(__ushort_as_half(cur.scale[i][1]));
-          acc[0] = fmaf(s0, part[0], acc[0]), acc[1] = fmaf(s0, part[1], acc[1]);
-          acc[2] = fmaf(s1, part[2], acc[2]), acc[3] = fmaf(s1, part[3], acc[3]);
+#pragma unroll
+          for (int t = 0; t < tiles; ++t) {
+            acc[t][0] = fmaf(s0, part[t][0], acc[t][0]), acc[t][1] = fmaf(s0, part[t][1], acc[t][1]);
+            acc[t][2] = fmaf(s1, part[t][2], acc[t][2]), acc[t][3] = fmaf(s1, part[t][3], acc[t][3]);
+          }
         }
       }
     }
   }
 
-  // acc: [0] row g, token 2q; [1] row g, token 2q + 1; [2], [3] the same for row g + 8.
+  // acc[t]: [0] row g, token 8t + 2q; [1] row g, token 8t + 2q + 1; [2], [3] the same for row g + 8.
   float* mine = partial + (ks * cta_rows + 16 * quarter_in_cta) * M;
 #pragma unroll
-  for (int i = 0; i < 4; ++i)
-    if (const int m = 2 * q + i % 2; m < M) mine[(g + 8 * (i / 2)) * M + m] = acc[i];
+  for (int t = 0; t < tiles; ++t)
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+      if (const int m = 8 * t + 2 * q + i % 2; m < M) mine[(g + 8 * (i / 2)) * M + m] = acc[t][i];
   __syncthreads();
   store_columns<M, WF, XT, KSPLIT, YROWS>(threadIdx.x, THREADS, blockIdx.x * cta_rows, cta_rows, N, scales, out, ldc,
                                           [&](int s, int col, int m) { return partial[(s * cta_rows + col) * M + m]; });

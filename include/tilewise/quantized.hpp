@@ -67,15 +67,15 @@ TILEWISE_API void pack_for_tensor_cores(const PackedWeights& w, void* q_mma, voi
 inline constexpr int64_t kGemvMaxTokens = 16;
 
 // The kernels linear runs on packed weights: the gemv on q and scales (rows of K), the gemv on the tensor-core copy
-// (int4 at 1..8 tokens), and the sm90 kernel on the tensor-core copy (dequantized in wgmma's registers).
+// (int4 at 1..16 tokens), and the sm90 kernel on the tensor-core copy (dequantized in wgmma's registers).
 enum class LinearKernel { gemv = 0, gemv_mma_order = 1, sm90 = 2 };
 TILEWISE_API std::string_view to_string(LinearKernel k);  // "gemv", "gemv mma-order", "sm90"
 
 // Which kernel linear runs on `w` for `tokens`. Past 16 tokens the sm90 kernel (linear throws Unsupported without
 // the tensor-core copy). At 1..16 with q and scales: the gemv on them, or the sm90 kernel where the copy is given too
 // and an H200's measurement put it ahead for the format, token count, K and F (on another GPU, the gemv). With the
-// copy alone: int4 (g128, g32) at 1..8 tokens the gemv on the copy where x fits its shared memory (at 8 tokens K up
-// to 14,016), the rest the sm90 kernel.
+// copy alone: int4 (g128, g32) at 1..16 tokens the gemv on the copy where x fits its shared memory (K up to
+// 14,016 at 8 tokens, 6,656 at 16), the rest the sm90 kernel.
 TILEWISE_API LinearKernel linear_kernel(const Context& ctx, const PackedWeights& w, int64_t tokens);
 
 // y[tokens][F] = x[tokens][K] W^T for bf16 or fp16 x and y (contiguous rows), on `stream`, with the kernel

@@ -80,7 +80,7 @@ TW_C_API int tw_pack_for_tensor_cores(int32_t format, int64_t out_features, int6
                                       const void* scales, void* q_mma, void* scales_mma, void* stream);
 /* tw_linear_packed with the weights' tensor-core copy as well: past 16 tokens the sm90 kernel reads q_mma and
  * scales_mma; at 1..16 the gemv reads q and scales, or the sm90 kernel the copy where it measured faster. q and
- * scales may be null: the copy alone serves every token count (int4 at 1..8 tokens through the gemv on the copy).
+ * scales may be null: the copy alone serves every token count (int4 at 1..16 tokens through the gemv on the copy).
  * The C++ API's linear_kernel says which kernel runs; tw_last_choice names the one that ran. */
 TW_C_API int tw_linear_packed_mma(tw_context* ctx, int32_t dtype, int64_t tokens, int32_t format, int64_t out_features,
                                   int64_t in_features, const void* x, const void* q, const void* scales,

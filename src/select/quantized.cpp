@@ -137,7 +137,7 @@ Problem gemv_problem(const PackedShape& s, int64_t tokens, DType act) {
           s.out_features};
 }
 
-// The gemv on the weights' tensor-core copy, where its engine takes the format, tokens and shape (int4 at 1..8 tokens,
+// The gemv on the weights' tensor-core copy, where its engine takes the format, tokens and shape (int4 at 1..16 tokens,
 // x within the SM's shared memory).
 std::optional<gemv::Config> order_gemv(int sm_count, const PackedShape& s, int64_t tokens, DType act) {
   if (tokens > kGemvMaxTokens) return std::nullopt;

@@ -343,8 +343,6 @@ TEST(GemvConfig, TheMmaOrderEngineNamesWhatItDoesNotTake) {
   EXPECT_TRUE(Contains(why(v, p), "reads int4 weights (int4g128, int4g32), not q8_0"));
   v = c, v.act = DType::fp8_e4m3;
   EXPECT_TRUE(Contains(why(v, decode(1, 12288, 4096, DType::fp8_e4m3)), "takes 16-bit activations, not fp8"));
-  v = c, v.m = 9;
-  EXPECT_TRUE(Contains(why(v, decode(9, 12288, 4096)), "M = 1..8 (one 8-token tile), not 9"));
   EXPECT_TRUE(Contains(why(c, decode(1, 12304, 4096)), "N = 12304 and K = 4096 must be multiples of 64"));
   EXPECT_TRUE(Contains(why(c, decode(1, 12288, 4160)), "K = 4160 is not a multiple of the int4g128 group"));
   v = c, v.cols = 32;
@@ -364,13 +362,16 @@ TEST(GemvConfig, TheMmaOrderEngineNamesWhatItDoesNotTake) {
   v = c, v.m = 8;
   EXPECT_TRUE(Contains(why(v, decode(8, 12288, 16384)), "x of M = 8 by K = 16384 and the sums take 266240 bytes of shared memory"));
   EXPECT_EQ(why(v, decode(8, 12288, 8192)), "");
+  v = c, v.m = 16;  // two 8-token tiles: x takes twice the shared memory
+  EXPECT_EQ(why(v, decode(16, 12288, 4096)), "");
+  EXPECT_TRUE(Contains(why(v, decode(16, 12288, 8192)), "x of M = 16 by K = 8192"));
   EXPECT_TRUE(Contains(why(c, make_problem("nn", 1, 12288, 4096, DType::bf16, Layout::NN)), "configuration reads x as layout TN"));
   // Not in the tuner's grid (it is timed by name, gemv:int4@engine=mma-order).
   for (const Config& f : feasible_set(p, Format::int4_g128)) EXPECT_NE(f.engine, Engine::mma_order) << to_string(f);
 
   std::vector<Config> configs;
   for (Format f : {Format::int4_g128, Format::int4_g32})
-    for (int64_t m : {1, 8}) {
+    for (int64_t m : {1, 8, 16}) {
       const Problem q = decode(m, 12288, 4096);
       Config d = default_config(q, f, 132, Engine::mma_order);
       configs.push_back(d);

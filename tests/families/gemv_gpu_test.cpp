@@ -269,7 +269,7 @@ TEST(GemvGpu, TheMmaEnginesNextStepLoadsKeepEveryPieceOnce) {
 }
 
 // The mma-order engine (int4 in the sm90 kernel's order, kernels/gemv_mma_order.cuh): both formats and 16-bit x
-// types, M = 1, 3 and 8, one, two and four quarters of a block a CTA, K split 1 to 8 ways into slices of unequal
+// types, M = 1, 3 and 8 (one 8-token tile) and 12 and 16 (two), one, two and four quarters of a block a CTA, K split 1 to 8 ways into slices of unequal
 // length and empty ones (K = 384 is three groups of 128 over four slices, K = 2944 twenty-three), one to eight blocks
 // a step. Then as an arm through the harness in both orientations (nn.Linear's stores y rows), against its own
 // dequantized weights.
@@ -279,7 +279,7 @@ TEST(GemvGpu, TheMmaOrderEngineMatchesTheDequantizedReference) {
   Runs runs;
   for (Format f : {Format::int4_g128, Format::int4_g32})
     for (DType act : {DType::bf16, DType::fp16})
-      for (int m : {1, 3, 8})
+      for (int m : {1, 3, 8, 12, 16})
         for (int64_t k : {384, 2944}) {
           const Problem p = make_problem("order", m, 192, k, act, Layout::TN);
           const Config c = default_config(p, f, 132, Engine::mma_order);

@@ -148,8 +148,9 @@ TEST(GemvHeuristic, EachRuleTakesTheSettingItWasMeasuredFasterWith) {
   EXPECT_EQ(default_config(decode(2, 12288, 4096), Format::int4_g128, 132, Engine::fma).threads, 256);
 }
 
-// An engine's default where it takes the problem, nothing where not: the mma-order engine reads int4 at M = 1..8 with
-// x (2 bytes a token and K) and its 16 warps' sums (8 KB) within the SM's 227 KB of shared memory.
+// An engine's default where it takes the problem, nothing where not: the mma-order engine reads int4 at M = 1..16
+// with x (2 bytes a token and K) and its warps' sums (8 KB at 8 tokens on 16 warps) within the SM's 227 KB of shared
+// memory.
 TEST(GemvHeuristic, AnEnginesDefaultOnlyWhereItTakesTheProblem) {
   const auto order = [](int64_t M, int64_t N, int64_t K, Format f) {
     return default_config_on(decode(M, N, K), f, Engine::mma_order);
@@ -161,7 +162,9 @@ TEST(GemvHeuristic, AnEnginesDefaultOnlyWhereItTakesTheProblem) {
   EXPECT_TRUE(order(8, 4096, 13952, Format::int4_g128));  // K in whole groups of 128
   EXPECT_FALSE(order(8, 4096, 14080, Format::int4_g128));
   EXPECT_TRUE(order(7, 4096, 14336, Format::int4_g32));
-  EXPECT_FALSE(order(9, 4096, 4096, Format::int4_g128));
+  EXPECT_TRUE(order(16, 4096, 6656, Format::int4_g128));  // two 8-token tiles: x 32 bytes a K
+  EXPECT_FALSE(order(16, 4096, 7168, Format::int4_g128));
+  EXPECT_FALSE(order(17, 4096, 4096, Format::int4_g128));
   EXPECT_FALSE(order(1, 4096, 4096, Format::q8_0));
   EXPECT_FALSE(order(1, 4032 + 32, 4096, Format::int4_g128));  // N not in whole blocks of 64
   EXPECT_EQ(default_config_on(decode(1, 12288, 4096), Format::int4_g128, Engine::mma)->engine, Engine::mma);

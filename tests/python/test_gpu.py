@@ -116,7 +116,7 @@ class Gpu(unittest.TestCase):
                         with self.subTest(dtype=dtype, format=fmt, tokens=tokens, bias=b is not None):
                             x = torch.randn(tokens, 2048, device=self.dev, dtype=dtype)
                             y = tilewise.linear(x, alone, b)
-                            family = "gemv mma-order" if fmt.startswith("int4") and tokens <= 8 else "sm90"
+                            family = "gemv mma-order" if fmt.startswith("int4") and tokens <= 16 else "sm90"
                             self.assertTrue(tilewise.last_choice().startswith(f"{family} on packed "
                                                                               f"{fmt.replace('-', '')} weights"),
                                             tilewise.last_choice())

@@ -240,7 +240,7 @@ TEST(QuantizedLinear, PastSixteenTokensTheTensorCoreCopyServes) {
                                   "come together"));
 }
 
-// The tensor-core copy alone (q and scales null) serves every token count: int4 at 1..8 tokens through the gemv on
+// The tensor-core copy alone (q and scales null) serves every token count: int4 at 1..16 tokens through the gemv on
 // the copy, the rest through the sm90 kernel, each correct against the dequantized weights; which kernel the context
 // built is the one linear_kernel names. Where x of 8 tokens outgrows the gemv's shared memory, the sm90 kernel. With
 // neither order, or half of one, an Error before any launch.
@@ -256,7 +256,7 @@ TEST(QuantizedLinear, TheTensorCoreCopyAloneServesEveryTokenCount) {
                      " tokens");
         BothOrders w(act, f, F, tokens, K, uint64_t(43 + tokens), s.get());
         const bool int4 = f == WeightFormat::int4_g128 || f == WeightFormat::int4_g32;
-        const LinearKernel expected = int4 && tokens <= 8 ? LinearKernel::gemv_mma_order : LinearKernel::sm90;
+        const LinearKernel expected = int4 && tokens <= 16 ? LinearKernel::gemv_mma_order : LinearKernel::sm90;
         EXPECT_EQ(linear_kernel(ctx, w.copy_alone(), tokens), expected);
         w.run(ctx, w.copy_alone(), s.get());
         s.sync();
@@ -274,6 +274,7 @@ TEST(QuantizedLinear, TheTensorCoreCopyAloneServesEveryTokenCount) {
     const PackedWeights copy{packed_shape(WeightFormat::int4_g32, 4096, K_), nullptr, nullptr, &ctx, &ctx};
     EXPECT_EQ(linear_kernel(ctx, copy, 8), expected) << "K = " << K_;
     EXPECT_EQ(linear_kernel(ctx, copy, 7), LinearKernel::gemv_mma_order) << "K = " << K_;
+    EXPECT_EQ(linear_kernel(ctx, copy, 9), LinearKernel::sm90) << "K = " << K_;  // two tiles: 32 bytes a K
   }
   // Neither order, or half of one: refused before any launch.
   const Problem p = make_problem("lin", F, 4, K, DType::bf16, Layout::TN);

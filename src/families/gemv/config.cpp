@@ -191,10 +191,10 @@ int register_estimate(const Config& c) {
   const int split = c.ksplit > 1 ? 16 : 0;           // a K slice's bounds and the reduction's addresses
   const int scaled = group_size(c.weights) != 0 ? 1 : 0;  // a group scale per row, and its partial sums
   if (c.engine == Engine::mma_order) {
-    // Two sets of UNROLL 16-byte blocks and their groups' scales (two rows a group), the A fragment being decoded,
-    // x's two 16-byte loads a block, accumulators and partial sums; indices and a margin.
-    const int groups = c.unroll * 64 / group_size(c.weights);
-    return 2 * (4 * c.unroll + groups) + 4 + 8 + 8 + split + 48;
+    // Two sets of UNROLL 16-byte blocks and their groups' scales (two rows a group), the A fragment being decoded;
+    // for each 8-token tile x's two 16-byte loads a block, accumulators and partial sums; indices and a margin.
+    const int groups = c.unroll * 64 / group_size(c.weights), tiles = c.m > 8 ? 2 : 1;
+    return 2 * (4 * c.unroll + groups) + 4 + 16 * tiles + split + 48;
   }
   if (c.engine != Engine::fma) {
     // Two rows' chunks a 16-column tile and x's matching 16-byte pieces (one to four a chunk, for each 8-token half)
@@ -260,7 +260,6 @@ std::string mma_order_infeasible(const Config& c, const Problem& p) {
   if (c.act != DType::bf16 && c.act != DType::fp16)
     return fmt::format("the mma-order engine takes 16-bit activations, not {}", tilewise::to_string(c.act));
   if (p.layout != Layout::TN) return "the mma-order engine reads x K-major (TN)";
-  if (p.M > 8) return fmt::format("the mma-order engine takes M = 1..8 (one 8-token tile), not {}", p.M);
   if (p.N % 64 != 0 || p.K % 64 != 0)
     return fmt::format("N = {} and K = {} must be multiples of 64: the tensor-core order stores 64 x 64 blocks", p.N, p.K);
   if (c.cols != 16) return fmt::format("the mma-order engine computes 16 rows a warp: cols = 16, not {}", c.cols);

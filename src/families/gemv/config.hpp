@@ -36,8 +36,8 @@ enum class Hint : int {
 // mma.sync with the weights as A (kernels/gemv_mma.cuh: 16-bit weights of the activation's type, fp8, and Q8_0 and
 // int4 g128 with 16-bit activations; 16, 32 or 64 columns a warp), both loading weights into registers; or the same mmas on
 // weights a producer warp streams into a ring of shared-memory stages with bulk copies (kernels/gemv_bulk.cuh); or
-// mma.sync on int4 weights in the tensor-core order the sm90 kernel reads (kernels/gemv_mma_order.cuh: M <= 8, N and K
-// in whole blocks of 64; not in the tuner's grid, timed by name).
+// mma.sync on int4 weights in the tensor-core order the sm90 kernel reads (kernels/gemv_mma_order.cuh: N and K in
+// whole blocks of 64, x within shared memory; not in the tuner's grid, timed by name).
 enum class Engine { fma = 0, mma = 1, bulk = 2, mma_order = 3 };
 
 std::string_view to_string(Format f);  // "bf16", "fp16", "q8_0", "int4g32", "int4g128", "fp8"
