@@ -190,13 +190,13 @@ void linear_gemv(Context& ctx, LinearKernel kernel, const void* x, int64_t token
   auto& state = ContextAccess::state(ctx);
   const Problem p = gemv_problem(s, tokens, act);
   const bool order = kernel == LinearKernel::gemv_mma_order;
-  std::unique_ptr<gemv::Kernel>& built = state.packed[{int(s.format), tokens, s.out_features, s.in_features, act, order}];
+  auto& built = state.packed[{int(s.format), tokens, s.out_features, s.in_features, act, order}];
   if (!built) {
     validate(p);
     const device::RelaxedCapture relaxed;  // the kernel is loaded here, also inside a graph's capture
-    const gemv::Format f = gemv_format(s.format);
-    built = std::make_unique<gemv::Kernel>(order ? *order_gemv(state.sm_count, s, tokens, act) : gemv::default_config(p, f, state.sm_count),
-                                           true);
+    const gemv::Config c = order ? *order_gemv(state.sm_count, s, tokens, act)
+                                 : gemv::default_config(p, gemv_format(s.format), state.sm_count);
+    built = std::make_unique<gemv::Kernel>(c, true);
   }
   gemv::Args a;
   a.x = x, a.ldx = s.in_features;
@@ -229,7 +229,7 @@ void linear(Context& ctx, const void* x, int64_t tokens, DType act, const Packed
 LinearKernel select::run_linear(Context& ctx, const void* x, int64_t tokens, DType act, const PackedWeights& w, void* y,
                                 cudaStream_t stream) {
   const PackedShape& s = w.shape;
-  layout_of(s);
+  layout_of(s);  // the shape's sizes are the format's
   if (act == DType::fp8_e4m3) throw Error("linear on packed weights takes bf16 or fp16 activations, not fp8");
   if (tokens < 1) throw Error(fmt::format("linear on packed weights: {} tokens", tokens));
   // Before the choice, which reads which orders are given.

@@ -292,7 +292,8 @@ TEST(QuantizedLinear, TheTensorCoreCopyAloneServesEveryTokenCount) {
   device::Operands ops(p, 1, 0);
   const Packed w = pack(ops.set(0), DType::bf16, WeightFormat::int4_g128, F, K, s.get());
   const auto error_with = [&](const PackedWeights& bad) {
-    return testkit::error_of([&] { linear(ctx, ops.set(0).b.get(), 4, DType::bf16, bad, ops.set(0).c.get(), s.get()); });
+    return testkit::error_of(
+        [&] { linear(ctx, ops.set(0).b.get(), 4, DType::bf16, bad, ops.set(0).c.get(), s.get()); });
   };
   EXPECT_TRUE(testkit::Contains(error_with({w.shape, nullptr, nullptr, nullptr, nullptr}), "needs q and scales, or"));
   EXPECT_TRUE(testkit::Contains(error_with({w.shape, w.q.get(), nullptr, nullptr, nullptr}), "come together"));
