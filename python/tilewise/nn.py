@@ -63,8 +63,8 @@ def patch(module, format=None, filter=None, tensor_cores=False, rows=True):
     too: their dtype is checked when a layer runs, which takes bf16 or fp16); "q8_0", "int4-g32", "int4-g128" or "fp8"
     (or the command line's names: tilewise.quantize's) packs each layer's weight once, here; tensor_cores adds each
     one's tensor-core copy, with which more than 16 tokens (and fewer, where it measured faster) run the sm90 kernel;
-    rows=False with it keeps that copy alone, which serves every token count (int4 at 1..8 tokens through a gemv, where faster,
-    that reads it, the rest the sm90 kernel). rows=False without tensor_cores raises ValueError.
+    rows=False with it keeps that copy alone, which serves every token count (int4 at 1..8 tokens through a gemv that
+    reads it where faster, the rest the sm90 kernel). rows=False without tensor_cores raises ValueError.
     filter(name, layer) -> bool leaves out the layers it returns False for.
     The output projection of an nn.MultiheadAttention is left as it is: attention reads its weight directly and never
     calls it as a module. Raises ValueError naming the first layer the format cannot take (K not a multiple of its

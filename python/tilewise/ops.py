@@ -223,8 +223,8 @@ def linear(x, w, bias=None, *, x_scale=None, w_scale=None):
       faster: tilewise.last_choice() names it); more tokens run the sm90 kernel on the weights' tensor-core copy
       where w has one (tilewise.quantize(..., tensor_cores=True)), else the weights are dequantized into a scratch
       tensor from torch's caching allocator and the 16-bit path runs on it. w holding the copy alone
-      (tilewise.quantize(..., tensor_cores=True, rows=False)): int4 at 1..8 tokens runs a gemv that reads the copy where it measured faster,
-      everything else the sm90 kernel on it.
+      (tilewise.quantize(..., tensor_cores=True, rows=False)): int4 at 1..8 tokens runs a gemv that reads the copy
+      where it measured faster, everything else the sm90 kernel on it.
     Raises ValueError for a wrong dtype, shape, device or a non-contiguous tensor, tilewise.Error when the library
     refuses (its message says why)."""
     _require(isinstance(x, torch.Tensor), lambda: f"x must be a tensor, not {type(x).__name__}")

@@ -45,8 +45,8 @@ class PackedWeight:
     scales, of the same shapes, in the order the Hopper tensor-core kernels read them: tilewise.quantize(...,
     tensor_cores=True)); or both. The pair it lacks is None. With the rows, 1..16 tokens run the gemv on them (the
     sm90 kernel on the copy where it measured faster) and more the sm90 kernel on the copy where there is one; the
-    copy alone serves every token count (int4 at 1..8 tokens through a gemv that reads it where faster, the rest the sm90
-    kernel)."""
+    copy alone serves every token count (int4 at 1..8 tokens through a gemv that reads it where faster, the rest the
+    sm90 kernel)."""
 
     def __init__(self, q, scales, format, out_features, in_features, q_mma=None, scales_mma=None):
         format = _format_name(format)
