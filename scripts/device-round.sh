@@ -7,7 +7,7 @@
 #                          [peers-gpus] [gemv-engines] [sm90-sweep] [tune-llm24] [selected-llm24] [grid-vs-descent]
 #                          [host-gpu-tests] [decide-llm24] [gemv-bulk] [gemv-bulk-sanitize] [issue7] [kscan-stride]
 #                          [sm90-gaps] [gemv-prefetch] [old-kernels] [sm90-one-consumer-widths]
-#                          [sm90-one-consumer-judge] [kernel-tests]
+#                          [sm90-one-consumer-judge] [kernel-tests] [copy-alone]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export TILEWISE_SOURCE_DIR=$PWD  # the GPU tests read suites from this copy, not from where they were built
@@ -252,6 +252,25 @@ for step in "$@"; do
         ONLY=families JOBS=12 TESTS_S=150 FILTER=${KERNEL_TESTS:?KERNEL_TESTS is a gtest filter} \
         SANITIZERS="memcheck racecheck" SANITIZE_S=120 SANITIZE_FILTER=${SANITIZED_TESTS:-Sm90Sanitized.*} \
         scripts/gpu-tests.sh "$tests" no-python | tail -n 12
+      ;;
+    copy-alone)
+      # linear on the tensor-core copy alone (docs/notes/2026-12-07-linear-copy-alone.md): its C++ tests, memcheck on
+      # them and on the gemv that reads the copy, and the Python package's GPU tests (TILEWISE_LIBRARY names the C ABI
+      # library, default beside the binary's build).
+      timeout 200 "$tests/select_gpu_test" --gtest_filter='QuantizedLinear.TheTensorCoreCopyAlone*:QuantizedLinear.PastSixteen*' \
+        >"$work/copy-alone-tests.log" 2>&1
+      echo "copy-alone tests: exit $? $(grep -E '^\[  (PASSED|FAILED) ' "$work/copy-alone-tests.log" | tr '\n' ' ')"
+      timeout 200 compute-sanitizer --tool memcheck --error-exitcode 3 "$tests/select_gpu_test" \
+        --gtest_filter='QuantizedLinear.TheTensorCoreCopyAlone*' >"$work/copy-alone-memcheck.log" 2>&1
+      echo "memcheck: exit $? $(grep 'ERROR SUMMARY' "$work/copy-alone-memcheck.log" | tail -n 1)"
+      timeout 200 compute-sanitizer --tool memcheck --kernel-regex kns=gemv_mma_order --error-exitcode 3 \
+        "$tests/families_gpu_test" --gtest_filter='GemvGpu.TheMmaOrder*' >"$work/order-memcheck.log" 2>&1
+      echo "memcheck, the gemv on the copy: exit $? $(grep 'ERROR SUMMARY' "$work/order-memcheck.log" | tail -n 1)"
+      binary=$(realpath "$bin")
+      (cd tests/python && PYTHONPATH=$OLDPWD/python TILEWISE_BIN=$binary \
+        TILEWISE_LIBRARY=$(realpath "${TILEWISE_LIBRARY:-$(dirname "$binary")/libtilewise_c.so}") \
+        timeout 200 python3 -m unittest test_gpu >"$work/copy-alone-python.log" 2>&1)
+      echo "Python GPU tests: exit $? $(tail -n 1 "$work/copy-alone-python.log")"
       ;;
     old-kernels)
       # The tool's own kernel sources or NEW_KERNELS ("new") against OLD_KERNELS ("old"), each a kernels/ folder
