@@ -21,6 +21,7 @@
 #include "select/identity.hpp"
 #include "select/plan.hpp"
 #include "tilewise/context.hpp"
+#include "tilewise/quantized.hpp"
 
 namespace tilewise {
 
@@ -63,6 +64,8 @@ struct Context::State {
   // type, on rows of K (false) or the tensor-core copy (true). Its launches share no scratch, so one kernel serves
   // every stream.
   std::map<std::tuple<int, int64_t, int64_t, int64_t, DType, bool>, std::unique_ptr<gemv::Kernel>> packed;
+  // Which kernel linear runs on the tensor-core copy alone, per format, token count, shape and activation type.
+  std::map<std::tuple<int, int64_t, int64_t, int64_t, DType>, LinearKernel> copy_alone;
   // The sm90 kernel on the weights' tensor-core copy (where linear_kernel says), per format, token count, shape,
   // activation type and stream (its stream-K partials in the stream's scratch).
   std::map<std::tuple<int, int64_t, int64_t, int64_t, DType, cudaStream_t>, std::unique_ptr<sm90::Gemm>> packed_mma;

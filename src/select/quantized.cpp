@@ -158,6 +158,16 @@ LinearKernel kernel_for(const Context& ctx, const PackedWeights& w, int64_t toke
              : LinearKernel::gemv;
 }
 
+// On the copy alone the choice weighs the gemv's configuration (order_gemv), so it is made once a format, token
+// count, shape and x type, not on every call.
+LinearKernel copy_alone_kernel(Context& ctx, const PackedWeights& w, int64_t tokens, DType act) {
+  auto& chosen = ContextAccess::state(ctx).copy_alone;
+  const auto key = std::tuple(int(w.shape.format), tokens, w.shape.out_features, w.shape.in_features, act);
+  auto it = chosen.find(key);
+  if (it == chosen.end()) it = chosen.emplace(key, kernel_for(ctx, w, tokens, act)).first;
+  return it->second;
+}
+
 // nn.Linear as TN with M = F, N = tokens, A = the weights' tensor-core copy, swapped onto wgmma's 64-row side
 // (families/sm90/packed.hpp).
 void linear_sm90(Context& ctx, const void* x, int64_t tokens, DType act, const PackedWeights& w, void* y,
@@ -168,8 +178,7 @@ void linear_sm90(Context& ctx, const void* x, int64_t tokens, DType act, const P
     throw Unsupported(fmt::format("linear on packed {} weights serves 1..{} tokens from q and scales, not {}: give "
                                   "the weights' tensor-core copy (pack_for_tensor_cores) or dequantize and run gemm",
                                   to_string(s.format), kGemvMaxTokens, tokens));
-  const Problem p{"linear", s.out_features, tokens, s.in_features, act, Layout::TN, s.in_features, s.in_features,
-                  s.out_features};
+  const Problem p = linear_problem(tokens, s.out_features, s.in_features, act);
   std::unique_ptr<sm90::Gemm>& gemm = state.packed_mma[{int(s.format), tokens, s.out_features, s.in_features, act, stream}];
   if (!gemm) {
     validate(p);
@@ -243,7 +252,7 @@ LinearKernel select::run_linear(Context& ctx, const void* x, int64_t tokens, DTy
     throw Error(fmt::format("linear on packed {} weights needs q and scales, or their tensor-core copy q_mma and "
                             "scales_mma (pack_for_tensor_cores)",
                             to_string(s.format)));
-  const LinearKernel kernel = kernel_for(ctx, w, tokens, act);
+  const LinearKernel kernel = w.q ? kernel_for(ctx, w, tokens, act) : copy_alone_kernel(ctx, w, tokens, act);
   if (kernel == LinearKernel::sm90)
     linear_sm90(ctx, x, tokens, act, w, y, stream);
   else
