@@ -269,8 +269,8 @@ std::string mma_order_infeasible(const Config& c, const Problem& p) {
     return fmt::format("{} warps over ksplit = {} is not 1, 2 or 4 quarters of a 64-row block", warps, c.ksplit);
   if (const int per_group = std::max(group_size(c.weights) / 64, 1); c.unroll % per_group != 0)
     return fmt::format("unroll = {} blocks is not whole {}-weight groups", c.unroll, group_size(c.weights));
-  if (c.persistent || c.prefetch || c.interleave)
-    return "the mma-order engine has no persistent grid, prefetch or interleave (it always loads a step ahead)";
+  if (c.prefetch || c.interleave)
+    return "the mma-order engine has no prefetch or interleave (it always loads a step ahead)";
   if (const int64_t bytes = dynamic_shared_bytes(c, p.K); bytes > kMaxSharedBytes)
     return fmt::format("x of M = {} by K = {} and the sums take {} bytes of shared memory, over the SM's {}", p.M, p.K,
                        bytes, kMaxSharedBytes);
