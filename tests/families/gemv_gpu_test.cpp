@@ -457,7 +457,7 @@ TEST(GemvGpu, TheMmaOrderPersistentGridMatchesTheDequantizedReference) {
     for (int m : {1, 5, 8})
       for (int64_t k : {384, 2944}) {
         const Problem p = make_problem("order_persistent", m, 16384, k, DType::bf16, Layout::TN);
-        for (const auto& [threads, ksplit, unroll] : {std::tuple{256, 8, 2}, {512, 8, 2}, {1024, 16, 2}}) {
+        for (const auto& [threads, ksplit, unroll] : {std::tuple{256, 8, 2}, {512, 8, 2}, {512, 16, 2}, {256, 4, 4}}) {
           Config c = default_config(p, f, 132, Engine::mma_order);
           c.threads = threads, c.ksplit = ksplit, c.unroll = unroll, c.persistent = true;
           ASSERT_LT(Kernel(c).grid(p), p.N / cta_cols(c)) << to_string(c) << ": the grid does not loop";
