@@ -12,11 +12,13 @@
 //
 // Work: a warp takes 16 rows (a quarter of a 64-row block) and a slice of K in whole groups; the CTA's warps are
 // QUARTERS = THREADS / 32 / KSPLIT quarters by KSPLIT slices, reduced through shared memory in a fixed order. A lane
-// keeps UNROLL blocks in flight while it computes the UNROLL before them (two register sets).
+// keeps UNROLL blocks in flight while it computes the UNROLL before them (two register sets). With PERSISTENT the grid
+// is what fits the GPU at once and strides over the row tiles: a CTA stages x once for all of its tiles.
 //
 // Template parameters (the gemv configuration with engine=mma-order, src/families/gemv): M (1..8), WF int4 g128 or g32,
 // XT bf16 or fp16, THREADS, KSPLIT, UNROLL (blocks a step, whole groups), HINT the weight stream's cache policy, PDL
-// as in gemv.cuh (the first step's weights are loaded before the wait: nothing before writes them), YROWS as there.
+// as in gemv.cuh (the first step's weights are loaded before the wait: nothing before writes them), PERSISTENT the grid
+// stride above, YROWS as in gemv.cuh.
 // Dynamic shared memory: x, M x K 16-bit values, then the partial sums, KSPLIT x 16 QUARTERS x M floats (src/
 // families/gemv/config.cpp, dynamic_shared_bytes, is the same arithmetic).
 #include "gemv_mma.cuh"
@@ -32,7 +34,7 @@ __device__ __forceinline__ int staged_word(int m, int kblocks, int k) {
   return ((m * kblocks + kb) * 4 + q) * 8 + 2 * s + h;
 }
 
-template <int M, int WF, int XT, int THREADS, int KSPLIT, int UNROLL, int HINT, int PDL, int YROWS = 0>
+template <int M, int WF, int XT, int THREADS, int KSPLIT, int UNROLL, int HINT, int PDL, int PERSISTENT = 0, int YROWS = 0>
 __global__ void __maxnreg__(register_limit<THREADS>)
     gemv_mma_order(const unsigned char* __restrict__ x, long long ldx, const unsigned char* __restrict__ w,
                 long long w_row_bytes, const void* __restrict__ scales, void* __restrict__ out, long long ldc, int N,
@@ -61,11 +63,15 @@ __global__ void __maxnreg__(register_limit<THREADS>)
   const int b_begin = blocks_per_unit * (ks * (units / KSPLIT) + min(ks, units % KSPLIT));
   const int b_end = b_begin + blocks_per_unit * (units / KSPLIT + (ks < units % KSPLIT ? 1 : 0));
 
-  const int row0 = blockIdx.x * cta_rows + 16 * quarter_in_cta;  // this warp's 16 rows
-  const int nb = row0 / 64, quarter = row0 % 64 / 16;
-  const unsigned char* wq = w + (long long)nb * kblocks * block_bytes + (32 * quarter + lane) * 16;
-  // The scales of rows g and g + 8 of the quarter: fp16 [N / 64][K / G][64].
-  const unsigned short* sq = static_cast<const unsigned short*>(scales) + (long long)nb * groups * 64 + 16 * quarter + g;
+  const int tiles = N / cta_rows;  // N is whole 64-row blocks, and cta_rows divides 64
+  const unsigned char* wq;           // this warp's 16 rows of the tile: their blocks from K = 0
+  const unsigned short* sq;          // the scales of rows g and g + 8 of those rows: fp16 [N / 64][K / G][64]
+  auto point_at = [&](int tile) {
+    const int row0 = tile * cta_rows + 16 * quarter_in_cta;
+    const int nb = row0 / 64, quarter = row0 % 64 / 16;
+    wq = w + (long long)nb * kblocks * block_bytes + (32 * quarter + lane) * 16;
+    sq = static_cast<const unsigned short*>(scales) + (long long)nb * groups * 64 + 16 * quarter + g;
+  };
 
   unsigned long long policy = 0;
   if constexpr (HINT == hint_evict_first) asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
@@ -90,6 +96,7 @@ __global__ void __maxnreg__(register_limit<THREADS>)
 
   Step next;
   if constexpr (PDL) launch_dependents();
+  point_at(blockIdx.x);
   load(next, b_begin);  // the weights: nothing before writes them
   if constexpr (PDL) wait_for_prerequisites();
 
@@ -104,49 +111,56 @@ __global__ void __maxnreg__(register_limit<THREADS>)
 
   const bool has_token = g < M;
   const uint4* xq = reinterpret_cast<const uint4*>(xs) + (has_token ? g : 0) * kblocks * 8 + q * 2;
-  float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-  for (int kb = b_begin; kb < b_end; kb += UNROLL) {  // warp-uniform
-    const Step cur = next;
-    if (kb + UNROLL < b_end) load(next, kb + UNROLL);
-    float part[4];
+  for (int tile = blockIdx.x; tile < tiles; tile = PERSISTENT ? tile + int(gridDim.x) : tiles) {  // else one tile
+    float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    for (int kb = b_begin; kb < b_end; kb += UNROLL) {  // warp-uniform
+      const Step cur = next;
+      if (kb + UNROLL < b_end) load(next, kb + UNROLL);
+      float part[4];
 #pragma unroll
-    for (int u = 0; u < UNROLL; ++u) {
-      if (kb + u >= b_end) break;
-      const uint4 x_lo = has_token ? xq[(kb + u) * 8] : make_uint4(0, 0, 0, 0);  // steps 0 and 1
-      const uint4 x_hi = has_token ? xq[(kb + u) * 8 + 1] : make_uint4(0, 0, 0, 0);  // steps 2 and 3
+      for (int u = 0; u < UNROLL; ++u) {
+        if (kb + u >= b_end) break;
+        const uint4 x_lo = has_token ? xq[(kb + u) * 8] : make_uint4(0, 0, 0, 0);  // steps 0 and 1
+        const uint4 x_hi = has_token ? xq[(kb + u) * 8 + 1] : make_uint4(0, 0, 0, 0);  // steps 2 and 3
 #pragma unroll
-      for (int s = 0; s < 4; ++s) {
-        const int j = 4 * u + s;  // the step's index in this unit
-        if (j % steps_per_group == 0)
+        for (int s = 0; s < 4; ++s) {
+          const int j = 4 * u + s;  // the step's index in this unit
+          if (j % steps_per_group == 0)
 #pragma unroll
-          for (int i = 0; i < 4; ++i) part[i] = 0.0f;
-        const unsigned wd = word(cur.q[u], s);
-        constexpr unsigned magic = XT == x_bf16 ? 0x43004300u : 0x64006400u;  // 128 + u in bf16, 1024 + u in fp16
-        constexpr float bias = XT == x_bf16 ? 136.0f : 1032.0f;               // stored u is q + 8
-        unsigned a[4];
+            for (int i = 0; i < 4; ++i) part[i] = 0.0f;
+          const unsigned wd = word(cur.q[u], s);
+          constexpr unsigned magic = XT == x_bf16 ? 0x43004300u : 0x64006400u;  // 128 + u in bf16, 1024 + u in fp16
+          constexpr float bias = XT == x_bf16 ? 136.0f : 1032.0f;               // stored u is q + 8
+          unsigned a[4];
 #pragma unroll
-        for (int r = 0; r < 4; ++r) a[r] = magic_pair<XT>(and_or(wd >> (4 * r), 0x000F000Fu, magic), bias);
-        const uint4& xv = s < 2 ? x_lo : x_hi;
-        mma<XT>(part, a, word(xv, 2 * (s % 2)), word(xv, 2 * (s % 2) + 1));
-        if (j % steps_per_group == steps_per_group - 1) {
-          const int i = j / steps_per_group;
-          const float s0 = __half2float(__ushort_as_half(cur.scale[i][0]));
-          const float s1 = __half2float(__ushort_as_half(cur.scale[i][1]));
-          acc[0] = fmaf(s0, part[0], acc[0]), acc[1] = fmaf(s0, part[1], acc[1]);
-          acc[2] = fmaf(s1, part[2], acc[2]), acc[3] = fmaf(s1, part[3], acc[3]);
+          for (int r = 0; r < 4; ++r) a[r] = magic_pair<XT>(and_or(wd >> (4 * r), 0x000F000Fu, magic), bias);
+          const uint4& xv = s < 2 ? x_lo : x_hi;
+          mma<XT>(part, a, word(xv, 2 * (s % 2)), word(xv, 2 * (s % 2) + 1));
+          if (j % steps_per_group == steps_per_group - 1) {
+            const int i = j / steps_per_group;
+            const float s0 = __half2float(__ushort_as_half(cur.scale[i][0]));
+            const float s1 = __half2float(__ushort_as_half(cur.scale[i][1]));
+            acc[0] = fmaf(s0, part[0], acc[0]), acc[1] = fmaf(s0, part[1], acc[1]);
+            acc[2] = fmaf(s1, part[2], acc[2]), acc[3] = fmaf(s1, part[3], acc[3]);
+          }
         }
       }
     }
-  }
 
-  // acc: [0] row g, token 2q; [1] row g, token 2q + 1; [2], [3] the same for row g + 8.
-  float* mine = partial + (ks * cta_rows + 16 * quarter_in_cta) * M;
+    // acc: [0] row g, token 2q; [1] row g, token 2q + 1; [2], [3] the same for row g + 8.
+    float* mine = partial + (ks * cta_rows + 16 * quarter_in_cta) * M;
 #pragma unroll
-  for (int i = 0; i < 4; ++i)
-    if (const int m = 2 * q + i % 2; m < M) mine[(g + 8 * (i / 2)) * M + m] = acc[i];
-  __syncthreads();
-  store_columns<M, WF, XT, KSPLIT, YROWS>(threadIdx.x, THREADS, blockIdx.x * cta_rows, cta_rows, N, scales, out, ldc,
-                                          [&](int s, int col, int m) { return partial[(s * cta_rows + col) * M + m]; });
+    for (int i = 0; i < 4; ++i)
+      if (const int m = 2 * q + i % 2; m < M) mine[(g + 8 * (i / 2)) * M + m] = acc[i];
+    __syncthreads();
+    store_columns<M, WF, XT, KSPLIT, YROWS>(threadIdx.x, THREADS, tile * cta_rows, cta_rows, N, scales, out, ldc,
+                                            [&](int s, int col, int m) { return partial[(s * cta_rows + col) * M + m]; });
+    __syncthreads();  // `partial` is the next tile's
+    if (PERSISTENT && tile + int(gridDim.x) < tiles) {
+      point_at(tile + gridDim.x);
+      load(next, b_begin);
+    }
+  }
 }
 
 }  // namespace tilewise::kernels::gemv

@@ -336,7 +336,7 @@ TEST(GemvConfig, TheMmaOrderEngineNamesWhatItDoesNotTake) {
   ASSERT_EQ(instantiated.size(), 1u);
   EXPECT_EQ(instantiated[0].dynamic_shared_bytes, 4096 * 2 + 8 * 16 * 4);
   EXPECT_EQ(kernel_build(c).kernel_file, "gemv_mma_order.cuh");
-  EXPECT_EQ(kernel_build(c).name_expression, "tilewise::kernels::gemv::gemv_mma_order<1, 4, 0, 256, 4, 2, 2, 1>");
+  EXPECT_EQ(kernel_build(c).name_expression, "tilewise::kernels::gemv::gemv_mma_order<1, 4, 0, 256, 4, 2, 2, 1, 0>");
   auto why = [](Config v, const Problem& q) { return infeasible(v, q); };
   Config v = c;
   v.weights = Format::q8_0;
@@ -358,7 +358,9 @@ TEST(GemvConfig, TheMmaOrderEngineNamesWhatItDoesNotTake) {
   v.weights = Format::int4_g32;
   EXPECT_EQ(why(v, p), "");
   v = c, v.persistent = true;
-  EXPECT_TRUE(Contains(why(v, p), "no persistent grid, prefetch or interleave"));
+  EXPECT_EQ(why(v, p), "");  // a grid of what fits the GPU, looping over the row tiles
+  v = c, v.prefetch = true;
+  EXPECT_TRUE(Contains(why(v, p), "no prefetch or interleave"));
   v = c, v.stages = 2;
   EXPECT_TRUE(Contains(why(v, p), "stages = 2 is for the bulk engine"));
   v = c, v.m = 8;

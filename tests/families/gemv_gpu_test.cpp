@@ -428,9 +428,43 @@ TEST(GemvGpu, APersistentGridIsWhatFitsTheGpuAtOnce) {
   ASSERT_EQ(c.cols, 32);
   c.persistent = true;
   const Kernel k(c);
-  EXPECT_EQ(k.grid(p.N), 3 * device::sm_count());
+  EXPECT_EQ(k.grid(p), 3 * device::sm_count());
   c.persistent = false;
-  EXPECT_EQ(Kernel(c).grid(p.N), (p.N + cta_cols(c) - 1) / cta_cols(c));
+  EXPECT_EQ(Kernel(c).grid(p), (p.N + cta_cols(c) - 1) / cta_cols(c));
+}
+
+// The mma-order engine stages x whole, so what fits an SM depends on K: 8 tokens of K = 8192 are 128 KB of x, one CTA
+// an SM; of K = 1024, 16 KB.
+TEST(GemvGpu, TheMmaOrderPersistentGridCountsXInSharedMemory) {
+  TW_REQUIRE_GPU();
+  const Problem wide_k = make_problem("wide_k", 8, 65536, 8192, DType::bf16, Layout::TN);
+  Config c = default_config(wide_k, Format::int4_g128, 132, Engine::mma_order);
+  c.threads = 256, c.ksplit = 8, c.persistent = true;
+  ASSERT_EQ(infeasible(c, wide_k), "");
+  const Kernel k(c);
+  EXPECT_EQ(k.grid(wide_k), device::sm_count());
+  const Problem narrow_k = make_problem("narrow_k", 8, 65536, 1024, DType::bf16, Layout::TN);
+  EXPECT_GT(k.grid(narrow_k), device::sm_count());
+  EXPECT_EQ(k.grid(wide_k), device::sm_count());  // the kept count follows K
+}
+
+// A persistent grid smaller than the tiles: each CTA runs several tiles on the x it staged once.
+TEST(GemvGpu, TheMmaOrderPersistentGridMatchesTheDequantizedReference) {
+  TW_REQUIRE_GPU();
+  device::Stream s;
+  Runs runs;
+  for (Format f : {Format::int4_g128, Format::int4_g32})
+    for (int m : {1, 5, 8})
+      for (int64_t k : {384, 2944}) {
+        const Problem p = make_problem("order_persistent", m, 16384, k, DType::bf16, Layout::TN);
+        for (const auto& [threads, ksplit, unroll] : {std::tuple{256, 8, 2}, {512, 8, 2}, {512, 16, 2}, {256, 4, 4}}) {
+          Config c = default_config(p, f, 132, Engine::mma_order);
+          c.threads = threads, c.ksplit = ksplit, c.unroll = unroll, c.persistent = true;
+          ASSERT_LT(Kernel(c).grid(p), p.N / cta_cols(c)) << to_string(c) << ": the grid does not loop";
+          runs.emplace_back(c, p);
+        }
+      }
+  expect_all_correct(runs, s.get());
 }
 
 TEST(GemvGpu, ConfigurationCornersAndEdgeShapes) {

@@ -54,11 +54,12 @@ const std::map<std::string, std::vector<std::string>> kernel_sources = {
       "tilewise::kernels::gemv::gemv_bulk<1, 2, 0, 0, 8, 4, 3, 2, 1>", "tilewise::kernels::gemv::gemv_bulk<9, 4, 1, 1, 8, 2, 2, 3, 0>",
       "tilewise::kernels::gemv::gemv_bulk<1, 5, 0, 0, 8, 4, 4, 2, 0>", "tilewise::kernels::gemv::gemv_bulk<16, 5, 2, 0, 16, 1, 8, 2, 0>", "tilewise::kernels::gemv::gemv_bulk<8, 0, 0, 0, 8, 4, 4, 2, 1, 1>"}},
     // The mma-order engine: both int4 formats and 16-bit x types, one to eight tokens, one, two and four quarters a
-    // CTA, both cache policies it is timed with, PDL, y rows. Parameters: M, weights, x, threads, ksplit, unroll,
-    // hint, pdl.
+    // CTA, both cache policies it is timed with, PDL, a persistent grid, y rows. Parameters: M, weights, x, threads,
+    // ksplit, unroll, hint, pdl, persistent.
     {"gemv_mma_order.cuh",
-     {"tilewise::kernels::gemv::gemv_mma_order<1, 4, 0, 128, 4, 4, 2, 1>", "tilewise::kernels::gemv::gemv_mma_order<8, 3, 1, 256, 4, 2, 3, 0>",
-      "tilewise::kernels::gemv::gemv_mma_order<5, 4, 1, 256, 2, 8, 2, 0, 1>", "tilewise::kernels::gemv::gemv_mma_order<2, 3, 0, 512, 4, 1, 2, 1>"}},
+     {"tilewise::kernels::gemv::gemv_mma_order<1, 4, 0, 128, 4, 4, 2, 1, 0>", "tilewise::kernels::gemv::gemv_mma_order<8, 3, 1, 256, 4, 2, 3, 0, 0>",
+      "tilewise::kernels::gemv::gemv_mma_order<5, 4, 1, 256, 2, 8, 2, 0, 0, 1>", "tilewise::kernels::gemv::gemv_mma_order<2, 3, 0, 512, 4, 1, 2, 1, 0>",
+      "tilewise::kernels::gemv::gemv_mma_order<8, 4, 0, 1024, 8, 2, 2, 1, 1>", "tilewise::kernels::gemv::gemv_mma_order<3, 3, 1, 256, 8, 2, 2, 0, 1, 1>"}},
     // The quantizer from each source type into each format, and each inverse.
     {"quantize.cuh",
      {"tilewise::kernels::quant::quantize_groups<__nv_bfloat16, 2>", "tilewise::kernels::quant::quantize_groups<__half, 3>",

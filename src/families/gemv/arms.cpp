@@ -90,7 +90,7 @@ class GemvArm : public Arm {
     j["registers"] = u.registers;
     j["stack_frame_bytes"] = u.stack_frame_bytes;
     j["spill_bytes"] = u.spill_store_bytes + u.spill_load_bytes;
-    j["grid"] = kernel_->grid(view_.problem.N);
+    j["grid"] = kernel_->grid(view_.problem);
     j["tokens_as_n"] = view_.tokens_as_n;
     return j;
   }

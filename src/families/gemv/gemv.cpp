@@ -29,8 +29,8 @@ jit::KernelBuild kernel_build(const Config& c, bool y_rows) {
   const int w = int(c.weights), x = act_code(c.act), xl = layout_code(c.layout), hint = int(c.hint), pdl = int(c.pdl);
   if (c.engine == Engine::mma_order) {
     b.kernel_file = "gemv_mma_order.cuh";
-    b.name_expression = fmt::format("tilewise::kernels::gemv::gemv_mma_order<{}, {}, {}, {}, {}, {}, {}, {}>", c.m, w, x,
-                                    c.threads, c.ksplit, c.unroll, hint, pdl);
+    b.name_expression = fmt::format("tilewise::kernels::gemv::gemv_mma_order<{}, {}, {}, {}, {}, {}, {}, {}, {}>", c.m, w,
+                                    x, c.threads, c.ksplit, c.unroll, hint, pdl, int(c.persistent));
   } else if (c.engine == Engine::bulk) {
     b.kernel_file = "gemv_bulk.cuh";
     b.name_expression = fmt::format("tilewise::kernels::gemv::gemv_bulk<{}, {}, {}, {}, {}, {}, {}, {}, {}>", c.m, w, x,
@@ -74,10 +74,20 @@ Kernel::Kernel(const Config& c, bool y_rows) : config_(c), y_rows_(y_rows) {
 
 Kernel::~Kernel() = default;
 
-int Kernel::grid(int64_t N) const {
-  const int64_t blocks = (N + cta_cols(config_) - 1) / cta_cols(config_);
+int Kernel::resident_ctas(int64_t K) const {
+  if (config_.engine != Engine::mma_order) return resident_ctas_;
+  if (const int64_t known = resident_at_k_.load(std::memory_order_relaxed); known >= 0 && known >> 20 == K)
+    return int(known & 0xFFFFF);
+  const int ctas = device::sm_count() * kernel_->max_active_blocks_per_sm(block_threads(config_),
+                                                                          int(dynamic_shared_bytes(config_, K)));
+  resident_at_k_.store(K << 20 | std::min(ctas, 0xFFFFF), std::memory_order_relaxed);
+  return ctas;
+}
+
+int Kernel::grid(const Problem& p) const {
+  const int64_t blocks = (p.N + cta_cols(config_) - 1) / cta_cols(config_);
   if (!config_.persistent) return int(blocks);
-  return int(std::min<int64_t>(blocks, std::max(resident_ctas_, 1)));  // the kernel loops over the column blocks
+  return int(std::min<int64_t>(blocks, std::max(resident_ctas(p.K), 1)));  // the kernel loops over the column blocks
 }
 
 std::string args_error(const Config& c, const Problem& p, const Args& a) {
@@ -113,7 +123,7 @@ void Kernel::launch(const Problem& p, const Args& a, cudaStream_t stream) const 
   void* out = a.out;
   int N = int(p.N), K = int(p.K);
   void* args[] = {&x, &ldx, &w, &w_row_bytes, &scales, &out, &ldc, &N, &K};
-  kernel_->launch(dim3(unsigned(grid(p.N))), dim3(unsigned(block_threads(config_))),
+  kernel_->launch(dim3(unsigned(grid(p))), dim3(unsigned(block_threads(config_))),
                   int(dynamic_shared_bytes(config_, p.K)), stream, args, {1, 1, 1}, config_.pdl);
 }
 

@@ -1,8 +1,10 @@
 #pragma once
+
 // The decode GEMV family's kernel: one configuration built through the JIT cache (kernels/gemv.cuh), loaded, and
 // launched on operands laid out as the TN problem has them.
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <memory>
 
 #include "core/problem.hpp"
@@ -51,8 +53,9 @@ class Kernel {
 
   const Config& config() const { return config_; }
   const jit::ResourceUsage& usage() const { return usage_; }
-  // CTAs launched for N output columns.
-  int grid(int64_t N) const;
+  // CTAs launched for the problem's N output columns: one a CTA tile, or at most as many as fit the GPU at once for a
+  // persistent grid.
+  int grid(const Problem& p) const;
   // Throws Unsupported when the configuration cannot run the problem (require_feasible), Error when the arguments
   // cannot be launched (args_error).
   void launch(const Problem& p, const Args& a, cudaStream_t stream) const;
@@ -62,7 +65,11 @@ class Kernel {
   bool y_rows_ = false;
   jit::ResourceUsage usage_;
   std::shared_ptr<const jit::LoadedKernel> kernel_;  // shared with every kernel of the same instantiation
-  int resident_ctas_ = 0;  // CTAs that fit the GPU at once: a persistent grid's size
+  int resident_ctas_ = 0;  // CTAs that fit the GPU at once: a persistent grid's size (the bulk engine's)
+  // The mma-order engine's shared memory grows with K (x staged whole): the last K asked and the CTAs that fit with
+  // it, as K << 20 | CTAs.
+  mutable std::atomic<int64_t> resident_at_k_{-1};
+  int resident_ctas(int64_t K) const;
 };
 
 }  // namespace tilewise::gemv
