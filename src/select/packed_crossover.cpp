@@ -46,7 +46,8 @@ Crossover crossover(WeightFormat f) {
 // (results/gemv-mma-order-tokens-h100/tokens.json, docs/notes/2026-12-07-linear-copy-alone.md), it ran ahead of the
 // sm90 kernel at every point with 13.6 or more warps resident (1.07-1.71x; one miss, 7168 x 5120 at 4 tokens, 0.91x)
 // and behind it at the two points with 8 or fewer (4096 x 4096, one CTA an SM: 0.74-0.88x; 28672 x 8192 at 8 tokens,
-// x 128 KB: 0.52x). Fitted on those points (in sample), between 8 and 13.6.
+// x 128 KB: 0.52x). Fitted on those points (in sample), between 8 and 13.6. Counted with the kernels' registers as
+// compiled (55-56, what linear counts with) the warps ahead are 13.6-32; with register_estimate's 102, 13.6-16.
 bool order_gemv_ahead(double resident_warps) { return resident_warps >= 12; }
 
 bool tensor_cores_ahead(WeightFormat f, int64_t tokens, int64_t in_features, int64_t out_features) {

@@ -7,9 +7,11 @@
 #include <optional>
 
 #include "device/cuda.hpp"
+#include "families/gemv/gemv.hpp"
 #include "families/gemv/heuristic.hpp"
 #include "families/gemv/quantize.hpp"
 #include "families/sm90/packed.hpp"
+#include "jit/cache.hpp"
 #include "select/context_state.hpp"
 #include "select/packed_crossover.hpp"
 #include "select/quantized.hpp"
@@ -138,13 +140,16 @@ Problem gemv_problem(const PackedShape& s, int64_t tokens, DType act) {
 }
 
 // The gemv on the weights' tensor-core copy, where its engine takes the format, tokens and shape (int4 at 1..8 tokens,
-// x within the SM's shared memory) and keeps enough warps on an SM to run ahead of the sm90 kernel.
+// x within the SM's shared memory) and keeps enough warps on an SM to run ahead of the sm90 kernel: counted with the
+// registers of the kernel as compiled (from the JIT cache, where linear finds it when it runs the gemv).
 std::optional<gemv::Config> order_gemv(int sm_count, const PackedShape& s, int64_t tokens, DType act) {
   if (tokens > kGemvMaxTokens) return std::nullopt;
   const Problem p = gemv_problem(s, tokens, act);
   std::optional<gemv::Config> c =
       gemv::default_config_on(p, gemv_format(s.format), gemv::Engine::mma_order, sm_count);
-  if (!c || !select::order_gemv_ahead(gemv::resident_warps(*c, p, sm_count))) return std::nullopt;
+  if (!c) return std::nullopt;
+  const int registers = jit::build(gemv::kernel_build(*c, /*y_rows=*/true)).usage.registers;
+  if (!select::order_gemv_ahead(gemv::resident_warps(*c, p, sm_count, registers))) return std::nullopt;
   return c;
 }
 

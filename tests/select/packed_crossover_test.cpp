@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 
 #include "core/problem.hpp"
+#include "families/gemv/gemv.hpp"
 #include "families/gemv/heuristic.hpp"
+#include "jit/cache.hpp"
 
 namespace tilewise::select {
 namespace {
@@ -52,8 +54,9 @@ TEST(PackedCrossover, OnlyTheGpuItWasMeasuredOn) {
 
 // The nineteen points both kernels ran in results/gemv-mma-order-tokens-h100/tokens.json (nn.Linear's F x K at T
 // tokens, int4 g128, the gemv's problem with tokens as M): the rule picks the kernel that ran faster at all but one,
-// 7168 x 5120 at 4 tokens (the gemv on the copy 0.91x the sm90 kernel). 4096 x 14336 at 8 tokens, the twentieth, is
-// past the engine's shared memory.
+// 7168 x 5120 at 4 tokens (the gemv on the copy 0.91x the sm90 kernel), with the warps counted from the kernels as
+// compiled (what linear counts them with) and from the register estimate alike. 4096 x 14336 at 8 tokens, the
+// twentieth, is past the engine's shared memory.
 TEST(PackedCrossover, OnTheCopyAloneTheGemvWhereItKeepsTheSmsBusy) {
   struct Point {
     int64_t F, K, tokens;
@@ -65,14 +68,18 @@ TEST(PackedCrossover, OnTheCopyAloneTheGemvWhereItKeepsTheSmsBusy) {
       {28672, 8192, 2, true}, {28672, 8192, 4, true},  {28672, 8192, 8, false}, {4096, 4096, 1, false},
       {4096, 4096, 2, false}, {4096, 4096, 4, false},  {4096, 4096, 8, false},  {7168, 5120, 1, true},
       {7168, 5120, 2, true},  {7168, 5120, 4, false},  {7168, 5120, 8, true}};
-  int agree = 0;
+  int agree = 0, agree_compiled = 0;
   for (const Point& m : measured) {
     const Problem p = make_problem("lin", m.tokens, m.F, m.K, DType::bf16, Layout::TN);
     const auto c = gemv::default_config_on(p, gemv::Format::int4_g128, gemv::Engine::mma_order, 132);
     ASSERT_TRUE(c) << describe(p);
     agree += order_gemv_ahead(gemv::resident_warps(*c, p, 132)) == m.gemv_ran_ahead;
+    const int registers = jit::build(gemv::kernel_build(*c, /*y_rows=*/true)).usage.registers;
+    ASSERT_GT(registers, 0) << gemv::to_string(*c);
+    agree_compiled += order_gemv_ahead(gemv::resident_warps(*c, p, 132, registers)) == m.gemv_ran_ahead;
   }
   EXPECT_EQ(agree, 18);
+  EXPECT_EQ(agree_compiled, 18);
   EXPECT_FALSE(gemv::default_config_on(make_problem("lin", 8, 4096, 14336, DType::bf16, Layout::TN),
                                        gemv::Format::int4_g128, gemv::Engine::mma_order, 132));
 }

@@ -157,10 +157,10 @@ std::optional<Config> default_config_on(const Problem& p, Format weights, Engine
   return c;
 }
 
-double resident_warps(const Config& c, const Problem& p, int sm_count) {
+double resident_warps(const Config& c, const Problem& p, int sm_count, int compiled_registers) {
   constexpr int kSmThreads = 2048, kSmRegisters = 65536, kSmSharedBytes = 228 * 1024, kCtaReservedShared = 1024;
   const int threads = block_threads(c);
-  const int registers = (register_estimate(c) + 7) / 8 * 8;
+  const int registers = ((compiled_registers > 0 ? compiled_registers : register_estimate(c)) + 7) / 8 * 8;
   const int64_t shared = dynamic_shared_bytes(c, p.K) + kCtaReservedShared;
   const int64_t per_sm = std::min({int64_t(kSmThreads / threads), int64_t(kSmRegisters / (registers * threads)),
                                    int64_t(kSmSharedBytes / shared)});

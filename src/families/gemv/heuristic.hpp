@@ -17,8 +17,9 @@ Config default_config(const Problem& p, Format weights, int sm_count = 132, std:
 // default_config on `engine`, or nothing where that engine cannot run the problem.
 std::optional<Config> default_config_on(const Problem& p, Format weights, Engine engine, int sm_count = 132);
 
-// The warps of `c` on `p` resident on an SM on average, estimated from the configuration: the CTAs an SM holds by
-// threads, registers (register_estimate) and shared memory (dynamic_shared_bytes), and at most the grid's share.
-double resident_warps(const Config& c, const Problem& p, int sm_count = 132);
+// The warps of `c` on `p` resident on an SM on average: the CTAs an SM holds by threads, registers and shared memory
+// (dynamic_shared_bytes), and at most the grid's share. The registers are the compiled kernel's where given (ptxas's
+// count, jit::ResourceUsage), else register_estimate's (an upper bound, up to twice ptxas's count).
+double resident_warps(const Config& c, const Problem& p, int sm_count = 132, int compiled_registers = -1);
 
 }  // namespace tilewise::gemv
