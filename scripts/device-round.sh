@@ -7,7 +7,7 @@
 #                          [peers-gpus] [gemv-engines] [sm90-sweep] [tune-llm24] [selected-llm24] [grid-vs-descent]
 #                          [host-gpu-tests] [decide-llm24] [gemv-bulk] [gemv-bulk-sanitize] [issue7] [kscan-stride]
 #                          [sm90-gaps] [gemv-prefetch] [old-kernels] [sm90-one-consumer-widths]
-#                          [sm90-one-consumer-judge] [kernel-tests] [copy-alone]
+#                          [sm90-one-consumer-judge] [kernel-tests] [copy-alone] [order-persistent]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export TILEWISE_SOURCE_DIR=$PWD  # the GPU tests read suites from this copy, not from where they were built
@@ -271,6 +271,27 @@ for step in "$@"; do
         TILEWISE_LIBRARY=$(realpath "${TILEWISE_LIBRARY:-$(dirname "$binary")/libtilewise_c.so}") \
         timeout 200 python3 -m unittest test_gpu >"$work/copy-alone-python.log" 2>&1)
       echo "Python GPU tests: exit $? $(tail -n 1 "$work/copy-alone-python.log")"
+      ;;
+    order-persistent)
+      # The mma-order gemv's persistent grid (docs/notes/2026-12-07-gemv-order-persistent.md): its GPU tests, the
+      # three sanitizers on them, then the settings timed there (narrow CTAs, persistent grids) beside rows of K, the
+      # sm90 kernel on the copy and both cuBLASLt arms, nn.Linear's orientation, cold.
+      timeout 200 "$tests/families_gpu_test" --gtest_filter='GemvGpu.TheMmaOrder*:GemvGpu.APersistentGrid*' \
+        >"$work/order-persistent-tests.log" 2>&1
+      echo "tests: exit $? $(grep -E '^\[  (PASSED|FAILED) ' "$work/order-persistent-tests.log" | tr '\n' ' ')"
+      for tool in memcheck racecheck synccheck; do
+        timeout 120 compute-sanitizer --tool "$tool" --kernel-regex kns=gemv_mma_order --error-exitcode 3 \
+          "$tests/families_gpu_test" --gtest_filter='GemvGpu.TheMmaOrderPersistentGridMatches*' \
+          >"$work/order-persistent-$tool.log" 2>&1
+        echo "$tool: exit $? $(grep 'ERROR SUMMARY' "$work/order-persistent-$tool.log" | tail -n 1)"
+      done
+      o='gemv:int4@engine=mma-order'
+      arms="cublaslt,cublaslt-default,gemv:int4,$o,sm90:int4,$o;threads=256;ksplit=8;unroll=2,$o;threads=512;ksplit=16;unroll=2"
+      arms="$arms,$o;threads=256;ksplit=8;unroll=2;persistent=1,$o;threads=512;ksplit=8;unroll=2;persistent=1"
+      arms="$arms,$o;threads=512;ksplit=16;unroll=2;persistent=1,$o;threads=512;ksplit=8;unroll=4;persistent=1"
+      timeout "${BENCH_TIMEOUT:-260}" "$bin" bench --suite suites/quant-order-tokens-linear.txt --dtypes bf16 --layouts TN \
+        --cold --repeats 5 --baseline cublaslt --arms "$arms" -o "$work/order-persistent.json" \
+        2>"$work/order-persistent.log" | tee "$work/order-persistent-table.txt" | tail -n 70
       ;;
     old-kernels)
       # The tool's own kernel sources or NEW_KERNELS ("new") against OLD_KERNELS ("old"), each a kernels/ folder
