@@ -147,6 +147,11 @@ __global__ void __maxnreg__(register_limit<THREADS>)
       }
     }
 
+    if (PERSISTENT && tile + int(gridDim.x) < tiles) {  // the next tile's first step, in flight while this one stores
+      point_at(tile + gridDim.x);
+      load(next, b_begin);
+    }
+
     // acc: [0] row g, token 2q; [1] row g, token 2q + 1; [2], [3] the same for row g + 8.
     float* mine = partial + (ks * cta_rows + 16 * quarter_in_cta) * M;
 #pragma unroll
@@ -155,11 +160,7 @@ __global__ void __maxnreg__(register_limit<THREADS>)
     __syncthreads();
     store_columns<M, WF, XT, KSPLIT, YROWS>(threadIdx.x, THREADS, tile * cta_rows, cta_rows, N, scales, out, ldc,
                                             [&](int s, int col, int m) { return partial[(s * cta_rows + col) * M + m]; });
-    __syncthreads();  // `partial` is the next tile's
-    if (PERSISTENT && tile + int(gridDim.x) < tiles) {
-      point_at(tile + gridDim.x);
-      load(next, b_begin);
-    }
+    if constexpr (PERSISTENT) __syncthreads();  // `partial` is the next tile's
   }
 }
 

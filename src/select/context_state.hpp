@@ -66,6 +66,9 @@ struct Context::State {
   std::map<std::tuple<int, int64_t, int64_t, int64_t, DType, bool>, std::unique_ptr<gemv::Kernel>> packed;
   // Which kernel linear runs on the tensor-core copy alone, per format, token count, shape and activation type.
   std::map<std::tuple<int, int64_t, int64_t, int64_t, DType>, LinearKernel> copy_alone;
+  // ptxas's register count of each gemv configuration the copy-alone choice weighs (by its text), read once from the
+  // JIT cache; mutable because linear_kernel, a query on a const context, makes the same choice.
+  mutable std::map<std::string, int> gemv_registers;
   // The sm90 kernel on the weights' tensor-core copy (where linear_kernel says), per format, token count, shape,
   // activation type and stream (its stream-K partials in the stream's scratch).
   std::map<std::tuple<int, int64_t, int64_t, int64_t, DType, cudaStream_t>, std::unique_ptr<sm90::Gemm>> packed_mma;

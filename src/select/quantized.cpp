@@ -141,22 +141,27 @@ Problem gemv_problem(const PackedShape& s, int64_t tokens, DType act) {
 
 // The gemv on the weights' tensor-core copy, where its engine takes the format, tokens and shape (int4 at 1..8 tokens,
 // x within the SM's shared memory) and keeps enough warps on an SM to run ahead of the sm90 kernel: counted with the
-// registers of the kernel as compiled (from the JIT cache, where linear finds it when it runs the gemv).
-std::optional<gemv::Config> order_gemv(int sm_count, const PackedShape& s, int64_t tokens, DType act) {
+// registers of the kernel as compiled (from the JIT cache, where linear finds it when it runs the gemv; kept by the
+// context).
+std::optional<gemv::Config> order_gemv(const Context& ctx, const PackedShape& s, int64_t tokens, DType act) {
   if (tokens > kGemvMaxTokens) return std::nullopt;
+  const auto& state = ContextAccess::state(ctx);
   const Problem p = gemv_problem(s, tokens, act);
   std::optional<gemv::Config> c =
-      gemv::default_config_on(p, gemv_format(s.format), gemv::Engine::mma_order, sm_count);
+      gemv::default_config_on(p, gemv_format(s.format), gemv::Engine::mma_order, state.sm_count);
   if (!c) return std::nullopt;
-  const int registers = jit::build(gemv::kernel_build(*c, /*y_rows=*/true)).usage.registers;
-  if (!select::order_gemv_ahead(gemv::resident_warps(*c, p, sm_count, registers))) return std::nullopt;
+  const jit::KernelBuild build = gemv::kernel_build(*c, /*y_rows=*/true);
+  auto registers = state.gemv_registers.find(build.config_text);
+  if (registers == state.gemv_registers.end())
+    registers = state.gemv_registers.emplace(build.config_text, jit::build(build).usage.registers).first;
+  if (!select::order_gemv_ahead(gemv::resident_warps(*c, p, state.sm_count, registers->second))) return std::nullopt;
   return c;
 }
 
 LinearKernel kernel_for(const Context& ctx, const PackedWeights& w, int64_t tokens, DType act) {
   const auto& state = ContextAccess::state(ctx);
   if (tokens > kGemvMaxTokens) return LinearKernel::sm90;
-  if (!w.q) return order_gemv(state.sm_count, w.shape, tokens, act) ? LinearKernel::gemv_mma_order : LinearKernel::sm90;
+  if (!w.q) return order_gemv(ctx, w.shape, tokens, act) ? LinearKernel::gemv_mma_order : LinearKernel::sm90;
   return w.q_mma && state.packed_crossover &&
                  select::tensor_cores_ahead(w.shape.format, tokens, w.shape.in_features, w.shape.out_features)
              ? LinearKernel::sm90
@@ -208,7 +213,7 @@ void linear_gemv(Context& ctx, LinearKernel kernel, const void* x, int64_t token
   if (!built) {
     validate(p);
     const device::RelaxedCapture relaxed;  // the kernel is loaded here, also inside a graph's capture
-    const gemv::Config c = order ? *order_gemv(state.sm_count, s, tokens, act)
+    const gemv::Config c = order ? *order_gemv(ctx, s, tokens, act)
                                  : gemv::default_config(p, gemv_format(s.format), state.sm_count);
     built = std::make_unique<gemv::Kernel>(c, true);
   }

@@ -192,9 +192,11 @@ int register_estimate(const Config& c) {
   const int scaled = group_size(c.weights) != 0 ? 1 : 0;  // a group scale per row, and its partial sums
   if (c.engine == Engine::mma_order) {
     // Two sets of UNROLL 16-byte blocks and their groups' scales (two rows a group), the A fragment being decoded,
-    // x's two 16-byte loads a block, accumulators and partial sums; indices and a margin. Above what ptxas (CUDA
+    // x's two 16-byte loads a block, accumulators and partial sums; indices and a margin. Against what ptxas (CUDA
     // 13.0, uncapped at 256 threads) made of M = 1, 4, 8, both formats, unroll 2, 4, 8, with and without the
-    // persistent grid: 55-130 registers for int4 g128, 75-168 for g32; closest at g32 unroll 2 persistent (106 of 108).
+    // persistent grid, at K split 2 and 4 (55-130 registers for int4 g128, 75-168 for g32): above every one, closest
+    // at g32 unroll 2 persistent (106 of 108). Without a K split (128 threads at most, 255 registers a thread) g32
+    // persistent runs 3-4 over it (95 for 92 at M = 8), which no thread count's cap turns into a spill.
     const int groups = c.unroll * 64 / group_size(c.weights);
     return 2 * (4 * c.unroll + groups) + 4 + 8 + 8 + split + 48;
   }
