@@ -468,6 +468,23 @@ TEST(GemvGpu, TheMmaOrderPersistentGridMatchesTheDequantizedReference) {
     EXPECT_LT(Kernel(r.c).grid(r.p), r.p.N / cta_cols(r.c)) << to_string(r.c) << ": the grid does not loop";
 }
 
+// The same loop small enough for racecheck and synccheck (scripts/device-round.sh order-persistent): 8 tokens, one
+// CTA an SM at 512 threads and two or three at 256, each CTA over two or more tiles.
+TEST(GemvGpu, TheMmaOrderPersistentSanitizedSet) {
+  TW_REQUIRE_GPU();
+  device::Stream s;
+  Runs runs;
+  for (const auto& [n, threads, ksplit] : {std::tuple{4096, 512, 16}, {8192, 256, 8}}) {
+    const Problem p = make_problem("order_persistent", 8, n, 384, DType::bf16, Layout::TN);
+    Config c = default_config(p, Format::int4_g128, 132, Engine::mma_order);
+    c.threads = threads, c.ksplit = ksplit, c.unroll = 2, c.persistent = true;
+    runs.emplace_back(c, p);
+  }
+  expect_all_correct(runs, s.get());
+  for (const auto& r : runs)
+    EXPECT_LT(Kernel(r.c).grid(r.p), r.p.N / cta_cols(r.c)) << to_string(r.c) << ": the grid does not loop";
+}
+
 TEST(GemvGpu, ConfigurationCornersAndEdgeShapes) {
   TW_REQUIRE_GPU();
   device::Stream s;
