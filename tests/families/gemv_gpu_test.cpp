@@ -448,6 +448,13 @@ TEST(GemvGpu, TheMmaOrderPersistentGridCountsXInSharedMemory) {
   EXPECT_EQ(k.grid(wide_k), device::sm_count());  // the kept count follows K
 }
 
+// Persistent runs judged as every run is, each grid also smaller than its tiles, so that its CTAs loop.
+void expect_correct_and_looping(const Runs& runs, cudaStream_t stream) {
+  expect_all_correct(runs, stream);  // builds the kernels in parallel
+  for (const Run& r : runs)
+    EXPECT_LT(Kernel(r.c).grid(r.p), r.p.N / cta_cols(r.c)) << to_string(r.c) << ": the grid does not loop";
+}
+
 // A persistent grid smaller than the tiles: each CTA runs several tiles on the x it staged once.
 TEST(GemvGpu, TheMmaOrderPersistentGridMatchesTheDequantizedReference) {
   TW_REQUIRE_GPU();
@@ -463,9 +470,7 @@ TEST(GemvGpu, TheMmaOrderPersistentGridMatchesTheDequantizedReference) {
           runs.emplace_back(c, p);
         }
       }
-  expect_all_correct(runs, s.get());  // builds the kernels in parallel
-  for (const auto& r : runs)
-    EXPECT_LT(Kernel(r.c).grid(r.p), r.p.N / cta_cols(r.c)) << to_string(r.c) << ": the grid does not loop";
+  expect_correct_and_looping(runs, s.get());
 }
 
 // The same loop small enough for racecheck and synccheck (scripts/device-round.sh order-persistent): 8 tokens, one
@@ -480,9 +485,7 @@ TEST(GemvGpu, TheMmaOrderPersistentSanitizedSet) {
     c.threads = threads, c.ksplit = ksplit, c.unroll = 2, c.persistent = true;
     runs.emplace_back(c, p);
   }
-  expect_all_correct(runs, s.get());
-  for (const auto& r : runs)
-    EXPECT_LT(Kernel(r.c).grid(r.p), r.p.N / cta_cols(r.c)) << to_string(r.c) << ": the grid does not loop";
+  expect_correct_and_looping(runs, s.get());
 }
 
 TEST(GemvGpu, ConfigurationCornersAndEdgeShapes) {
