@@ -42,12 +42,11 @@ Crossover crossover(WeightFormat f) {
 }  // namespace
 
 // The gemv on the copy stages all of x in each CTA's shared memory and splits K over its warps, so it is only as
-// fast as the warps an SM keeps busy: on an H100, at 1-8 tokens of int4 g128 on five weight shapes
-// (results/gemv-mma-order-tokens-h100/tokens.json, docs/notes/2026-12-07-linear-copy-alone.md), it ran ahead of the
-// sm90 kernel at every point with 13.6 or more warps resident (1.07-1.71x; one miss, 7168 x 5120 at 4 tokens, 0.91x)
-// and behind it at the two points with 8 or fewer (4096 x 4096, one CTA an SM: 0.74-0.88x; 28672 x 8192 at 8 tokens,
-// x 128 KB: 0.52x). Fitted on those points (in sample), between 8 and 13.6. Counted with the kernels' registers as
-// compiled (55-56, what linear counts with) the warps ahead are 13.6-32; with register_estimate's 102, 13.6-16.
+// fast as the warps an SM keeps busy. Fitted on its one-tile grids on an H100, at 1-8 tokens of int4 g128 on five
+// weight shapes (results/gemv-mma-order-tokens-h100/tokens.json, docs/notes/2026-12-07-linear-copy-alone.md): ahead
+// of the sm90 kernel at every point with 13.6 or more warps resident (1.07-1.71x; one miss, 0.91x) and behind it at
+// the points with 8 or fewer; the threshold is between. Its persistent default since (gemv/heuristic.cpp) keeps 15.5-16
+// warps an SM on all nineteen points and ran ahead at each, 1.36-1.97x (results/gemv-order-persistent-h100/).
 bool order_gemv_ahead(double resident_warps) { return resident_warps >= 12; }
 
 bool tensor_cores_ahead(WeightFormat f, int64_t tokens, int64_t in_features, int64_t out_features) {

@@ -318,25 +318,33 @@ TEST(GemvConfig, TheBulkEngineNamesWhatItDoesNotTake) {
 TEST(GemvConfig, TheMmaOrderEngineNamesWhatItDoesNotTake) {
   const Problem p = decode(1, 12288, 4096);
   const Config c = default_config(p, Format::int4_g128, 132, Engine::mma_order);
-  EXPECT_EQ(to_string(c), "m=1,w=int4g128,x=bf16,engine=mma-order,threads=256,cols=16,ksplit=4,unroll=2,hint=na,persistent=0,pdl=1");
+  EXPECT_EQ(to_string(c), "m=1,w=int4g128,x=bf16,engine=mma-order,threads=512,cols=16,ksplit=16,unroll=2,hint=na,persistent=1,pdl=1");
   EXPECT_EQ(parse_config(to_string(c)), c);
   EXPECT_EQ(infeasible(c, p), "");
-  EXPECT_EQ(cta_cols(c), 32);
-  EXPECT_EQ(dynamic_shared_bytes(c, 4096), 4096 * 2 + 8 * 16 * 4);
-  // The three shapes the rule was timed on: K split 4, 16 and 8, on two, one and one quarter.
-  const Config down = default_config(decode(1, 4096, 14336), Format::int4_g128, 132, Engine::mma_order);
-  EXPECT_EQ(std::tuple(down.threads, down.ksplit), std::tuple(512, 16));
-  const Config wide = default_config(decode(1, 28672, 8192), Format::int4_g128, 132, Engine::mma_order);
-  EXPECT_EQ(std::tuple(wide.threads, wide.ksplit), std::tuple(256, 8));
-  const Config small = default_config(decode(1, 192, 384), Format::int4_g128, 132, Engine::mma_order);
-  EXPECT_EQ(std::tuple(small.threads, small.ksplit), std::tuple(128, 1));
+  EXPECT_EQ(cta_cols(c), 16);
+  EXPECT_EQ(dynamic_shared_bytes(c, 4096), 4096 * 2 + 16 * 16 * 4);
+  // From two tokens, two quarters a CTA and four blocks a step; int4 g32 two, where four would pass the registers
+  // 512 threads leave (128); K split 4 where K gives a warp of 8 less than one step of four blocks.
+  const auto rule = [](int64_t M, int64_t N, int64_t K, Format f) {
+    const Config d = default_config(decode(M, N, K), f, 132, Engine::mma_order);
+    EXPECT_EQ(infeasible(d, decode(M, N, K)), "") << to_string(d);
+    EXPECT_TRUE(d.persistent && d.threads == 512) << to_string(d);
+    return std::tuple(d.ksplit, d.unroll);
+  };
+  EXPECT_EQ(rule(8, 28672, 8192, Format::int4_g128), std::tuple(8, 4));
+  EXPECT_EQ(rule(2, 4096, 14336, Format::int4_g128), std::tuple(8, 4));
+  EXPECT_EQ(rule(8, 28672, 8192, Format::int4_g32), std::tuple(8, 2));
+  EXPECT_EQ(rule(1, 4096, 14336, Format::int4_g32), std::tuple(16, 2));
+  EXPECT_EQ(rule(1, 192, 1024, Format::int4_g128), std::tuple(8, 2));
+  EXPECT_EQ(rule(4, 192, 1024, Format::int4_g128), std::tuple(4, 4));
+  EXPECT_EQ(rule(1, 192, 384, Format::int4_g128), std::tuple(4, 2));
   EXPECT_EQ(dynamic_shared_bytes(default_config(p, Format::int4_g128, 132, Engine::mma), 4096), 0);
   // What the family reports it builds (tilewise compile's table) is what a launch takes.
   const std::vector<families::Instantiation> instantiated = families::family("gemv").instantiations(p, to_string(c));
   ASSERT_EQ(instantiated.size(), 1u);
-  EXPECT_EQ(instantiated[0].dynamic_shared_bytes, 4096 * 2 + 8 * 16 * 4);
+  EXPECT_EQ(instantiated[0].dynamic_shared_bytes, 4096 * 2 + 16 * 16 * 4);
   EXPECT_EQ(kernel_build(c).kernel_file, "gemv_mma_order.cuh");
-  EXPECT_EQ(kernel_build(c).name_expression, "tilewise::kernels::gemv::gemv_mma_order<1, 4, 0, 256, 4, 2, 2, 1, 0>");
+  EXPECT_EQ(kernel_build(c).name_expression, "tilewise::kernels::gemv::gemv_mma_order<1, 4, 0, 512, 16, 2, 2, 1, 1>");
   auto why = [](Config v, const Problem& q) { return infeasible(v, q); };
   Config v = c;
   v.weights = Format::q8_0;
@@ -357,14 +365,14 @@ TEST(GemvConfig, TheMmaOrderEngineNamesWhatItDoesNotTake) {
   EXPECT_TRUE(Contains(why(v, p), "unroll = 1 blocks is not whole 128-weight groups"));
   v.weights = Format::int4_g32;
   EXPECT_EQ(why(v, p), "");
-  v = c, v.persistent = true;
-  EXPECT_EQ(why(v, p), "");  // a grid of what fits the GPU, looping over the row tiles
+  v = c, v.persistent = false;
+  EXPECT_EQ(why(v, p), "");  // one tile a CTA
   v = c, v.prefetch = true;
   EXPECT_TRUE(Contains(why(v, p), "no prefetch or interleave"));
   v = c, v.stages = 2;
   EXPECT_TRUE(Contains(why(v, p), "stages = 2 is for the bulk engine"));
   v = c, v.m = 8;
-  EXPECT_TRUE(Contains(why(v, decode(8, 12288, 16384)), "x of M = 8 by K = 16384 and the sums take 266240 bytes of shared memory"));
+  EXPECT_TRUE(Contains(why(v, decode(8, 12288, 16384)), "x of M = 8 by K = 16384 and the sums take 270336 bytes of shared memory"));
   EXPECT_EQ(why(v, decode(8, 12288, 8192)), "");
   EXPECT_TRUE(Contains(why(c, make_problem("nn", 1, 12288, 4096, DType::bf16, Layout::NN)), "configuration reads x as layout TN"));
   // Not in the tuner's grid (it is timed by name, gemv:int4@engine=mma-order).
@@ -376,7 +384,7 @@ TEST(GemvConfig, TheMmaOrderEngineNamesWhatItDoesNotTake) {
       const Problem q = decode(m, 12288, 4096);
       Config d = default_config(q, f, 132, Engine::mma_order);
       configs.push_back(d);
-      d.unroll = 8;
+      d.threads = 256, d.ksplit = 8, d.unroll = 8;  // eight blocks a step need more than 512 threads' 128 registers
       configs.push_back(d);
     }
   std::vector<jit::KernelBuild> builds;

@@ -206,12 +206,14 @@ TEST(GemvHeuristic, DefaultIsFeasibleOnTheDecodeShapes) {
   EXPECT_THROW(default_config(decode(32, 64, 64), Format::bf16), Unsupported);
 }
 
-// Resident warps count the compiled kernel's registers where given, the estimate's otherwise: the mma-order default
-// at one token of 12288 x 4096 (256 threads, 384 CTAs) holds 4 CTAs an SM by ptxas's 56 registers, 2 by the
-// estimate's 102; the grid's share (384 / 132) caps the first.
+// Resident warps count the compiled kernel's registers where given, the estimate's otherwise: the mma-order engine
+// at one token of 12288 x 4096 in one-tile CTAs of 256 threads (384 of them) holds 4 CTAs an SM by ptxas's 56
+// registers, 2 by the estimate's 102; the grid's share (384 / 132) caps the first.
 TEST(GemvHeuristic, ResidentWarpsFromTheCompiledRegistersWhereKnown) {
   const Problem p = make_problem("lin", 1, 12288, 4096, DType::bf16, Layout::TN);
-  const Config c = default_config(p, Format::int4_g128, 132, Engine::mma_order);
+  Config c = default_config(p, Format::int4_g128, 132, Engine::mma_order);
+  c.threads = 256, c.ksplit = 4, c.unroll = 2, c.persistent = false;
+  ASSERT_EQ(register_estimate(c), 102);
   ASSERT_EQ(block_threads(c), 256);
   ASSERT_EQ(p.N / cta_cols(c), 384);
   EXPECT_DOUBLE_EQ(resident_warps(c, p, 132, 56), 384.0 / 132 * 8);
