@@ -8,6 +8,7 @@
 #                          [host-gpu-tests] [decide-llm24] [gemv-bulk] [gemv-bulk-sanitize] [issue7] [kscan-stride]
 #                          [sm90-gaps] [gemv-prefetch] [old-kernels] [sm90-one-consumer-widths]
 #                          [sm90-one-consumer-judge] [kernel-tests] [copy-alone] [order-persistent]
+#                          [order-persistent-judge]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export TILEWISE_SOURCE_DIR=$PWD  # the GPU tests read suites from this copy, not from where they were built
@@ -293,6 +294,22 @@ for step in "$@"; do
       timeout "${BENCH_TIMEOUT:-260}" "$bin" bench --suite suites/quant-order-tokens-linear.txt --dtypes bf16 --layouts TN \
         --cold --repeats 5 --baseline cublaslt --arms "$arms" -o "$work/order-persistent.json" \
         2>"$work/order-persistent.log" | tee "$work/order-persistent-table.txt" | tail -n 70
+      ;;
+    order-persistent-judge)
+      # The mma-order engine's persistent default on shapes it was not fitted on (docs/notes/2026-12-07-gemv-order-
+      # persistent.md, "Judge"), timed alone first; then the GPU tests its default runs in and memcheck on them (run
+      # copy-alone for the Python package's tests).
+      timeout "${BENCH_TIMEOUT:-150}" "$bin" bench --suite suites/quant-order-persistent-judge-linear.txt --dtypes bf16 \
+        --layouts TN --cold --repeats 5 --baseline cublaslt \
+        --arms "cublaslt,cublaslt-default,gemv:int4,gemv:int4@engine=mma-order,sm90:int4" \
+        -o "$work/order-persistent-judge.json" 2>"$work/order-persistent-judge.log" \
+        | tee "$work/order-persistent-judge-table.txt" | tail -n 30
+      timeout 150 "$tests/families_gpu_test" --gtest_filter='GemvGpu.TheMmaOrder*:GemvGpu.EveryEngine*' \
+        >"$work/order-default-tests.log" 2>&1
+      echo "tests: exit $? $(grep -E '^\[  (PASSED|FAILED) ' "$work/order-default-tests.log" | tr '\n' ' ')"
+      timeout 150 compute-sanitizer --tool memcheck --kernel-regex kns=gemv_mma_order --error-exitcode 3 \
+        "$tests/families_gpu_test" --gtest_filter='GemvGpu.TheMmaOrderEngineMatches*' >"$work/order-default-memcheck.log" 2>&1
+      echo "memcheck: exit $? $(grep 'ERROR SUMMARY' "$work/order-default-memcheck.log" | tail -n 1)"
       ;;
     old-kernels)
       # The tool's own kernel sources or NEW_KERNELS ("new") against OLD_KERNELS ("old"), each a kernels/ folder
