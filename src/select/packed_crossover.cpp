@@ -45,8 +45,9 @@ Crossover crossover(WeightFormat f) {
 // fast as the warps an SM keeps busy. Fitted on its one-tile grids on an H100, at 1-8 tokens of int4 g128 on five
 // weight shapes (results/gemv-mma-order-tokens-h100/tokens.json, docs/notes/2026-12-07-linear-copy-alone.md): ahead
 // of the sm90 kernel at every point with 13.6 or more warps resident (1.07-1.71x; one miss, 0.91x) and behind it at
-// the points with 8 or fewer; the threshold is between. Its persistent default since (gemv/heuristic.cpp) keeps 15.5-16
-// warps an SM on all nineteen points and ran ahead at each, 1.36-1.97x (results/gemv-order-persistent-h100/).
+// the points with 8 or fewer; the threshold is between. Its persistent default since (gemv/heuristic.cpp) keeps 15.5-32
+// warps an SM on all nineteen points as compiled (15.5-16 by the register estimate) and ran ahead at each, 1.36-1.97x
+// (results/gemv-order-persistent-h100/).
 bool order_gemv_ahead(double resident_warps) { return resident_warps >= 12; }
 
 bool tensor_cores_ahead(WeightFormat f, int64_t tokens, int64_t in_features, int64_t out_features) {
