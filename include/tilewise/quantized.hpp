@@ -75,8 +75,8 @@ TILEWISE_API std::string_view to_string(LinearKernel k);  // "gemv", "gemv mma-o
 // the tensor-core copy). At 1..16 with q and scales: the gemv on them, or the sm90 kernel where the copy is given too
 // and an H200's measurement put it ahead for the format, token count, K and F (on another GPU, the gemv). With the
 // copy alone: int4 (g128, g32) at 1..8 tokens the gemv on the copy where x fits its shared memory (at 8 tokens K up
-// to 14,016) and its CTAs keep an SM busy (an H100 measured it ahead of the sm90 kernel there), the rest the sm90
-// kernel.
+// to 13,952 for g128, 14,016 for g32) and its CTAs keep an SM busy (an H100 measured it ahead of the sm90 kernel
+// there), the rest the sm90 kernel.
 TILEWISE_API LinearKernel linear_kernel(const Context& ctx, const PackedWeights& w, int64_t tokens);
 
 // y[tokens][F] = x[tokens][K] W^T for bf16 or fp16 x and y (contiguous rows), on `stream`, with the kernel
