@@ -27,6 +27,12 @@ constexpr double kFillMargin = 0.02;
 // The CTAs of `c`'s grid on `p`: one a block of N's columns.
 int64_t grid_blocks(const Config& c, const Problem& p) { return (p.N + cta_cols(c) - 1) / cta_cols(c); }
 
+// Fewer blocks in flight (halving unroll, down to `fewest`) rather than spill: where the register estimate is over
+// what the CTA's threads leave each of them.
+void unroll_within_registers(Config& c, int fewest) {
+  while (register_estimate(c) > register_limit(block_threads(c)) && c.unroll > fewest) c.unroll /= 2;
+}
+
 // The mma engine's wider tiles: a warp on two or four 16-column tiles feeds each load of x to all of them, where
 // their grid still fills the waves; returns `c` where one tile a warp stays. Each rule was timed side by side with
 // `c` (the note's "Wider tiles").
@@ -79,8 +85,7 @@ Config default_on(const Problem& p, Format weights, int sm_count, Engine engine)
     c.cols = 16, c.threads = 512, c.persistent = true, c.pdl = true;
     c.ksplit = p.M == 1 ? 16 : 8;
     c.unroll = p.M == 1 ? 2 : 4;
-    const int per_group = std::max(group_size(weights) / 64, 1);
-    while (register_estimate(c) > register_limit(block_threads(c)) && c.unroll > per_group) c.unroll /= 2;
+    unroll_within_registers(c, /*fewest=*/std::max(group_size(weights) / 64, 1));  // whole groups a step
     while (c.ksplit > 4 && p.K / 64 < int64_t(c.ksplit) * c.unroll) c.ksplit /= 2;
     return c;
   }
@@ -88,7 +93,7 @@ Config default_on(const Problem& p, Format weights, int sm_count, Engine engine)
     // Eight consumer warps on one tile, four units each a stage, four stages: about 135 KB, one CTA an SM.
     c.cols = 16, c.ksplit = 8, c.unroll = 4, c.persistent = true, c.stages = 4;
     // Fewer units a stage rather than spill (M > 8 int4: four 16-byte loads of x a piece for each 8-token half).
-    while (register_estimate(c) > register_limit(block_threads(c)) && c.unroll > 1) c.unroll /= 2;
+    unroll_within_registers(c, 1);
     return c;
   }
   if (engine == Engine::mma) {
@@ -148,7 +153,7 @@ Config default_on(const Problem& p, Format weights, int sm_count, Engine engine)
     }
   }
   // A K split takes registers too: give up loads in flight rather than spill (M = 16 int4 on a narrow N).
-  while (register_estimate(c) > register_limit(block_threads(c)) && c.unroll > 1) c.unroll /= 2;
+  unroll_within_registers(c, 1);
   return c;
 }
 
